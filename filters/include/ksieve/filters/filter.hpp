@@ -1,0 +1,118 @@
+#pragma once
+/*! \file
+ * \brief Common vocabulary of all filters: types, k-mer parameters, configuration, statistics, and the
+ * concept every per-shard filter implements.
+ *
+ * Keys: every filter stores *hashed keys* (see kmer_hasher): integers below 2^key_bits. A sharded filter
+ * (sharded_filter.hpp) with 2^s shards routes key x to shard x >> (key_bits - s) and hands the shard the
+ * remaining low key_bits - s bits. A shard filter therefore sees keys of `key_bits` bits (its own, smaller
+ * value), which keeps an exact quotient filter exact across shards.
+ */
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ksieve/filters/kmer.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Filter type id, stored in filter files. Values are part of the file format: never renumber. */
+enum class filter_type : std::uint32_t
+{
+    quotient = 1,       //!< counting quotient filter (default, mergeable, exact mode with --fpr 0)
+    bloom = 2,          //!< cache-line blocked Bloom filter
+    cuckoo = 3,         //!< cuckoo filter, buckets of 4
+    counting_bloom = 4, //!< 4-bit saturating counting Bloom filter
+    bloom_classic = 5   //!< classic (unblocked) Bloom filter, for comparison
+};
+
+/*! \brief Name used on the command line and in `info` ("qf", "bloom", ...). */
+[[nodiscard]] std::string_view to_string(filter_type t) noexcept;
+/*! \brief Parse a name ("qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"). \throws usage_error */
+[[nodiscard]] filter_type parse_filter_type(std::string_view name);
+
+/*! \brief Result of an insert. Hot paths report `full` instead of throwing. */
+enum class insert_status : std::uint8_t
+{
+    ok = 0,
+    full = 1 //!< no space (growth disabled / cuckoo eviction failed); nothing already stored was lost
+};
+
+/*! \brief What a filter's keys are: filters can only be combined when these are all equal. */
+struct kmer_params
+{
+    std::uint32_t k{31};
+    bool canonical{true};
+    hash_id hash{hash_id::mix2k_v1};
+    std::uint64_t seed{default_hash_seed};
+
+    [[nodiscard]] unsigned key_bits() const noexcept { return 2 * k; }
+    [[nodiscard]] kmer_hasher hasher() const noexcept { return kmer_hasher{k, seed}; }
+    friend bool operator==(kmer_params const &, kmer_params const &) = default;
+};
+
+/*! \brief Construction parameters of a filter (as given by `build` / `dedup` options). */
+struct filter_config
+{
+    filter_type type{filter_type::quotient};
+    kmer_params kmer{};
+    double fpr{0.001};          //!< target per-key false-positive rate; 0 = exact (quotient filter only)
+    std::uint64_t expected{0};  //!< expected distinct keys in the whole filter (0 = unknown)
+    unsigned shard_bits{0};     //!< 2^shard_bits shards
+    double max_load{0.9};       //!< quotient filter: grow when the load would exceed this
+    bool auto_grow{true};       //!< quotient filter: false -> insert returns full instead of growing
+};
+
+/*! \brief Statistics of one shard or (summed) of a whole filter. */
+struct filter_stats
+{
+    std::uint64_t bytes{0};          //!< payload size
+    std::uint64_t slots{0};          //!< capacity unit: bits (Bloom), counters, slots (QF), entries (cuckoo)
+    std::uint64_t used{0};           //!< used slots / set bits / entries
+    std::uint64_t distinct{0};       //!< distinct keys (exact QF), distinct fingerprints, or estimate (Bloom)
+    std::uint64_t total_count{0};    //!< sum of counts (counting filters), else = distinct
+    double load{0};                  //!< used / slots
+    double estimated_fpr{0};         //!< per-key false-positive rate at the current load
+};
+
+/*! \brief The interface every per-shard filter type F provides, so that sharded_filter<F> and the file
+ * format can hold it. All members are noexcept on hot paths.
+ *
+ * - `static constexpr filter_type type_id`
+ * - `static F create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected)`: empty filter
+ *    for `expected` keys of `key_bits` bits (expected already divided among shards).
+ * - `insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept`
+ * - `std::uint64_t count(std::uint64_t key) const noexcept`: 0 if absent (membership filters return 0/1).
+ * - `insert_status insert_batch(std::span<std::uint64_t const> keys) noexcept` (each with count 1)
+ * - `void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept`
+ * - `std::vector<std::uint64_t> params() const`, `std::span<std::uint64_t const> words() const`:
+ *    what the file stores for this shard (little-endian words, aligned).
+ * - `static F view(std::span<std::uint64_t const> params, std::span<std::uint64_t const> words,
+ *    unsigned key_bits)`: read-only filter over words it does not own (mmap); throws format_error
+ *    (without file name: the caller adds it) if params and words are inconsistent. Mutating a view is a
+ *    precondition violation; `clone()` gives an owning copy.
+ * - `F clone() const`
+ * - `filter_stats stats() const noexcept`
+ * Thread safety of a single F: const members may run concurrently; a mutating member needs exclusive
+ * access unless F documents otherwise (Bloom: concurrent insert; QF: region locks).
+ */
+template <typename F>
+concept shard_filter = requires(F f, F const cf, std::uint64_t key, std::span<std::uint64_t const> keys,
+                                std::uint64_t * out, filter_config const & cfg) {
+    { F::type_id } -> std::convertible_to<filter_type>;
+    { F::create(cfg, 62u, key) } -> std::same_as<F>;
+    { f.insert(key, key) } -> std::same_as<insert_status>;
+    { cf.count(key) } -> std::same_as<std::uint64_t>;
+    { f.insert_batch(keys) } -> std::same_as<insert_status>;
+    { cf.count_batch(keys, out) };
+    { cf.params() } -> std::same_as<std::vector<std::uint64_t>>;
+    { cf.words() } -> std::same_as<std::span<std::uint64_t const>>;
+    { F::view(keys, keys, 62u) } -> std::same_as<F>;
+    { cf.clone() } -> std::same_as<F>;
+    { cf.stats() } -> std::same_as<filter_stats>;
+};
+
+} // namespace ksieve

@@ -1,0 +1,124 @@
+#pragma once
+/*! \file
+ * \brief The ksieve filter file format (one format for every filter type) and read-only mmap access.
+ *
+ * Layout, all integers little-endian, written field by field (format version 1):
+ *
+ * | offset | size | field |
+ * |---|---|---|
+ * | 0  | 8 | magic "KSIEVEfl" |
+ * | 8  | 4 | format version (1) |
+ * | 12 | 4 | header size in bytes H (everything up to and including the header checksum) |
+ * | 16 | 4 | filter type (filter_type) |
+ * | 20 | 4 | k |
+ * | 24 | 4 | flags: bit 0 canonical |
+ * | 28 | 4 | hash id (hash_id) |
+ * | 32 | 8 | hash seed |
+ * | 40 | 8 | target fpr (IEEE-754 double bits) |
+ * | 48 | 8 | expected keys as configured |
+ * | 56 | 4 | shard bits s (2^s shards) |
+ * | 60 | 4 | number of type-level parameters P |
+ * | 64 | 8P | type-level parameters (u64) |
+ * | .. | .. | shard table, 2^s entries: offset u64, words u64, payload checksum u64, parameter count
+ *              u32, reserved u32 (0), parameters u64[count] |
+ * | H-8 | 8 | header checksum (checksum64 of bytes [0, H-8)) |
+ * | .. | .. | zero padding to a multiple of 64, then each shard payload (words), each starting at a multiple
+ *              of 64 bytes, zero padding between |
+ * | end-24 | 8 | end magic "KSIEVEnd" |
+ * | end-16 | 8 | total file size in bytes (catches truncation and appended garbage) |
+ * | end-8  | 8 | checksum of the shard checksums |
+ *
+ * Readers refuse: a wrong magic ("not a ksieve filter file"), a version above format_version ("written
+ * by a newer ksieve"), header/table bounds outside the file, a header checksum mismatch, a missing end
+ * marker or wrong size (truncated), and (unless verification is switched off) any payload checksum
+ * mismatch. Every message names the file.
+ *
+ * Thread safety: filter_file_writer is single-threaded; a mapped_filter_file is immutable after open
+ * and may be read from any number of threads.
+ */
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <ksieve/filters/filter.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Current (and highest readable) format version. */
+inline constexpr std::uint32_t filter_format_version = 1;
+
+/*! \brief Everything in a filter file except the payloads. */
+struct filter_file_header
+{
+    filter_type type{filter_type::quotient};
+    kmer_params kmer{};
+    double fpr{0};
+    std::uint64_t expected{0};
+    unsigned shard_bits{0};
+    std::vector<std::uint64_t> params; //!< type-level parameters
+};
+
+/*! \brief One shard as stored: its parameters and payload words. */
+struct shard_blob
+{
+    std::vector<std::uint64_t> params;
+    std::span<std::uint64_t const> words;
+};
+
+/*! \brief Write a filter file atomically: to a temporary name in the same directory, fsync'd, then renamed
+ * over `path`. \pre shards.size() == 2^header.shard_bits. \throws io_error naming the file. */
+void write_filter_file(std::filesystem::path const & path, filter_file_header const & header,
+                       std::span<shard_blob const> shards);
+
+/*! \brief A filter file mapped read-only into memory, validated on open.
+ * The shard word spans point into the mapping and stay valid while this object (or a copy of the
+ * shared_ptr returned by open) lives. */
+class mapped_filter_file
+{
+public:
+    struct shard_entry
+    {
+        std::vector<std::uint64_t> params;
+        std::span<std::uint64_t const> words;
+        std::uint64_t checksum{0};
+    };
+
+    /*! \brief Map and validate `path`. \param verify_payload also check every payload checksum.
+     * \throws format_error / io_error naming the file. */
+    [[nodiscard]] static std::shared_ptr<mapped_filter_file const> open(std::filesystem::path const & path,
+                                                                          bool verify_payload = true);
+    /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage. */
+    [[nodiscard]] static std::shared_ptr<mapped_filter_file const> from_bytes(std::span<std::byte const> bytes,
+                                                                                std::string name,
+                                                                                bool verify_payload = true);
+
+    ~mapped_filter_file();
+    mapped_filter_file(mapped_filter_file const &) = delete;
+    mapped_filter_file & operator=(mapped_filter_file const &) = delete;
+
+    [[nodiscard]] filter_file_header const & header() const noexcept { return header_; }
+    [[nodiscard]] std::vector<shard_entry> const & shards() const noexcept { return shards_; }
+    [[nodiscard]] std::string const & name() const noexcept { return name_; }
+    [[nodiscard]] std::uint64_t file_size() const noexcept { return size_; }
+
+private:
+    mapped_filter_file() = default;
+    void parse(bool verify_payload);
+
+    std::string name_;
+    void * map_{nullptr};        // mmap'd region (nullptr when owned_ is used)
+    std::uint64_t size_{0};
+    std::unique_ptr<std::uint64_t[]> owned_;
+    unsigned char const * bytes_{nullptr};
+    filter_file_header header_;
+    std::vector<shard_entry> shards_;
+};
+
+/*! \brief Read only the header of a file (cheap; used by `info` and compatibility checks). */
+[[nodiscard]] filter_file_header read_filter_header(std::filesystem::path const & path);
+
+} // namespace ksieve

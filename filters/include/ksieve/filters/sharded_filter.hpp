@@ -1,0 +1,221 @@
+#pragma once
+/*! \file
+ * \brief any_filter: the type-erased, sharded filter the pipeline works with; sharded_filter<F>: its
+ * implementation over 2^s independent shard filters of one type F (see shard_filter in filter.hpp).
+ *
+ * Sharding: key x (a kmer_hasher value of key_bits = 2k bits) belongs to shard x >> (key_bits - s); the
+ * shard filter sees the low key_bits - s bits (local_key). Shards are independent: one thread may insert
+ * into shard i while others insert into shard j != i, with no lock. The pipeline partitions each batch of
+ * k-mers by shard and gives every shard to one thread at a time.
+ *
+ * Virtual calls are made per batch, never per key, on the hot path (count_batch / insert_batch).
+ */
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/filter_file.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Type-erased sharded filter. Thread safety: const members concurrently from any threads;
+ * insert_batch(shard, ...) concurrently for *different* shards; everything else exclusive. */
+class any_filter
+{
+public:
+    virtual ~any_filter() = default;
+
+    [[nodiscard]] filter_type type() const noexcept { return type_; }
+    [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
+    [[nodiscard]] unsigned key_bits() const noexcept { return kmer_.key_bits(); }
+    [[nodiscard]] unsigned shard_bits() const noexcept { return shard_bits_; }
+    [[nodiscard]] std::size_t num_shards() const noexcept { return std::size_t{1} << shard_bits_; }
+    [[nodiscard]] double target_fpr() const noexcept { return fpr_; }
+    [[nodiscard]] std::uint64_t expected() const noexcept { return expected_; }
+
+    /*! \brief Shard of a hashed key. \pre key < 2^key_bits(). */
+    [[nodiscard]] std::size_t shard_of(std::uint64_t const key) const noexcept
+    {
+        return shard_bits_ == 0 ? 0 : static_cast<std::size_t>(key >> (key_bits() - shard_bits_));
+    }
+    /*! \brief The bits of a key that the shard filter sees. */
+    [[nodiscard]] std::uint64_t local_key(std::uint64_t const key) const noexcept { return key & local_mask_; }
+
+    /*! \brief out[i] = count of local key keys[i] in shard `shard` (0 = absent). Thread-safe (const). */
+    virtual void count_batch(std::size_t shard, std::span<std::uint64_t const> local_keys,
+                             std::uint64_t * out) const noexcept = 0;
+    /*! \brief Insert local keys (count 1 each) into shard `shard`. Exclusive per shard. */
+    virtual insert_status insert_batch(std::size_t shard, std::span<std::uint64_t const> local_keys) noexcept = 0;
+    /*! \brief Single-key convenience (routes to the shard). Exclusive per shard. */
+    virtual insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
+    /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
+    [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
+
+    /*! \brief Sum of all shards' statistics (estimated_fpr: key-weighted mean). */
+    [[nodiscard]] virtual filter_stats stats() const noexcept = 0;
+    [[nodiscard]] virtual filter_stats shard_stats(std::size_t shard) const noexcept = 0;
+
+    /*! \brief Write the filter file atomically. \throws io_error */
+    virtual void save(std::filesystem::path const & path) const = 0;
+    /*! \brief An owning, mutable deep copy (e.g. of an mmap'd filter). */
+    [[nodiscard]] virtual std::unique_ptr<any_filter> clone() const = 0;
+
+protected:
+    any_filter(filter_type const t, kmer_params const & km, unsigned const shard_bits, double const fpr,
+               std::uint64_t const expected) :
+        type_{t}, kmer_{km}, shard_bits_{shard_bits}, fpr_{fpr}, expected_{expected},
+        local_mask_{kmer_mask(km.k) >> shard_bits}
+    {}
+    [[nodiscard]] filter_file_header file_header(std::vector<std::uint64_t> params = {}) const
+    {
+        return filter_file_header{type_, kmer_, fpr_, expected_, shard_bits_, std::move(params)};
+    }
+
+private:
+    filter_type type_;
+    kmer_params kmer_;
+    unsigned shard_bits_;
+    double fpr_;
+    std::uint64_t expected_;
+    std::uint64_t local_mask_;
+};
+
+/*! \brief any_filter over 2^s shards of type F. */
+template <shard_filter F>
+class sharded_filter final : public any_filter
+{
+public:
+    /*! \brief New empty filter. \pre cfg.type == F::type_id, cfg.shard_bits < 2k. */
+    explicit sharded_filter(filter_config const & cfg) :
+        any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}
+    {
+        std::size_t const n = num_shards();
+        std::uint64_t const per_shard = (cfg.expected + n - 1) / n;
+        shards_.reserve(n);
+        for (std::size_t i = 0; i < n; ++i)
+            shards_.push_back(F::create(cfg, key_bits() - shard_bits(), per_shard));
+    }
+
+    /*! \brief Read-only view of a mapped file (keeps the mapping alive). \throws format_error */
+    explicit sharded_filter(std::shared_ptr<mapped_filter_file const> file) :
+        any_filter{file->header().type, file->header().kmer, file->header().shard_bits, file->header().fpr,
+                   file->header().expected},
+        file_{std::move(file)}
+    {
+        shards_.reserve(num_shards());
+        for (std::size_t i = 0; i < num_shards(); ++i)
+        {
+            auto const & s = file_->shards()[i];
+            try
+            {
+                shards_.push_back(F::view(s.params, s.words, key_bits() - shard_bits()));
+            }
+            catch (format_error const & e)
+            {
+                throw format_error{"'" + file_->name() + "': corrupted filter file (shard " + std::to_string(i) +
+                                   ": " + e.what() + ")"};
+            }
+        }
+    }
+
+    /*! \brief From already-built shards (merge). */
+    sharded_filter(filter_config const & cfg, std::vector<F> shards) :
+        any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}, shards_{std::move(shards)}
+    {}
+
+    void count_batch(std::size_t const shard, std::span<std::uint64_t const> const keys,
+                     std::uint64_t * const out) const noexcept override
+    {
+        shards_[shard].count_batch(keys, out);
+    }
+    insert_status insert_batch(std::size_t const shard, std::span<std::uint64_t const> const keys) noexcept override
+    {
+        return shards_[shard].insert_batch(keys);
+    }
+    insert_status insert(std::uint64_t const key, std::uint64_t const count = 1) noexcept override
+    {
+        return shards_[shard_of(key)].insert(local_key(key), count);
+    }
+    [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept override
+    {
+        return shards_[shard_of(key)].count(local_key(key));
+    }
+
+    [[nodiscard]] filter_stats stats() const noexcept override
+    {
+        filter_stats t{};
+        double fpr_weighted = 0;
+        for (auto const & s : shards_)
+        {
+            filter_stats const x = s.stats();
+            t.bytes += x.bytes;
+            t.slots += x.slots;
+            t.used += x.used;
+            t.distinct += x.distinct;
+            t.total_count += x.total_count;
+            fpr_weighted += x.estimated_fpr * static_cast<double>(x.slots);
+        }
+        t.load = t.slots == 0 ? 0.0 : static_cast<double>(t.used) / static_cast<double>(t.slots);
+        t.estimated_fpr = t.slots == 0 ? 0.0 : fpr_weighted / static_cast<double>(t.slots);
+        return t;
+    }
+    [[nodiscard]] filter_stats shard_stats(std::size_t const shard) const noexcept override
+    {
+        return shards_[shard].stats();
+    }
+
+    void save(std::filesystem::path const & path) const override
+    {
+        std::vector<shard_blob> blobs;
+        blobs.reserve(shards_.size());
+        for (auto const & s : shards_)
+            blobs.push_back(shard_blob{s.params(), s.words()});
+        write_filter_file(path, file_header(), blobs);
+    }
+
+    [[nodiscard]] std::unique_ptr<any_filter> clone() const override
+    {
+        std::vector<F> copies;
+        copies.reserve(shards_.size());
+        for (auto const & s : shards_)
+            copies.push_back(s.clone());
+        filter_config cfg{F::type_id, kmer(), target_fpr(), expected(), shard_bits()};
+        return std::make_unique<sharded_filter>(cfg, std::move(copies));
+    }
+
+    /*! \brief Direct access to a shard (tests, merge). */
+    [[nodiscard]] F & shard(std::size_t const i) noexcept { return shards_[i]; }
+    [[nodiscard]] F const & shard(std::size_t const i) const noexcept { return shards_[i]; }
+
+private:
+    std::shared_ptr<mapped_filter_file const> file_; // keeps mmap'd payloads alive for views
+    std::vector<F> shards_;
+};
+
+/*! \brief New empty filter of cfg.type. \throws usage_error for invalid parameters (e.g. fpr 0 on a Bloom
+ * filter). */
+[[nodiscard]] std::unique_ptr<any_filter> make_filter(filter_config const & cfg);
+
+/*! \brief Open a filter file: read-only views over an mmap (mutable = false) or an owning copy.
+ * \throws format_error / io_error naming the file. */
+[[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool mutable_copy = false,
+                                                      bool verify_payload = true);
+
+/*! \brief Union of filters: quotient filters exactly (counts add), Bloom filters by OR (equal parameters).
+ * \throws incompatible_error naming the offending file (names[i] belongs to inputs[i]) when k, canonical
+ * mode, hash, seed, type, shard count or (Bloom) size differ, or the type cannot be merged (cuckoo). */
+[[nodiscard]] std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> inputs,
+                                                        std::span<std::string const> names);
+
+/*! \brief Check that filters can be queried together (same k, canonical mode, hash, seed).
+ * \throws incompatible_error naming names[i] of the first that differs from inputs[0]. */
+void check_query_compatible(std::span<any_filter const * const> inputs, std::span<std::string const> names);
+
+} // namespace ksieve

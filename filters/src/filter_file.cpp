@@ -1,0 +1,388 @@
+#include <ksieve/filters/checksum.hpp>
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter_file.hpp>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static_assert(std::endian::native == std::endian::little,
+              "ksieve filter payloads are little-endian words and are mmap'd directly");
+
+namespace ksieve
+{
+
+namespace
+{
+
+constexpr char file_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'f', 'l'};
+constexpr char end_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'n', 'd'};
+constexpr std::uint64_t end_size = 24;
+constexpr std::uint64_t fixed_header = 64;
+constexpr std::uint64_t max_shard_bits = 24;
+constexpr std::uint64_t max_params = 1u << 16;
+
+constexpr std::uint64_t align64(std::uint64_t const x) noexcept { return (x + 63) & ~std::uint64_t{63}; }
+
+class byte_writer
+{
+public:
+    void u32(std::uint32_t v)
+    {
+        for (int i = 0; i < 4; ++i)
+            buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
+    }
+    void u64(std::uint64_t v)
+    {
+        for (int i = 0; i < 8; ++i)
+            buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
+    }
+    void raw(char const * p, std::size_t n) { buf_.insert(buf_.end(), p, p + n); }
+    void pad_to(std::size_t n) { buf_.resize(n, 0); }
+    std::vector<unsigned char> & bytes() noexcept { return buf_; }
+
+private:
+    std::vector<unsigned char> buf_;
+};
+
+class byte_reader
+{
+public:
+    byte_reader(unsigned char const * p, std::uint64_t size, std::string const & name) :
+        p_{p}, size_{size}, name_{name}
+    {}
+    std::uint32_t u32()
+    {
+        need(4);
+        std::uint32_t v = 0;
+        for (int i = 0; i < 4; ++i)
+            v |= std::uint32_t{p_[pos_ + i]} << (8 * i);
+        pos_ += 4;
+        return v;
+    }
+    std::uint64_t u64()
+    {
+        need(8);
+        std::uint64_t v = 0;
+        for (int i = 0; i < 8; ++i)
+            v |= std::uint64_t{p_[pos_ + i]} << (8 * i);
+        pos_ += 8;
+        return v;
+    }
+    std::uint64_t pos() const noexcept { return pos_; }
+    void need(std::uint64_t n) const
+    {
+        if (n > size_ || pos_ > size_ - n)
+            throw format_error{"'" + name_ + "': truncated or corrupted filter file (header extends past the end)"};
+    }
+
+private:
+    unsigned char const * p_;
+    std::uint64_t size_;
+    std::string const & name_;
+    std::uint64_t pos_{0};
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+} // namespace
+
+void write_filter_file(std::filesystem::path const & path, filter_file_header const & h,
+                       std::span<shard_blob const> const shards)
+{
+    if (shards.size() != (std::size_t{1} << h.shard_bits))
+        throw error{"internal: shard count does not match shard bits while writing '" + path.string() + "'"};
+
+    // Header size first, so that payload offsets can be written in the shard table.
+    std::uint64_t header_size = fixed_header + 8 * h.params.size();
+    for (auto const & s : shards)
+        header_size += 32 + 8 * s.params.size();
+    header_size += 8; // header checksum
+
+    byte_writer w;
+    w.raw(file_magic, 8);
+    w.u32(filter_format_version);
+    w.u32(static_cast<std::uint32_t>(header_size));
+    w.u32(static_cast<std::uint32_t>(h.type));
+    w.u32(h.kmer.k);
+    w.u32(h.kmer.canonical ? 1u : 0u);
+    w.u32(static_cast<std::uint32_t>(h.kmer.hash));
+    w.u64(h.kmer.seed);
+    w.u64(std::bit_cast<std::uint64_t>(h.fpr));
+    w.u64(h.expected);
+    w.u32(h.shard_bits);
+    w.u32(static_cast<std::uint32_t>(h.params.size()));
+    for (auto const p : h.params)
+        w.u64(p);
+    std::uint64_t offset = align64(header_size);
+    std::uint64_t checksum_of_checksums = 0;
+    for (auto const & s : shards)
+    {
+        std::uint64_t const sum = checksum64(s.words);
+        checksum_of_checksums = mix64(checksum_of_checksums ^ sum);
+        w.u64(offset);
+        w.u64(s.words.size());
+        w.u64(sum);
+        w.u32(static_cast<std::uint32_t>(s.params.size()));
+        w.u32(0);
+        for (auto const p : s.params)
+            w.u64(p);
+        offset = align64(offset + s.words.size_bytes());
+    }
+    w.u64(checksum64(w.bytes().data(), w.bytes().size()));
+    if (w.bytes().size() != header_size)
+        throw error{"internal: header size mismatch while writing '" + path.string() + "'"};
+
+    std::filesystem::path const tmp = path.string() + ".ksieve-tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
+        if (!out)
+            throw io_error{"cannot create '" + tmp.string() + "': " + errno_text()};
+        static char const zeros[64] = {};
+        out.write(reinterpret_cast<char const *>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
+        std::uint64_t pos = header_size;
+        for (auto const & s : shards)
+        {
+            std::uint64_t const start = align64(pos);
+            out.write(zeros, static_cast<std::streamsize>(start - pos));
+            out.write(reinterpret_cast<char const *>(s.words.data()), static_cast<std::streamsize>(s.words.size_bytes()));
+            pos = start + s.words.size_bytes();
+        }
+        std::uint64_t const end_start = align64(pos);
+        out.write(zeros, static_cast<std::streamsize>(end_start - pos));
+        byte_writer e;
+        e.raw(end_magic, 8);
+        e.u64(end_start + end_size);
+        e.u64(checksum_of_checksums);
+        out.write(reinterpret_cast<char const *>(e.bytes().data()), static_cast<std::streamsize>(e.bytes().size()));
+        out.flush();
+        if (!out)
+        {
+            std::error_code ec;
+            std::filesystem::remove(tmp, ec);
+            throw io_error{"cannot write '" + path.string() + "': " + errno_text()};
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec)
+    {
+        std::filesystem::remove(tmp, ec);
+        throw io_error{"cannot rename temporary file to '" + path.string() + "': " + ec.message()};
+    }
+}
+
+mapped_filter_file::~mapped_filter_file()
+{
+    if (map_ != nullptr)
+        ::munmap(map_, size_);
+}
+
+std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesystem::path const & path,
+                                                                   bool const verify_payload)
+{
+    std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
+    f->name_ = path.string();
+    int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw io_error{"cannot open filter file '" + f->name_ + "': " + errno_text()};
+    struct stat st{};
+    if (::fstat(fd, &st) != 0)
+    {
+        ::close(fd);
+        throw io_error{"cannot stat filter file '" + f->name_ + "': " + errno_text()};
+    }
+    if (!S_ISREG(st.st_mode))
+    {
+        // Pipes and devices cannot be mapped: read them into memory.
+        std::vector<std::byte> bytes;
+        std::byte buf[1 << 16];
+        for (;;)
+        {
+            ssize_t const n = ::read(fd, buf, sizeof buf);
+            if (n < 0)
+            {
+                ::close(fd);
+                throw io_error{"cannot read filter file '" + f->name_ + "': " + errno_text()};
+            }
+            if (n == 0)
+                break;
+            bytes.insert(bytes.end(), buf, buf + n);
+        }
+        ::close(fd);
+        return from_bytes(bytes, f->name_, verify_payload);
+    }
+    f->size_ = static_cast<std::uint64_t>(st.st_size);
+    if (f->size_ == 0)
+    {
+        ::close(fd);
+        throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
+    }
+    void * const m = ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (m == MAP_FAILED)
+        throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
+    f->map_ = m;
+    f->bytes_ = static_cast<unsigned char const *>(m);
+    f->parse(verify_payload);
+    return f;
+}
+
+std::shared_ptr<mapped_filter_file const> mapped_filter_file::from_bytes(std::span<std::byte const> const bytes,
+                                                                         std::string name, bool const verify_payload)
+{
+    std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
+    f->name_ = std::move(name);
+    f->size_ = bytes.size();
+    f->owned_ = std::make_unique<std::uint64_t[]>((bytes.size() + 7) / 8 + 1);
+    std::memcpy(f->owned_.get(), bytes.data(), bytes.size());
+    f->bytes_ = reinterpret_cast<unsigned char const *>(f->owned_.get());
+    f->parse(verify_payload);
+    return f;
+}
+
+void mapped_filter_file::parse(bool const verify_payload)
+{
+    std::string const & n = name_;
+    auto corrupt = [&](std::string const & what) {
+        return format_error{"'" + n + "': corrupted filter file (" + what + ")"};
+    };
+    if (size_ < 8 || std::memcmp(bytes_, file_magic, 8) != 0)
+        throw format_error{"'" + n + "' is not a ksieve filter file (bad magic)"};
+    byte_reader r{bytes_, size_, n};
+    r.u64(); // magic
+    std::uint32_t const version = r.u32();
+    if (version > filter_format_version)
+        throw format_error{"'" + n + "' was written by a newer ksieve (filter format version " +
+                           std::to_string(version) + "; this ksieve reads up to version " +
+                           std::to_string(filter_format_version) + "): upgrade ksieve"};
+    if (version == 0)
+        throw corrupt("format version 0");
+    std::uint64_t const header_size = r.u32();
+    if (header_size < fixed_header + 8 || header_size + end_size > size_)
+        throw format_error{"'" + n + "': truncated or corrupted filter file (header size " +
+                           std::to_string(header_size) + " does not fit a file of " + std::to_string(size_) +
+                           " bytes)"};
+    {
+        std::uint64_t stored = 0;
+        for (int i = 0; i < 8; ++i)
+            stored |= std::uint64_t{bytes_[header_size - 8 + i]} << (8 * i);
+        if (checksum64(bytes_, header_size - 8) != stored)
+            throw corrupt("header checksum mismatch");
+    }
+    byte_reader hr{bytes_, header_size - 8, n};
+    hr.u64();
+    hr.u32();
+    hr.u32();
+    std::uint32_t const type = hr.u32();
+    if (type < 1 || type > 5)
+        throw corrupt("unknown filter type " + std::to_string(type));
+    header_.type = static_cast<filter_type>(type);
+    header_.kmer.k = hr.u32();
+    if (header_.kmer.k < 1 || header_.kmer.k > max_k)
+        throw corrupt("k = " + std::to_string(header_.kmer.k) + " out of range");
+    std::uint32_t const flags = hr.u32();
+    header_.kmer.canonical = (flags & 1u) != 0;
+    std::uint32_t const hid = hr.u32();
+    if (hid != static_cast<std::uint32_t>(hash_id::mix2k_v1))
+        throw format_error{"'" + n + "' uses hash function " + std::to_string(hid) +
+                           ", unknown to this ksieve: upgrade ksieve"};
+    header_.kmer.hash = static_cast<hash_id>(hid);
+    header_.kmer.seed = hr.u64();
+    header_.fpr = std::bit_cast<double>(hr.u64());
+    header_.expected = hr.u64();
+    header_.shard_bits = hr.u32();
+    if (header_.shard_bits > max_shard_bits || header_.shard_bits > 2 * header_.kmer.k)
+        throw corrupt("shard bits " + std::to_string(header_.shard_bits) + " out of range");
+    std::uint64_t const nparams = hr.u32();
+    if (nparams > max_params)
+        throw corrupt("too many parameters");
+    header_.params.resize(nparams);
+    for (auto & p : header_.params)
+        p = hr.u64();
+    std::size_t const nshards = std::size_t{1} << header_.shard_bits;
+    shards_.resize(nshards);
+    std::uint64_t payload_end = align64(header_size);
+    std::uint64_t prev_end = header_size; // padding between prev_end and the next payload must be zero
+    std::uint64_t checksum_of_checksums = 0;
+    for (auto & s : shards_)
+    {
+        std::uint64_t const offset = hr.u64();
+        std::uint64_t const words = hr.u64();
+        s.checksum = hr.u64();
+        std::uint64_t const np = hr.u32();
+        hr.u32();
+        if (np > max_params)
+            throw corrupt("too many shard parameters");
+        s.params.resize(np);
+        for (auto & p : s.params)
+            p = hr.u64();
+        if (offset % 64 != 0 || offset < payload_end || words > size_ / 8 || offset > size_ - end_size ||
+            words * 8 > size_ - end_size - offset)
+            throw format_error{"'" + n + "': truncated or corrupted filter file (shard payload outside the file)"};
+        for (std::uint64_t b = prev_end; b < offset; ++b)
+            if (bytes_[b] != 0)
+                throw corrupt("non-zero padding before shard payload");
+        s.words = {reinterpret_cast<std::uint64_t const *>(bytes_ + offset), words};
+        prev_end = offset + 8 * words;
+        payload_end = align64(prev_end);
+        checksum_of_checksums = mix64(checksum_of_checksums ^ s.checksum);
+    }
+    if (hr.pos() != header_size - 8)
+        throw corrupt("header size field disagrees with its contents");
+    // End marker: exact position and size catch truncation as well as appended bytes.
+    if (payload_end + end_size != size_ || std::memcmp(bytes_ + size_ - end_size, end_magic, 8) != 0)
+        throw format_error{"'" + n + "': truncated or corrupted filter file (end marker missing or misplaced)"};
+    for (std::uint64_t b = prev_end; b < payload_end; ++b)
+        if (bytes_[b] != 0)
+            throw corrupt("non-zero padding before end marker");
+    byte_reader er{bytes_ + size_ - 16, 16, n};
+    if (er.u64() != size_)
+        throw format_error{"'" + n + "': truncated or corrupted filter file (size in end marker differs)"};
+    if (er.u64() != checksum_of_checksums)
+        throw corrupt("end marker checksum mismatch");
+    if (verify_payload)
+    {
+        for (std::size_t i = 0; i < shards_.size(); ++i)
+            if (checksum64(shards_[i].words) != shards_[i].checksum)
+                throw corrupt("payload checksum mismatch in shard " + std::to_string(i));
+    }
+}
+
+filter_file_header read_filter_header(std::filesystem::path const & path)
+{
+    return mapped_filter_file::open(path, false)->header();
+}
+
+std::string_view to_string(filter_type const t) noexcept
+{
+    switch (t)
+    {
+    case filter_type::quotient: return "qf";
+    case filter_type::bloom: return "bloom";
+    case filter_type::cuckoo: return "cuckoo";
+    case filter_type::counting_bloom: return "counting-bloom";
+    case filter_type::bloom_classic: return "bloom-classic";
+    }
+    return "unknown";
+}
+
+filter_type parse_filter_type(std::string_view const name)
+{
+    for (auto const t : {filter_type::quotient, filter_type::bloom, filter_type::cuckoo, filter_type::counting_bloom,
+                         filter_type::bloom_classic})
+        if (name == to_string(t))
+            return t;
+    if (name == "quotient")
+        return filter_type::quotient;
+    throw usage_error{"unknown filter type '" + std::string{name} +
+                      "' (expected qf, bloom, cuckoo, counting-bloom or bloom-classic)"};
+}
+
+} // namespace ksieve
