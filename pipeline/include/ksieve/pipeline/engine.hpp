@@ -1,0 +1,107 @@
+#pragma once
+/*! \file
+ * \brief The batch engine: cut the records of a batch into hashed canonical k-mers, query or insert them
+ * shard by shard, and decide known / novel per unit (read or pair).
+ *
+ * Work per batch, no lock per k-mer:
+ * 1. keys: every thread hashes the k-mers of a contiguous range of units into one batch-wide array
+ *    (unit u owns keys [offset[u], offset[u] + kmers[u])).
+ * 2. query: each thread counting-sorts its own keys by shard and calls any_filter::count_batch once per
+ *    shard (prefetching inside the filter), then scatters the counts back.
+ * 3. insert (build, dedup): the keys to insert are counting-sorted by shard in unit order (stable, so the
+ *    insertion order inside a shard is the input order: deterministic for any thread count), and every
+ *    shard is inserted by exactly one thread.
+ *
+ * Thread safety: a batch_engine is used by one controlling thread; it runs OpenMP regions internally.
+ */
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/pipeline/commands.hpp>
+#include <ksieve/pipeline/io.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Per-unit result. */
+struct unit_result
+{
+    std::uint32_t kmers{0};
+    std::uint32_t hits{0};
+    bool known{false};
+};
+
+/*! \brief Keys of a batch, unit by unit. */
+struct batch_keys
+{
+    std::vector<std::uint64_t> keys;    //!< hashed keys; unit u at [offset[u], offset[u] + count[u])
+    std::vector<std::uint64_t> offset;
+    std::vector<std::uint32_t> count;
+    std::vector<std::uint64_t> values;  //!< per key: the count found (query) -- same indexing as keys
+    [[nodiscard]] std::size_t units() const noexcept { return count.size(); }
+};
+
+/*! \brief Known iff kmers > 0 and hits >= fraction * kmers. */
+[[nodiscard]] inline bool is_known(std::uint64_t const kmers, std::uint64_t const hits, double const fraction) noexcept
+{
+    return kmers > 0 && static_cast<double>(hits) >= fraction * static_cast<double>(kmers);
+}
+
+/*! \brief The batch engine (see file comment). */
+class batch_engine
+{
+public:
+    /*! \brief \param range only keys in this range are produced (build --shard); nullptr = all. */
+    batch_engine(kmer_params const & kmer, unsigned threads, shard_range const * range = nullptr);
+
+    /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty). */
+    void extract(io::record_batch const & r1, io::record_batch const * r2, batch_keys & out) const;
+
+    /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere). */
+    void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
+
+    /*! \brief Classify every unit against values (hit iff value >= min_count). */
+    void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
+                std::vector<unit_result> & results) const;
+
+    /*! \brief Insert the keys of the selected units (all units if select is empty) into a mutable filter.
+     * \throws full_error if the filter is full. */
+    void insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * only_novel,
+                std::string const & filter_name);
+
+    [[nodiscard]] unsigned threads() const noexcept { return threads_; }
+    [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
+
+private:
+    kmer_params kmer_;
+    kmer_scanner scanner_;
+    kmer_hasher hasher_;
+    unsigned threads_;
+    shard_range range_{};
+    bool use_range_{false};
+    // insert scratch, reused between batches
+    std::vector<std::uint64_t> part_keys_;
+    std::vector<std::uint64_t> part_start_;
+};
+
+/*! \brief Serial in-batch resolution for dedup: decides units in input order against the state before
+ * the batch (keys.values) plus what earlier novel units of the same batch added. Exactly the serial
+ * definition of the contract. */
+class dedup_resolver
+{
+public:
+    void resolve(batch_keys const & keys, std::uint64_t min_count, double fraction,
+                 std::vector<unit_result> & results);
+
+private:
+    // open addressing table key -> count added inside the current batch; slot empty iff stamp != epoch
+    std::vector<std::uint64_t> table_keys_;
+    std::vector<std::uint32_t> table_counts_;
+    std::vector<std::uint32_t> table_stamp_;
+    std::uint32_t epoch_{0};
+};
+
+} // namespace ksieve

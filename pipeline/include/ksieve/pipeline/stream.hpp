@@ -1,0 +1,64 @@
+#pragma once
+/*! \file
+ * \brief Input units across several files and the three-stage batch pipeline
+ * (reader thread -> processing on the calling thread -> writer thread) with bounded memory.
+ *
+ * At most `depth` batches are in flight; an exception in the reader or writer thread is captured and
+ * rethrown once on the calling thread (KMC style), after both threads have stopped.
+ */
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <ksieve/pipeline/commands.hpp>
+#include <ksieve/pipeline/engine.hpp>
+#include <ksieve/pipeline/io.hpp>
+
+namespace ksieve
+{
+
+/*! \brief One batch travelling through the pipeline. */
+struct work_item
+{
+    io::record_batch r1;
+    io::record_batch r2;   //!< mates (empty unless paired)
+    std::vector<unit_result> results;
+    std::uint64_t first_unit{0};
+};
+
+/*! \brief Reads the inputs one after another, as single reads, pairs of files or interleaved pairs. */
+class unit_source
+{
+public:
+    unit_source(input_args const & args, io::reader_options const & options);
+    /*! \brief Next batch (r2 filled for pairs). \returns false at the end of all inputs. */
+    bool next(io::record_batch & r1, io::record_batch & r2);
+    [[nodiscard]] io::seq_format format() const noexcept { return format_; }
+    [[nodiscard]] std::string const & sam_header() const noexcept { return sam_header_; }
+    [[nodiscard]] bool paired() const noexcept { return paired_; }
+
+private:
+    void open_next();
+
+    input_args args_;
+    io::reader_options options_;
+    bool paired_;
+    std::size_t next_input_{0};
+    std::unique_ptr<io::reader> single_;
+    std::unique_ptr<io::paired_reader> pair_;
+    io::seq_format format_{io::seq_format::fastq};
+    std::string sam_header_;
+};
+
+/*! \brief Runs process(item) on the calling thread for every batch in input order, with reading ahead in
+ * one thread and write(item) behind in another (write may be empty). */
+void run_stream(unit_source & source, std::function<void(work_item &)> const & process,
+                std::function<void(work_item const &)> const & write, std::size_t depth = 3);
+
+} // namespace ksieve

@@ -1,0 +1,381 @@
+// build, classify and dedup: the commands that stream reads.
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/hyperloglog.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/pipeline/commands.hpp>
+#include <ksieve/pipeline/engine.hpp>
+#include <ksieve/pipeline/io.hpp>
+#include <ksieve/pipeline/runtime.hpp>
+#include <ksieve/pipeline/stream.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+namespace ksieve
+{
+
+namespace
+{
+
+void check_classify_options(classify_output_args const & out)
+{
+    if (!(out.min_hit_fraction > 0.0 && out.min_hit_fraction <= 1.0))
+        throw usage_error{"--min-hit-fraction must be in (0, 1], got " + std::to_string(out.min_hit_fraction)};
+    if (out.min_count < 1)
+        throw usage_error{"--min-count must be at least 1"};
+}
+
+void check_filter_options(filter_args const & f)
+{
+    if (f.k < 1 || f.k > max_k)
+        throw usage_error{"-k/--kmer must be in [1, 32], got " + std::to_string(f.k)};
+    if (!(f.fpr >= 0.0 && f.fpr < 0.5))
+        throw usage_error{"--fpr must be in [0, 0.5), got " + std::to_string(f.fpr)};
+    if (f.fpr == 0.0 && f.type != filter_type::quotient)
+        throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
+    if (f.shards == 0 || !std::has_single_bit(f.shards))
+        throw usage_error{"--shards must be a power of two, got " + std::to_string(f.shards)};
+    if (std::bit_width(f.shards) - 1 >= 2 * f.k)
+        throw usage_error{"--shards " + std::to_string(f.shards) + " is too many for k = " + std::to_string(f.k)};
+    if (!(f.max_load > 0.1 && f.max_load < 1.0))
+        throw usage_error{"--max-load must be in (0.1, 1)"};
+}
+
+filter_config make_config(filter_args const & f)
+{
+    filter_config cfg;
+    cfg.type = f.type;
+    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed};
+    cfg.fpr = f.fpr;
+    cfg.expected = f.expected;
+    cfg.shard_bits = static_cast<unsigned>(std::bit_width(f.shards) - 1);
+    cfg.max_load = f.max_load;
+    return cfg;
+}
+
+io::reader_options reader_opts(unsigned const threads)
+{
+    io::reader_options o;
+    o.threads = threads;
+    o.batch_records = 16384;
+    o.batch_bases = 2u << 20;
+    return o;
+}
+
+// The optional outputs of classify / dedup, written in input order by the writer thread.
+class output_set
+{
+public:
+    output_set(classify_output_args const & a, unit_source const & src, unsigned const threads, bool const paired) :
+        paired_{paired}
+    {
+        io::writer_options wo;
+        wo.threads = std::max(1u, threads / 2);
+        wo.compression_level = a.compression_level;
+        wo.sam_header = src.sam_header();
+        auto open = [&](std::string const & path) -> std::unique_ptr<io::writer> {
+            return path.empty() ? nullptr : io::writer::open(path, src.format(), wo);
+        };
+        if (!a.novel2.empty() && a.novel.empty())
+            throw usage_error{"--novel2 needs --novel"};
+        if (!a.known2.empty() && a.known.empty())
+            throw usage_error{"--known2 needs --known"};
+        if ((!a.novel2.empty() || !a.known2.empty()) && !paired)
+            throw usage_error{"--novel2/--known2 need --paired or --interleaved input"};
+        novel_ = open(a.novel);
+        known_ = open(a.known);
+        novel2_ = open(a.novel2);
+        known2_ = open(a.known2);
+        if (!a.report.empty())
+        {
+            report_file_ = std::make_unique<io::output_file>(a.report);
+            std::string const & wp = report_file_->write_path();
+            report_ = wp == "-" ? stdout : std::fopen(wp.c_str(), "wb");
+            if (report_ == nullptr)
+                throw io_error{"cannot create report '" + a.report + "'"};
+            report_buf_.resize(1 << 20);
+            std::setvbuf(report_, report_buf_.data(), _IOFBF, report_buf_.size());
+            std::fputs("read_id\tkmers\thits\tclass\n", report_);
+        }
+    }
+
+    ~output_set()
+    {
+        if (report_ != nullptr && report_ != stdout)
+            std::fclose(report_);
+    }
+
+    void write(work_item const & item)
+    {
+        for (std::size_t u = 0; u < item.r1.size(); ++u)
+        {
+            bool const known = item.results[u].known;
+            io::writer * const w1 = known ? known_.get() : novel_.get();
+            io::writer * const w2 = known ? (known2_ ? known2_.get() : w1) : (novel2_ ? novel2_.get() : w1);
+            if (w1 != nullptr)
+                w1->write(item.r1[u]);
+            if (paired_ && w2 != nullptr)
+                w2->write(item.r2[u]);
+            if (report_ != nullptr)
+            {
+                std::string_view const id = item.r1[u].name;
+                std::fwrite(id.data(), 1, id.size(), report_);
+                std::fprintf(report_, "\t%u\t%u\t%s\n", item.results[u].kmers, item.results[u].hits,
+                             known ? "known" : "novel");
+            }
+        }
+    }
+
+    void close()
+    {
+        for (auto * w : {novel_.get(), known_.get(), novel2_.get(), known2_.get()})
+            if (w != nullptr)
+                w->close();
+        if (report_ != nullptr)
+        {
+            bool const ok = std::fflush(report_) == 0 && std::ferror(report_) == 0;
+            if (report_ != stdout)
+                std::fclose(report_);
+            report_ = nullptr;
+            if (!ok)
+                throw io_error{"cannot write report '" + report_file_->path() + "'"};
+            report_file_->commit();
+        }
+    }
+
+private:
+    bool paired_;
+    std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
+    std::unique_ptr<io::output_file> report_file_;
+    std::FILE * report_{nullptr};
+    std::vector<char> report_buf_;
+};
+
+void account(run_summary & s, work_item const & item)
+{
+    std::uint64_t const per_unit = item.r2.empty() ? 1 : 2;
+    for (std::size_t u = 0; u < item.r1.size(); ++u)
+    {
+        auto const & r = item.results[u];
+        ++s.units;
+        s.records += per_unit;
+        s.kmers += r.kmers;
+        s.hits += r.hits;
+        if (r.known)
+        {
+            ++s.known_units;
+            s.known_records += per_unit;
+        }
+        else
+        {
+            ++s.novel_units;
+            s.novel_records += per_unit;
+        }
+    }
+    s.bases += item.r1.bases() + item.r2.bases();
+}
+
+void write_stats(std::string const & path, run_summary const & s, std::string const & command,
+                 classify_output_args const & a)
+{
+    if (path.empty())
+        return;
+    nlohmann::ordered_json j;
+    j["command"] = command;
+    j["reads"] = s.records;
+    j["known"] = s.known_records;
+    j["novel"] = s.novel_records;
+    j["units"] = s.units;
+    j["known_units"] = s.known_units;
+    j["novel_units"] = s.novel_units;
+    j["paired"] = s.paired;
+    j["known_fraction"] = s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
+    j["kmers"] = s.kmers;
+    j["hits"] = s.hits;
+    j["bases"] = s.bases;
+    j["min_hit_fraction"] = a.min_hit_fraction;
+    j["min_count"] = a.min_count;
+    j["seconds"] = s.seconds;
+    j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
+    j["threads"] = s.threads;
+    j["ksieve_version"] = KSIEVE_VERSION;
+    io::output_file out{path};
+    {
+        std::ofstream f{out.write_path() == "-" ? "/dev/stdout" : out.write_path()};
+        f << j.dump(2) << '\n';
+        f.flush();
+        if (!f)
+            throw io_error{"cannot write stats '" + path + "'"};
+    }
+    out.commit();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point const t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+run_summary run_classify(classify_args const & args)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    check_classify_options(args.out);
+    if (args.filters.empty())
+        throw usage_error{"classify needs at least one -f/--filter"};
+    unsigned const threads = resolve_threads(args.common.threads);
+
+    std::vector<std::unique_ptr<any_filter>> owned;
+    std::vector<any_filter const *> filters;
+    for (auto const & path : args.filters)
+    {
+        owned.push_back(load_filter(path));
+        filters.push_back(owned.back().get());
+        if (args.out.min_count > 1 && owned.back()->type() != filter_type::quotient)
+            throw usage_error{"--min-count above 1 needs quotient filters; '" + path + "' is a " +
+                              std::string{to_string(owned.back()->type())} + " filter"};
+    }
+    check_query_compatible(filters, args.filters);
+
+    unit_source source{args.input, reader_opts(threads)};
+    output_set outputs{args.out, source, threads, source.paired()};
+    batch_engine engine{filters.front()->kmer(), threads};
+    batch_keys keys;
+    run_summary summary;
+    summary.threads = threads;
+    summary.paired = source.paired();
+    progress_line progress{"classify", args.common.quiet};
+
+    run_stream(
+        source,
+        [&](work_item & item) {
+            engine.extract(item.r1, &item.r2, keys);
+            engine.query(filters, keys);
+            engine.decide(keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+        },
+        [&](work_item const & item) {
+            outputs.write(item);
+            account(summary, item);
+            progress.update(summary.records, summary.known_units, summary.units);
+        });
+    progress.finish();
+    outputs.close();
+    summary.seconds = seconds_since(t0);
+    write_stats(args.out.stats, summary, "classify", args.out);
+    return summary;
+}
+
+run_summary run_dedup(dedup_args const & args)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    check_classify_options(args.out);
+    check_filter_options(args.filter);
+    if (args.out.min_count > 1 && args.filter.type != filter_type::quotient)
+        throw usage_error{"--min-count above 1 needs --type qf"};
+    unsigned const threads = resolve_threads(args.common.threads);
+    filter_config cfg = make_config(args.filter);
+    if (cfg.type != filter_type::quotient && cfg.expected == 0)
+        throw usage_error{"dedup with --type " + std::string{to_string(cfg.type)} +
+                          " needs --expected (a streaming filter cannot be sized from a first pass)"};
+    auto filter = make_filter(cfg);
+    std::vector<any_filter const *> const query_filters{filter.get()};
+
+    unit_source source{args.input, reader_opts(threads)};
+    output_set outputs{args.out, source, threads, source.paired()};
+    batch_engine engine{cfg.kmer, threads};
+    dedup_resolver resolver;
+    batch_keys keys;
+    run_summary summary;
+    summary.threads = threads;
+    summary.paired = source.paired();
+    progress_line progress{"dedup", args.common.quiet};
+    std::string const filter_name = args.save_filter.empty() ? std::string{"dedup"} : args.save_filter;
+
+    run_stream(
+        source,
+        [&](work_item & item) {
+            engine.extract(item.r1, &item.r2, keys);
+            engine.query(query_filters, keys);
+            resolver.resolve(keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+            engine.insert(*filter, keys, &item.results, filter_name);
+        },
+        [&](work_item const & item) {
+            outputs.write(item);
+            account(summary, item);
+            progress.update(summary.records, summary.known_units, summary.units);
+        });
+    progress.finish();
+    if (!args.save_filter.empty())
+        filter->save(args.save_filter);
+    outputs.close();
+    summary.seconds = seconds_since(t0);
+    write_stats(args.out.stats, summary, "dedup", args.out);
+    return summary;
+}
+
+run_summary run_build(build_args const & args)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    check_filter_options(args.filter);
+    if (args.output.empty())
+        throw usage_error{"build needs -o/--output"};
+    unsigned const threads = resolve_threads(args.common.threads);
+    filter_config cfg = make_config(args.filter);
+    shard_range const * const range = args.shard ? &*args.shard : nullptr;
+
+    if (cfg.type != filter_type::quotient && cfg.expected == 0)
+    {
+        // First pass: estimate the distinct k-mers (HyperLogLog over the hashed keys).
+        for (auto const & in : args.input.inputs)
+            if (in == "-")
+                throw usage_error{"a " + std::string{to_string(cfg.type)} +
+                                  " filter built from stdin needs --expected (it is sized from a first pass)"};
+        unit_source source{args.input, reader_opts(threads)};
+        batch_engine engine{cfg.kmer, threads, range};
+        batch_keys keys;
+        hyperloglog hll;
+        run_stream(
+            source,
+            [&](work_item & item) {
+                engine.extract(item.r1, &item.r2, keys);
+                for (std::size_t u = 0; u < keys.units(); ++u)
+                    for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+                        hll.add(keys.keys[keys.offset[u] + j]);
+            },
+            {});
+        cfg.expected = std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
+    }
+
+    auto filter = make_filter(cfg);
+    unit_source source{args.input, reader_opts(threads)};
+    batch_engine engine{cfg.kmer, threads, range};
+    batch_keys keys;
+    run_summary summary;
+    summary.threads = threads;
+    summary.paired = source.paired();
+    progress_line progress{"build", args.common.quiet};
+    run_stream(
+        source,
+        [&](work_item & item) {
+            engine.extract(item.r1, &item.r2, keys);
+            engine.insert(*filter, keys, nullptr, args.output);
+            item.results.assign(item.r1.size(), unit_result{});
+            for (std::size_t u = 0; u < keys.units(); ++u)
+                item.results[u].kmers = keys.count[u];
+            account(summary, item);
+            progress.update(summary.records, 0, summary.units);
+        },
+        {});
+    progress.finish();
+    filter->save(args.output);
+    summary.novel_units = summary.novel_records = 0;
+    summary.seconds = seconds_since(t0);
+    return summary;
+}
+
+} // namespace ksieve

@@ -1,0 +1,85 @@
+#include <ksieve/filters/error.hpp>
+#include <ksieve/pipeline/commands.hpp>
+#include <ksieve/pipeline/runtime.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+#include <omp.h>
+#include <unistd.h>
+
+namespace ksieve
+{
+
+namespace
+{
+std::atomic<bool> interrupt_flag{false};
+
+extern "C" void on_sigint(int) noexcept
+{
+    interrupt_flag.store(true);
+    std::signal(SIGINT, SIG_DFL); // a second Ctrl-C ends the process at once
+}
+} // namespace
+
+void install_interrupt_handler() noexcept
+{
+    struct sigaction sa{};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGINT, &sa, nullptr);
+}
+
+bool interrupted() noexcept { return interrupt_flag.load(std::memory_order_relaxed); }
+void request_interrupt(bool const value) noexcept { interrupt_flag.store(value); }
+void throw_if_interrupted()
+{
+    if (interrupted())
+        throw interrupted_error{"interrupted"};
+}
+
+unsigned resolve_threads(unsigned const requested) noexcept
+{
+    if (requested != 0)
+        return requested;
+    int const n = omp_get_num_procs();
+    return n > 0 ? static_cast<unsigned>(n) : 1u;
+}
+
+progress_line::progress_line(std::string command, bool const quiet) :
+    command_{std::move(command)}, enabled_{!quiet && ::isatty(STDERR_FILENO) == 1},
+    last_{std::chrono::steady_clock::now()}, start_{last_}
+{}
+
+progress_line::~progress_line() { finish(); }
+
+void progress_line::update(std::uint64_t const records, std::uint64_t const known_units, std::uint64_t const units)
+{
+    if (!enabled_)
+        return;
+    auto const now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds{1})
+        return;
+    last_ = now;
+    double const secs = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f%% known, %.0f reads/s   ", command_.c_str(),
+                 static_cast<unsigned long long>(records),
+                 units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units),
+                 secs > 0 ? static_cast<double>(records) / secs : 0.0);
+    std::fflush(stderr);
+    printed_ = true;
+}
+
+void progress_line::finish()
+{
+    if (printed_)
+    {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+        printed_ = false;
+    }
+}
+
+} // namespace ksieve

@@ -1,0 +1,203 @@
+#include <ksieve/filters/error.hpp>
+#include <ksieve/pipeline/runtime.hpp>
+#include <ksieve/pipeline/stream.hpp>
+
+namespace ksieve
+{
+
+unit_source::unit_source(input_args const & args, io::reader_options const & options) :
+    args_{args}, options_{options}, paired_{args.paired || args.interleaved}
+{
+    if (args_.inputs.empty())
+        throw usage_error{"no input given"};
+    if (args_.paired && args_.interleaved)
+        throw usage_error{"--paired and --interleaved exclude each other"};
+    if (args_.paired && args_.inputs.size() % 2 != 0)
+        throw usage_error{"--paired needs the inputs in pairs (R1 R2 [R1 R2 ...]); got " +
+                          std::to_string(args_.inputs.size()) + " files"};
+    open_next();
+}
+
+void unit_source::open_next()
+{
+    single_.reset();
+    pair_.reset();
+    if (next_input_ >= args_.inputs.size())
+        return;
+    bool const first = next_input_ == 0;
+    if (args_.paired)
+    {
+        pair_ = io::paired_reader::open_pair(args_.inputs[next_input_], args_.inputs[next_input_ + 1], options_);
+        next_input_ += 2;
+        if (first)
+        {
+            format_ = pair_->format();
+            sam_header_ = pair_->sam_header();
+        }
+    }
+    else if (args_.interleaved)
+    {
+        pair_ = io::paired_reader::open_interleaved(args_.inputs[next_input_], options_);
+        next_input_ += 1;
+        if (first)
+        {
+            format_ = pair_->format();
+            sam_header_ = pair_->sam_header();
+        }
+    }
+    else
+    {
+        single_ = io::reader::open(args_.inputs[next_input_], options_);
+        next_input_ += 1;
+        if (first)
+        {
+            format_ = single_->format();
+            sam_header_ = single_->sam_header();
+        }
+    }
+}
+
+bool unit_source::next(io::record_batch & r1, io::record_batch & r2)
+{
+    for (;;)
+    {
+        if (single_ == nullptr && pair_ == nullptr)
+        {
+            r1.clear();
+            r2.clear();
+            return false;
+        }
+        bool const got = single_ != nullptr ? single_->next(r1) : pair_->next(r1, r2);
+        if (single_ != nullptr)
+            r2.clear();
+        if (got && !r1.empty())
+            return true;
+        open_next();
+    }
+}
+
+namespace
+{
+
+// Bounded blocking queue of work items; close() wakes everybody.
+class item_queue
+{
+public:
+    void push(std::unique_ptr<work_item> item)
+    {
+        std::unique_lock lock{mutex_};
+        items_.push_back(std::move(item));
+        cv_.notify_all();
+    }
+    // nullptr when closed and empty (drain) or as soon as closed (!drain)
+    std::unique_ptr<work_item> pop(bool const drain = true)
+    {
+        std::unique_lock lock{mutex_};
+        cv_.wait(lock, [&] { return !items_.empty() || closed_; });
+        if (items_.empty() || (closed_ && !drain))
+            return nullptr;
+        auto item = std::move(items_.front());
+        items_.pop_front();
+        return item;
+    }
+    void close()
+    {
+        std::unique_lock lock{mutex_};
+        closed_ = true;
+        cv_.notify_all();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::unique_ptr<work_item>> items_;
+    bool closed_{false};
+};
+
+} // namespace
+
+void run_stream(unit_source & source, std::function<void(work_item &)> const & process,
+                std::function<void(work_item const &)> const & write, std::size_t const depth)
+{
+    item_queue free_items, to_process, to_write;
+    for (std::size_t i = 0; i < depth; ++i)
+        free_items.push(std::make_unique<work_item>());
+    std::exception_ptr reader_error, writer_error;
+
+    std::thread reader{[&] {
+        try
+        {
+            std::uint64_t unit = 0;
+            for (;;)
+            {
+                auto item = free_items.pop(false);
+                if (item == nullptr)
+                    break;
+                if (!source.next(item->r1, item->r2))
+                    break;
+                item->first_unit = unit;
+                unit += item->r1.size();
+                to_process.push(std::move(item));
+            }
+        }
+        catch (...)
+        {
+            reader_error = std::current_exception();
+        }
+        to_process.close();
+    }};
+
+    std::thread writer_thread;
+    if (write)
+    {
+        writer_thread = std::thread{[&] {
+            try
+            {
+                while (auto item = to_write.pop())
+                {
+                    write(*item);
+                    free_items.push(std::move(item));
+                }
+            }
+            catch (...)
+            {
+                writer_error = std::current_exception();
+                free_items.close(); // stops the reader
+            }
+        }};
+    }
+
+    std::exception_ptr main_error;
+    try
+    {
+        while (auto item = to_process.pop())
+        {
+            throw_if_interrupted();
+            process(*item);
+            if (write)
+                to_write.push(std::move(item));
+            else
+                free_items.push(std::move(item));
+        }
+    }
+    catch (...)
+    {
+        main_error = std::current_exception();
+    }
+    if (main_error)
+        free_items.close(); // stop reading early
+    to_write.close();
+    if (writer_thread.joinable())
+        writer_thread.join();
+    free_items.close();
+    // drain so the reader can finish a blocked push
+    reader.join();
+    if (main_error)
+        std::rethrow_exception(main_error);
+    if (reader_error)
+        std::rethrow_exception(reader_error);
+    if (writer_error)
+        std::rethrow_exception(writer_error);
+}
+
+} // namespace ksieve
