@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install what ksieve needs to build, test and benchmark, from Debian 12 packages (idempotent).
+# Runs apt-get only for packages that are missing; needs root (or sudo) only then.
+set -euo pipefail
+
+build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nlohmann-json3-dev
+            libdeflate-dev zlib1g-dev libbz2-dev liblzma-dev libgtest-dev libbenchmark-dev)
+# Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools.
+test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils
+           tabix gzip)
+
+want=("${build_pkgs[@]}")
+if [ "${1:-}" != "--build-only" ]; then
+    want+=("${test_pkgs[@]}")
+fi
+
+missing=()
+for p in "${want[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
