@@ -1,0 +1,465 @@
+// End-to-end tests of build / classify / dedup / merge / info through the ksieve binary, on real data
+// generated from Debian packages (tests/data/generate.sh).
+#include "test_helpers.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_set>
+
+using namespace ksieve::test;
+
+namespace
+{
+
+// Exact set of canonical k-mers (as upper-case strings) of all sequences of a FASTA file: the oracle.
+std::unordered_set<std::string> kmer_set_of_fasta(std::string const & path, unsigned const k)
+{
+    std::unordered_set<std::string> set;
+    std::ifstream f{path};
+    std::string line, seq;
+    auto flush = [&] {
+        for (auto & c : seq)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        for (std::size_t i = 0; i + k <= seq.size(); ++i)
+        {
+            std::string const s = seq.substr(i, k);
+            if (s.find_first_not_of("ACGT") != std::string::npos)
+                continue;
+            std::string const rc = revcomp(s);
+            set.insert(std::min(s, rc));
+        }
+        seq.clear();
+    };
+    while (std::getline(f, line))
+    {
+        if (!line.empty() && line[0] == '>')
+            flush();
+        else
+            seq += line;
+    }
+    flush();
+    return set;
+}
+
+// Hits of each FASTQ read against the oracle set.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> oracle_hits(std::vector<std::string> const & fastq_records,
+                                                                 std::unordered_set<std::string> const & set,
+                                                                 unsigned const k)
+{
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    for (auto const & rec : fastq_records)
+    {
+        std::size_t const a = rec.find('\n') + 1;
+        std::string seq = rec.substr(a, rec.find('\n', a) - a);
+        for (auto & c : seq)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        std::uint64_t kmers = 0, hits = 0;
+        for (std::size_t i = 0; i + k <= seq.size(); ++i)
+        {
+            std::string const s = seq.substr(i, k);
+            if (s.find_first_not_of("ACGT") != std::string::npos)
+                continue;
+            ++kmers;
+            hits += set.count(std::min(s, revcomp(s)));
+        }
+        out.emplace_back(kmers, hits);
+    }
+    return out;
+}
+
+class commands : public ::testing::Test
+{
+protected:
+    void SetUp() override { KSIEVE_REQUIRE_DATA(); }
+    temp_dir tmp;
+
+    std::string build_hs(std::string const & extra = "")
+    {
+        std::string const path = tmp / "hs.ksf";
+        auto const r = run_ksieve("build -q -o '" + path + "' " + extra + " '" + data("HS11286.fa").string() + "'", tmp);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return path;
+    }
+};
+
+} // namespace
+
+TEST_F(commands, version_and_help)
+{
+    auto r = run_ksieve("--version", tmp);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("ksieve "), std::string::npos);
+    r = run_ksieve("--help", tmp);
+    EXPECT_EQ(r.status, 0);
+    for (char const * cmd : {"build", "classify", "dedup", "merge", "info"})
+        EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
+    r = run_ksieve("classify --help", tmp);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("--min-hit-fraction"), std::string::npos);
+}
+
+TEST_F(commands, errorfree_reads_of_the_reference_are_all_known_and_foreign_reads_novel)
+{
+    std::string const f = build_hs();
+    for (auto const & [input, expect_known] : std::vector<std::pair<std::string, bool>>{
+             {"hs_errfree.fq", true}, {"lambda_reads.fq", false}, {"sra.fq.gz", false}})
+    {
+        std::string const report = tmp / (input + ".tsv");
+        auto const r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto const rows = read_report(report);
+        ASSERT_GT(rows.size(), 100u);
+        std::size_t known = 0;
+        std::uint64_t kmers = 0, hits = 0;
+        for (auto const & row : rows)
+        {
+            known += row.cls == "known";
+            kmers += row.kmers;
+            hits += row.hits;
+        }
+        if (expect_known)
+        {
+            EXPECT_EQ(known, rows.size()) << input;
+            EXPECT_EQ(hits, kmers) << input;
+        }
+        else
+        {
+            EXPECT_EQ(known, 0u) << input;
+            // per-k-mer false positives stay within 1.5 x the default FPR 0.001
+            EXPECT_LE(static_cast<double>(hits), 1.5 * 0.001 * static_cast<double>(kmers)) << input;
+        }
+    }
+}
+
+TEST_F(commands, exact_quotient_filter_gives_exactly_the_hits_of_an_exact_kmer_set)
+{
+    std::string const f = build_hs("--fpr 0 -k 25");
+    std::string const report = tmp / "r.tsv";
+    // Realistic reads (with errors) give partial hits: the interesting case for exactness.
+    auto const r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" +
+                                  data("hs_R1.fq").string() + "' '" + data("lambda_reads.fq").string() + "'",
+                              tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto const rows = read_report(report);
+    auto records = split_fastq(read_file(data("hs_R1.fq").string()));
+    auto const lambda = split_fastq(read_file(data("lambda_reads.fq").string()));
+    records.insert(records.end(), lambda.begin(), lambda.end());
+    auto const oracle = oracle_hits(records, kmer_set_of_fasta(data("HS11286.fa").string(), 25), 25);
+    ASSERT_EQ(rows.size(), oracle.size());
+    std::size_t partial = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+    {
+        ASSERT_EQ(rows[i].kmers, oracle[i].first) << i;
+        ASSERT_EQ(rows[i].hits, oracle[i].second) << i;
+        partial += oracle[i].second > 0 && oracle[i].second < oracle[i].first;
+    }
+    EXPECT_GT(partial, 10u); // the data really exercises partial hits
+}
+
+TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identical)
+{
+    std::string const f = build_hs();
+    std::string const mixed = data("mixed.fq").string();
+    std::string const original = read_file(mixed);
+    std::string reference_known, reference_novel, reference_report;
+    for (int const t : {1, 2, 4})
+    {
+        std::string const d = tmp / ("t" + std::to_string(t));
+        std::filesystem::create_directories(d);
+        auto const r = run_ksieve("classify -q -t " + std::to_string(t) + " -f '" + f + "' --known '" + d +
+                                      "/k.fq' --novel '" + d + "/n.fq' --report '" + d + "/r.tsv' --stats '" + d +
+                                      "/s.json' '" + mixed + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::string const known = read_file(d + "/k.fq"), novel = read_file(d + "/n.fq");
+        auto const rows = read_report(d + "/r.tsv");
+        EXPECT_EQ(merge_back(rows, split_fastq(known), split_fastq(novel)), original);
+        std::size_t nknown = std::count_if(rows.begin(), rows.end(), [](auto const & x) { return x.cls == "known"; });
+        EXPECT_EQ(nknown, 2000u); // mixed.fq: 2000 HS11286 reads (known) and 2000 lambda reads (novel), alternating
+        std::string const stats = read_file(d + "/s.json");
+        EXPECT_NE(stats.find("\"reads\": 4000"), std::string::npos) << stats;
+        EXPECT_NE(stats.find("\"known\": 2000"), std::string::npos) << stats;
+        EXPECT_NE(stats.find("\"novel\": 2000"), std::string::npos) << stats;
+        if (t == 1)
+        {
+            reference_known = known;
+            reference_novel = novel;
+            reference_report = read_file(d + "/r.tsv");
+        }
+        else
+        {
+            EXPECT_EQ(known, reference_known) << "threads " << t;
+            EXPECT_EQ(novel, reference_novel) << "threads " << t;
+            EXPECT_EQ(read_file(d + "/r.tsv"), reference_report) << "threads " << t;
+        }
+    }
+    // gz input and gz output: same records after decompression, and the .gz output is deterministic.
+    for (int const t : {1, 3})
+    {
+        auto const r = run_ksieve("classify -q -t " + std::to_string(t) + " -f '" + f + "' --known '" + (tmp / "k") +
+                                      std::to_string(t) + ".fq.gz' --novel '" + (tmp / "n") + std::to_string(t) +
+                                      ".fq.gz' '" + mixed + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(gunzip(tmp / ("k" + std::to_string(t) + ".fq.gz"), tmp), reference_known);
+        EXPECT_EQ(gunzip(tmp / ("n" + std::to_string(t) + ".fq.gz"), tmp), reference_novel);
+    }
+    EXPECT_EQ(read_file(tmp / "k1.fq.gz"), read_file(tmp / "k3.fq.gz"));
+}
+
+TEST_F(commands, nothing_lost_multiline_fasta_input)
+{
+    std::string const f = build_hs("-k 21");
+    // The Klebsiella genomes are multi-line FASTA; as "reads" they test verbatim multi-line output.
+    std::string const input = data("klebs4.fa").string();
+    auto const r = run_ksieve("classify -q -k 21 -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
+                                  (tmp / "n.fa") + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
+                              tmp);
+    // -k is not a classify option: usage error, exit 2, nothing written.
+    EXPECT_EQ(r.status, 2);
+    EXPECT_FALSE(std::filesystem::exists(tmp / "k.fa"));
+    auto const r2 = run_ksieve("classify -q -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
+                                   (tmp / "n.fa") + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
+                               tmp);
+    ASSERT_EQ(r2.status, 0) << r2.err;
+    auto const rows = read_report(tmp / "r.tsv");
+    EXPECT_EQ(merge_back(rows, split_fasta(read_file(tmp / "k.fa")), split_fasta(read_file(tmp / "n.fa"))),
+              read_file(input));
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(rows.front().cls, "known"); // HS11286 chromosome itself
+}
+
+TEST_F(commands, paired_classification_keeps_mates_together_and_is_deterministic)
+{
+    std::string const f = build_hs();
+    std::string const r1 = data("hs_R1.fq").string(), r2 = data("hs_R2.fq").string();
+    std::string ref_out;
+    for (int const t : {1, 2, 4})
+    {
+        std::string const d = tmp / ("p" + std::to_string(t));
+        std::filesystem::create_directories(d);
+        auto const r = run_ksieve("classify -q -t " + std::to_string(t) + " -f '" + f + "' --paired '" + r1 + "' '" +
+                                      r2 + "' --known '" + d + "/k1.fq' --known2 '" + d + "/k2.fq' --novel '" + d +
+                                      "/n1.fq' --novel2 '" + d + "/n2.fq' --report '" + d + "/r.tsv'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto const rows = read_report(d + "/r.tsv");
+        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k1.fq")), split_fastq(read_file(d + "/n1.fq"))),
+                  read_file(r1));
+        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k2.fq")), split_fastq(read_file(d + "/n2.fq"))),
+                  read_file(r2));
+        std::string const all = read_file(d + "/k1.fq") + read_file(d + "/k2.fq") + read_file(d + "/n1.fq") +
+                                read_file(d + "/n2.fq") + read_file(d + "/r.tsv");
+        if (t == 1)
+            ref_out = all;
+        else
+            EXPECT_EQ(all, ref_out) << "threads " << t;
+    }
+}
+
+TEST_F(commands, dedup_of_a_file_followed_by_itself_marks_the_second_copy_known)
+{
+    std::string const input = data("hs_reads.fq.gz").string();
+    for (int const t : {1, 2, 4})
+    {
+        std::string const d = tmp / ("d" + std::to_string(t));
+        std::filesystem::create_directories(d);
+        auto const r = run_ksieve("dedup -q -t " + std::to_string(t) + " --known '" + d + "/k.fq' --novel '" + d +
+                                      "/n.fq' --report '" + d + "/r.tsv' '" + input + "' '" + input + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto const rows = read_report(d + "/r.tsv");
+        ASSERT_EQ(rows.size() % 2, 0u);
+        std::size_t const half = rows.size() / 2;
+        for (std::size_t i = half; i < rows.size(); ++i)
+        {
+            if (rows[i].kmers == 0)
+                EXPECT_EQ(rows[i].cls, "novel");
+            else
+                ASSERT_EQ(rows[i].cls, "known") << "second copy read " << i - half;
+        }
+        std::string const original = gunzip(input, tmp);
+        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k.fq")), split_fastq(read_file(d + "/n.fq"))),
+                  original + original);
+        if (t > 1)
+        {
+            EXPECT_EQ(read_file(d + "/k.fq"), read_file(tmp / "d1/k.fq"));
+            EXPECT_EQ(read_file(d + "/r.tsv"), read_file(tmp / "d1/r.tsv"));
+        }
+    }
+}
+
+TEST_F(commands, dedup_equals_its_serial_definition_with_an_exact_filter)
+{
+    // Oracle: the contract's serial definition computed naively with an exact multiset of k-mers.
+    std::string const input = data("hs_R1.fq").string();
+    auto const records = split_fastq(read_file(input));
+    unsigned const k = 21;
+    std::uint64_t const min_count = 2;
+    double const fraction = 0.6;
+    std::unordered_map<std::string, std::uint64_t> counts;
+    std::vector<std::string> expected_class;
+    for (auto const & rec : records)
+    {
+        std::size_t const a = rec.find('\n') + 1;
+        std::string const seq = rec.substr(a, rec.find('\n', a) - a);
+        std::vector<std::string> kmers;
+        for (std::size_t i = 0; i + k <= seq.size(); ++i)
+        {
+            std::string const s = seq.substr(i, k);
+            if (s.find_first_not_of("ACGT") == std::string::npos)
+                kmers.push_back(std::min(s, revcomp(s)));
+        }
+        std::uint64_t hits = 0;
+        for (auto const & km : kmers)
+        {
+            auto const it = counts.find(km);
+            hits += it != counts.end() && it->second >= min_count;
+        }
+        bool const known = !kmers.empty() && static_cast<double>(hits) >= fraction * static_cast<double>(kmers.size());
+        expected_class.push_back(known ? "known" : "novel");
+        if (!known)
+            for (auto const & km : kmers)
+                ++counts[km];
+    }
+    // The input is used twice so that the second half has many known reads.
+    for (int const t : {1, 3})
+    {
+        std::string const report = tmp / ("r" + std::to_string(t) + ".tsv");
+        auto const r = run_ksieve("dedup -q --fpr 0 -k 21 --min-count 2 --min-hit-fraction 0.6 -t " +
+                                      std::to_string(t) + " --report '" + report + "' '" + input + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto const rows = read_report(report);
+        ASSERT_EQ(rows.size(), expected_class.size());
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            ASSERT_EQ(rows[i].cls, expected_class[i]) << "read " << i << " threads " << t;
+    }
+}
+
+TEST_F(commands, sharded_builds_merged_equal_the_full_build)
+{
+    std::string const full = build_hs("-k 25");
+    std::vector<std::string> parts;
+    for (int i = 0; i < 3; ++i)
+    {
+        parts.push_back(tmp / ("part" + std::to_string(i) + ".ksf"));
+        auto const r = run_ksieve("build -q -k 25 --shard " + std::to_string(i) + "/3 -o '" + parts.back() + "' '" +
+                                      data("HS11286.fa").string() + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    std::string const merged = tmp / "merged.ksf";
+    auto r = run_ksieve("merge -q -o '" + merged + "' '" + parts[0] + "' '" + parts[1] + "' '" + parts[2] + "'", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string const reads = "'" + data("hs_R1.fq").string() + "' '" + data("lambda_reads.fq").string() + "'";
+    auto report_of = [&](std::string const & filters, std::string const & name) {
+        std::string const rep = tmp / name;
+        auto const rr = run_ksieve("classify -q " + filters + " --report '" + rep + "' " + reads, tmp);
+        EXPECT_EQ(rr.status, 0) << rr.err;
+        return read_file(rep);
+    };
+    std::string const expected = report_of("-f '" + full + "'", "full.tsv");
+    EXPECT_EQ(report_of("-f '" + merged + "'", "merged.tsv"), expected);
+    EXPECT_EQ(report_of("-f '" + parts[0] + "' -f '" + parts[1] + "' -f '" + parts[2] + "'", "parts.tsv"), expected);
+    // info reports the same distinct k-mer count for the merged and the full filter
+    auto const a = run_ksieve("info --json '" + full + "'", tmp);
+    auto const b = run_ksieve("info --json '" + merged + "'", tmp);
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    auto distinct = [](std::string const & json) {
+        auto const p = json.find("\"distinct_kmers\":");
+        return json.substr(p, json.find(',', p) - p);
+    };
+    EXPECT_EQ(distinct(a.out), distinct(b.out));
+}
+
+TEST_F(commands, bad_input_gives_one_clear_error_and_leaves_no_output)
+{
+    std::string const f = build_hs("-k 15");
+    std::string const bad = tmp / "bad.fq";
+    write_file(bad, "@r1\nACGT\n+\nIIII\n@r2\nACGTACGT\n+\nIII\n@r3\nACGT\n+\nIIII\n");
+    auto const r = run_ksieve("classify -q -f '" + f + "' --novel '" + (tmp / "n.fq") + "' --known '" +
+                                  (tmp / "k.fq") + "' --report '" + (tmp / "r.tsv") + "' '" + bad + "'",
+                              tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("bad.fq"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("2"), std::string::npos) << r.err; // record number
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (auto const & entry : std::filesystem::directory_iterator{tmp.path()})
+    {
+        std::string const name = entry.path().filename().string();
+        EXPECT_TRUE(name == "hs.ksf" || name == "bad.fq" || name == "stdout.txt" || name == "stderr.txt") << name;
+    }
+}
+
+TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
+{
+    std::string const f = build_hs("-k 21");
+    std::string bytes = read_file(f);
+    bytes[bytes.size() / 2] ^= 0x40;
+    std::string const broken = tmp / "broken.ksf";
+    write_file(broken, bytes);
+    auto r = run_ksieve("classify -q -f '" + broken + "' '" + data("lambda_reads.fq").string() + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("broken.ksf"), std::string::npos) << r.err;
+    r = run_ksieve("info '" + (tmp / "missing.ksf") + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("missing.ksf"), std::string::npos) << r.err;
+
+    std::string const other = tmp / "k25.ksf";
+    r = run_ksieve("build -q -k 25 -o '" + other + "' '" + data("lambda.fa").string() + "'", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + f + "' '" + other + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("k25.ksf"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "m.ksf"));
+    r = run_ksieve("classify -q -f '" + f + "' -f '" + other + "' '" + data("lambda_reads.fq").string() + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+
+    std::string const cuckoo = tmp / "c.ksf";
+    r = run_ksieve("build -q --type cuckoo -k 21 -o '" + cuckoo + "' '" + data("lambda.fa").string() + "'", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + cuckoo + "' '" + cuckoo + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("cuckoo"), std::string::npos) << r.err;
+}
+
+TEST_F(commands, usage_errors_exit_2)
+{
+    std::string const in = data("lambda_reads.fq").string();
+    for (std::string const args : {"classify '" + in + "'",                                  // no filter
+                                   "build -o x.ksf --fpr 0.7 '" + in + "'",                  // fpr out of range
+                                   "build -o x.ksf -k 40 '" + in + "'",                      // k out of range
+                                   "build -o x.ksf --type bloom --fpr 0 '" + in + "'",       // exact Bloom
+                                   "dedup --min-hit-fraction 0 '" + in + "'",                // fraction out of range
+                                   "dedup --type bloom --min-count 3 --expected 1000 '" + in + "'",
+                                   "build -o x.ksf --shard 3/3 '" + in + "'",
+                                   "frobnicate"})
+    {
+        auto const r = run_ksieve(args, tmp);
+        EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+        EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << args << "\n" << r.err;
+    }
+}
+
+TEST_F(commands, every_filter_type_has_no_false_negatives_and_info_reports_it)
+{
+    for (std::string const type : {"qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"})
+    {
+        std::string const f = tmp / (type + ".ksf");
+        auto r = run_ksieve("build -q -k 21 --type " + type + " -o '" + f + "' '" + data("HS11286.fa").string() + "'", tmp);
+        ASSERT_EQ(r.status, 0) << type << ": " << r.err;
+        std::string const report = tmp / (type + ".tsv");
+        r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" + data("hs_errfree.fq").string() + "'", tmp);
+        ASSERT_EQ(r.status, 0) << type << ": " << r.err;
+        for (auto const & row : read_report(report))
+            ASSERT_EQ(row.hits, row.kmers) << type << " read " << row.id;
+        r = run_ksieve("info --json '" + f + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("\"type\": \"" + type + "\""), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("\"distinct_kmers\""), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("\"k\": 21"), std::string::npos) << r.out;
+    }
+}

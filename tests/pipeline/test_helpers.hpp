@@ -1,0 +1,199 @@
+#pragma once
+// Shared helpers of the pipeline tests: temporary directories, running the ksieve binary, naive record
+// splitting (independent of ksieve's readers) and file comparison.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace ksieve::test
+{
+
+namespace fs = std::filesystem;
+
+inline fs::path data_dir() { return fs::path{KSIEVE_GENERATED_DATA_DIR}; }
+inline fs::path data(std::string const & name) { return data_dir() / name; }
+inline std::string binary() { return KSIEVE_BINARY; }
+
+/*! Skip the test when the generated data is missing (the generate_test_data fixture failed). */
+#define KSIEVE_REQUIRE_DATA()                                                                                   \
+    do                                                                                                          \
+    {                                                                                                           \
+        if (!std::filesystem::exists(::ksieve::test::data_dir() / ".complete"))                                 \
+            GTEST_FAIL() << "test data missing: run tests/data/generate.sh " << KSIEVE_GENERATED_DATA_DIR;      \
+    } while (0)
+
+class temp_dir
+{
+public:
+    temp_dir()
+    {
+        std::random_device rd;
+        path_ = fs::temp_directory_path() / ("ksieve-test-" + std::to_string(rd()) + std::to_string(rd()));
+        fs::create_directories(path_);
+    }
+    ~temp_dir()
+    {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    [[nodiscard]] fs::path const & path() const noexcept { return path_; }
+    [[nodiscard]] std::string operator/(std::string const & name) const { return (path_ / name).string(); }
+
+private:
+    fs::path path_;
+};
+
+struct run_result
+{
+    int status{-1};
+    std::string err;
+    std::string out;
+};
+
+/*! Run `ksieve ARGS` through the shell; capture exit status, stdout and stderr. */
+inline run_result run_ksieve(std::string const & args, temp_dir const & tmp)
+{
+    std::string const out = tmp / "stdout.txt";
+    std::string const err = tmp / "stderr.txt";
+    std::string const cmd = "'" + binary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    int const raw = std::system(cmd.c_str());
+    run_result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    auto slurp = [](std::string const & p) {
+        std::ifstream f{p, std::ios::binary};
+        std::stringstream s;
+        s << f.rdbuf();
+        return s.str();
+    };
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+inline std::string read_file(std::string const & path)
+{
+    std::ifstream f{path, std::ios::binary};
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+inline void write_file(std::string const & path, std::string const & text)
+{
+    std::ofstream f{path, std::ios::binary};
+    f << text;
+}
+
+/*! Decompress with gzip -dc (independent of ksieve). */
+inline std::string gunzip(std::string const & path, temp_dir const & tmp)
+{
+    std::string const out = tmp / "gunzip.tmp";
+    std::string const cmd = "gzip -dc '" + path + "' > '" + out + "'";
+    if (std::system(cmd.c_str()) != 0)
+        return "<gunzip failed>";
+    return read_file(out);
+}
+
+/*! Naive FASTQ split: 4 lines per record, each record's exact bytes. */
+inline std::vector<std::string> split_fastq(std::string const & text)
+{
+    std::vector<std::string> recs;
+    std::size_t pos = 0;
+    while (pos < text.size())
+    {
+        std::size_t end = pos;
+        for (int l = 0; l < 4 && end != std::string::npos; ++l)
+        {
+            end = text.find('\n', end);
+            if (end != std::string::npos)
+                ++end;
+        }
+        if (end == std::string::npos)
+            end = text.size();
+        recs.push_back(text.substr(pos, end - pos));
+        pos = end;
+    }
+    return recs;
+}
+
+/*! Naive FASTA split: a record starts at a line beginning with '>'. */
+inline std::vector<std::string> split_fasta(std::string const & text)
+{
+    std::vector<std::string> recs;
+    std::size_t pos = 0;
+    while (pos < text.size())
+    {
+        std::size_t next = text.find("\n>", pos);
+        std::size_t const end = next == std::string::npos ? text.size() : next + 1;
+        recs.push_back(text.substr(pos, end - pos));
+        pos = end;
+    }
+    return recs;
+}
+
+/*! Per-read report rows: id, kmers, hits, class. */
+struct report_row
+{
+    std::string id;
+    std::uint64_t kmers{0};
+    std::uint64_t hits{0};
+    std::string cls;
+};
+
+inline std::vector<report_row> read_report(std::string const & path)
+{
+    std::vector<report_row> rows;
+    std::ifstream f{path};
+    std::string line;
+    std::getline(f, line);
+    EXPECT_EQ(line, "read_id\tkmers\thits\tclass");
+    while (std::getline(f, line))
+    {
+        std::istringstream s{line};
+        report_row r;
+        std::getline(s, r.id, '\t');
+        s >> r.kmers >> r.hits >> r.cls;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+/*! Interleave known and novel records back into input order following the report's classes. */
+inline std::string merge_back(std::vector<report_row> const & rows, std::vector<std::string> const & known,
+                              std::vector<std::string> const & novel, std::size_t per_unit = 1)
+{
+    std::string all;
+    std::size_t k = 0, n = 0;
+    for (auto const & r : rows)
+    {
+        for (std::size_t m = 0; m < per_unit; ++m)
+        {
+            if (r.cls == "known")
+                all += k < known.size() ? known[k++] : std::string{"<missing known>"};
+            else
+                all += n < novel.size() ? novel[n++] : std::string{"<missing novel>"};
+        }
+    }
+    EXPECT_EQ(k, known.size()) << "known output has extra records";
+    EXPECT_EQ(n, novel.size()) << "novel output has extra records";
+    return all;
+}
+
+/*! Reverse complement of an ACGT string (others kept). */
+inline std::string revcomp(std::string const & s)
+{
+    std::string r(s.rbegin(), s.rend());
+    for (auto & c : r)
+        c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
+    return r;
+}
+
+} // namespace ksieve::test
