@@ -1,0 +1,691 @@
+#include <ksieve/filters/bloom.hpp>
+#include <ksieve/filters/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+#include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace ksieve
+{
+
+namespace detail
+{
+
+namespace
+{
+
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+
+} // namespace
+
+word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
+{
+    if (words == 0)
+        return;
+    if (words > std::numeric_limits<std::size_t>::max() / 16)
+        throw error{"out of memory: a filter of " + std::to_string(words) + " words cannot be allocated"};
+    std::size_t const bytes = words * 8;
+    // Large arrays: 2 MiB alignment so that transparent huge pages can back them (random access to a
+    // filter far larger than the TLB reach otherwise pays a page walk on almost every access).
+    align_ = bytes >= 2 * huge_page ? huge_page : 64;
+    void * p = nullptr;
+    try
+    {
+        p = ::operator new(bytes, std::align_val_t{align_});
+    }
+    catch (std::bad_alloc const &)
+    {
+        throw error{"out of memory: cannot allocate " + std::to_string(bytes) + " bytes for a filter"};
+    }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (align_ == huge_page)
+        ::madvise(p, bytes, MADV_HUGEPAGE); // advice only: failure is harmless
+#endif
+    std::memset(p, 0, bytes);
+    data_ = static_cast<std::uint64_t *>(p);
+}
+
+word_storage word_storage::view(std::span<std::uint64_t const> const words) noexcept
+{
+    word_storage s;
+    s.data_ = const_cast<std::uint64_t *>(words.data()); // never written through: views are read-only
+    s.size_ = words.size();
+    s.align_ = 0;
+    return s;
+}
+
+word_storage::word_storage(word_storage && other) noexcept :
+    data_{std::exchange(other.data_, nullptr)}, size_{std::exchange(other.size_, 0)},
+    align_{std::exchange(other.align_, 0)}
+{}
+
+word_storage & word_storage::operator=(word_storage && other) noexcept
+{
+    if (this != &other)
+    {
+        release();
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        align_ = std::exchange(other.align_, 0);
+    }
+    return *this;
+}
+
+word_storage::~word_storage() { release(); }
+
+void word_storage::release() noexcept
+{
+    if (align_ != 0 && data_ != nullptr)
+        ::operator delete(data_, std::align_val_t{align_});
+    data_ = nullptr;
+    size_ = 0;
+    align_ = 0;
+}
+
+word_storage word_storage::clone() const
+{
+    word_storage s{size_};
+    if (size_ != 0)
+        std::memcpy(s.data_, data_, size_ * 8);
+    return s;
+}
+
+std::uint64_t bloom_cardinality(std::uint64_t const set_bits, std::uint64_t const m, unsigned const k) noexcept
+{
+    if (set_bits < k)
+        return 0;
+    if (set_bits == k)
+        return 1;
+    if (set_bits >= m)
+        return m / k;
+    double const md = static_cast<double>(m);
+    double const n = -(md / k) * std::log1p(-static_cast<double>(set_bits) / md);
+    return static_cast<std::uint64_t>(std::llround(n));
+}
+
+void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t const granule, std::uint64_t & m,
+                         unsigned & k)
+{
+    double const ln2 = std::log(2.0);
+    double const bits = -static_cast<double>(n) * std::log(eps) / (ln2 * ln2);
+    if (!(bits < 0x1p62))
+        throw error{"out of memory: a Bloom filter for " + std::to_string(n) + " keys would be too large"};
+    std::uint64_t const raw = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(bits)));
+    m = (raw + granule - 1) / granule * granule;
+    double const ratio = static_cast<double>(m) / static_cast<double>(n);
+    auto fpr = [&](unsigned const kk) { return std::pow(-std::expm1(-kk / ratio), kk); };
+    double const kopt = ratio * ln2;
+    unsigned const lo = std::max(1u, static_cast<unsigned>(std::floor(kopt)));
+    unsigned const hi = std::max(1u, static_cast<unsigned>(std::ceil(kopt)));
+    k = fpr(lo) <= fpr(hi) ? lo : hi;
+}
+
+void check_bloom_config(filter_config const & cfg, std::uint64_t const expected, char const * const type_name)
+{
+    if (!(cfg.fpr > 0.0))
+        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " + type_name +
+                          " filter: it needs 0 < EPS < 0.5 (--fpr 0, an exact filter, needs --type qf)"};
+    if (!(cfg.fpr < 0.5))
+        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " + type_name +
+                          " filter: it needs 0 < EPS < 0.5"};
+    if (expected == 0)
+        throw usage_error{std::string{"a "} + type_name +
+                          " filter must be sized in advance: give --expected N (distinct k-mers) or let ksieve "
+                          "estimate it in a first pass over the input"};
+}
+
+} // namespace detail
+
+namespace
+{
+
+constexpr std::size_t prefetch_distance = 16;
+
+/*! Software pipeline over keys: stage(key) hashes one key and issues its prefetches, `prefetch_distance`
+ * keys ahead of op(i, staged value), which touches the (by then cached) memory. */
+template <typename staged_t, typename stage_t, typename op_t>
+inline void pipelined(std::span<std::uint64_t const> const keys, stage_t && stage, op_t && op) noexcept
+{
+    std::array<staged_t, prefetch_distance> ring;
+    std::size_t const n = keys.size();
+    std::size_t const head = std::min(prefetch_distance, n);
+    for (std::size_t i = 0; i < head; ++i)
+        ring[i] = stage(keys[i]);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        staged_t const s = ring[i % prefetch_distance];
+        if (i + prefetch_distance < n)
+            ring[i % prefetch_distance] = stage(keys[i + prefetch_distance]);
+        op(i, s);
+    }
+}
+
+/*! Atomic OR of mask into word, skipping the read-modify-write when every bit is already set (keeps
+ * shared cache lines clean under contention). */
+inline void atomic_or(std::uint64_t & word, std::uint64_t const mask) noexcept
+{
+    std::atomic_ref<std::uint64_t> a{word};
+    if ((a.load(std::memory_order_relaxed) & mask) != mask)
+        a.fetch_or(mask, std::memory_order_relaxed);
+}
+
+/*! Poisson(lambda) expectation of g(i), g bounded by 1: sum outwards from the mode until the terms vanish. */
+template <typename g_t>
+double poisson_expectation(double const lambda, g_t && g) noexcept
+{
+    if (lambda <= 0)
+        return g(0);
+    double const i0 = std::floor(lambda);
+    double const p0 = std::exp(-lambda + i0 * std::log(lambda) - std::lgamma(i0 + 1));
+    double sum = p0 * g(i0);
+    double p = p0;
+    for (double i = i0 + 1;; i += 1)
+    {
+        p *= lambda / i;
+        sum += p * g(i);
+        if (p < 1e-22)
+            break;
+    }
+    p = p0;
+    for (double i = i0; i > 0; i -= 1)
+    {
+        p *= i / lambda;
+        sum += p * g(i - 1);
+        if (p < 1e-22)
+            break;
+    }
+    return sum;
+}
+
+/*! FPR of a classic filter of b bits holding i keys with k bits each: (1 - (1 - 1/b)^{ik})^k. */
+inline double classic_fpr(double const b, double const i, unsigned const k) noexcept
+{
+    return std::pow(-std::expm1(i * k * std::log1p(-1.0 / b)), static_cast<double>(k));
+}
+
+template <typename filter_t>
+std::string shape_text(filter_t const & f);
+
+template <>
+std::string shape_text(blocked_bloom_filter const & f)
+{
+    return std::to_string(f.blocks()) + " blocks, k = " + std::to_string(f.hash_count());
+}
+
+template <>
+std::string shape_text(classic_bloom_filter const & f)
+{
+    return std::to_string(f.bits()) + " bits, k = " + std::to_string(f.hash_count());
+}
+
+std::uint64_t cap_expected(std::uint64_t const expected, unsigned const key_bits) noexcept
+{
+    // A filter never holds more distinct keys than there are keys of key_bits bits.
+    if (key_bits >= 63)
+        return expected;
+    return std::min(expected, std::uint64_t{1} << key_bits);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------------------
+// blocked_bloom_filter
+
+blocked_bloom_filter::blocked_bloom_filter(std::uint64_t const blocks, unsigned const k) : blocks_{blocks}, k_{k}
+{
+    if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
+        throw usage_error{"a blocked Bloom filter needs between 1 and 2^56 blocks (got " + std::to_string(blocks) + ")"};
+    if (k < 1 || k > max_hashes)
+        throw usage_error{"a blocked Bloom filter needs 1 to " + std::to_string(max_hashes) +
+                          " bits per key (got " + std::to_string(k) + ")"};
+    storage_ = detail::word_storage{static_cast<std::size_t>(blocks * block_words)};
+}
+
+blocked_bloom_filter blocked_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
+                                                  std::uint64_t const expected)
+{
+    detail::check_bloom_config(cfg, expected, "Bloom");
+    shape const s = shape_for(cap_expected(expected, key_bits), cfg.fpr);
+    return blocked_bloom_filter{s.blocks, s.k};
+}
+
+double blocked_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t const blocks,
+                                           unsigned const k) noexcept
+{
+    if (n == 0 || blocks == 0)
+        return n == 0 ? 0.0 : 1.0;
+    double const lambda = static_cast<double>(n) / static_cast<double>(blocks);
+    return poisson_expectation(lambda, [k](double const i) { return classic_fpr(block_bits, i, k); });
+}
+
+blocked_bloom_filter::shape blocked_bloom_filter::shape_for(std::uint64_t const n, double const eps)
+{
+    thread_local std::uint64_t cached_n = 0;
+    thread_local double cached_eps = 0;
+    thread_local shape cached{};
+    if (n == cached_n && eps == cached_eps)
+        return cached;
+
+    constexpr std::uint64_t max_blocks = std::uint64_t{1} << 56;
+    double const ln2 = std::log(2.0);
+    double const seed_bits = -static_cast<double>(n) * std::log(eps) / (ln2 * ln2);
+    std::uint64_t const guess =
+        static_cast<std::uint64_t>(std::clamp(std::ceil(seed_bits / block_bits), 1.0, double(max_blocks)));
+    shape best{0, 0};
+    for (unsigned k = 1; k <= max_hashes; ++k)
+    {
+        if (best.blocks != 0 && k > best.k + 3)
+            break; // past the optimum: the size only grows from here
+        std::uint64_t hi = guess;
+        while (predicted_fpr(n, hi, k) > eps && hi < max_blocks)
+            hi = std::min(max_blocks, 2 * hi);
+        if (predicted_fpr(n, hi, k) > eps)
+            continue;
+        std::uint64_t lo = 0; // predicted_fpr(n, lo, k) > eps, or lo == 0
+        while (hi - lo > 1)
+        {
+            std::uint64_t const mid = lo + (hi - lo) / 2;
+            if (predicted_fpr(n, mid, k) <= eps)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        if (best.blocks == 0 || hi < best.blocks)
+            best = shape{hi, k};
+    }
+    if (best.blocks == 0)
+        throw error{"out of memory: a blocked Bloom filter for " + std::to_string(n) + " keys would be too large"};
+    cached_n = n;
+    cached_eps = eps;
+    cached = best;
+    return best;
+}
+
+blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> const params,
+                                                std::span<std::uint64_t const> const words, unsigned)
+{
+    if (params.size() != 3)
+        throw format_error{"blocked Bloom filter with " + std::to_string(params.size()) +
+                           " parameters instead of 3"};
+    if (params[0] != scheme)
+        throw format_error{"blocked Bloom filter with unknown hash scheme " + std::to_string(params[0])};
+    std::uint64_t const blocks = params[1];
+    std::uint64_t const k = params[2];
+    if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
+        throw format_error{"blocked Bloom filter with an invalid block count " + std::to_string(blocks)};
+    if (k < 1 || k > max_hashes)
+        throw format_error{"blocked Bloom filter with an invalid number of hash functions " + std::to_string(k)};
+    if (words.size() != blocks * block_words)
+        throw format_error{"blocked Bloom filter of " + std::to_string(blocks) + " blocks with " +
+                           std::to_string(words.size()) + " payload words instead of " +
+                           std::to_string(blocks * block_words)};
+    return blocked_bloom_filter{blocks, static_cast<unsigned>(k), detail::word_storage::view(words)};
+}
+
+void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block, std::uint32_t const lo) const noexcept
+{
+    std::uint64_t mask[block_words] = {};
+    for (unsigned i = 0; i < k_; ++i)
+    {
+        unsigned const p = position(lo, i);
+        mask[p >> 6] |= std::uint64_t{1} << (p & 63);
+    }
+    for (unsigned w = 0; w < block_words; ++w)
+        if (mask[w] != 0)
+            atomic_or(block[w], mask[w]);
+}
+
+void blocked_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
+{
+    std::uint64_t const h = mix64(key);
+    set_bits_atomic(block_ptr(h), static_cast<std::uint32_t>(h));
+}
+
+insert_status blocked_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
+{
+    pipelined<std::uint64_t>(
+        keys,
+        [this](std::uint64_t const key) {
+            std::uint64_t const h = mix64(key);
+            __builtin_prefetch(block_ptr(h), 1, 3);
+            return h;
+        },
+        [this](std::size_t, std::uint64_t const h) { set_bits(block_ptr(h), static_cast<std::uint32_t>(h)); });
+    return insert_status::ok;
+}
+
+void blocked_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
+{
+    pipelined<std::uint64_t>(
+        keys,
+        [this](std::uint64_t const key) {
+            std::uint64_t const h = mix64(key);
+            __builtin_prefetch(block_ptr(h), 1, 3);
+            return h;
+        },
+        [this](std::size_t, std::uint64_t const h) {
+            set_bits_atomic(block_ptr(h), static_cast<std::uint32_t>(h));
+        });
+}
+
+void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+{
+    pipelined<std::uint64_t>(
+        keys,
+        [this](std::uint64_t const key) {
+            std::uint64_t const h = mix64(key);
+            __builtin_prefetch(block_ptr(h), 0, 3);
+            return h;
+        },
+        [this, out](std::size_t const i, std::uint64_t const h) {
+            out[i] = test_bits(block_ptr(h), static_cast<std::uint32_t>(h)) ? 1 : 0;
+        });
+}
+
+void blocked_bloom_filter::check_compatible(blocked_bloom_filter const & other, char const * const what) const
+{
+    if (blocks_ != other.blocks_ || k_ != other.k_)
+        throw incompatible_error{std::string{"cannot "} + what + " blocked Bloom filters of different sizes (" +
+                                 shape_text(*this) + " vs " + shape_text(other) + ")"};
+}
+
+void blocked_bloom_filter::unite_with(blocked_bloom_filter const & other)
+{
+    check_compatible(other, "unite");
+    std::uint64_t * const a = storage_.data();
+    std::uint64_t const * const b = other.storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        a[i] |= b[i];
+}
+
+void blocked_bloom_filter::intersect_with(blocked_bloom_filter const & other)
+{
+    check_compatible(other, "intersect");
+    std::uint64_t * const a = storage_.data();
+    std::uint64_t const * const b = other.storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        a[i] &= b[i];
+}
+
+blocked_bloom_filter blocked_bloom_filter::merge(std::span<blocked_bloom_filter const * const> const filters)
+{
+    if (filters.empty())
+        throw incompatible_error{"merge needs at least one blocked Bloom filter"};
+    for (auto const * f : filters)
+        filters[0]->check_compatible(*f, "merge");
+    blocked_bloom_filter r = filters[0]->clone();
+    for (auto const * f : filters.subspan(1))
+        r.unite_with(*f);
+    return r;
+}
+
+blocked_bloom_filter blocked_bloom_filter::clone() const
+{
+    return blocked_bloom_filter{blocks_, k_, storage_.clone()};
+}
+
+filter_stats blocked_bloom_filter::stats() const noexcept
+{
+    std::array<std::uint64_t, block_bits + 1> hist{};
+    std::uint64_t const * const w = storage_.data();
+    for (std::uint64_t b = 0; b < blocks_; ++b)
+    {
+        unsigned c = 0;
+        for (unsigned j = 0; j < block_words; ++j)
+            c += static_cast<unsigned>(std::popcount(w[b * block_words + j]));
+        ++hist[c];
+    }
+    filter_stats s{};
+    double fpr = 0;
+    for (unsigned c = 0; c <= block_bits; ++c)
+    {
+        s.used += c * hist[c];
+        if (hist[c] != 0)
+            fpr += static_cast<double>(hist[c]) * std::pow(c / double(block_bits), double(k_));
+    }
+    s.bytes = storage_.size() * 8;
+    s.slots = bits();
+    s.distinct = detail::bloom_cardinality(s.used, s.slots, k_);
+    s.total_count = s.distinct;
+    s.load = static_cast<double>(s.used) / static_cast<double>(s.slots);
+    s.estimated_fpr = fpr / static_cast<double>(blocks_);
+    return s;
+}
+
+blocked_bloom_filter unite(blocked_bloom_filter const & a, blocked_bloom_filter const & b)
+{
+    blocked_bloom_filter r = a.clone();
+    r.unite_with(b);
+    return r;
+}
+
+blocked_bloom_filter intersect(blocked_bloom_filter const & a, blocked_bloom_filter const & b)
+{
+    blocked_bloom_filter r = a.clone();
+    r.intersect_with(b);
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// classic_bloom_filter
+
+classic_bloom_filter::classic_bloom_filter(std::uint64_t const words, unsigned const k) : bits_{words * 64}, k_{k}
+{
+    if (words == 0 || words > (std::uint64_t{1} << 56))
+        throw usage_error{"a classic Bloom filter needs between 1 and 2^56 words (got " + std::to_string(words) + ")"};
+    if (k < 1 || k > max_hashes)
+        throw usage_error{"a classic Bloom filter needs 1 to " + std::to_string(max_hashes) +
+                          " hash functions (got " + std::to_string(k) + ")"};
+    storage_ = detail::word_storage{static_cast<std::size_t>(words)};
+}
+
+classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
+                                                  std::uint64_t const expected)
+{
+    detail::check_bloom_config(cfg, expected, "classic Bloom");
+    std::uint64_t m = 0;
+    unsigned k = 0;
+    detail::classic_bloom_shape(cap_expected(expected, key_bits), cfg.fpr, 64, m, k);
+    return classic_bloom_filter{m / 64, std::min(k, max_hashes)};
+}
+
+double classic_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t const bits, unsigned const k) noexcept
+{
+    return std::pow(-std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(bits)),
+                    static_cast<double>(k));
+}
+
+classic_bloom_filter classic_bloom_filter::view(std::span<std::uint64_t const> const params,
+                                                std::span<std::uint64_t const> const words, unsigned)
+{
+    if (params.size() != 3)
+        throw format_error{"classic Bloom filter with " + std::to_string(params.size()) + " parameters instead of 3"};
+    if (params[0] != scheme)
+        throw format_error{"classic Bloom filter with unknown hash scheme " + std::to_string(params[0])};
+    std::uint64_t const nwords = params[1];
+    std::uint64_t const k = params[2];
+    if (nwords == 0 || nwords > (std::uint64_t{1} << 56))
+        throw format_error{"classic Bloom filter with an invalid size of " + std::to_string(nwords) + " words"};
+    if (k < 1 || k > max_hashes)
+        throw format_error{"classic Bloom filter with an invalid number of hash functions " + std::to_string(k)};
+    if (words.size() != nwords)
+        throw format_error{"classic Bloom filter of " + std::to_string(nwords) + " words with " +
+                           std::to_string(words.size()) + " payload words"};
+    return classic_bloom_filter{nwords * 64, static_cast<unsigned>(k), detail::word_storage::view(words)};
+}
+
+void classic_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
+{
+    std::uint64_t a = mix64(key);
+    std::uint64_t const b = second_hash(a);
+    std::uint64_t * const w = storage_.data();
+    for (unsigned i = 0; i < k_; ++i, a += b)
+    {
+        std::uint64_t const p = detail::mul_high(a, bits_);
+        atomic_or(w[p >> 6], std::uint64_t{1} << (p & 63));
+    }
+}
+
+namespace
+{
+
+struct classic_staged
+{
+    std::uint64_t a;
+    std::uint64_t b;
+};
+
+} // namespace
+
+insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
+{
+    std::uint64_t * const w = storage_.data();
+    pipelined<classic_staged>(
+        keys,
+        [this, w](std::uint64_t const key) {
+            std::uint64_t a = mix64(key);
+            std::uint64_t const b = second_hash(a);
+            classic_staged const s{a, b};
+            for (unsigned i = 0; i < k_; ++i, a += b)
+                __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 1, 3);
+            return s;
+        },
+        [this, w](std::size_t, classic_staged s) {
+            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
+            {
+                std::uint64_t const p = detail::mul_high(s.a, bits_);
+                w[p >> 6] |= std::uint64_t{1} << (p & 63);
+            }
+        });
+    return insert_status::ok;
+}
+
+void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
+{
+    std::uint64_t * const w = storage_.data();
+    pipelined<classic_staged>(
+        keys,
+        [this, w](std::uint64_t const key) {
+            std::uint64_t a = mix64(key);
+            std::uint64_t const b = second_hash(a);
+            classic_staged const s{a, b};
+            for (unsigned i = 0; i < k_; ++i, a += b)
+                __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 1, 3);
+            return s;
+        },
+        [this, w](std::size_t, classic_staged s) {
+            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
+            {
+                std::uint64_t const p = detail::mul_high(s.a, bits_);
+                atomic_or(w[p >> 6], std::uint64_t{1} << (p & 63));
+            }
+        });
+}
+
+void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+{
+    std::uint64_t const * const w = storage_.data();
+    pipelined<classic_staged>(
+        keys,
+        [this, w](std::uint64_t const key) {
+            std::uint64_t a = mix64(key);
+            std::uint64_t const b = second_hash(a);
+            classic_staged const s{a, b};
+            for (unsigned i = 0; i < k_; ++i, a += b)
+                __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 0, 3);
+            return s;
+        },
+        [this, w, out](std::size_t const idx, classic_staged s) {
+            std::uint64_t acc = 1;
+            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
+            {
+                std::uint64_t const p = detail::mul_high(s.a, bits_);
+                acc &= w[p >> 6] >> (p & 63);
+            }
+            out[idx] = acc & 1;
+        });
+}
+
+void classic_bloom_filter::check_compatible(classic_bloom_filter const & other, char const * const what) const
+{
+    if (bits_ != other.bits_ || k_ != other.k_)
+        throw incompatible_error{std::string{"cannot "} + what + " classic Bloom filters of different sizes (" +
+                                 shape_text(*this) + " vs " + shape_text(other) + ")"};
+}
+
+void classic_bloom_filter::unite_with(classic_bloom_filter const & other)
+{
+    check_compatible(other, "unite");
+    std::uint64_t * const a = storage_.data();
+    std::uint64_t const * const b = other.storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        a[i] |= b[i];
+}
+
+void classic_bloom_filter::intersect_with(classic_bloom_filter const & other)
+{
+    check_compatible(other, "intersect");
+    std::uint64_t * const a = storage_.data();
+    std::uint64_t const * const b = other.storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        a[i] &= b[i];
+}
+
+classic_bloom_filter classic_bloom_filter::merge(std::span<classic_bloom_filter const * const> const filters)
+{
+    if (filters.empty())
+        throw incompatible_error{"merge needs at least one classic Bloom filter"};
+    for (auto const * f : filters)
+        filters[0]->check_compatible(*f, "merge");
+    classic_bloom_filter r = filters[0]->clone();
+    for (auto const * f : filters.subspan(1))
+        r.unite_with(*f);
+    return r;
+}
+
+classic_bloom_filter classic_bloom_filter::clone() const
+{
+    return classic_bloom_filter{bits_, k_, storage_.clone()};
+}
+
+filter_stats classic_bloom_filter::stats() const noexcept
+{
+    filter_stats s{};
+    std::uint64_t const * const w = storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        s.used += static_cast<std::uint64_t>(std::popcount(w[i]));
+    s.bytes = storage_.size() * 8;
+    s.slots = bits_;
+    s.distinct = detail::bloom_cardinality(s.used, s.slots, k_);
+    s.total_count = s.distinct;
+    s.load = static_cast<double>(s.used) / static_cast<double>(s.slots);
+    s.estimated_fpr = std::pow(s.load, static_cast<double>(k_));
+    return s;
+}
+
+classic_bloom_filter unite(classic_bloom_filter const & a, classic_bloom_filter const & b)
+{
+    classic_bloom_filter r = a.clone();
+    r.unite_with(b);
+    return r;
+}
+
+classic_bloom_filter intersect(classic_bloom_filter const & a, classic_bloom_filter const & b)
+{
+    classic_bloom_filter r = a.clone();
+    r.intersect_with(b);
+    return r;
+}
+
+} // namespace ksieve
