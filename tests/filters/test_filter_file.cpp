@@ -1,0 +1,660 @@
+// Tests of the one filter file format (filter_file.hpp): round trip through save / mmap / view, and refusal of
+// corrupted, truncated, extended, foreign, newer-version and missing files, each with a message naming the
+// file. Filters are sharded cuckoo filters; hand-made shard blobs exercise odd layouts (empty payloads,
+// parameters of several lengths).
+#include <ksieve/filters/checksum.hpp>
+#include <ksieve/filters/cuckoo.hpp>
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <unistd.h>
+
+namespace
+{
+
+namespace fs = std::filesystem;
+using ksieve::cuckoo_filter;
+using ksieve::format_error;
+using ksieve::mapped_filter_file;
+using bytes_t = std::vector<unsigned char>;
+
+#ifdef KSIEVE_SANITIZED
+constexpr std::size_t exhaustive_stride = 7; // corrupt every 7th value at each sampled position
+#else
+constexpr std::size_t exhaustive_stride = 1; // all 255 wrong values at each sampled position
+#endif
+
+bytes_t read_bytes(fs::path const & p)
+{
+    std::ifstream in{p, std::ios::binary};
+    return bytes_t{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+}
+
+void write_bytes(fs::path const & p, bytes_t const & b)
+{
+    std::ofstream out{p, std::ios::binary | std::ios::trunc};
+    out.write(reinterpret_cast<char const *>(b.data()), static_cast<std::streamsize>(b.size()));
+    ASSERT_TRUE(out.good()) << p;
+}
+
+std::uint64_t get_u64(bytes_t const & b, std::size_t const at)
+{
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+        v |= std::uint64_t{b[at + i]} << (8 * i);
+    return v;
+}
+
+std::uint32_t get_u32(bytes_t const & b, std::size_t const at)
+{
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+        v |= std::uint32_t{b[at + i]} << (8 * i);
+    return v;
+}
+
+void put_u32(bytes_t & b, std::size_t const at, std::uint32_t const v)
+{
+    for (int i = 0; i < 4; ++i)
+        b[at + i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+void put_u64(bytes_t & b, std::size_t const at, std::uint64_t const v)
+{
+    for (int i = 0; i < 8; ++i)
+        b[at + i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+//! Recompute the header checksum after an intended header change (a well-formed file of another kind).
+void reseal_header(bytes_t & b)
+{
+    std::uint32_t const h = get_u32(b, 12);
+    put_u64(b, h - 8, ksieve::checksum64(b.data(), h - 8));
+}
+
+std::span<std::byte const> as_bytes(bytes_t const & b)
+{
+    return {reinterpret_cast<std::byte const *>(b.data()), b.size()};
+}
+
+//! Where things are in a file, read from its (trusted, uncorrupted) shard table.
+struct file_layout
+{
+    std::uint64_t header_size{0};
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> payloads; // [begin, end) bytes
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> padding;  // [begin, end) bytes, zero
+    std::uint64_t end_marker{0};
+};
+
+file_layout layout_of(bytes_t const & b)
+{
+    file_layout l;
+    l.header_size = get_u32(b, 12);
+    std::uint64_t const nparams = get_u32(b, 60);
+    std::uint64_t const nshards = std::uint64_t{1} << get_u32(b, 56);
+    std::uint64_t pos = 64 + 8 * nparams;
+    std::uint64_t prev_end = l.header_size;
+    for (std::uint64_t s = 0; s < nshards; ++s)
+    {
+        std::uint64_t const offset = get_u64(b, pos);
+        std::uint64_t const words = get_u64(b, pos + 8);
+        std::uint64_t const np = get_u32(b, pos + 24);
+        pos += 32 + 8 * np;
+        if (offset > prev_end)
+            l.padding.emplace_back(prev_end, offset);
+        l.payloads.emplace_back(offset, offset + 8 * words);
+        prev_end = offset + 8 * words;
+    }
+    l.end_marker = b.size() - 24;
+    if (l.end_marker > prev_end)
+        l.padding.emplace_back(prev_end, l.end_marker);
+    return l;
+}
+
+class filter_file_test : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("ksieve-test-filter-file-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    fs::path dir_;
+};
+
+ksieve::filter_config cuckoo_config()
+{
+    ksieve::filter_config cfg;
+    cfg.type = ksieve::filter_type::cuckoo;
+    cfg.kmer.k = 21;
+    cfg.kmer.canonical = false;
+    cfg.kmer.seed = 0x0123456789ABCDEFULL;
+    cfg.fpr = 0.01;
+    cfg.expected = 20000;
+    cfg.shard_bits = 2;
+    return cfg;
+}
+
+struct built
+{
+    ksieve::sharded_filter<cuckoo_filter> filter;
+    std::vector<std::uint64_t> present;
+    std::vector<std::uint64_t> absent;
+};
+
+built build_cuckoo(std::size_t const n = 20000)
+{
+    built b{ksieve::sharded_filter<cuckoo_filter>{cuckoo_config()}, {}, {}};
+    std::mt19937_64 rng{31337};
+    std::uint64_t const mask = ksieve::kmer_mask(21);
+    std::unordered_set<std::uint64_t> oracle;
+    while (b.present.size() < n)
+    {
+        std::uint64_t const k = rng() & mask;
+        if (oracle.insert(k).second)
+        {
+            b.present.push_back(k);
+            EXPECT_EQ(b.filter.insert(k), ksieve::insert_status::ok);
+        }
+    }
+    while (b.absent.size() < 4 * n)
+    {
+        std::uint64_t const k = rng() & mask;
+        if (!oracle.contains(k))
+            b.absent.push_back(k);
+    }
+    return b;
+}
+
+//! The file is refused (format_error naming `name`), both by the parser and (should it ever pass) the view.
+::testing::AssertionResult refused(bytes_t const & b, std::string const & name, bool const verify_payload = true)
+{
+    try
+    {
+        auto const f = mapped_filter_file::from_bytes(as_bytes(b), name, verify_payload);
+        if (f->header().type == ksieve::filter_type::cuckoo)
+            ksieve::sharded_filter<cuckoo_filter> const view{f};
+        return ::testing::AssertionFailure() << "accepted";
+    }
+    catch (format_error const & e)
+    {
+        if (std::string{e.what()}.find(name) == std::string::npos)
+            return ::testing::AssertionFailure() << "message does not name the file: " << e.what();
+        return ::testing::AssertionSuccess();
+    }
+    catch (std::exception const & e)
+    {
+        return ::testing::AssertionFailure() << "wrong exception type: " << e.what();
+    }
+}
+
+//! Same through a real file and mmap.
+::testing::AssertionResult refused_on_open(fs::path const & p)
+{
+    try
+    {
+        auto const f = mapped_filter_file::open(p);
+        if (f->header().type == ksieve::filter_type::cuckoo)
+            ksieve::sharded_filter<cuckoo_filter> const view{f};
+        return ::testing::AssertionFailure() << "accepted";
+    }
+    catch (format_error const & e)
+    {
+        if (std::string{e.what()}.find(p.string()) == std::string::npos)
+            return ::testing::AssertionFailure() << "message does not name the file: " << e.what();
+        return ::testing::AssertionSuccess();
+    }
+    catch (std::exception const & e)
+    {
+        return ::testing::AssertionFailure() << "wrong exception type: " << e.what();
+    }
+}
+
+TEST_F(filter_file_test, round_trip_keeps_header_and_answers)
+{
+    auto const b = build_cuckoo();
+    fs::path const path = dir_ / "reads.ksf";
+    b.filter.save(path);
+    auto const file = mapped_filter_file::open(path);
+    auto const & h = file->header();
+    EXPECT_EQ(h.type, ksieve::filter_type::cuckoo);
+    EXPECT_EQ(h.kmer.k, 21u);
+    EXPECT_FALSE(h.kmer.canonical);
+    EXPECT_EQ(h.kmer.seed, 0x0123456789ABCDEFULL);
+    EXPECT_EQ(h.kmer.hash, ksieve::hash_id::mix2k_v1);
+    EXPECT_EQ(h.fpr, 0.01);
+    EXPECT_EQ(h.expected, 20000u);
+    EXPECT_EQ(h.shard_bits, 2u);
+    EXPECT_EQ(file->file_size(), fs::file_size(path));
+    ASSERT_EQ(file->shards().size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        auto const & s = file->shards()[i];
+        EXPECT_EQ(s.params, b.filter.shard(i).params());
+        ASSERT_EQ(s.words.size(), b.filter.shard(i).words().size());
+        EXPECT_TRUE(std::equal(s.words.begin(), s.words.end(), b.filter.shard(i).words().begin()));
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s.words.data()) % 64, 0u) << "payloads are 64-byte aligned";
+    }
+
+    ksieve::sharded_filter<cuckoo_filter> const view{file};
+    EXPECT_EQ(view.kmer(), b.filter.kmer());
+    EXPECT_EQ(view.shard_bits(), 2u);
+    EXPECT_EQ(view.target_fpr(), 0.01);
+    EXPECT_EQ(view.expected(), 20000u);
+    EXPECT_TRUE(view.shard(0).is_view());
+    for (auto const k : b.present)
+        ASSERT_EQ(view.count(k), 1u);
+    std::uint64_t fp = 0;
+    for (auto const k : b.absent)
+    {
+        ASSERT_EQ(view.count(k), b.filter.count(k));
+        fp += view.count(k);
+    }
+    EXPECT_LE(static_cast<double>(fp) / static_cast<double>(b.absent.size()), 1.5 * 0.01);
+    EXPECT_EQ(view.stats().used, b.filter.stats().used);
+    // Batch lookups through the view per shard agree too.
+    for (std::size_t s = 0; s < 4; ++s)
+    {
+        std::vector<std::uint64_t> local;
+        for (auto const k : b.present)
+            if (view.shard_of(k) == s)
+                local.push_back(view.local_key(k));
+        std::vector<std::uint64_t> out(local.size(), 0);
+        view.count_batch(s, local, out.data());
+        EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](std::uint64_t const c) { return c == 1; }));
+    }
+
+    // The header alone, and an in-memory image, read the same.
+    auto const h2 = ksieve::read_filter_header(path);
+    EXPECT_EQ(h2.kmer, h.kmer);
+    EXPECT_EQ(h2.shard_bits, h.shard_bits);
+    auto const bytes = read_bytes(path);
+    auto const mem = mapped_filter_file::from_bytes(as_bytes(bytes), "in-memory");
+    EXPECT_EQ(mem->shards()[3].params, file->shards()[3].params);
+
+    // A mutable copy of the loaded filter continues like the original.
+    auto copy = view.clone();
+    auto original = b.filter.clone();
+    for (std::size_t i = 0; i < 1000; ++i)
+    {
+        EXPECT_EQ(copy->insert(b.absent[i]), ksieve::insert_status::ok);
+        original->insert(b.absent[i]);
+    }
+    fs::path const p1 = dir_ / "copy.ksf", p2 = dir_ / "original.ksf";
+    copy->save(p1);
+    original->save(p2);
+    EXPECT_EQ(read_bytes(p1), read_bytes(p2));
+}
+
+TEST_F(filter_file_test, same_inserts_give_byte_identical_files)
+{
+    fs::path const p1 = dir_ / "a.ksf", p2 = dir_ / "b.ksf";
+    build_cuckoo().filter.save(p1);
+    build_cuckoo().filter.save(p2);
+    EXPECT_EQ(read_bytes(p1), read_bytes(p2));
+    // Saving over an existing file replaces it and leaves no temporary file behind.
+    build_cuckoo(100).filter.save(p1);
+    EXPECT_NE(read_bytes(p1), read_bytes(p2));
+    std::size_t files = 0;
+    for ([[maybe_unused]] auto const & e : fs::directory_iterator{dir_})
+        ++files;
+    EXPECT_EQ(files, 2u);
+}
+
+// Every single-byte corruption at >= 300 sampled positions (the whole header and shard table, the start,
+// end and random interior bytes of each payload, all padding bytes, the whole end marker), each with all
+// 255 wrong byte values, is refused with a format_error naming the file.
+TEST_F(filter_file_test, every_sampled_single_byte_corruption_is_refused)
+{
+    auto const b = build_cuckoo();
+    fs::path const path = dir_ / "good.ksf";
+    b.filter.save(path);
+    bytes_t const good = read_bytes(path);
+    ASSERT_FALSE(good.empty());
+    file_layout const l = layout_of(good);
+    ASSERT_EQ(l.payloads.size(), 4u);
+    ASSERT_FALSE(l.padding.empty()) << "the sample must contain padding";
+
+    std::set<std::uint64_t> positions;
+    std::set<std::string> regions_hit;
+    for (std::uint64_t i = 0; i < l.header_size; ++i)
+        positions.insert(i);
+    regions_hit.insert("header");
+    std::mt19937_64 rng{4};
+    for (auto const & [begin, end] : l.payloads)
+    {
+        ASSERT_GE(end - begin, 64u);
+        for (std::uint64_t i = 0; i < 16; ++i)
+        {
+            positions.insert(begin + i);
+            positions.insert(end - 1 - i);
+        }
+        for (int i = 0; i < 40; ++i)
+            positions.insert(begin + rng() % (end - begin));
+        regions_hit.insert("payload " + std::to_string(begin));
+    }
+    std::size_t padding_bytes = 0;
+    for (auto const & [begin, end] : l.padding)
+        for (std::uint64_t i = begin; i < end; ++i, ++padding_bytes)
+            positions.insert(i);
+    for (std::uint64_t i = l.end_marker; i < good.size(); ++i)
+        positions.insert(i);
+    EXPECT_GT(padding_bytes, 0u);
+    ASSERT_GE(positions.size(), 300u);
+
+    std::string const name = path.string();
+    std::size_t checked = 0;
+    for (auto const pos : positions)
+    {
+        bytes_t bad = good;
+        for (unsigned v = 1; v < 256; v += static_cast<unsigned>(exhaustive_stride))
+        {
+            bad[pos] = static_cast<unsigned char>(good[pos] ^ v);
+            ASSERT_TRUE(refused(bad, name)) << "byte " << pos << " xor " << v << " of " << good.size();
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, positions.size() * (255 / exhaustive_stride));
+    RecordProperty("positions", static_cast<int>(positions.size()));
+    RecordProperty("corruptions", static_cast<int>(checked));
+
+    // The same through real files and mmap, one corruption per position.
+    fs::path const bad_path = dir_ / "bad.ksf";
+    for (auto const pos : positions)
+    {
+        bytes_t bad = good;
+        bad[pos] ^= static_cast<unsigned char>(1u << (pos % 8));
+        write_bytes(bad_path, bad);
+        ASSERT_TRUE(refused_on_open(bad_path)) << "byte " << pos;
+    }
+    // The good file still opens (the loop above did not test a vacuous refusal).
+    EXPECT_NO_THROW((void)mapped_filter_file::open(path));
+}
+
+TEST_F(filter_file_test, truncated_files_are_refused)
+{
+    auto const b = build_cuckoo(5000);
+    fs::path const path = dir_ / "full.ksf";
+    b.filter.save(path);
+    bytes_t const good = read_bytes(path);
+    file_layout const l = layout_of(good);
+    std::set<std::uint64_t> lengths = {0,  1,  7,  8,  12, 16, 63, 64, l.header_size - 8, l.header_size - 1,
+                                       l.header_size, l.header_size + 1};
+    for (std::uint64_t len = 0; len < good.size(); len += 97)
+        lengths.insert(len);
+    for (auto const & [begin, end] : l.payloads)
+    {
+        lengths.insert(begin);
+        lengths.insert(end);
+        lengths.insert(end - 8);
+    }
+    for (std::uint64_t i = 1; i <= 25; ++i)
+        lengths.insert(good.size() - i);
+    fs::path const cut = dir_ / "cut.ksf";
+    for (auto const len : lengths)
+    {
+        bytes_t const t(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len));
+        write_bytes(cut, t);
+        ASSERT_TRUE(refused_on_open(cut)) << "length " << len << " of " << good.size();
+        ASSERT_TRUE(refused(t, "truncated-image")) << "length " << len;
+    }
+}
+
+TEST_F(filter_file_test, appended_bytes_are_refused)
+{
+    auto const b = build_cuckoo(5000);
+    fs::path const path = dir_ / "full.ksf";
+    b.filter.save(path);
+    bytes_t const good = read_bytes(path);
+    bytes_t const end_marker(good.end() - 24, good.end());
+    std::vector<bytes_t> tails = {{0}, {0xFF}, bytes_t(8, 0), bytes_t(24, 0), bytes_t(64, 0), end_marker, good};
+    fs::path const longer = dir_ / "longer.ksf";
+    for (auto const & tail : tails)
+    {
+        bytes_t t = good;
+        t.insert(t.end(), tail.begin(), tail.end());
+        write_bytes(longer, t);
+        EXPECT_TRUE(refused_on_open(longer)) << tail.size() << " bytes appended";
+    }
+    // Even with the size field in the end marker adjusted, a misplaced end marker is refused.
+    bytes_t t = good;
+    t.insert(t.end() - 24, 64, 0);
+    put_u64(t, t.size() - 16, t.size());
+    write_bytes(longer, t);
+    EXPECT_TRUE(refused_on_open(longer));
+}
+
+TEST_F(filter_file_test, newer_format_version_is_refused_with_a_clear_message)
+{
+    auto const b = build_cuckoo(1000);
+    fs::path const path = dir_ / "new.ksf";
+    b.filter.save(path);
+    bytes_t good = read_bytes(path);
+    ASSERT_EQ(get_u32(good, 8), ksieve::filter_format_version);
+    for (std::uint32_t const v : {ksieve::filter_format_version + 1, 7u, 0xFFFFFFFFu})
+    {
+        bytes_t newer = good;
+        put_u32(newer, 8, v);
+        reseal_header(newer); // a well-formed file of that version
+        write_bytes(path, newer);
+        try
+        {
+            (void)mapped_filter_file::open(path);
+            ADD_FAILURE() << "version " << v << " accepted";
+        }
+        catch (format_error const & e)
+        {
+            std::string const what = e.what();
+            EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+            EXPECT_NE(what.find("newer ksieve"), std::string::npos) << what;
+            EXPECT_NE(what.find(std::to_string(v)), std::string::npos) << what;
+        }
+    }
+    // Version 0 never existed: corrupted.
+    bytes_t zero = good;
+    put_u32(zero, 8, 0);
+    reseal_header(zero);
+    EXPECT_TRUE(refused(zero, "v0.ksf"));
+}
+
+TEST_F(filter_file_test, foreign_files_are_refused)
+{
+    std::mt19937_64 rng{1};
+    std::vector<std::pair<std::string, bytes_t>> foreign;
+    bytes_t random(4096);
+    for (auto & x : random)
+        x = static_cast<unsigned char>(rng());
+    foreign.emplace_back("random.bin", random);
+    std::string const fasta = ">read1 sample\nACGTACGTACGTACGTACGTACGTACGTACGTACGTACGT\n>read2\nNNNNACGT\n";
+    foreign.emplace_back("reads.fa", bytes_t(fasta.begin(), fasta.end()));
+    foreign.emplace_back("empty.ksf", bytes_t{});
+    foreign.emplace_back("gzip.gz", bytes_t{0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+    std::string const magic_only = "KSIEVEfl";
+    foreign.emplace_back("magic-only.ksf", bytes_t(magic_only.begin(), magic_only.end()));
+    bytes_t magic_then_random = random;
+    std::copy(magic_only.begin(), magic_only.end(), magic_then_random.begin());
+    foreign.emplace_back("magic-then-random.ksf", magic_then_random);
+    for (auto const & [name, content] : foreign)
+    {
+        fs::path const p = dir_ / name;
+        write_bytes(p, content);
+        EXPECT_TRUE(refused_on_open(p)) << name;
+        try
+        {
+            (void)mapped_filter_file::open(p);
+        }
+        catch (format_error const & e)
+        {
+            if (name == "random.bin" || name == "reads.fa" || name == "gzip.gz")
+            {
+                EXPECT_NE(std::string{e.what()}.find("not a ksieve filter file"), std::string::npos) << e.what();
+            }
+        }
+    }
+}
+
+TEST_F(filter_file_test, missing_file_is_an_io_error_naming_the_path)
+{
+    fs::path const p = dir_ / "does-not-exist.ksf";
+    try
+    {
+        (void)mapped_filter_file::open(p);
+        FAIL() << "opened a missing file";
+    }
+    catch (ksieve::io_error const & e)
+    {
+        EXPECT_NE(std::string{e.what()}.find(p.string()), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)ksieve::read_filter_header(p), ksieve::io_error);
+    // A directory is not a filter file either.
+    try
+    {
+        (void)mapped_filter_file::open(dir_);
+        FAIL() << "opened a directory";
+    }
+    catch (ksieve::error const & e)
+    {
+        EXPECT_NE(std::string{e.what()}.find(dir_.string()), std::string::npos) << e.what();
+    }
+    // Writing into a missing directory: io_error naming the file, nothing created.
+    auto const b = build_cuckoo(100);
+    fs::path const nowhere = dir_ / "no-such-dir" / "f.ksf";
+    try
+    {
+        b.filter.save(nowhere);
+        FAIL() << "saved into a missing directory";
+    }
+    catch (ksieve::io_error const & e)
+    {
+        EXPECT_NE(std::string{e.what()}.find("no-such-dir"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "no-such-dir"));
+}
+
+// Hand-made shards: empty payloads, payloads not a multiple of 64 bytes, parameters of several lengths.
+struct hand_made
+{
+    ksieve::filter_file_header header;
+    std::vector<std::vector<std::uint64_t>> words;
+    std::vector<std::vector<std::uint64_t>> params;
+};
+
+hand_made make_hand_made()
+{
+    hand_made h;
+    h.header.type = ksieve::filter_type::bloom;
+    h.header.kmer = ksieve::kmer_params{5, true, ksieve::hash_id::mix2k_v1, 99};
+    h.header.fpr = 0.25;
+    h.header.expected = 12345;
+    h.header.shard_bits = 2;
+    h.header.params = {7, ~std::uint64_t{0}};
+    h.words = {{}, {0xDEADBEEF}, std::vector<std::uint64_t>(8, 0x0101010101010101ULL), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}};
+    h.params = {{}, {1, 2, 3}, {42}, {}};
+    return h;
+}
+
+void write_hand_made(fs::path const & p, hand_made const & h)
+{
+    std::vector<ksieve::shard_blob> blobs;
+    for (std::size_t i = 0; i < h.words.size(); ++i)
+        blobs.push_back(ksieve::shard_blob{h.params[i], h.words[i]});
+    ksieve::write_filter_file(p, h.header, blobs);
+}
+
+TEST_F(filter_file_test, hand_made_shards_round_trip)
+{
+    hand_made const h = make_hand_made();
+    fs::path const p = dir_ / "hand.ksf";
+    write_hand_made(p, h);
+    auto const f = mapped_filter_file::open(p);
+    EXPECT_EQ(f->header().type, ksieve::filter_type::bloom);
+    EXPECT_EQ(f->header().kmer, h.header.kmer);
+    EXPECT_EQ(f->header().fpr, 0.25);
+    EXPECT_EQ(f->header().expected, 12345u);
+    EXPECT_EQ(f->header().shard_bits, 2u);
+    EXPECT_EQ(f->header().params, h.header.params);
+    ASSERT_EQ(f->shards().size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(f->shards()[i].params, h.params[i]);
+        EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()), h.words[i]);
+    }
+    EXPECT_EQ(fs::file_size(p) % 64, 24u) << "64-byte aligned blocks, then the 24-byte end marker";
+
+    std::vector<ksieve::shard_blob> three(3);
+    EXPECT_THROW(ksieve::write_filter_file(dir_ / "x.ksf", h.header, three), ksieve::error);
+    EXPECT_FALSE(fs::exists(dir_ / "x.ksf"));
+}
+
+// Small enough to corrupt every byte with every wrong value.
+TEST_F(filter_file_test, hand_made_every_single_byte_corruption_is_refused)
+{
+    hand_made const h = make_hand_made();
+    fs::path const p = dir_ / "hand.ksf";
+    write_hand_made(p, h);
+    bytes_t const good = read_bytes(p);
+    file_layout const l = layout_of(good);
+    EXPECT_EQ(l.payloads[0].first, l.payloads[0].second) << "shard 0 is empty";
+    std::string const name = p.string();
+    for (std::size_t pos = 0; pos < good.size(); ++pos)
+    {
+        bytes_t bad = good;
+        for (unsigned v = 1; v < 256; ++v)
+        {
+            bad[pos] = static_cast<unsigned char>(good[pos] ^ v);
+            ASSERT_TRUE(refused(bad, name)) << "byte " << pos << " xor " << v << " of " << good.size();
+        }
+    }
+    EXPECT_NO_THROW((void)mapped_filter_file::from_bytes(as_bytes(good), name));
+}
+
+// The documented trade-off of verify_payload = false (used when a caller verifies lazily): header, table,
+// padding and end marker are still checked, payload words are not.
+TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchecked)
+{
+    hand_made const h = make_hand_made();
+    fs::path const p = dir_ / "hand.ksf";
+    write_hand_made(p, h);
+    bytes_t const good = read_bytes(p);
+    file_layout const l = layout_of(good);
+    std::string const name = p.string();
+    for (std::size_t pos = 0; pos < good.size(); ++pos)
+    {
+        bool const in_payload = std::any_of(l.payloads.begin(), l.payloads.end(), [&](auto const & r) {
+            return pos >= r.first && pos < r.second;
+        });
+        bytes_t bad = good;
+        bad[pos] ^= 0x10;
+        if (in_payload)
+        {
+            EXPECT_NO_THROW((void)mapped_filter_file::from_bytes(as_bytes(bad), name, false)) << pos;
+            EXPECT_TRUE(refused(bad, name, true)) << pos;
+        }
+        else
+        {
+            EXPECT_TRUE(refused(bad, name, false)) << pos;
+        }
+    }
+}
+
+} // namespace
