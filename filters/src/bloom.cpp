@@ -150,27 +150,6 @@ void check_bloom_config(filter_config const & cfg, std::uint64_t const expected,
 namespace
 {
 
-constexpr std::size_t prefetch_distance = 16;
-
-/*! Software pipeline over keys: stage(key) hashes one key and issues its prefetches, `prefetch_distance`
- * keys ahead of op(i, staged value), which touches the (by then cached) memory. */
-template <typename staged_t, typename stage_t, typename op_t>
-inline void pipelined(std::span<std::uint64_t const> const keys, stage_t && stage, op_t && op) noexcept
-{
-    std::array<staged_t, prefetch_distance> ring;
-    std::size_t const n = keys.size();
-    std::size_t const head = std::min(prefetch_distance, n);
-    for (std::size_t i = 0; i < head; ++i)
-        ring[i] = stage(keys[i]);
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        staged_t const s = ring[i % prefetch_distance];
-        if (i + prefetch_distance < n)
-            ring[i % prefetch_distance] = stage(keys[i + prefetch_distance]);
-        op(i, s);
-    }
-}
-
 /*! Atomic OR of mask into word, skipping the read-modify-write when every bit is already set (keeps
  * shared cache lines clean under contention). */
 inline void atomic_or(std::uint64_t & word, std::uint64_t const mask) noexcept
@@ -229,14 +208,6 @@ std::string shape_text(classic_bloom_filter const & f)
     return std::to_string(f.bits()) + " bits, k = " + std::to_string(f.hash_count());
 }
 
-std::uint64_t cap_expected(std::uint64_t const expected, unsigned const key_bits) noexcept
-{
-    // A filter never holds more distinct keys than there are keys of key_bits bits.
-    if (key_bits >= 63)
-        return expected;
-    return std::min(expected, std::uint64_t{1} << key_bits);
-}
-
 } // namespace
 
 // ---------------------------------------------------------------------------------------------------------
@@ -256,7 +227,7 @@ blocked_bloom_filter blocked_bloom_filter::create(filter_config const & cfg, uns
                                                   std::uint64_t const expected)
 {
     detail::check_bloom_config(cfg, expected, "Bloom");
-    shape const s = shape_for(cap_expected(expected, key_bits), cfg.fpr);
+    shape const s = shape_for(detail::cap_expected(expected, key_bits), cfg.fpr);
     return blocked_bloom_filter{s.blocks, s.k};
 }
 
@@ -354,7 +325,7 @@ void blocked_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
 
 insert_status blocked_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
-    pipelined<std::uint64_t>(
+    detail::pipelined<std::uint64_t>(
         keys,
         [this](std::uint64_t const key) {
             std::uint64_t const h = mix64(key);
@@ -367,7 +338,7 @@ insert_status blocked_bloom_filter::insert_batch(std::span<std::uint64_t const> 
 
 void blocked_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
 {
-    pipelined<std::uint64_t>(
+    detail::pipelined<std::uint64_t>(
         keys,
         [this](std::uint64_t const key) {
             std::uint64_t const h = mix64(key);
@@ -381,7 +352,7 @@ void blocked_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const
 
 void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
-    pipelined<std::uint64_t>(
+    detail::pipelined<std::uint64_t>(
         keys,
         [this](std::uint64_t const key) {
             std::uint64_t const h = mix64(key);
@@ -496,7 +467,7 @@ classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg, uns
     detail::check_bloom_config(cfg, expected, "classic Bloom");
     std::uint64_t m = 0;
     unsigned k = 0;
-    detail::classic_bloom_shape(cap_expected(expected, key_bits), cfg.fpr, 64, m, k);
+    detail::classic_bloom_shape(detail::cap_expected(expected, key_bits), cfg.fpr, 64, m, k);
     return classic_bloom_filter{m / 64, std::min(k, max_hashes)};
 }
 
@@ -551,7 +522,7 @@ struct classic_staged
 insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
     std::uint64_t * const w = storage_.data();
-    pipelined<classic_staged>(
+    detail::pipelined<classic_staged>(
         keys,
         [this, w](std::uint64_t const key) {
             std::uint64_t a = mix64(key);
@@ -574,7 +545,7 @@ insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> 
 void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
 {
     std::uint64_t * const w = storage_.data();
-    pipelined<classic_staged>(
+    detail::pipelined<classic_staged>(
         keys,
         [this, w](std::uint64_t const key) {
             std::uint64_t a = mix64(key);
@@ -596,7 +567,7 @@ void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const
 void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
     std::uint64_t const * const w = storage_.data();
-    pipelined<classic_staged>(
+    detail::pipelined<classic_staged>(
         keys,
         [this, w](std::uint64_t const key) {
             std::uint64_t a = mix64(key);

@@ -295,7 +295,9 @@ TEST(BlockedBloom, FewBitKeysOfSmallK)
     for (std::uint64_t x = 0; x < 64; ++x)
     {
         if (x % 2 == 0)
+        {
             EXPECT_TRUE(f.contains(x)) << x;
+        }
         else
             fp += f.contains(x);
     }

@@ -108,6 +108,35 @@ private:
     std::size_t align_{0}; // alignment of the owned allocation, 0 for a view
 };
 
+/*! \brief Keys a filter of key_bits-bit keys can hold at most: min(expected, 2^key_bits). */
+[[nodiscard]] constexpr std::uint64_t cap_expected(std::uint64_t const expected, unsigned const key_bits) noexcept
+{
+    return key_bits >= 63 ? expected : (expected < (std::uint64_t{1} << key_bits) ? expected
+                                                                                  : std::uint64_t{1} << key_bits);
+}
+
+/*! \brief Prefetch distance (keys) of the batch operations. */
+inline constexpr std::size_t prefetch_distance = 16;
+
+/*! \brief Software pipeline over keys: stage(key) hashes one key and issues its prefetches
+ * `prefetch_distance` keys ahead of op(i, staged value), which then finds the memory in cache. */
+template <typename staged_t, typename stage_t, typename op_t>
+inline void pipelined(std::span<std::uint64_t const> const keys, stage_t && stage, op_t && op) noexcept
+{
+    staged_t ring[prefetch_distance];
+    std::size_t const n = keys.size();
+    std::size_t const head = n < prefetch_distance ? n : prefetch_distance;
+    for (std::size_t i = 0; i < head; ++i)
+        ring[i] = stage(keys[i]);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        staged_t const s = ring[i % prefetch_distance];
+        if (i + prefetch_distance < n)
+            ring[i % prefetch_distance] = stage(keys[i + prefetch_distance]);
+        op(i, s);
+    }
+}
+
 /*! \brief The seed's cardinality estimate -(m/k) ln(1 - N/m) with its special cases (N < k: 0,
  * N == k: 1, N >= m: m/k). */
 [[nodiscard]] std::uint64_t bloom_cardinality(std::uint64_t set_bits, std::uint64_t m, unsigned k) noexcept;

@@ -1,0 +1,252 @@
+#include <ksieve/filters/counting_bloom.hpp>
+#include <ksieve/filters/error.hpp>
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+namespace ksieve
+{
+
+namespace
+{
+
+constexpr std::uint64_t nibble_high = 0x8888888888888888ULL;
+constexpr std::uint64_t nibble_low = 0x1111111111111111ULL;
+
+/*! Nibble-wise saturating sum of 16 4-bit counters. */
+constexpr std::uint64_t saturating_add(std::uint64_t const x, std::uint64_t const y) noexcept
+{
+    std::uint64_t const s = ((x & ~nibble_high) + (y & ~nibble_high)) ^ ((x ^ y) & nibble_high);
+    std::uint64_t const carry = ((x & y) | ((x | y) & ~s)) & nibble_high; // carry out of each nibble
+    return s | ((carry >> 3) * 15);
+}
+static_assert(saturating_add(0x0000000000000F87ULL, 0x00000000000001F9ULL) == 0x0000000000000FFFULL);
+static_assert(saturating_add(0x1234ULL, 0x4321ULL) == 0x5555ULL);
+
+constexpr std::uint64_t nibble_min(std::uint64_t const x, std::uint64_t const y) noexcept
+{
+    std::uint64_t r = 0;
+    for (unsigned s = 0; s < 64; s += 4)
+    {
+        std::uint64_t const a = (x >> s) & 15;
+        std::uint64_t const b = (y >> s) & 15;
+        r |= (a < b ? a : b) << s;
+    }
+    return r;
+}
+
+/*! Mask with bit 0 of every non-zero nibble set. */
+constexpr std::uint64_t nonzero_nibbles(std::uint64_t const w) noexcept
+{
+    return (w | (w >> 1) | (w >> 2) | (w >> 3)) & nibble_low;
+}
+
+struct staged
+{
+    std::uint64_t a;
+    std::uint64_t b;
+};
+
+} // namespace
+
+counting_bloom_filter::counting_bloom_filter(std::uint64_t const words, unsigned const k) :
+    counters_{words * counters_per_word}, k_{k}
+{
+    if (words == 0 || words > (std::uint64_t{1} << 56))
+        throw usage_error{"a counting Bloom filter needs between 1 and 2^56 words (got " + std::to_string(words) + ")"};
+    if (k < 1 || k > max_hashes)
+        throw usage_error{"a counting Bloom filter needs 1 to " + std::to_string(max_hashes) +
+                          " hash functions (got " + std::to_string(k) + ")"};
+    storage_ = detail::word_storage{static_cast<std::size_t>(words)};
+}
+
+counting_bloom_filter counting_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
+                                                    std::uint64_t const expected)
+{
+    detail::check_bloom_config(cfg, expected, "counting Bloom");
+    std::uint64_t m = 0;
+    unsigned k = 0;
+    detail::classic_bloom_shape(detail::cap_expected(expected, key_bits), cfg.fpr, counters_per_word, m, k);
+    return counting_bloom_filter{m / counters_per_word, k < max_hashes ? k : max_hashes};
+}
+
+counting_bloom_filter counting_bloom_filter::view(std::span<std::uint64_t const> const params,
+                                                  std::span<std::uint64_t const> const words, unsigned)
+{
+    if (params.size() != 3)
+        throw format_error{"counting Bloom filter with " + std::to_string(params.size()) + " parameters instead of 3"};
+    if (params[0] != scheme)
+        throw format_error{"counting Bloom filter with unknown hash scheme " + std::to_string(params[0])};
+    std::uint64_t const counters = params[1];
+    std::uint64_t const k = params[2];
+    if (counters == 0 || counters % counters_per_word != 0 || counters > (std::uint64_t{1} << 60))
+        throw format_error{"counting Bloom filter with an invalid number of counters " + std::to_string(counters)};
+    if (k < 1 || k > max_hashes)
+        throw format_error{"counting Bloom filter with an invalid number of hash functions " + std::to_string(k)};
+    if (words.size() != counters / counters_per_word)
+        throw format_error{"counting Bloom filter of " + std::to_string(counters) + " counters with " +
+                           std::to_string(words.size()) + " payload words"};
+    return counting_bloom_filter{counters, static_cast<unsigned>(k), detail::word_storage::view(words)};
+}
+
+bool counting_bloom_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
+{
+    if (count == 0 || this->count(key) == 0)
+        return false;
+    std::uint64_t a = mix64(key);
+    std::uint64_t const b = classic_bloom_filter::second_hash(a);
+    for (unsigned i = 0; i < k_; ++i, a += b)
+    {
+        std::uint64_t const idx = detail::mul_high(a, counters_);
+        std::uint64_t & w = storage_.data()[idx / counters_per_word];
+        unsigned const shift = 4 * (idx % counters_per_word);
+        std::uint64_t const c = (w >> shift) & 15;
+        if (c == max_count)
+            continue; // saturated: the true value is unknown, keep it (sticky)
+        std::uint64_t const n = c > count ? c - count : 0;
+        w ^= (c ^ n) << shift;
+    }
+    return true;
+}
+
+void counting_bloom_filter::positions(std::uint64_t const key, std::uint64_t * const out) const noexcept
+{
+    std::uint64_t a = mix64(key);
+    std::uint64_t const b = classic_bloom_filter::second_hash(a);
+    for (unsigned i = 0; i < k_; ++i, a += b)
+        out[i] = detail::mul_high(a, counters_);
+}
+
+insert_status counting_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
+{
+    std::uint64_t const * const w = storage_.data();
+    detail::pipelined<staged>(
+        keys,
+        [this, w](std::uint64_t const key) {
+            std::uint64_t a = mix64(key);
+            std::uint64_t const b = classic_bloom_filter::second_hash(a);
+            staged const s{a, b};
+            for (unsigned i = 0; i < k_; ++i, a += b)
+                __builtin_prefetch(w + detail::mul_high(a, counters_) / counters_per_word, 1, 3);
+            return s;
+        },
+        [this](std::size_t, staged s) {
+            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
+                add(detail::mul_high(s.a, counters_), 1);
+        });
+    return insert_status::ok;
+}
+
+void counting_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+{
+    std::uint64_t const * const w = storage_.data();
+    detail::pipelined<staged>(
+        keys,
+        [this, w](std::uint64_t const key) {
+            std::uint64_t a = mix64(key);
+            std::uint64_t const b = classic_bloom_filter::second_hash(a);
+            staged const s{a, b};
+            for (unsigned i = 0; i < k_; ++i, a += b)
+                __builtin_prefetch(w + detail::mul_high(a, counters_) / counters_per_word, 0, 3);
+            return s;
+        },
+        [this, out](std::size_t const idx, staged s) {
+            std::uint64_t m = max_count;
+            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
+            {
+                std::uint64_t const c = counter(detail::mul_high(s.a, counters_));
+                m = c < m ? c : m;
+            }
+            out[idx] = m;
+        });
+}
+
+void counting_bloom_filter::check_compatible(counting_bloom_filter const & other, char const * const what) const
+{
+    if (counters_ != other.counters_ || k_ != other.k_)
+        throw incompatible_error{std::string{"cannot "} + what + " counting Bloom filters of different sizes (" +
+                                 std::to_string(counters_) + " counters, k = " + std::to_string(k_) + " vs " +
+                                 std::to_string(other.counters_) + " counters, k = " + std::to_string(other.k_) +
+                                 ")"};
+}
+
+void counting_bloom_filter::unite_with(counting_bloom_filter const & other)
+{
+    check_compatible(other, "unite");
+    std::uint64_t * const a = storage_.data();
+    std::uint64_t const * const b = other.storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        a[i] = saturating_add(a[i], b[i]);
+}
+
+void counting_bloom_filter::intersect_with(counting_bloom_filter const & other)
+{
+    check_compatible(other, "intersect");
+    std::uint64_t * const a = storage_.data();
+    std::uint64_t const * const b = other.storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+        a[i] = nibble_min(a[i], b[i]);
+}
+
+counting_bloom_filter counting_bloom_filter::merge(std::span<counting_bloom_filter const * const> const filters)
+{
+    if (filters.empty())
+        throw incompatible_error{"merge needs at least one counting Bloom filter"};
+    for (auto const * f : filters)
+        filters[0]->check_compatible(*f, "merge");
+    counting_bloom_filter r = filters[0]->clone();
+    for (auto const * f : filters.subspan(1))
+        r.unite_with(*f);
+    return r;
+}
+
+counting_bloom_filter counting_bloom_filter::clone() const
+{
+    return counting_bloom_filter{counters_, k_, storage_.clone()};
+}
+
+filter_stats counting_bloom_filter::stats() const noexcept
+{
+    filter_stats s{};
+    std::uint64_t sum = 0;
+    std::uint64_t const * const w = storage_.data();
+    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
+    {
+        s.used += static_cast<std::uint64_t>(std::popcount(nonzero_nibbles(w[i])));
+        std::uint64_t const bytes = (w[i] & 0x0F0F0F0F0F0F0F0FULL) + ((w[i] >> 4) & 0x0F0F0F0F0F0F0F0FULL);
+        sum += (bytes * 0x0101010101010101ULL) >> 56; // byte sums <= 8 * 30 < 256
+    }
+    s.bytes = storage_.size() * 8;
+    s.slots = counters_;
+    s.distinct = detail::bloom_cardinality(s.used, counters_, k_);
+    s.total_count = (sum + k_ / 2) / k_;
+    s.load = static_cast<double>(s.used) / static_cast<double>(counters_);
+    s.estimated_fpr = std::pow(s.load, static_cast<double>(k_));
+    return s;
+}
+
+std::uint64_t counting_bloom_filter::saturated_counters() const noexcept
+{
+    std::uint64_t n = 0;
+    std::uint64_t const * const w = storage_.data();
+    for (std::size_t i = 0, e = storage_.size(); i < e; ++i)
+        n += static_cast<std::uint64_t>(std::popcount(w[i] & (w[i] >> 1) & (w[i] >> 2) & (w[i] >> 3) & nibble_low));
+    return n;
+}
+
+counting_bloom_filter unite(counting_bloom_filter const & a, counting_bloom_filter const & b)
+{
+    counting_bloom_filter r = a.clone();
+    r.unite_with(b);
+    return r;
+}
+
+counting_bloom_filter intersect(counting_bloom_filter const & a, counting_bloom_filter const & b)
+{
+    counting_bloom_filter r = a.clone();
+    r.intersect_with(b);
+    return r;
+}
+
+} // namespace ksieve
