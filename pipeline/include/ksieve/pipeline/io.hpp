@@ -32,21 +32,42 @@ enum class seq_format : std::uint8_t
     cram
 };
 
-/*! \brief One record as views into its batch's storage (valid while the batch is unchanged). */
+/*! \brief One record as views into its batch's storage (valid while the batch is unchanged).
+ *
+ * Text input: `raw` is the record's bytes exactly as read, from its '>'/'@' to and including the newline
+ * that ends it (a multi-line FASTA record includes all its lines and any blank lines before the next
+ * record; a newline missing at the very end of the input is supplied). Blank lines before a record are
+ * not part of any record. With Windows line endings `raw` keeps the '\r', the other views drop it.
+ * SAM/BAM/CRAM input: `raw` is the htslib record (the bytes of bam1_core_t followed by bam1_t::data),
+ * which the SAM/BAM/CRAM writer turns back into the same record; `name` == `header` == QNAME. */
 struct record_view
 {
-    std::string_view name;   //!< header up to the first whitespace (no '>'/'@'); SAM/BAM: QNAME
-    std::string_view header; //!< full header line without '>'/'@' and newline (name + comment)
+    std::string_view name;   //!< header up to the first space or tab (no '>'/'@'); SAM/BAM: QNAME
+    std::string_view header; //!< full header line without '>'/'@' and newline (name + comment); SAM: QNAME
     std::string_view seq;    //!< bases, line breaks removed (multi-line FASTA joined); SAM/BAM: SEQ as stored
-    std::string_view qual;   //!< FASTQ qualities (empty for FASTA); SAM/BAM: QUAL as Phred+33 text
-    std::string_view raw;    //!< verbatim bytes of the record in the input (text formats incl. final
-                             //!< newline; BAM: the record as htslib serialises it for a BAM writer)
+                             //!< (reverse-strand reads stay reverse-complemented); '*' -> empty
+    std::string_view qual;   //!< FASTQ qualities (empty for FASTA); SAM/BAM: QUAL as Phred+33 text, empty
+                             //!< for '*'
+    std::string_view raw;    //!< verbatim bytes of the record (see above)
 };
 
-/*! \brief A batch of consecutive records of one input. */
+/*! \brief A batch of consecutive records of one input.
+ *
+ * All views of a batch filled by a reader point into `storage_` (never into `extra_`, which readers
+ * leave empty), so copying or moving a batch rebases the views onto the new storage: a copy is an
+ * independent batch, a moved-from batch is empty. */
 class record_batch
 {
 public:
+    record_batch() = default;
+    /*! \brief Deep copy; the copy's views point into its own storage. */
+    record_batch(record_batch const & other);
+    /*! \brief Move; `other` is left empty. */
+    record_batch(record_batch && other) noexcept;
+    record_batch & operator=(record_batch const & other);
+    record_batch & operator=(record_batch && other) noexcept;
+    ~record_batch() = default;
+
     [[nodiscard]] std::size_t size() const noexcept { return records_.size(); }
     [[nodiscard]] bool empty() const noexcept { return records_.empty(); }
     [[nodiscard]] record_view const & operator[](std::size_t const i) const noexcept { return records_[i]; }
@@ -77,7 +98,17 @@ struct reader_options
 
 /*! \brief Streaming reader of one input (a path or "-" for stdin). Format and compression are detected
  * from the content (magic bytes: gzip/BGZF, BAM, CRAM, '@' FASTQ, '>' FASTA, '@HD'/SAM text), never
- * from the name. */
+ * from the name.
+ *
+ * - FASTA: multi-line records; an empty sequence is valid. FASTQ: four lines per record ('@' header,
+ *   sequence, '+' line, qualities of the same length). Empty input is valid (zero records, format
+ *   fastq).
+ * - gzip (one or several members) is inflated by zlib on a separate thread (double buffered); BGZF by
+ *   htslib on a pool of max(1, threads) threads; plain input is read in 1 MiB pieces. Inputs wrapped in
+ *   further gzip layers (e.g. a gzipped BAM file) are unwrapped too. xz/bzip2/zstd are refused with a
+ *   hint. SAM/BAM/CRAM are read by htslib (hts_set_threads when threads > 1).
+ * - htslib's own log output is switched off (hts_set_log_level(HTS_LOG_OFF)) on first use, so that an
+ *   error is reported once, by the input_error/io_error that ksieve throws. */
 class reader
 {
 public:
@@ -91,6 +122,13 @@ public:
     [[nodiscard]] virtual std::string const & name() const noexcept = 0;
     /*! \brief For SAM/BAM/CRAM: the header text (to copy to SAM/BAM outputs); empty otherwise. */
     [[nodiscard]] virtual std::string const & sam_header() const noexcept = 0;
+    /*! \brief next() with explicit limits: at most `max_records` records; the batch also ends at the
+     * first record boundary where it holds >= `max_bases` bases and its size is a multiple of
+     * `multiple` (paired_reader uses 2 for interleaved input). \returns false at end of input. */
+    virtual bool fill(record_batch & batch, std::size_t max_records, std::size_t max_bases,
+                      std::size_t multiple) = 0;
+    /*! \brief Number of records returned so far (the last record number handed out). */
+    [[nodiscard]] virtual std::uint64_t records_read() const noexcept = 0;
 };
 
 /*! \brief Reads mates from two files in lock step (`--paired R1 R2`) or from one interleaved file
@@ -112,9 +150,10 @@ public:
 };
 
 /*! \brief An output destination that appears complete or not at all (CONTRACT promise 6).
- * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>` in the same directory and
- * renamed over `path` on commit(); "-" is stdout; devices and FIFOs are written in place. Destroying an
- * uncommitted output removes the temporary file. */
+ * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same directory and
+ * renamed over `path` on commit() (a symbolic link to a regular file: the file it names is replaced);
+ * "-" is stdout; devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place. Destroying
+ * an uncommitted output removes the temporary file. \throws io_error if `path` is a directory. */
 class output_file
 {
 public:
@@ -131,6 +170,7 @@ public:
 private:
     std::string path_;
     std::string write_path_;
+    std::string target_; //!< what commit() renames onto (path_, or the file a symbolic link names)
     bool in_place_{false};
     bool committed_{false};
 };
@@ -148,10 +188,15 @@ struct writer_options
 };
 
 /*! \brief Record writer to an output_file. Format from the extension (fallback: the input's);
- * `.gz` writes BGZF (gzip-compatible, no time stamp or file name: deterministic bytes). Same format as the
- * input: raw bytes verbatim; otherwise converted (FASTQ -> FASTA drops qualities; FASTA -> FASTQ writes
- * qualities 'I'; to SAM/BAM: unaligned records, flag 4). Call close() to flush and commit; a writer
- * destroyed without close() leaves nothing behind. */
+ * `.gz` writes BGZF (gzip-compatible, no time stamp or file name: deterministic bytes, the same for any
+ * thread count; `.sam.gz` is BGZF-compressed SAM). Same format as the input: raw bytes verbatim (SAM, BAM
+ * and CRAM inputs count as one family: their records are re-emitted field for field, under
+ * writer_options::sam_header); otherwise converted: FASTQ -> FASTA writes ">header\nseq\n" (qualities
+ * dropped); FASTA -> FASTQ writes qualities 'I'; SAM/BAM -> FASTA/FASTQ writes QNAME, SEQ and QUAL as
+ * stored ('I' for a missing QUAL); FASTA/FASTQ -> SAM/BAM/CRAM writes unaligned records (flag 4, QNAME =
+ * name, the comment is dropped) under the given header or "@HD VN:1.6 SO:unknown". CRAM output is
+ * written without reference (CRAM_OPT_NO_REF). Call close() to flush and commit; a writer destroyed
+ * without close() leaves nothing behind (an in-place output keeps what was already written). */
 class writer
 {
 public:
@@ -164,7 +209,8 @@ public:
     virtual void close() = 0;
 };
 
-/*! \brief Mate-name equality used by paired readers: strip a trailing "/1" or "/2". */
+/*! \brief Mate-name equality used by paired readers: compare up to the first whitespace, after
+ * stripping a trailing "/1" or "/2" from each name. */
 [[nodiscard]] bool mate_names_match(std::string_view a, std::string_view b) noexcept;
 
 } // namespace ksieve::io

@@ -1,0 +1,724 @@
+#include "io_detail.hpp"
+
+#include <ksieve/filters/error.hpp>
+
+#include <htslib/hfile.h>
+#include <htslib/hts.h>
+#include <htslib/hts_log.h>
+#include <htslib/sam.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace ksieve::io
+{
+
+namespace detail
+{
+
+void quiet_htslib()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { hts_set_log_level(HTS_LOG_OFF); });
+}
+
+} // namespace detail
+
+namespace
+{
+
+using namespace detail;
+
+constexpr std::size_t read_chunk = std::size_t{1} << 20;
+
+std::string record_message(std::string const & path, std::uint64_t const record, std::string const & what)
+{
+    return "'" + display_name(path) + "': record " + std::to_string(record) + ": " + what;
+}
+
+std::string describe_byte(char const c)
+{
+    auto const u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f)
+        return std::string{"'"} + c + "'";
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "byte 0x%02X", u);
+    return buf;
+}
+
+std::string unsupported_message(std::string_view const head)
+{
+    auto const starts = [&](std::string_view const magic) { return head.starts_with(magic); };
+    if (starts("\xFD" "7zXZ"))
+        return "xz-compressed input is not supported (decompress it first, e.g. xz -dc)";
+    if (starts("BZh"))
+        return "bzip2-compressed input is not supported (decompress it first, e.g. bzip2 -dc)";
+    if (starts("\x28\xB5\x2F\xFD"))
+        return "zstd-compressed input is not supported (decompress it first, e.g. zstd -dc)";
+    return "not FASTA, FASTQ, SAM, BAM or CRAM (plain, gzip or BGZF): input starts with " +
+           (head.empty() ? std::string{"nothing"} : describe_byte(head.front()));
+}
+
+enum class content_kind
+{
+    fastx,
+    sam_text,
+    bam,
+    cram
+};
+
+content_kind classify_content(std::string_view const s)
+{
+    if (s.starts_with("BAM\1"))
+        return content_kind::bam;
+    if (s.starts_with("CRAM"))
+        return content_kind::cram;
+    std::string_view const line = s.substr(0, s.find('\n'));
+    if (line.size() >= 4 && line[0] == '@' && line[3] == '\t')
+    {
+        std::string_view const tag = line.substr(1, 2);
+        if (tag == "HD" || tag == "SQ" || tag == "RG" || tag == "PG" || tag == "CO")
+            return content_kind::sam_text;
+    }
+    if (!line.empty() && line[0] != '@' && line[0] != '>' && std::count(line.begin(), line.end(), '\t') >= 10)
+        return content_kind::sam_text; // headerless SAM: 11 mandatory columns
+    return content_kind::fastx;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// FASTA / FASTQ
+
+class fastx_reader final : public reader
+{
+public:
+    fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options) :
+        path_{std::move(path)}, source_{std::move(source)}, options_{options}
+    {
+        std::size_t p = 0;
+        for (;;)
+        {
+            while (p < carry_.size() && (carry_[p] == '\n' || carry_[p] == '\r'))
+                ++p;
+            if (p < carry_.size() || eof_)
+                break;
+            refill(carry_, read_chunk, 1);
+        }
+        if (p == carry_.size())
+            format_ = seq_format::fastq; // empty input: zero records
+        else if (carry_[p] == '>')
+            format_ = seq_format::fasta;
+        else if (carry_[p] == '@')
+            format_ = seq_format::fastq;
+        else
+            throw input_error{record_message(path_, 1, unsupported_message(std::string_view{carry_}.substr(p)))};
+    }
+
+    bool next(record_batch & batch) override
+    {
+        return fill(batch, options_.batch_records, options_.batch_bases, 1);
+    }
+
+    bool fill(record_batch & batch, std::size_t max_records, std::size_t const max_bases,
+              std::size_t const multiple) override
+    {
+        max_records = std::max<std::size_t>(max_records, 1);
+        batch.clear();
+        batch.format_ = format_;
+        batch.first_ = records_ + 1;
+        std::string & s = batch.storage_;
+        s.reserve(std::max<std::size_t>(carry_.size() + read_chunk + read_chunk / 2, 64));
+        s.assign(carry_);
+        carry_.clear();
+        offsets_.clear();
+        joined_.clear();
+        std::size_t pos = 0;
+        std::size_t n = 0;
+        std::size_t bases = 0;
+        bool const fastq = format_ == seq_format::fastq;
+        while (n < max_records)
+        {
+            record_offsets rec;
+            parse_status const st = fastq ? parse_fastq(s, pos, rec, records_ + n + 1)
+                                           : parse_fasta(s, pos, rec, records_ + n + 1);
+            if (st == parse_status::record)
+            {
+                offsets_.push_back(rec);
+                ++n;
+                bases += rec.seq_len;
+                if (bases >= max_bases && n % std::max<std::size_t>(multiple, 1) == 0)
+                    break;
+                continue;
+            }
+            if (eof_)
+            {
+                if (st == parse_status::empty)
+                    break;
+                truncated(s, pos, records_ + n + 1);
+            }
+            refill(s, std::max(read_chunk, s.size() - pos), records_ + n + 1);
+        }
+        carry_.assign(s, pos, std::string::npos);
+        s.resize(pos);
+        std::uint64_t const joined_base = s.size();
+        s.append(joined_);
+        make_views(batch, offsets_, joined_base);
+        records_ += n;
+        return n > 0;
+    }
+
+    [[nodiscard]] seq_format format() const noexcept override { return format_; }
+    [[nodiscard]] std::string const & name() const noexcept override { return path_; }
+    [[nodiscard]] std::string const & sam_header() const noexcept override { return no_header_; }
+    [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
+
+private:
+    enum class parse_status
+    {
+        record,  // one record parsed, pos after it
+        empty,   // nothing but blank lines left (pos at the end)
+        partial, // an incomplete record starts at pos
+    };
+
+    // Append up to `want` bytes of input to s; at the end of input append a missing final newline.
+    void refill(std::string & s, std::size_t const want, std::uint64_t const record)
+    {
+        if (eof_)
+            return;
+        if (!pending_error_.empty())
+            throw input_error{record_message(path_, record, pending_error_)};
+        std::size_t const old = s.size();
+        s.resize(old + want);
+        std::size_t total = 0;
+        try
+        {
+            while (total < want)
+            {
+                std::size_t const got = source_->read(s.data() + old + total, want - total);
+                if (got == 0)
+                {
+                    eof_ = true;
+                    break;
+                }
+                total += got;
+                if (total >= want / 2)
+                    break;
+            }
+        }
+        catch (source_error const & e)
+        {
+            // report it once the data before it is parsed, with the number of the record it cuts
+            pending_error_ = e.what();
+            if (total == 0)
+            {
+                s.resize(old);
+                throw input_error{record_message(path_, record, pending_error_)};
+            }
+        }
+        s.resize(old + total);
+        if (eof_ && !s.empty() && s.back() != '\n')
+            s.push_back('\n');
+    }
+
+    [[noreturn]] void truncated(std::string const & s, std::size_t const pos, std::uint64_t const record) const
+    {
+        auto const lines = std::count(s.begin() + static_cast<std::ptrdiff_t>(pos), s.end(), '\n');
+        throw input_error{record_message(path_, record,
+                                         "truncated FASTQ record (input ends after " + std::to_string(lines) +
+                                             " of its 4 lines)")};
+    }
+
+    static std::size_t name_length(char const * const header, std::size_t const len) noexcept
+    {
+        for (std::size_t i = 0; i < len; ++i)
+            if (header[i] == ' ' || header[i] == '\t')
+                return i;
+        return len;
+    }
+
+    static std::size_t skip_blank(std::string const & s, std::size_t p) noexcept
+    {
+        while (p < s.size() && (s[p] == '\n' || s[p] == '\r'))
+            ++p;
+        return p;
+    }
+
+    parse_status parse_fastq(std::string const & s, std::size_t & pos, record_offsets & rec,
+                             std::uint64_t const record) const
+    {
+        char const * const b = s.data();
+        std::size_t const size = s.size();
+        std::size_t const p = skip_blank(s, pos);
+        pos = p;
+        if (p == size)
+            return parse_status::empty;
+        if (b[p] != '@')
+            throw input_error{record_message(path_, record,
+                                             "expected '@' at the start of a FASTQ record, found " + describe_byte(b[p]))};
+        auto const eol = [&](std::size_t const from) -> std::size_t {
+            if (from >= size)
+                return std::string::npos;
+            void const * const q = std::memchr(b + from, '\n', size - from);
+            return q == nullptr ? std::string::npos : static_cast<std::size_t>(static_cast<char const *>(q) - b);
+        };
+        std::size_t const h_end = eol(p);
+        if (h_end == std::string::npos)
+            return parse_status::partial;
+        std::size_t const s_beg = h_end + 1;
+        std::size_t const s_end = eol(s_beg);
+        if (s_end == std::string::npos)
+            return parse_status::partial;
+        std::size_t const p_beg = s_end + 1;
+        if (p_beg >= size)
+            return parse_status::partial;
+        if (b[p_beg] != '+')
+            throw input_error{record_message(path_, record,
+                                             "expected a '+' line after the sequence, found " + describe_byte(b[p_beg]))};
+        std::size_t const p_end = eol(p_beg);
+        if (p_end == std::string::npos)
+            return parse_status::partial;
+        std::size_t const q_beg = p_end + 1;
+        std::size_t const q_end = eol(q_beg);
+        if (q_end == std::string::npos)
+            return parse_status::partial;
+        auto const trim_cr = [&](std::size_t const beg, std::size_t const end) {
+            return end > beg && b[end - 1] == '\r' ? end - 1 : end;
+        };
+        std::size_t const hdr_end = trim_cr(p + 1, h_end);
+        std::size_t const seq_end = trim_cr(s_beg, s_end);
+        std::size_t const qual_end = trim_cr(q_beg, q_end);
+        if (qual_end - q_beg != seq_end - s_beg)
+            throw input_error{record_message(path_, record,
+                                             "quality length " + std::to_string(qual_end - q_beg) +
+                                                 " differs from sequence length " + std::to_string(seq_end - s_beg))};
+        rec.raw_off = p;
+        rec.raw_len = q_end + 1 - p;
+        rec.header_off = p + 1;
+        rec.header_len = hdr_end - (p + 1);
+        rec.name_len = name_length(b + p + 1, rec.header_len);
+        rec.seq_off = s_beg;
+        rec.seq_len = seq_end - s_beg;
+        rec.qual_off = q_beg;
+        rec.qual_len = qual_end - q_beg;
+        pos = q_end + 1;
+        return parse_status::record;
+    }
+
+    parse_status parse_fasta(std::string const & s, std::size_t & pos, record_offsets & rec,
+                             std::uint64_t const record)
+    {
+        char const * const b = s.data();
+        std::size_t const size = s.size();
+        std::size_t const p = skip_blank(s, pos);
+        pos = p;
+        if (p == size)
+            return parse_status::empty;
+        if (b[p] != '>')
+            throw input_error{record_message(path_, record,
+                                             "expected '>' at the start of a FASTA record, found " + describe_byte(b[p]))};
+        void const * const h = std::memchr(b + p, '\n', size - p);
+        if (h == nullptr)
+            return parse_status::partial;
+        std::size_t const h_end = static_cast<std::size_t>(static_cast<char const *>(h) - b);
+        // the record ends before the next line that starts with '>' (or at the end of input)
+        std::size_t end = size;
+        for (std::size_t q = h_end + 1; q < size;)
+        {
+            void const * const r = std::memchr(b + q, '>', size - q);
+            if (r == nullptr)
+                break;
+            std::size_t const ri = static_cast<std::size_t>(static_cast<char const *>(r) - b);
+            if (b[ri - 1] == '\n')
+            {
+                end = ri;
+                break;
+            }
+            q = ri + 1;
+        }
+        if (end == size && !eof_)
+            return parse_status::partial;
+        std::size_t const hdr_end = h_end > p + 1 && b[h_end - 1] == '\r' ? h_end - 1 : h_end;
+        rec.raw_off = p;
+        rec.raw_len = end - p;
+        rec.header_off = p + 1;
+        rec.header_len = hdr_end - (p + 1);
+        rec.name_len = name_length(b + p + 1, rec.header_len);
+        rec.qual_off = p;
+        rec.qual_len = 0;
+        std::size_t const s_beg = h_end + 1;
+        if (s_beg >= end)
+        {
+            rec.seq_off = s_beg;
+            rec.seq_len = 0;
+        }
+        else
+        {
+            void const * const nl = std::memchr(b + s_beg, '\n', end - s_beg);
+            std::size_t const first_end = static_cast<std::size_t>(static_cast<char const *>(nl) - b);
+            if (first_end + 1 == end) // one line: the sequence stays in place
+            {
+                rec.seq_off = s_beg;
+                rec.seq_len = (first_end > s_beg && b[first_end - 1] == '\r' ? first_end - 1 : first_end) - s_beg;
+            }
+            else
+            {
+                std::size_t const joined_off = joined_.size();
+                for (std::size_t q = s_beg; q < end;)
+                {
+                    std::size_t const e = static_cast<std::size_t>(
+                        static_cast<char const *>(std::memchr(b + q, '\n', end - q)) - b);
+                    std::size_t const le = e > q && b[e - 1] == '\r' ? e - 1 : e;
+                    joined_.append(b + q, le - q);
+                    q = e + 1;
+                }
+                rec.seq_off = joined_off | joined_flag;
+                rec.seq_len = joined_.size() - joined_off;
+            }
+        }
+        pos = end;
+        (void)record;
+        return parse_status::record;
+    }
+
+    std::string path_;
+    std::unique_ptr<byte_source> source_;
+    reader_options options_;
+    seq_format format_{seq_format::fastq};
+    std::string carry_;
+    std::string joined_;
+    std::vector<record_offsets> offsets_;
+    bool eof_{false};
+    std::string pending_error_;
+    std::uint64_t records_{0};
+    std::string no_header_;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// SAM / BAM / CRAM through htslib
+
+// Pushes the bytes of a source into a socket that htslib reads (for inputs wrapped in extra gzip layers).
+class socket_feeder
+{
+public:
+    explicit socket_feeder(std::unique_ptr<byte_source> source) : source_{std::move(source)}
+    {
+        int fds[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+            throw io_error{std::string{"cannot create socket pair: "} + std::strerror(errno)};
+        read_fd_ = fds[0];
+        write_fd_ = fds[1];
+        thread_ = std::thread{[this] { run(); }};
+    }
+    ~socket_feeder() { join(); }
+    socket_feeder(socket_feeder const &) = delete;
+    socket_feeder & operator=(socket_feeder const &) = delete;
+
+    // The read end (ownership passes to the caller, who must close it before join()).
+    [[nodiscard]] int read_fd() const noexcept { return read_fd_; }
+    void join()
+    {
+        if (thread_.joinable())
+            thread_.join();
+    }
+    // Error of the source, valid after join().
+    [[nodiscard]] std::string const & error() const noexcept { return error_; }
+
+private:
+    void run()
+    {
+        std::vector<char> buf(std::size_t{256} << 10);
+        try
+        {
+            for (;;)
+            {
+                std::size_t const n = source_->read(buf.data(), buf.size());
+                if (n == 0)
+                    break;
+                std::size_t sent = 0;
+                while (sent < n)
+                {
+                    ssize_t const k = ::send(write_fd_, buf.data() + sent, n - sent, MSG_NOSIGNAL);
+                    if (k < 0 && errno == EINTR)
+                        continue;
+                    if (k <= 0)
+                    {
+                        sent = n + 1; // reader went away
+                        break;
+                    }
+                    sent += static_cast<std::size_t>(k);
+                }
+                if (sent > n)
+                    break;
+            }
+        }
+        catch (source_error const & e)
+        {
+            error_ = e.what();
+        }
+        ::close(write_fd_);
+    }
+
+    std::unique_ptr<byte_source> source_;
+    int read_fd_{-1};
+    int write_fd_{-1};
+    std::string error_;
+    std::thread thread_;
+};
+
+class sam_reader final : public reader
+{
+public:
+    sam_reader(std::string path, hFILE * const hf, reader_options const & options,
+               std::unique_ptr<socket_feeder> feeder = nullptr) :
+        path_{std::move(path)}, options_{options}, feeder_{std::move(feeder)}
+    {
+        fp_ = hts_hopen(hf, path_.c_str(), "r");
+        if (fp_ == nullptr)
+        {
+            hclose_abruptly(hf);
+            cleanup();
+            throw input_error{"'" + display_name(path_) + "': cannot open as SAM/BAM/CRAM"};
+        }
+        switch (hts_get_format(fp_)->format)
+        {
+        case bam:
+            format_ = seq_format::bam;
+            break;
+        case cram:
+            format_ = seq_format::cram;
+            break;
+        case sam:
+            format_ = seq_format::sam;
+            break;
+        default:
+            cleanup();
+            throw input_error{"'" + display_name(path_) + "': record 1: " + unsupported_message({})};
+        }
+        if (options_.threads > 1)
+            hts_set_threads(fp_, static_cast<int>(options_.threads));
+        hdr_ = sam_hdr_read(fp_);
+        if (hdr_ == nullptr)
+        {
+            cleanup();
+            throw input_error{"'" + display_name(path_) + "': cannot read the SAM/BAM/CRAM header"};
+        }
+        header_.assign(sam_hdr_str(hdr_), sam_hdr_length(hdr_));
+        rec_ = bam_init1();
+        if (rec_ == nullptr)
+        {
+            cleanup();
+            throw std::bad_alloc{};
+        }
+    }
+
+    ~sam_reader() override { cleanup(); }
+    sam_reader(sam_reader const &) = delete;
+    sam_reader & operator=(sam_reader const &) = delete;
+
+    bool next(record_batch & batch) override
+    {
+        return fill(batch, options_.batch_records, options_.batch_bases, 1);
+    }
+
+    bool fill(record_batch & batch, std::size_t max_records, std::size_t const max_bases,
+              std::size_t const multiple) override
+    {
+        max_records = std::max<std::size_t>(max_records, 1);
+        batch.clear();
+        batch.format_ = format_;
+        batch.first_ = records_ + 1;
+        std::string & s = batch.storage_;
+        s.reserve(64);
+        offsets_.clear();
+        std::size_t n = 0;
+        std::size_t bases = 0;
+        std::size_t const core = bam_core_bytes();
+        while (!eof_ && n < max_records)
+        {
+            int const r = sam_read1(fp_, hdr_, rec_);
+            if (r < -1)
+                fail(records_ + n + 1, "malformed or truncated SAM/BAM/CRAM record");
+            if (r == -1)
+            {
+                eof_ = true;
+                if (feeder_ != nullptr)
+                {
+                    feeder_->join();
+                    if (!feeder_->error().empty())
+                        fail(records_ + n + 1, feeder_->error());
+                }
+                break;
+            }
+            bam1_t const & b = *rec_;
+            record_offsets o{};
+            o.raw_off = s.size();
+            o.raw_len = core + static_cast<std::size_t>(b.l_data);
+            s.append(reinterpret_cast<char const *>(&b.core), core);
+            s.append(reinterpret_cast<char const *>(b.data), static_cast<std::size_t>(b.l_data));
+            o.header_off = o.raw_off + core;
+            o.header_len = std::strlen(bam_get_qname(&b));
+            o.name_len = o.header_len;
+            auto const len = static_cast<std::size_t>(std::max(b.core.l_qseq, 0));
+            o.seq_off = s.size();
+            o.seq_len = len;
+            std::size_t const at = s.size();
+            s.resize(at + len);
+            std::uint8_t const * const seq = bam_get_seq(&b);
+            for (std::size_t i = 0; i < len; ++i)
+                s[at + i] = seq_nt16_str[bam_seqi(seq, i)];
+            std::uint8_t const * const qual = bam_get_qual(&b);
+            o.qual_off = s.size();
+            if (len > 0 && qual[0] != 0xff)
+            {
+                o.qual_len = len;
+                std::size_t const qa = s.size();
+                s.resize(qa + len);
+                for (std::size_t i = 0; i < len; ++i)
+                    s[qa + i] = static_cast<char>(qual[i] + 33);
+            }
+            offsets_.push_back(o);
+            ++n;
+            bases += len;
+            if (bases >= max_bases && n % std::max<std::size_t>(multiple, 1) == 0)
+                break;
+        }
+        make_views(batch, offsets_, s.size());
+        records_ += n;
+        return n > 0;
+    }
+
+    [[nodiscard]] seq_format format() const noexcept override { return format_; }
+    [[nodiscard]] std::string const & name() const noexcept override { return path_; }
+    [[nodiscard]] std::string const & sam_header() const noexcept override { return header_; }
+    [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
+
+private:
+    [[noreturn]] void fail(std::uint64_t const record, std::string const & what)
+    {
+        throw input_error{record_message(path_, record, what)};
+    }
+
+    void cleanup() noexcept
+    {
+        if (rec_ != nullptr)
+            bam_destroy1(rec_);
+        rec_ = nullptr;
+        if (hdr_ != nullptr)
+            sam_hdr_destroy(hdr_);
+        hdr_ = nullptr;
+        if (fp_ != nullptr)
+            (void)hts_close(fp_);
+        fp_ = nullptr;
+        if (feeder_ != nullptr)
+            feeder_->join();
+    }
+
+    std::string path_;
+    reader_options options_;
+    std::unique_ptr<socket_feeder> feeder_;
+    htsFile * fp_{nullptr};
+    sam_hdr_t * hdr_{nullptr};
+    bam1_t * rec_{nullptr};
+    seq_format format_{seq_format::bam};
+    std::string header_;
+    std::vector<record_offsets> offsets_;
+    bool eof_{false};
+    std::uint64_t records_{0};
+};
+
+// `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it is BGZF).
+std::unique_ptr<byte_source> peel(hFILE * const hf, int const layers, bool const top_bgzf, unsigned const threads)
+{
+    if (layers == 0)
+        return make_hfile_source(hf);
+    std::unique_ptr<byte_source> src =
+        top_bgzf ? make_bgzf_source(hf, threads) : make_gzip_source(make_hfile_source(hf));
+    for (int i = 1; i < layers; ++i)
+        src = make_gzip_source(std::move(src));
+    return src;
+}
+
+} // namespace
+
+std::unique_ptr<reader> reader::open(std::string const & path, reader_options const & options)
+{
+    quiet_htslib();
+    hFILE * hf = nullptr;
+    errno = 0;
+    if (path == "-")
+    {
+        int const fd = ::dup(STDIN_FILENO);
+        if (fd >= 0)
+        {
+            hf = hdopen(fd, "r");
+            if (hf == nullptr)
+                ::close(fd);
+        }
+    }
+    else
+        hf = hopen(path.c_str(), "r");
+    if (hf == nullptr)
+        throw io_error{"'" + display_name(path) + "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
+
+    std::string head(std::size_t{64} << 10, '\0');
+    errno = 0;
+    ssize_t const n = hpeek(hf, head.data(), head.size());
+    if (n < 0)
+    {
+        int const e = errno != 0 ? errno : EIO;
+        hclose_abruptly(hf);
+        throw io_error{"'" + display_name(path) + "': cannot read: " + std::strerror(e)};
+    }
+    head.resize(static_cast<std::size_t>(n));
+
+    try
+    {
+        bool const top_bgzf = is_bgzf(head);
+        std::string inner = head;
+        int depth = 0;
+        while (is_gzip(inner) && depth < 8)
+        {
+            inner = inflate_prefix(inner, std::size_t{64} << 10);
+            ++depth;
+        }
+        content_kind const kind = classify_content(inner);
+        if (kind != content_kind::fastx)
+        {
+            // htslib itself handles one gzip/BGZF layer of SAM and BAM, none of CRAM
+            int const strip = kind == content_kind::cram ? depth : std::max(depth - 1, 0);
+            if (strip == 0)
+            {
+                hFILE * const owned = hf;
+                hf = nullptr;
+                return std::make_unique<sam_reader>(path, owned, options);
+            }
+            hFILE * const owned = hf;
+            hf = nullptr;
+            auto feeder = std::make_unique<socket_feeder>(peel(owned, strip, top_bgzf, options.threads));
+            hFILE * const fed = hdopen(feeder->read_fd(), "r");
+            if (fed == nullptr)
+            {
+                ::close(feeder->read_fd());
+                throw io_error{"'" + display_name(path) + "': cannot open: " + std::strerror(errno)};
+            }
+            return std::make_unique<sam_reader>(path, fed, options, std::move(feeder));
+        }
+        hFILE * const owned = hf;
+        hf = nullptr;
+        return std::make_unique<fastx_reader>(path, peel(owned, depth, top_bgzf, options.threads), options);
+    }
+    catch (source_error const & e)
+    {
+        if (hf != nullptr)
+            hclose_abruptly(hf);
+        throw input_error{record_message(path, 1, e.what())};
+    }
+}
+
+} // namespace ksieve::io

@@ -1,0 +1,452 @@
+#include "io_detail.hpp"
+
+#include <ksieve/filters/error.hpp>
+
+#include <htslib/bgzf.h>
+#include <htslib/hfile.h>
+#include <htslib/hts.h>
+#include <htslib/sam.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+namespace ksieve::io
+{
+
+namespace detail
+{
+void quiet_htslib();
+}
+
+namespace
+{
+
+std::string errno_text(int const e)
+{
+    return std::strerror(e != 0 ? e : EIO);
+}
+
+bool is_special_path(std::string const & path)
+{
+    return path.starts_with("/dev/") || path.starts_with("/proc/");
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// output_file
+
+output_file::output_file(std::string path) : path_{std::move(path)}
+{
+    if (path_ == "-" || is_special_path(path_))
+    {
+        in_place_ = true;
+        write_path_ = path_;
+        target_ = path_;
+        return;
+    }
+    struct stat st{};
+    if (::stat(path_.c_str(), &st) == 0)
+    {
+        if (S_ISDIR(st.st_mode))
+            throw io_error{"'" + path_ + "': is a directory"};
+        if (!S_ISREG(st.st_mode)) // FIFO, character or block device, socket: written in place
+        {
+            in_place_ = true;
+            write_path_ = path_;
+            target_ = path_;
+            return;
+        }
+    }
+    target_ = path_;
+    struct stat lst{};
+    if (::lstat(path_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+    {
+        // replace the file the link points to, not the link
+        if (char * const real = ::realpath(path_.c_str(), nullptr); real != nullptr)
+        {
+            target_ = real;
+            std::free(real);
+        }
+    }
+    static std::atomic<unsigned> counter{0};
+    unsigned const n = counter.fetch_add(1);
+    write_path_ = target_ + ".ksieve-tmp." + std::to_string(::getpid());
+    if (n != 0)
+    {
+        write_path_ += '.';
+        write_path_ += std::to_string(n);
+    }
+}
+
+output_file::~output_file()
+{
+    if (!committed_ && !in_place_)
+        ::unlink(write_path_.c_str());
+}
+
+void output_file::commit()
+{
+    if (committed_)
+        return;
+    if (!in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0)
+    {
+        int const e = errno;
+        ::unlink(write_path_.c_str());
+        committed_ = true;
+        throw io_error{"'" + path_ + "': cannot move the finished output into place: " + errno_text(e)};
+    }
+    committed_ = true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// writers
+
+namespace
+{
+
+bool hts_format(seq_format const f) noexcept
+{
+    return f == seq_format::sam || f == seq_format::bam || f == seq_format::cram;
+}
+
+bool gz_extension(std::string const & path)
+{
+    std::string lower = path;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char const c) { return static_cast<char>(std::tolower(c)); });
+    return lower.ends_with(".gz") || lower.ends_with(".bgz");
+}
+
+std::string level_digit(int const level)
+{
+    return level < 0 ? std::string{} : std::string(1, static_cast<char>('0' + std::min(level, 9)));
+}
+
+// FASTA / FASTQ text, plain or BGZF.
+class text_writer final : public writer
+{
+public:
+    text_writer(std::string const & path, seq_format const input, seq_format const output, bool const gz,
+                writer_options const & options) :
+        out_{path}, input_{input}, output_{output}
+    {
+        try
+        {
+            open(path, gz, options);
+        }
+        catch (...)
+        {
+            release();
+            throw;
+        }
+        buf_.reserve(flush_bytes + (64 << 10));
+    }
+
+    ~text_writer() override { release(); }
+    text_writer(text_writer const &) = delete;
+    text_writer & operator=(text_writer const &) = delete;
+
+private:
+    void open(std::string const & path, bool const gz, writer_options const & options)
+    {
+        std::string const & wp = out_.write_path();
+        if (gz)
+        {
+            std::string mode = "w";
+            mode += level_digit(options.compression_level);
+            errno = 0;
+            if (wp == "-")
+            {
+                int const fd = ::dup(STDOUT_FILENO);
+                bgzf_ = fd < 0 ? nullptr : bgzf_dopen(fd, mode.c_str());
+                if (bgzf_ == nullptr && fd >= 0)
+                    ::close(fd);
+            }
+            else
+                bgzf_ = bgzf_open(wp.c_str(), mode.c_str());
+            if (bgzf_ == nullptr)
+                throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
+            if (options.threads > 1 && bgzf_mt(bgzf_, static_cast<int>(options.threads), 256) != 0)
+                throw io_error{"'" + path + "': cannot start compression threads"};
+        }
+        else if (wp == "-")
+            fd_ = STDOUT_FILENO;
+        else
+        {
+            fd_ = ::open(wp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+            if (fd_ < 0)
+                throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
+            own_fd_ = true;
+        }
+    }
+
+public:
+    void write(record_view const & r) override
+    {
+        if (input_ == output_)
+        {
+            buf_.append(r.raw);
+            if (r.raw.empty() || r.raw.back() != '\n')
+                buf_.push_back('\n');
+        }
+        else
+        {
+            std::string_view const header = hts_format(input_) ? r.name : r.header;
+            buf_.push_back(output_ == seq_format::fasta ? '>' : '@');
+            buf_.append(header);
+            buf_.push_back('\n');
+            buf_.append(r.seq);
+            buf_.push_back('\n');
+            if (output_ == seq_format::fastq)
+            {
+                buf_.append("+\n");
+                if (r.qual.size() == r.seq.size())
+                    buf_.append(r.qual);
+                else
+                    buf_.append(r.seq.size(), 'I');
+                buf_.push_back('\n');
+            }
+        }
+        if (buf_.size() >= flush_bytes)
+            flush();
+    }
+
+    void close() override
+    {
+        if (closed_)
+            return;
+        closed_ = true;
+        flush();
+        if (bgzf_ != nullptr)
+        {
+            BGZF * const fp = bgzf_;
+            bgzf_ = nullptr;
+            errno = 0;
+            if (bgzf_close(fp) != 0)
+                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+        }
+        if (own_fd_)
+        {
+            own_fd_ = false;
+            if (::close(fd_) != 0)
+                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+        }
+        out_.commit();
+    }
+
+private:
+    static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
+
+    void flush()
+    {
+        if (buf_.empty())
+            return;
+        if (bgzf_ != nullptr)
+        {
+            errno = 0;
+            if (bgzf_write(bgzf_, buf_.data(), buf_.size()) < 0)
+                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+        }
+        else
+        {
+            std::size_t done = 0;
+            while (done < buf_.size())
+            {
+                ssize_t const k = ::write(fd_, buf_.data() + done, buf_.size() - done);
+                if (k < 0 && errno == EINTR)
+                    continue;
+                if (k <= 0)
+                    throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+                done += static_cast<std::size_t>(k);
+            }
+        }
+        buf_.clear();
+    }
+
+    void release() noexcept
+    {
+        if (bgzf_ != nullptr)
+            (void)bgzf_close(bgzf_);
+        bgzf_ = nullptr;
+        if (own_fd_)
+            ::close(fd_);
+        own_fd_ = false;
+    }
+
+    output_file out_;
+    seq_format input_;
+    seq_format output_;
+    BGZF * bgzf_{nullptr};
+    int fd_{-1};
+    bool own_fd_{false};
+    bool closed_{false};
+    std::string buf_;
+};
+
+// SAM / BAM / CRAM through htslib.
+class hts_writer final : public writer
+{
+public:
+    hts_writer(std::string const & path, seq_format const input, seq_format const output, bool const gz,
+               writer_options const & options) :
+        out_{path}, input_{input}
+    {
+        try
+        {
+            open(path, output, gz, options);
+        }
+        catch (...)
+        {
+            release();
+            throw;
+        }
+    }
+
+    ~hts_writer() override { release(); }
+    hts_writer(hts_writer const &) = delete;
+    hts_writer & operator=(hts_writer const &) = delete;
+
+private:
+    void open(std::string const & path, seq_format const output, bool const gz, writer_options const & options)
+    {
+        detail::quiet_htslib();
+        std::string mode = "w";
+        if (output == seq_format::bam)
+        {
+            mode += 'b';
+            mode += level_digit(options.compression_level);
+        }
+        else if (output == seq_format::cram)
+            mode += "c";
+        else if (gz)
+        {
+            mode += 'z';
+            mode += level_digit(options.compression_level);
+        }
+        std::string const & wp = out_.write_path();
+        errno = 0;
+        if (wp == "-")
+        {
+            int const fd = ::dup(STDOUT_FILENO);
+            hFILE * const h = fd < 0 ? nullptr : hdopen(fd, "w");
+            if (h == nullptr && fd >= 0)
+                ::close(fd);
+            fp_ = h == nullptr ? nullptr : hts_hopen(h, "-", mode.c_str());
+            if (fp_ == nullptr && h != nullptr)
+                hclose_abruptly(h);
+        }
+        else
+            fp_ = hts_open(wp.c_str(), mode.c_str());
+        if (fp_ == nullptr)
+            throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
+        if (output == seq_format::cram)
+            (void)hts_set_opt(fp_, CRAM_OPT_NO_REF, 1);
+        if (options.threads > 1)
+            (void)hts_set_threads(fp_, static_cast<int>(options.threads));
+        std::string const text = options.sam_header.empty() ? std::string{"@HD\tVN:1.6\tSO:unknown\n"} : options.sam_header;
+        hdr_ = sam_hdr_parse(text.size(), text.c_str());
+        if (hdr_ == nullptr)
+            throw io_error{"'" + path + "': invalid SAM header for the output"};
+        if (sam_hdr_write(fp_, hdr_) < 0)
+            throw io_error{"'" + path + "': write failed: " + errno_text(errno)};
+        rec_ = bam_init1();
+        if (rec_ == nullptr)
+            throw std::bad_alloc{};
+    }
+
+public:
+    void write(record_view const & r) override
+    {
+        if (hts_format(input_))
+        {
+            std::size_t const core = detail::bam_core_bytes();
+            std::size_t const len = r.raw.size() - core;
+            if (rec_->m_data < len)
+            {
+                auto * const d = static_cast<std::uint8_t *>(std::realloc(rec_->data, len));
+                if (d == nullptr)
+                    throw std::bad_alloc{};
+                rec_->data = d;
+                rec_->m_data = len;
+            }
+            std::memcpy(&rec_->core, r.raw.data(), core);
+            std::memcpy(rec_->data, r.raw.data() + core, len);
+            rec_->l_data = static_cast<int>(len);
+        }
+        else
+        {
+            char const * qual = nullptr;
+            if (!r.qual.empty() && r.qual.size() == r.seq.size())
+            {
+                qual_.resize(r.qual.size());
+                for (std::size_t i = 0; i < r.qual.size(); ++i)
+                    qual_[i] = static_cast<char>(std::max(0, static_cast<int>(static_cast<unsigned char>(r.qual[i])) - 33));
+                qual = qual_.data();
+            }
+            if (bam_set1(rec_, r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0, r.seq.size(),
+                         r.seq.data(), qual, 0) < 0)
+                throw io_error{"'" + out_.path() + "': cannot store record '" + std::string{r.name} +
+                               "' as SAM/BAM/CRAM (name longer than 254 characters?)"};
+        }
+        if (sam_write1(fp_, hdr_, rec_) < 0)
+            throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+    }
+
+    void close() override
+    {
+        if (closed_)
+            return;
+        closed_ = true;
+        htsFile * const fp = fp_;
+        fp_ = nullptr;
+        errno = 0;
+        if (hts_close(fp) != 0)
+            throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+        out_.commit();
+    }
+
+private:
+    void release() noexcept
+    {
+        if (fp_ != nullptr)
+            (void)hts_close(fp_);
+        fp_ = nullptr;
+        if (hdr_ != nullptr)
+            sam_hdr_destroy(hdr_);
+        hdr_ = nullptr;
+        if (rec_ != nullptr)
+            bam_destroy1(rec_);
+        rec_ = nullptr;
+    }
+
+    output_file out_;
+    seq_format input_;
+    htsFile * fp_{nullptr};
+    sam_hdr_t * hdr_{nullptr};
+    bam1_t * rec_{nullptr};
+    std::string qual_;
+    bool closed_{false};
+};
+
+} // namespace
+
+std::unique_ptr<writer> writer::open(std::string const & path, seq_format const input_format,
+                                     writer_options const & options)
+{
+    seq_format const output = format_from_extension(path, input_format);
+    bool const gz = path != "-" && gz_extension(path);
+    if (hts_format(output))
+        return std::make_unique<hts_writer>(path, input_format, output, gz, options);
+    return std::make_unique<text_writer>(path, input_format, output, gz, options);
+}
+
+} // namespace ksieve::io
