@@ -1,0 +1,307 @@
+#pragma once
+/*! \file
+ * \brief ksieve's counting quotient filter: rank-and-select metadata, in-slot variable-length counters,
+ * exact mode, resize, k-way merge, prefetched batch operations and region-locked concurrent insertion.
+ *
+ * ## Keys, fingerprints, exactness
+ * A shard filter stores keys of `key_bits` bits (hashed k-mers, see filter.hpp). Its fingerprints have `p`
+ * bits: the top p bits of the key when p < key_bits, else the key shifted left by p - key_bits (zero
+ * padding, still exact). A fingerprint is split into a quotient (top `q` bits: the home slot) and a
+ * remainder (the next `r = p - q` bits, stored in the slot). p is fixed for the life of the filter:
+ * - exact mode (cfg.fpr == 0): p = key_bits, so the fingerprint *is* the key: no false positives, exact
+ *   counts, and iteration returns the original keys. When the whole key space is small enough to be filled
+ *   (2k + shard bits < small_key_space_bits) p is padded by exact_padding_bits so that the table can still
+ *   grow to several slots per possible key (counters need room); p is at least min_fingerprint_bits.
+ * - fingerprint mode: p = ceil(log2(n_design / eps)), n_design = the expected keys of this shard (or
+ *   default_design_keys >> shard_bits when unknown), so the false-positive rate n / 2^p stays <= eps up to
+ *   n_design distinct keys whatever the table size; if that p reaches key_bits the filter is exact (same p
+ *   as exact mode). p depends only on (eps, expected, shard bits, key_bits, max_load), never on the data:
+ *   filters built from different samples with the same parameters merge into exactly the filter built from
+ *   all samples.
+ * Growth doubles the table by moving one remainder bit into the quotient (q+1, r-1); fingerprints never
+ * change, so exact stays exact and no fingerprint is lost.
+ *
+ * ## Layout (the words() that files store)
+ * Blocks of 64 slots, byte-packed (Pandey et al., SIGMOD 2017): 1 byte offset, 8 bytes `occupieds`,
+ * 8 bytes `runends`, then 64 remainders of r bits (8r bytes): 17 + 8r bytes per 64 slots, i.e. r + 2.125
+ * bits per slot. occupieds bit h: some fingerprint has quotient h; runends bit j: slot j ends a run. Runs
+ * are stored in quotient order, each starting at max(home, end of previous run + 1). The offset of block b
+ * is the number of slots at or after 64b used by runs of quotients < 64b, saturated at 255 (larger values
+ * are recomputed from an earlier unsaturated block; they do not occur below ~99% load with hashed keys).
+ * The table has 2^q home slots plus about 10 sqrt(2^q) overflow slots at the end (no wrap-around). Empty
+ * slots hold zero, so the words are a canonical function of (q, r, multiset of fingerprints): the same
+ * data gives byte-identical files in any insertion order.
+ *
+ * ## Counters (in-slot, variable length)
+ * Within a run, fingerprints are kept in increasing remainder order as "groups":
+ * - remainder x > 0: count 1 = [x], count 2 = [x, x], count c >= 3 = [x, d..., x], where the digits d
+ *   (all != x) write c - 3 in base 2^r - 1, most significant first, the first digit being < x (a leading
+ *   0 digit is added when needed). A slot < x right after x can only start a counter (remainders increase).
+ * - remainder 0: count 1 = [0], count c >= 2 = [0, 0, d..., 0] with non-zero digits writing c - 2 in base
+ *   2^r - 1 (no digit for c = 2).
+ * So a fingerprint seen once costs one slot, twice two, and c costs about 3 + log_{2^r - 1}(c) slots;
+ * counts are 64-bit (saturating at 2^64 - 1). See docs/benchmarks_quotient.md for the space numbers.
+ *
+ * ## Thread safety
+ * const members may run concurrently with each other. Mutating members (insert, remove, insert_batch,
+ * resize, ...) need exclusive access, except insert_concurrent(), which any number of threads may call at
+ * the same time (and with nothing else running): it takes CQF-style region locks (one spin lock per 4096
+ * slots, always acquired in ascending order, no global lock), never grows the table, and returns
+ * insert_status::full when the cluster would run off the table: pre-size the filter (expected keys) before
+ * concurrent insertion. sharded_filter<quotient_filter> needs no locks: one thread owns a shard at a time.
+ *
+ * Hot paths (insert, count, remove, batches, insert_concurrent) never throw and never allocate, except
+ * automatic growth (which reports `full` if memory runs out).
+ */
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <ksieve/filters/filter.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Counting quotient filter over keys of `key_bits` bits; satisfies shard_filter. */
+class quotient_filter
+{
+public:
+    static constexpr filter_type type_id = filter_type::quotient;
+    /*! \brief Smallest remainder width the counter encoding supports (growth stops there). */
+    static constexpr unsigned min_remainder_bits = 2;
+    /*! \brief Largest remainder width (a slot must fit one unaligned 64-bit load). */
+    static constexpr unsigned max_remainder_bits = 57;
+    /*! \brief Smallest fingerprint width (tiny keys are padded, see file comment). */
+    static constexpr unsigned min_fingerprint_bits = 16;
+    /*! \brief Exact filters of key spaces below 2^small_key_space_bits get exact_padding_bits more. */
+    static constexpr unsigned small_key_space_bits = 36;
+    static constexpr unsigned exact_padding_bits = 6;
+    /*! \brief Initial table size when nothing is expected: 2^9 = 512 home slots. */
+    static constexpr unsigned default_min_quotient_bits = 9;
+    /*! \brief Keys a whole filter is designed for when the expected count is unknown (divided among shards):
+     * 2^30, about a billion distinct k-mers. Beyond it the FPR grows as n / 2^p. */
+    static constexpr std::uint64_t default_design_keys = std::uint64_t{1} << 30;
+    /*! \brief Slots per concurrency region (one lock each). */
+    static constexpr unsigned region_slot_bits = 12;
+
+    /*! \brief Iteration in increasing fingerprint order over (fingerprint, count) groups. The filter must not
+     * be modified while a cursor is in use. */
+    class cursor
+    {
+    public:
+        explicit cursor(quotient_filter const & f) noexcept;
+        /*! \brief Advance to the next stored fingerprint. \returns false at the end. */
+        bool next() noexcept;
+        /*! \brief Current fingerprint (p bits). \pre next() returned true. */
+        [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fp_; }
+        /*! \brief Count of the current fingerprint (>= 1). \pre next() returned true. */
+        [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+
+    private:
+        quotient_filter const * f_;
+        std::uint64_t next_quotient_{0};
+        std::uint64_t pos_{0};
+        std::uint64_t run_end_{0};
+        std::uint64_t quotient_{0};
+        std::uint64_t prev_end_{0};
+        bool have_prev_{false};
+        bool in_run_{false};
+        std::uint64_t fp_{0};
+        std::uint64_t count_{0};
+    };
+
+    /*! \brief Empty filter for `expected` keys of `key_bits` bits (expected already divided among shards;
+     * 0 = unknown). Uses cfg.fpr (0 = exact), cfg.max_load, cfg.auto_grow and cfg.shard_bits (only to divide
+     * default_design_keys). \throws usage_error for fpr outside [0, 0.5), max_load outside (0, 1] or
+     * key_bits outside [1, 64]. */
+    [[nodiscard]] static quotient_filter create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected);
+
+    /*! \brief Empty filter with explicit geometry: 2^q home slots, remainders of r bits, so p = q + r
+     * fingerprint bits (exact iff p >= key_bits). \throws usage_error if q + r exceeds 64, r is outside
+     * [min_remainder_bits, max_remainder_bits] or q is outside [6, 48]. */
+    [[nodiscard]] static quotient_filter with_geometry(unsigned key_bits, unsigned q, unsigned r,
+                                                       double max_load = 0.9, bool auto_grow = true);
+
+    /*! \brief Read-only filter over `words` it does not own (e.g. an mmap'd file); no copy.
+     * \throws format_error if params and words are inconsistent (never reads out of bounds). */
+    [[nodiscard]] static quotient_filter view(std::span<std::uint64_t const> params,
+                                              std::span<std::uint64_t const> words, unsigned key_bits);
+
+    /*! \brief Union of filters, counts added, built by a k-way streaming merge in fingerprint order into a
+     * new filter sized for the union (load <= max_load of inputs[0]).
+     * \throws incompatible_error unless all inputs have the same key_bits and fingerprint bits p;
+     * usage_error for an empty input list; full_error if the union cannot be represented. */
+    [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
+
+    quotient_filter(quotient_filter &&) noexcept;
+    quotient_filter & operator=(quotient_filter &&) noexcept;
+    quotient_filter(quotient_filter const &) = delete;
+    quotient_filter & operator=(quotient_filter const &) = delete;
+    ~quotient_filter();
+
+    /*! \brief An owning, mutable deep copy (also of a view). */
+    [[nodiscard]] quotient_filter clone() const;
+
+    /*! \brief Add `count` occurrences of `key` (count 0 is a no-op). Grows the table when the load would
+     * exceed max_load (if auto_grow). \returns full (and changes nothing) if there is no room: growth
+     * disabled, remainder already at min_remainder_bits, out of memory, or a view. \pre key < 2^key_bits. */
+    insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept;
+
+    /*! \brief Remove up to `count` occurrences of `key`; the fingerprint is erased when its count reaches 0.
+     * In fingerprint mode, removing a key that was never inserted may remove a colliding key's occurrence
+     * (as in every counting filter). \returns false if the fingerprint is absent (nothing changes). */
+    bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept;
+
+    /*! \brief Stored count of the key's fingerprint (0 if absent). Exact in exact mode; never below the true
+     * count in fingerprint mode. */
+    [[nodiscard]] std::uint64_t count(std::uint64_t key) const noexcept;
+    /*! \brief count(key) != 0. */
+    [[nodiscard]] bool contains(std::uint64_t key) const noexcept { return count(key) != 0; }
+
+    /*! \brief insert(keys[i], 1) for i in order, with software prefetch. Stops at the first `full` and
+     * returns it (keys before it are inserted, the others are not). */
+    insert_status insert_batch(std::span<std::uint64_t const> keys) noexcept;
+    /*! \brief out[i] = count(keys[i]), with software prefetch. \pre out has keys.size() elements. */
+    void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
+
+    /*! \brief insert(key, count) that may run concurrently with other insert_concurrent() calls on this
+     * filter (and nothing else). Never grows: returns full when the table has no room left for the key's
+     * cluster (or for a view). Statistics reflect these inserts once the threads are joined. */
+    insert_status insert_concurrent(std::uint64_t key, std::uint64_t count = 1) noexcept;
+
+    /*! \brief Call fn(value, count) for every stored fingerprint in increasing order; value is the original
+     * key in exact mode, the fingerprint (p bits) otherwise. */
+    template <typename Fn>
+    void for_each(Fn && fn) const
+    {
+        cursor c{*this};
+        bool const ex = exact();
+        while (c.next())
+            fn(ex ? (c.fingerprint() >> shl_) : c.fingerprint(), c.count());
+    }
+
+    /*! \brief Rebuild with 2^new_q home slots (r = p - new_q), keeping every fingerprint and count.
+     * \returns false (and changes nothing) if new_q is out of range, the data would not fit in 2^new_q slots,
+     * or this is a view. \throws std::bad_alloc. */
+    bool resize(unsigned new_q);
+    /*! \brief resize(q + 1). */
+    bool grow() { return resize(q_ + 1); }
+    /*! \brief resize(q - 1) if the result stays within max_load. */
+    bool shrink();
+
+    /*! \brief Parameters stored in the file (see view()). */
+    [[nodiscard]] std::vector<std::uint64_t> params() const;
+    /*! \brief The whole table as little-endian words. */
+    [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return {ctable_, nwords_}; }
+    /*! \brief bytes (table), slots (2^q), used slots, distinct fingerprints, total count, load, estimated FPR
+     * (0 in exact mode, distinct / 2^p otherwise). */
+    [[nodiscard]] filter_stats stats() const noexcept;
+
+    [[nodiscard]] unsigned key_bits() const noexcept { return key_bits_; }
+    [[nodiscard]] unsigned quotient_bits() const noexcept { return q_; }
+    [[nodiscard]] unsigned remainder_bits() const noexcept { return r_; }
+    [[nodiscard]] unsigned fingerprint_bits() const noexcept { return p_; }
+    [[nodiscard]] bool exact() const noexcept { return p_ >= key_bits_; }
+    [[nodiscard]] bool is_view() const noexcept { return table_ == nullptr; }
+    [[nodiscard]] double max_load() const noexcept { return max_load_; }
+    [[nodiscard]] bool auto_grow() const noexcept { return auto_grow_; }
+    /*! \brief Home slots 2^q. */
+    [[nodiscard]] std::uint64_t slots() const noexcept { return nslots_; }
+    /*! \brief Distinct fingerprints (= distinct keys in exact mode). */
+    [[nodiscard]] std::uint64_t distinct() const noexcept;
+    /*! \brief Sum of all counts (saturating). */
+    [[nodiscard]] std::uint64_t total_count() const noexcept;
+    /*! \brief Slots in use (fingerprints plus counter digits). */
+    [[nodiscard]] std::uint64_t used_slots() const noexcept;
+    /*! \brief The fingerprint of a key (p bits). */
+    [[nodiscard]] std::uint64_t fingerprint(std::uint64_t const key) const noexcept
+    {
+        return ((key & key_mask_) << shl_) >> shr_;
+    }
+
+private:
+    struct memory;
+    struct concurrency;
+    struct group_info;
+    struct locate_info;
+    friend class cursor;
+    friend struct qf_appender;
+
+    quotient_filter() noexcept;
+    void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
+    void set_geometry(unsigned q, unsigned r);
+    void allocate_table();
+
+    // Slot-level primitives (defined in the .cpp).
+    [[nodiscard]] std::uint8_t const * block(std::uint64_t b) const noexcept;
+    [[nodiscard]] std::uint8_t * mblock(std::uint64_t b) noexcept;
+    [[nodiscard]] std::uint64_t occupieds(std::uint64_t b) const noexcept;
+    [[nodiscard]] std::uint64_t runends(std::uint64_t b) const noexcept;
+    [[nodiscard]] std::uint64_t get_slot(std::uint64_t j) const noexcept;
+    void set_slot(std::uint64_t j, std::uint64_t v) noexcept;
+    [[nodiscard]] std::uint64_t get_chunk(std::uint64_t j, unsigned n) const noexcept;
+    void set_chunk(std::uint64_t j, unsigned n, std::uint64_t v) noexcept;
+    void set_runend(std::uint64_t j, bool v) noexcept;
+    void set_occupied(std::uint64_t h, bool v) noexcept;
+    void move_slots(std::uint64_t dst, std::uint64_t src, std::uint64_t n) noexcept;
+    void clear_slots(std::uint64_t from, std::uint64_t to) noexcept;
+    [[nodiscard]] std::uint64_t select_runend(std::uint64_t from, std::uint64_t k, std::uint64_t limit) const noexcept;
+    [[nodiscard]] bool true_offset(std::uint64_t b, bool limited, std::uint64_t & out) const noexcept;
+    [[nodiscard]] int run_end_upto(std::uint64_t j, std::uint64_t limit, bool limited,
+                                   std::uint64_t & out) const noexcept;
+    [[nodiscard]] int first_empty(std::uint64_t j, std::uint64_t limit, bool limited,
+                                  std::uint64_t & out) const noexcept;
+    [[nodiscard]] int locate(std::uint64_t h, std::uint64_t limit, bool limited, locate_info & li) const noexcept;
+    [[nodiscard]] bool find_group(locate_info const & li, std::uint64_t x, group_info & g) const noexcept;
+    void decode_group(std::uint64_t pos, std::uint64_t end, std::uint64_t & value, std::uint64_t & count,
+                      std::uint64_t & len) const noexcept;
+    [[nodiscard]] unsigned encode(std::uint64_t x, std::uint64_t c, std::uint64_t * out) const noexcept;
+    [[nodiscard]] std::uint64_t encoded_length(std::uint64_t x, std::uint64_t c) const noexcept;
+    void update_offsets(std::uint64_t b_from, std::uint64_t b_to) noexcept;
+    [[nodiscard]] int insert_slots(std::uint64_t h, std::uint64_t p, std::uint64_t m, std::uint64_t const * vals,
+                                   bool new_run, bool append, std::uint64_t limit, bool limited) noexcept;
+    void delete_slots(std::uint64_t h, std::uint64_t p, std::uint64_t k, std::uint64_t run_end, bool vanish,
+                      bool fix_runend) noexcept;
+    [[nodiscard]] int insert_fp(std::uint64_t h, std::uint64_t x, std::uint64_t count, std::uint64_t limit,
+                                bool limited, std::uint64_t load_limit, std::int64_t & used_delta,
+                                std::uint64_t & new_distinct) noexcept;
+    [[nodiscard]] std::uint64_t count_fp(std::uint64_t h, std::uint64_t x) const noexcept;
+    [[nodiscard]] insert_status insert_fingerprint(std::uint64_t fp, std::uint64_t count) noexcept;
+    void prefetch(std::uint64_t fp, bool write) const noexcept;
+    void fold_concurrent() noexcept;
+    [[nodiscard]] bool can_grow() const noexcept;
+    [[nodiscard]] bool try_grow() noexcept;
+
+    // Geometry.
+    unsigned key_bits_{0};
+    unsigned shl_{0}; // p - key_bits when exact
+    unsigned shr_{0}; // key_bits - p otherwise
+    unsigned p_{0};
+    unsigned q_{0};
+    unsigned r_{0};
+    std::uint64_t key_mask_{0};
+    std::uint64_t rmask_{0};
+    std::uint64_t nslots_{0};
+    std::uint64_t nblocks_{0};
+    std::uint64_t phys_slots_{0};
+    std::uint64_t block_bytes_{0};
+    double max_load_{0.9};
+    bool auto_grow_{true};
+
+    // Contents.
+    std::uint64_t used_{0};
+    std::uint64_t distinct_{0};
+    std::uint64_t total_{0};
+
+    // Storage: table_ is null for views; ctable_ always points at the words.
+    std::unique_ptr<memory> mem_;
+    std::uint64_t * table_{nullptr};
+    std::uint64_t const * ctable_{nullptr};
+    std::size_t nwords_{0};
+    std::unique_ptr<concurrency> conc_;
+};
+
+} // namespace ksieve
