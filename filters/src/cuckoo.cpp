@@ -254,8 +254,9 @@ inline std::uint64_t cuckoo_filter::next_random() noexcept
 inline bool cuckoo_filter::present(std::uint64_t const i1, std::uint64_t const fp) const noexcept
 {
     std::uint64_t const i2 = alt_index(i1, fp);
-    return bucket_has(load_bucket(i1), fp) || bucket_has(load_bucket(i2), fp) ||
-           (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
+    // Both buckets are tested without a branch between them: a hit is equally likely in either.
+    bool const hit = bucket_has(load_bucket(i1), fp) | bucket_has(load_bucket(i2), fp);
+    return hit || (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
 }
 
 inline bool cuckoo_filter::try_put(std::uint64_t const i, std::uint64_t const fp) noexcept
@@ -415,7 +416,7 @@ void cuckoo_filter::count_batch(std::span<std::uint64_t const> const keys, std::
         for (std::size_t j = 0; j < n; ++j)
         {
             std::uint64_t const i1 = h[j].i1, i2 = alt[j], fp = h[j].fp;
-            bool const hit = bucket_has(load_bucket(i1), fp) || bucket_has(load_bucket(i2), fp) ||
+            bool const hit = (bucket_has(load_bucket(i1), fp) | bucket_has(load_bucket(i2), fp)) ||
                              (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
             out[start + j] = hit ? 1 : 0;
         }
