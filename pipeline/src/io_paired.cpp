@@ -107,7 +107,7 @@ public:
                               std::to_string(first + both_.size() - 1) + "); the last record has no mate"};
         for (std::size_t i = 0; i < both_.size(); i += 2)
             if (!mate_names_match(both_[i].name, both_[i + 1].name))
-                throw input_error{quoted(in_->name()) + ": record " + std::to_string(first + i + 1) +
+                throw input_error{quoted(in_->name()) + ": record " + std::to_string(first + i) +
                                   ": mate names differ ('" + std::string{both_[i].name} + "' and '" +
                                   std::string{both_[i + 1].name} + "'); is the input really interleaved?"};
         split(r1, 0, (first + 1) / 2);

@@ -297,6 +297,17 @@ private:
     int saved_{-1};
 };
 
+/*! \brief The path in single quotes, as error messages show it. */
+inline std::string q(std::string const & path)
+{
+    std::string out;
+    out.reserve(path.size() + 2);
+    out += '\'';
+    out += path;
+    out += '\'';
+    return out;
+}
+
 /*! \brief Expect `fn` to throw input_error whose message contains every string in `parts`. */
 template <typename F>
 void expect_input_error(F && fn, std::vector<std::string> const & parts)

@@ -216,8 +216,8 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
     {
         std::string const path = dir / ("bad" + std::to_string(i++) + ".fq");
         write_file(path, c.text);
-        expect_input_error([&] { read_all(path, small_batches(1, 1)); }, {"'" + path + "'", c.record, c.what});
-        expect_input_error([&] { read_all(path); }, {"'" + path + "'", c.record, c.what});
+        expect_input_error([&] { read_all(path, small_batches(1, 1)); }, {q(path), c.record, c.what});
+        expect_input_error([&] { read_all(path); }, {q(path), c.record, c.what});
     }
     write_file(dir / "bad.fa", ">a\nAC\nx>b\n");
     EXPECT_EQ(read_all(dir / "bad.fa").at(0).seq, "ACx>b"); // '>' inside a line is sequence
@@ -233,7 +233,7 @@ TEST(io_reader, truncated_and_corrupted_gzip)
     ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "r.fq") + " > " + quote_shell(dir / "r.gz")), 0);
     std::string const gz = read_file(dir / "r.gz");
     write_file(dir / "cut.gz", gz.substr(0, gz.size() / 2));
-    expect_input_error([&] { read_all(dir / "cut.gz"); }, {"'" + (dir / "cut.gz") + "'", "record ", "truncated"});
+    expect_input_error([&] { read_all(dir / "cut.gz"); }, {q(dir / "cut.gz"), "record ", "truncated"});
     // the record number is the one being read when the data ran out: after the records that are complete
     try
     {
@@ -253,12 +253,12 @@ TEST(io_reader, truncated_and_corrupted_gzip)
     write_file(dir / "bad.gz", corrupt);
     // corrupted deflate data may decompress to garbage before zlib notices: any input_error naming file
     // and record will do
-    expect_input_error([&] { read_all(dir / "bad.gz"); }, {"'" + (dir / "bad.gz") + "'", "record "});
+    expect_input_error([&] { read_all(dir / "bad.gz"); }, {q(dir / "bad.gz"), "record "});
     // corrupted CRC (last 8 bytes: CRC32, ISIZE): only zlib can tell
     std::string bad_crc = gz;
     bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 1);
     write_file(dir / "crc.gz", bad_crc);
-    expect_input_error([&] { read_all(dir / "crc.gz"); }, {"'" + (dir / "crc.gz") + "'", "record 30001", "gzip"});
+    expect_input_error([&] { read_all(dir / "crc.gz"); }, {q(dir / "crc.gz"), "record 30001", "gzip"});
     // BGZF truncated in the middle of a block
     copy_records(dir / "r.fq", dir / "b.fq.gz");
     std::string const bg = read_file(dir / "b.fq.gz");
@@ -267,7 +267,7 @@ TEST(io_reader, truncated_and_corrupted_gzip)
     {
         reader_options o;
         o.threads = threads;
-        expect_input_error([&] { read_all(dir / "bcut.gz", o); }, {"'" + (dir / "bcut.gz") + "'", "record ", "BGZF"});
+        expect_input_error([&] { read_all(dir / "bcut.gz", o); }, {q(dir / "bcut.gz"), "record ", "BGZF"});
     }
 }
 

@@ -1,0 +1,368 @@
+// Writers and output_file: verbatim round trips, conversions, deterministic BGZF, SAM/BAM/CRAM,
+// atomic outputs.
+#include "test_io_helpers.hpp"
+
+#include <sys/stat.h>
+
+#include <thread>
+
+using namespace ksieve::io;
+using namespace ksieve::io::test;
+
+namespace
+{
+
+std::string gunzip(std::string const & path)
+{
+    return capture("gzip -dc " + quote_shell(path));
+}
+
+std::string naive_fastq_to_fasta(std::vector<record> const & recs)
+{
+    std::string out;
+    for (auto const & r : recs)
+        out += ">" + r.header + "\n" + r.seq + "\n";
+    return out;
+}
+
+// A small SAM file: header, a mapped forward read, a reverse-strand read, an unmapped read without
+// qualities, tags of several types.
+std::string const sam_text = "@HD\tVN:1.6\tSO:unsorted\n"
+                             "@SQ\tSN:chr1\tLN:1000\n"
+                             "@RG\tID:g1\tSM:s1\n"
+                             "r1\t0\tchr1\t11\t60\t8M\t*\t0\t0\tACGTACGT\tIIIIHHHH\tNM:i:0\tRG:Z:g1\n"
+                             "r2\t16\tchr1\t21\t37\t4M1I3M\t*\t0\t0\tTTGCAGGA\t!!##$$%%\tAS:i:-3\tXF:f:1.5\n"
+                             "r3\t4\t*\t0\t0\t*\t*\t0\t0\tNNACGT\t*\n";
+
+} // namespace
+
+TEST(io_writer, format_from_extension)
+{
+    EXPECT_EQ(format_from_extension("a.fq", seq_format::fasta), seq_format::fastq);
+    EXPECT_EQ(format_from_extension("a.FASTQ.gz", seq_format::fasta), seq_format::fastq);
+    EXPECT_EQ(format_from_extension("dir.fa/x.fa.gz", seq_format::fastq), seq_format::fasta);
+    EXPECT_EQ(format_from_extension("x.fasta", seq_format::fastq), seq_format::fasta);
+    EXPECT_EQ(format_from_extension("x.fna", seq_format::fastq), seq_format::fasta);
+    EXPECT_EQ(format_from_extension("x.sam", seq_format::fastq), seq_format::sam);
+    EXPECT_EQ(format_from_extension("x.sam.gz", seq_format::fastq), seq_format::sam);
+    EXPECT_EQ(format_from_extension("x.bam", seq_format::fastq), seq_format::bam);
+    EXPECT_EQ(format_from_extension("x.cram", seq_format::fastq), seq_format::cram);
+    EXPECT_EQ(format_from_extension("x.txt", seq_format::fasta), seq_format::fasta);
+    EXPECT_EQ(format_from_extension("x.gz", seq_format::fastq), seq_format::fastq);
+    EXPECT_EQ(format_from_extension("-", seq_format::bam), seq_format::bam);
+}
+
+TEST(io_writer, same_format_round_trip_is_byte_identical)
+{
+    temp_dir dir;
+    std::string const fq = random_fastq(5000, 11) + "@crlf\r\nAC\r\n+\r\nII\r\n";
+    std::string const fa = "\n" + random_fasta(500, 12) + ">crlf x\r\nAC\r\nGT\r\n";
+    write_file(dir / "in.fq", fq);
+    write_file(dir / "in.fa", fa);
+    copy_records(dir / "in.fq", dir / "out.fastq");
+    copy_records(dir / "in.fa", dir / "out.fasta");
+    EXPECT_EQ(read_file(dir / "out.fastq"), fq);
+    EXPECT_EQ(read_file(dir / "out.fasta"), fa.substr(1)); // the leading blank line belongs to no record
+    // no extension: the input's format
+    copy_records(dir / "in.fq", dir / "out.txt");
+    EXPECT_EQ(read_file(dir / "out.txt"), fq);
+    // a missing final newline is supplied
+    write_file(dir / "nonl.fq", "@a\nA\n+\nI");
+    copy_records(dir / "nonl.fq", dir / "nonl.out.fq");
+    EXPECT_EQ(read_file(dir / "nonl.out.fq"), "@a\nA\n+\nI\n");
+    EXPECT_EQ(dir.entries().size(), 7u); // no temporary left behind
+}
+
+TEST(io_writer, conversions_match_naive_ones)
+{
+    temp_dir dir;
+    std::string const fq = random_fastq(3000, 5, 150, true);
+    write_file(dir / "in.fq", fq);
+    copy_records(dir / "in.fq", dir / "out.fa");
+    EXPECT_EQ(read_file(dir / "out.fa"), naive_fastq_to_fasta(naive_fastq(fq)));
+
+    std::string const fa = random_fasta(300, 6);
+    write_file(dir / "in.fa", fa);
+    copy_records(dir / "in.fa", dir / "out.fq");
+    std::string expected;
+    for (auto const & r : naive_fasta(fa))
+        expected += "@" + r.header + "\n" + r.seq + "\n+\n" + std::string(r.seq.size(), 'I') + "\n";
+    EXPECT_EQ(read_file(dir / "out.fq"), expected);
+}
+
+TEST(io_writer, bgzf_output_is_deterministic_and_gzip_compatible)
+{
+    if (!have_tool("gzip"))
+        GTEST_SKIP() << "gzip not installed";
+    temp_dir dir;
+    std::string const fq = random_fastq(40000, 21);
+    write_file(dir / "in.fq", fq);
+    std::vector<std::string> outputs;
+    for (unsigned const threads : {1u, 1u, 2u, 4u})
+    {
+        writer_options o;
+        o.threads = threads;
+        std::string const out = dir / ("t" + std::to_string(outputs.size()) + ".fq.gz");
+        copy_records(dir / "in.fq", out, o);
+        outputs.push_back(read_file(out));
+        EXPECT_EQ(gunzip(out), fq);
+    }
+    for (auto const & o : outputs)
+        EXPECT_EQ(o, outputs.front());
+    std::string const & gz = outputs.front();
+    ASSERT_GE(gz.size(), 18u);
+    EXPECT_EQ(gz.substr(4, 4), std::string(4, '\0')); // MTIME 0
+    EXPECT_EQ(static_cast<unsigned char>(gz[3]) & 0x08u, 0u); // no FNAME
+    // FASTQ -> FASTA.gz decompresses to the plain conversion
+    copy_records(dir / "in.fq", dir / "conv.fa.gz");
+    EXPECT_EQ(gunzip(dir / "conv.fa.gz"), naive_fastq_to_fasta(naive_fastq(fq)));
+}
+
+TEST(io_writer, sam_input_fields_and_round_trips)
+{
+    temp_dir dir;
+    write_file(dir / "in.sam", sam_text);
+    seq_format f{};
+    auto const recs = read_all(dir / "in.sam", {}, &f);
+    EXPECT_EQ(f, seq_format::sam);
+    ASSERT_EQ(recs.size(), 3u);
+    EXPECT_EQ(recs[0].name, "r1");
+    EXPECT_EQ(recs[0].header, "r1");
+    EXPECT_EQ(recs[0].seq, "ACGTACGT");
+    EXPECT_EQ(recs[0].qual, "IIIIHHHH");
+    EXPECT_EQ(recs[1].seq, "TTGCAGGA"); // reverse strand: as stored
+    EXPECT_EQ(recs[1].qual, "!!##$$%%");
+    EXPECT_EQ(recs[2].seq, "NNACGT");
+    EXPECT_EQ(recs[2].qual, "");
+    EXPECT_EQ(reader::open(dir / "in.sam")->sam_header().substr(0, 4), "@HD\t");
+
+    // SAM -> SAM reproduces the text; SAM -> BAM -> SAM too
+    copy_records(dir / "in.sam", dir / "out.sam");
+    EXPECT_EQ(read_file(dir / "out.sam"), sam_text);
+    copy_records(dir / "in.sam", dir / "out.bam");
+    EXPECT_EQ(reader::open(dir / "out.bam")->format(), seq_format::bam);
+    EXPECT_EQ(read_all(dir / "out.bam"), recs); // raw included: the same htslib records
+    copy_records(dir / "out.bam", dir / "back.sam");
+    EXPECT_EQ(read_file(dir / "back.sam"), sam_text);
+    copy_records(dir / "out.bam", dir / "out.sam.gz");
+    if (have_tool("gzip"))
+    {
+        EXPECT_EQ(gunzip(dir / "out.sam.gz"), sam_text);
+    }
+    EXPECT_EQ(read_all(dir / "out.sam.gz"), recs);
+    // headerless SAM is recognised too
+    write_file(dir / "nohdr.sam", "r3\t4\t*\t0\t0\t*\t*\t0\t0\tNNACGT\t*\n");
+    auto const nohdr = read_all(dir / "nohdr.sam", {}, &f);
+    EXPECT_EQ(f, seq_format::sam);
+    ASSERT_EQ(nohdr.size(), 1u);
+    EXPECT_EQ(nohdr[0].seq, "NNACGT");
+}
+
+TEST(io_writer, sam_to_fastx_and_fastx_to_bam)
+{
+    temp_dir dir;
+    write_file(dir / "in.sam", sam_text);
+    copy_records(dir / "in.sam", dir / "out.fq");
+    EXPECT_EQ(read_file(dir / "out.fq"),
+              "@r1\nACGTACGT\n+\nIIIIHHHH\n@r2\nTTGCAGGA\n+\n!!##$$%%\n@r3\nNNACGT\n+\nIIIIII\n");
+    copy_records(dir / "in.sam", dir / "out.fa");
+    EXPECT_EQ(read_file(dir / "out.fa"), ">r1\nACGTACGT\n>r2\nTTGCAGGA\n>r3\nNNACGT\n");
+
+    std::string const fq = random_fastq(2000, 8);
+    write_file(dir / "in.fq", fq);
+    auto const expected = naive_fastq(fq);
+    copy_records(dir / "in.fq", dir / "u.bam");
+    copy_records(dir / "in.fq", dir / "u.sam");
+    for (std::string const f : {"u.bam", "u.sam"})
+    {
+        auto const got = read_all(dir / f);
+        ASSERT_EQ(got.size(), expected.size()) << f;
+        for (std::size_t i = 0; i < got.size(); ++i)
+        {
+            EXPECT_EQ(got[i].name, expected[i].name);
+            std::string upper = expected[i].seq;
+            for (char & c : upper)
+                c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            EXPECT_EQ(got[i].seq, upper); // SAM stores bases in upper case
+            // a one-base read with quality '*' cannot be told from a missing QUAL in SAM text
+            if (f == "u.sam" && expected[i].qual == "*")
+                EXPECT_EQ(got[i].qual, "");
+            else
+                EXPECT_EQ(got[i].qual, expected[i].qual);
+        }
+    }
+    // and back to FASTQ: name, bases (upper case), qualities
+    copy_records(dir / "u.bam", dir / "back.fq");
+    auto const back = naive_fastq(read_file(dir / "back.fq"));
+    ASSERT_EQ(back.size(), expected.size());
+    for (std::size_t i = 0; i < back.size(); ++i)
+        EXPECT_EQ(back[i].qual, expected[i].qual);
+}
+
+TEST(io_writer, bam_output_is_deterministic_for_any_thread_count)
+{
+    temp_dir dir;
+    std::string const fq = random_fastq(30000, 31);
+    write_file(dir / "in.fq", fq);
+    std::vector<std::string> outs;
+    for (unsigned const threads : {1u, 1u, 3u, 8u})
+    {
+        writer_options o;
+        o.threads = threads;
+        std::string const out = dir / ("b" + std::to_string(outs.size()) + ".bam");
+        copy_records(dir / "in.fq", out, o);
+        outs.push_back(read_file(out));
+    }
+    for (auto const & o : outs)
+        EXPECT_EQ(o, outs.front());
+    // BAM -> BAM copies with several threads are identical as well
+    std::vector<std::string> copies;
+    for (unsigned const threads : {1u, 4u})
+    {
+        writer_options o;
+        o.threads = threads;
+        reader_options ro;
+        ro.threads = threads;
+        std::string const out = dir / ("c" + std::to_string(copies.size()) + ".bam");
+        copy_records(dir / "b0.bam", out, o, ro);
+        copies.push_back(read_file(out));
+    }
+    EXPECT_EQ(copies[0], copies[1]);
+    EXPECT_EQ(copies[0], outs[0]);
+}
+
+TEST(io_writer, cram_round_trip_without_reference)
+{
+    temp_dir dir;
+    std::string const fq = random_fastq(500, 9);
+    write_file(dir / "in.fq", fq);
+    copy_records(dir / "in.fq", dir / "u.bam");
+    copy_records(dir / "u.bam", dir / "u.cram");
+    seq_format f{};
+    auto const got = read_all(dir / "u.cram", {}, &f);
+    EXPECT_EQ(f, seq_format::cram);
+    auto const bam = read_all(dir / "u.bam");
+    ASSERT_EQ(got.size(), bam.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+    {
+        EXPECT_EQ(got[i].name, bam[i].name);
+        EXPECT_EQ(got[i].seq, bam[i].seq);
+        EXPECT_EQ(got[i].qual, bam[i].qual);
+    }
+}
+
+TEST(io_output_file, commit_renames_and_destruction_cleans_up)
+{
+    temp_dir dir;
+    std::string const target = dir / "out.txt";
+    write_file(target, "old");
+    {
+        output_file out{target};
+        EXPECT_NE(out.write_path(), target);
+        EXPECT_EQ(std::filesystem::path{out.write_path()}.parent_path(), dir.path());
+        write_file(out.write_path(), "new");
+        EXPECT_EQ(read_file(target), "old"); // not replaced before commit
+        out.commit();
+    }
+    EXPECT_EQ(read_file(target), "new");
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.txt"});
+    {
+        output_file out{target};
+        write_file(out.write_path(), "partial");
+    } // destroyed without commit
+    EXPECT_EQ(read_file(target), "new");
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.txt"});
+    // a symbolic link: the file it names is replaced, the link stays
+    std::filesystem::create_symlink(target, dir / "link.txt");
+    {
+        output_file out{dir / "link.txt"};
+        write_file(out.write_path(), "via link");
+        out.commit();
+    }
+    EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.txt"));
+    EXPECT_EQ(read_file(target), "via link");
+    EXPECT_THROW(output_file{dir.path().string()}, ksieve::io_error);
+}
+
+TEST(io_output_file, writer_without_close_or_failing_leaves_nothing)
+{
+    temp_dir dir;
+    write_file(dir / "in.fq", random_fastq(3000, 4));
+    for (std::string const name : {"a.fq", "a.fq.gz", "a.bam", "a.sam", "a.fa"})
+    {
+        auto r = reader::open(dir / "in.fq");
+        auto w = writer::open(dir / name, r->format());
+        record_batch b;
+        while (r->next(b))
+            for (std::size_t i = 0; i < b.size(); ++i)
+                w->write(b[i]);
+        w.reset(); // abandoned: e.g. an error elsewhere
+        EXPECT_EQ(dir.entries(), std::vector<std::string>{"in.fq"}) << name;
+    }
+    // an existing output stays as it was when the run fails
+    write_file(dir / "keep.fq", "previous");
+    {
+        auto w = writer::open(dir / "keep.fq", seq_format::fastq);
+        auto r = reader::open(dir / "in.fq");
+        record_batch b;
+        ASSERT_TRUE(r->next(b));
+        w->write(b[0]);
+    }
+    EXPECT_EQ(read_file(dir / "keep.fq"), "previous");
+    EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.fq", "keep.fq"}));
+    // cannot create: a clear io_error naming the output
+    try
+    {
+        (void)writer::open(dir / "no/such/dir/x.fq", seq_format::fastq);
+        ADD_FAILURE() << "no error";
+    }
+    catch (ksieve::io_error const & e)
+    {
+        EXPECT_NE(std::string{e.what()}.find("no/such/dir/x.fq"), std::string::npos) << e.what();
+    }
+}
+
+TEST(io_output_file, fifo_and_stdout_are_written_in_place)
+{
+    temp_dir dir;
+    std::string const fq = random_fastq(2000, 14);
+    write_file(dir / "in.fq", fq);
+    std::string const fifo = dir / "pipe.fq";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string received;
+    std::thread consumer{[&] { received = read_file(fifo); }};
+    {
+        output_file probe{fifo};
+        EXPECT_EQ(probe.write_path(), fifo);
+    }
+    copy_records(dir / "in.fq", fifo);
+    consumer.join();
+    EXPECT_EQ(received, fq);
+    struct stat st{};
+    ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)); // not replaced by a regular file
+
+    {
+        output_file dev{"/dev/null"};
+        EXPECT_EQ(dev.write_path(), "/dev/null");
+        dev.commit();
+    }
+    copy_records(dir / "in.fq", "/dev/null");
+
+    // "-": standard output, plain and BGZF
+    {
+        redirect_fd out{1, dir / "stdout.fq", O_WRONLY | O_CREAT | O_TRUNC};
+        copy_records(dir / "in.fq", "-");
+    }
+    EXPECT_EQ(read_file(dir / "stdout.fq"), fq);
+    {
+        redirect_fd out{1, dir / "stdout.bam", O_WRONLY | O_CREAT | O_TRUNC};
+        copy_records(dir / "in.fq", dir / "in.bam");
+        copy_records(dir / "in.bam", "-"); // BAM input: BAM to stdout
+    }
+    seq_format f{};
+    EXPECT_EQ(read_all(dir / "stdout.bam", {}, &f), read_all(dir / "in.bam"));
+    EXPECT_EQ(f, seq_format::bam);
+    auto const files = dir.entries();
+    EXPECT_EQ(std::count_if(files.begin(), files.end(), [](std::string const & f) { return f.find("ksieve-tmp") != std::string::npos; }), 0);
+}
