@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 
 namespace ksieve
 {
@@ -204,10 +205,16 @@ void write_stats(std::string const & path, run_summary const & s, std::string co
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
+    std::string const text = j.dump(2) + '\n';
+    if (path == "-")
+    {
+        std::cout << text << std::flush;
+        return;
+    }
     io::output_file out{path};
     {
-        std::ofstream f{out.write_path() == "-" ? "/dev/stdout" : out.write_path()};
-        f << j.dump(2) << '\n';
+        std::ofstream f{out.write_path(), std::ios::binary};
+        f << text;
         f.flush();
         if (!f)
             throw io_error{"cannot write stats '" + path + "'"};

@@ -174,12 +174,22 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
         std::string const known = read_file(d + "/k.fq"), novel = read_file(d + "/n.fq");
         auto const rows = read_report(d + "/r.tsv");
         EXPECT_EQ(merge_back(rows, split_fastq(known), split_fastq(novel)), original);
-        std::size_t nknown = std::count_if(rows.begin(), rows.end(), [](auto const & x) { return x.cls == "known"; });
-        EXPECT_EQ(nknown, 2000u); // mixed.fq: 2000 HS11286 reads (known) and 2000 lambda reads (novel), alternating
+        // mixed.fq alternates 4000 realistic HS11286 reads (even positions) and 4000 lambda reads (odd).
+        ASSERT_EQ(rows.size(), 8000u);
+        std::size_t nknown = 0, hs_known = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i)
+        {
+            nknown += rows[i].cls == "known";
+            if (i % 2 == 1)
+                EXPECT_EQ(rows[i].cls, "novel") << "lambda read " << rows[i].id;
+            else
+                hs_known += rows[i].cls == "known";
+        }
+        EXPECT_GE(hs_known, 3900u); // reads with sequencing errors may fall below the 0.5 hit fraction
         std::string const stats = read_file(d + "/s.json");
-        EXPECT_NE(stats.find("\"reads\": 4000"), std::string::npos) << stats;
-        EXPECT_NE(stats.find("\"known\": 2000"), std::string::npos) << stats;
-        EXPECT_NE(stats.find("\"novel\": 2000"), std::string::npos) << stats;
+        EXPECT_NE(stats.find("\"reads\": 8000,"), std::string::npos) << stats;
+        EXPECT_NE(stats.find("\"known\": " + std::to_string(nknown) + ","), std::string::npos) << stats;
+        EXPECT_NE(stats.find("\"novel\": " + std::to_string(8000 - nknown) + ","), std::string::npos) << stats;
         if (t == 1)
         {
             reference_known = known;
@@ -429,7 +439,7 @@ TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
 TEST_F(commands, usage_errors_exit_2)
 {
     std::string const in = data("lambda_reads.fq").string();
-    for (std::string const args : {"classify '" + in + "'",                                  // no filter
+    for (std::string const & args : std::vector<std::string>{"classify '" + in + "'",                                  // no filter
                                    "build -o x.ksf --fpr 0.7 '" + in + "'",                  // fpr out of range
                                    "build -o x.ksf -k 40 '" + in + "'",                      // k out of range
                                    "build -o x.ksf --type bloom --fpr 0 '" + in + "'",       // exact Bloom

@@ -1,0 +1,154 @@
+#include <ksieve/filters/bloom.hpp>
+#include <ksieve/filters/counting_bloom.hpp>
+#include <ksieve/filters/cuckoo.hpp>
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
+
+#include <algorithm>
+
+namespace ksieve
+{
+
+namespace
+{
+
+template <typename F>
+std::unique_ptr<any_filter> make_typed(filter_config const & cfg)
+{
+    return std::make_unique<sharded_filter<F>>(cfg);
+}
+
+template <typename F>
+std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const> file)
+{
+    return std::make_unique<sharded_filter<F>>(std::move(file));
+}
+
+// Shard-wise merge of filters of one type F with F::merge(span<F const * const>).
+template <typename F>
+std::unique_ptr<any_filter> merge_typed(std::span<any_filter const * const> inputs, filter_config const & cfg)
+{
+    std::size_t const shards = inputs.front()->num_shards();
+    std::vector<F> merged;
+    merged.reserve(shards);
+    std::vector<F const *> parts(inputs.size());
+    for (std::size_t s = 0; s < shards; ++s)
+    {
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
+        merged.push_back(F::merge(std::span<F const * const>{parts}));
+    }
+    return std::make_unique<sharded_filter<F>>(cfg, std::move(merged));
+}
+
+std::string describe(kmer_params const & k)
+{
+    return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") + ", seed " +
+           std::to_string(k.seed);
+}
+
+} // namespace
+
+std::unique_ptr<any_filter> make_filter(filter_config const & cfg)
+{
+    if (cfg.kmer.k < 1 || cfg.kmer.k > max_k)
+        throw usage_error{"k must be in [1, 32], got " + std::to_string(cfg.kmer.k)};
+    if (cfg.shard_bits >= cfg.kmer.key_bits() || cfg.shard_bits > 16)
+        throw usage_error{"too many shards (2^" + std::to_string(cfg.shard_bits) + ") for k = " +
+                          std::to_string(cfg.kmer.k)};
+    if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
+        throw usage_error{"--fpr must be in [0, 0.5)"};
+    if (cfg.fpr == 0.0 && cfg.type != filter_type::quotient)
+        throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
+    switch (cfg.type)
+    {
+    case filter_type::quotient: return make_typed<quotient_filter>(cfg);
+    case filter_type::bloom: return make_typed<blocked_bloom_filter>(cfg);
+    case filter_type::bloom_classic: return make_typed<classic_bloom_filter>(cfg);
+    case filter_type::counting_bloom: return make_typed<counting_bloom_filter>(cfg);
+    case filter_type::cuckoo: return make_typed<cuckoo_filter>(cfg);
+    }
+    throw usage_error{"unknown filter type"};
+}
+
+std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool const mutable_copy,
+                                        bool const verify_payload)
+{
+    auto file = mapped_filter_file::open(path, verify_payload);
+    std::unique_ptr<any_filter> f;
+    switch (file->header().type)
+    {
+    case filter_type::quotient: f = view_typed<quotient_filter>(file); break;
+    case filter_type::bloom: f = view_typed<blocked_bloom_filter>(file); break;
+    case filter_type::bloom_classic: f = view_typed<classic_bloom_filter>(file); break;
+    case filter_type::counting_bloom: f = view_typed<counting_bloom_filter>(file); break;
+    case filter_type::cuckoo: f = view_typed<cuckoo_filter>(file); break;
+    }
+    if (f == nullptr)
+        throw format_error{"'" + path.string() + "': unknown filter type"};
+    return mutable_copy ? f->clone() : std::move(f);
+}
+
+void check_query_compatible(std::span<any_filter const * const> const inputs, std::span<std::string const> const names)
+{
+    for (std::size_t i = 1; i < inputs.size(); ++i)
+        if (!(inputs[i]->kmer() == inputs[0]->kmer()))
+            throw incompatible_error{"filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" +
+                                     names[i] + "' (" + describe(inputs[i]->kmer()) +
+                                     ") cannot be used together: k, canonical mode and hash seed must agree"};
+}
+
+std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> const inputs,
+                                          std::span<std::string const> const names)
+{
+    if (inputs.empty())
+        throw usage_error{"merge needs at least one input filter"};
+    check_query_compatible(inputs, names);
+    any_filter const & first = *inputs[0];
+    for (std::size_t i = 1; i < inputs.size(); ++i)
+    {
+        if (inputs[i]->type() != first.type())
+            throw incompatible_error{"cannot merge '" + names[i] + "' (" + std::string{to_string(inputs[i]->type())} +
+                                     " filter) with '" + names[0] + "' (" + std::string{to_string(first.type())} +
+                                     " filter): filter types differ"};
+        if (inputs[i]->shard_bits() != first.shard_bits())
+            throw incompatible_error{"cannot merge '" + names[i] + "' (" + std::to_string(inputs[i]->num_shards()) +
+                                     " shards) with '" + names[0] + "' (" + std::to_string(first.num_shards()) +
+                                     " shards): build them with the same --shards"};
+        if (inputs[i]->target_fpr() != first.target_fpr())
+            throw incompatible_error{"cannot merge '" + names[i] + "' (--fpr " + std::to_string(inputs[i]->target_fpr()) +
+                                     ") with '" + names[0] + "' (--fpr " + std::to_string(first.target_fpr()) +
+                                     "): build them with the same --fpr"};
+    }
+    filter_config cfg;
+    cfg.type = first.type();
+    cfg.kmer = first.kmer();
+    cfg.fpr = first.target_fpr();
+    cfg.shard_bits = first.shard_bits();
+    cfg.expected = 0;
+    for (auto const * f : inputs)
+        cfg.expected = std::max(cfg.expected, f->expected());
+    try
+    {
+        switch (first.type())
+        {
+        case filter_type::quotient: return merge_typed<quotient_filter>(inputs, cfg);
+        case filter_type::bloom: return merge_typed<blocked_bloom_filter>(inputs, cfg);
+        case filter_type::bloom_classic: return merge_typed<classic_bloom_filter>(inputs, cfg);
+        case filter_type::counting_bloom: return merge_typed<counting_bloom_filter>(inputs, cfg);
+        case filter_type::cuckoo: break;
+        }
+    }
+    catch (incompatible_error const & e)
+    {
+        std::string all;
+        for (auto const & n : names)
+            all += (all.empty() ? "'" : ", '") + n + "'";
+        throw incompatible_error{"cannot merge " + all + ": " + e.what()};
+    }
+    throw incompatible_error{"cannot merge '" + names[0] +
+                             "': cuckoo filters are not mergeable (rebuild from all inputs, or use --type qf)"};
+}
+
+} // namespace ksieve
