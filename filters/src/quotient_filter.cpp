@@ -48,6 +48,20 @@ inline std::uint64_t load64(void const * p) noexcept
 }
 inline void store64(void * p, std::uint64_t const v) noexcept { std::memcpy(p, &v, 8); }
 
+// popcount: the instruction when the target has it, else a branch-free SWAR count (the libgcc fallback
+// of std::popcount is a call).
+[[gnu::always_inline]] inline unsigned popcnt(std::uint64_t x) noexcept
+{
+#if defined(__POPCNT__)
+    return static_cast<unsigned>(__builtin_popcountll(x));
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return static_cast<unsigned>((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 inline std::uint64_t low_mask(unsigned const n) noexcept
 {
     return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
@@ -62,7 +76,7 @@ inline unsigned select64(std::uint64_t w, unsigned k) noexcept
     unsigned base = 0;
     for (;;)
     {
-        unsigned const c = static_cast<unsigned>(std::popcount(w & 0xFFu));
+        unsigned const c = static_cast<unsigned>(popcnt(w & 0xFFu));
         if (k < c)
             break;
         k -= c;
@@ -358,21 +372,21 @@ quotient_filter quotient_filter::clone() const
 // ---------------------------------------------------------------------------------------------------------
 // Slot-level primitives.
 
-std::uint8_t const * quotient_filter::block(std::uint64_t const b) const noexcept
+[[gnu::always_inline]] inline std::uint8_t const * quotient_filter::block(std::uint64_t const b) const noexcept
 {
     return reinterpret_cast<std::uint8_t const *>(ctable_) + b * block_bytes_;
 }
-std::uint8_t * quotient_filter::mblock(std::uint64_t const b) noexcept
+[[gnu::always_inline]] inline std::uint8_t * quotient_filter::mblock(std::uint64_t const b) noexcept
 {
     return reinterpret_cast<std::uint8_t *>(table_) + b * block_bytes_;
 }
-std::uint64_t quotient_filter::occupieds(std::uint64_t const b) const noexcept { return load64(block(b) + 1); }
-std::uint64_t quotient_filter::runends(std::uint64_t const b) const noexcept { return load64(block(b) + 9); }
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::occupieds(std::uint64_t const b) const noexcept { return load64(block(b) + 1); }
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::runends(std::uint64_t const b) const noexcept { return load64(block(b) + 9); }
 
 // Remainder bits of slot i of a block start at bit i*r of the block's remainder area (8r bytes). A 64-bit
 // window is loaded from the byte holding that bit, moved back so that it never leaves the block: then no
 // access touches a neighbouring block (region locks rely on it).
-std::uint64_t quotient_filter::get_slot(std::uint64_t const j) const noexcept
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::get_slot(std::uint64_t const j) const noexcept
 {
     std::uint8_t const * const rem = block(j >> 6) + header_bytes;
     if (r_ == 8)
@@ -385,7 +399,7 @@ std::uint64_t quotient_filter::get_slot(std::uint64_t const j) const noexcept
     return (load64(rem + byte) >> (bit - 8 * byte)) & rmask_;
 }
 
-void quotient_filter::set_slot(std::uint64_t const j, std::uint64_t const v) noexcept
+[[gnu::always_inline]] inline void quotient_filter::set_slot(std::uint64_t const j, std::uint64_t const v) noexcept
 {
     std::uint8_t * const rem = mblock(j >> 6) + header_bytes;
     if (r_ == 8)
@@ -405,7 +419,7 @@ void quotient_filter::set_slot(std::uint64_t const j, std::uint64_t const v) noe
 }
 
 // n consecutive slots of one block as one integer (n * r <= 57 bits).
-std::uint64_t quotient_filter::get_chunk(std::uint64_t const j, unsigned const n) const noexcept
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::get_chunk(std::uint64_t const j, unsigned const n) const noexcept
 {
     std::uint8_t const * const rem = block(j >> 6) + header_bytes;
     std::uint64_t const bit = (j & 63) * r_;
@@ -416,7 +430,7 @@ std::uint64_t quotient_filter::get_chunk(std::uint64_t const j, unsigned const n
     return (load64(rem + byte) >> (bit - 8 * byte)) & low_mask(n * r_);
 }
 
-void quotient_filter::set_chunk(std::uint64_t const j, unsigned const n, std::uint64_t const v) noexcept
+[[gnu::always_inline]] inline void quotient_filter::set_chunk(std::uint64_t const j, unsigned const n, std::uint64_t const v) noexcept
 {
     std::uint8_t * const rem = mblock(j >> 6) + header_bytes;
     std::uint64_t const bit = (j & 63) * r_;
@@ -431,7 +445,7 @@ void quotient_filter::set_chunk(std::uint64_t const j, unsigned const n, std::ui
     store64(rem + byte, w);
 }
 
-void quotient_filter::set_runend(std::uint64_t const j, bool const v) noexcept
+[[gnu::always_inline]] inline void quotient_filter::set_runend(std::uint64_t const j, bool const v) noexcept
 {
     std::uint8_t * const p = mblock(j >> 6) + 9;
     std::uint64_t w = load64(p);
@@ -440,7 +454,7 @@ void quotient_filter::set_runend(std::uint64_t const j, bool const v) noexcept
     store64(p, w);
 }
 
-void quotient_filter::set_occupied(std::uint64_t const h, bool const v) noexcept
+[[gnu::always_inline]] inline void quotient_filter::set_occupied(std::uint64_t const h, bool const v) noexcept
 {
     std::uint8_t * const p = mblock(h >> 6) + 1;
     std::uint64_t w = load64(p);
@@ -518,7 +532,7 @@ void quotient_filter::clear_slots(std::uint64_t from, std::uint64_t const to) no
 }
 
 // Position of the k-th (1-based) runend at or after `from`, or none if it is not below `limit`.
-std::uint64_t quotient_filter::select_runend(std::uint64_t const from, std::uint64_t k,
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::select_runend(std::uint64_t const from, std::uint64_t k,
                                              std::uint64_t const limit) const noexcept
 {
     if (from >= limit)
@@ -527,7 +541,7 @@ std::uint64_t quotient_filter::select_runend(std::uint64_t const from, std::uint
     std::uint64_t w = runends(b) & (~std::uint64_t{0} << (from & 63));
     for (;;)
     {
-        auto const c = static_cast<std::uint64_t>(std::popcount(w));
+        auto const c = static_cast<std::uint64_t>(popcnt(w));
         if (c >= k)
         {
             std::uint64_t const pos = 64 * b + select64(w, static_cast<unsigned>(k - 1));
@@ -543,7 +557,7 @@ std::uint64_t quotient_filter::select_runend(std::uint64_t const from, std::uint
 
 // The true offset of block b (the stored byte saturates at 255). Scanning backwards is not allowed when
 // `limited` (region locks): then false.
-bool quotient_filter::true_offset(std::uint64_t const b, bool const limited, std::uint64_t & out) const noexcept
+[[gnu::always_inline]] inline bool quotient_filter::true_offset(std::uint64_t const b, bool const limited, std::uint64_t & out) const noexcept
 {
     std::uint64_t const o = block(b)[0];
     if (o < offset_saturated)
@@ -559,7 +573,7 @@ bool quotient_filter::true_offset(std::uint64_t const b, bool const limited, std
     std::uint64_t const o0 = (b0 == 0) ? 0 : block(b0)[0];
     std::uint64_t d = 0;
     for (std::uint64_t t = b0; t < b; ++t)
-        d += static_cast<std::uint64_t>(std::popcount(occupieds(t)));
+        d += static_cast<std::uint64_t>(popcnt(occupieds(t)));
     std::uint64_t const span = 64 * (b - b0);
     if (d == 0)
     {
@@ -576,7 +590,7 @@ bool quotient_filter::true_offset(std::uint64_t const b, bool const limited, std
 
 // End of the run of the last occupied quotient <= j; a value v with v + 1 <= j (possibly none) if no run
 // reaches j.
-int quotient_filter::run_end_upto(std::uint64_t const j, std::uint64_t const limit, bool const limited,
+[[gnu::always_inline]] inline int quotient_filter::run_end_upto(std::uint64_t const j, std::uint64_t const limit, bool const limited,
                                   std::uint64_t & out) const noexcept
 {
     std::uint64_t const b = j >> 6;
@@ -584,7 +598,7 @@ int quotient_filter::run_end_upto(std::uint64_t const j, std::uint64_t const lim
     if (!true_offset(b, limited, o))
         return rc_saturated;
     auto const d =
-        static_cast<std::uint64_t>(std::popcount(occupieds(b) & low_mask(static_cast<unsigned>(j & 63) + 1)));
+        static_cast<std::uint64_t>(popcnt(occupieds(b) & low_mask(static_cast<unsigned>(j & 63) + 1)));
     std::uint64_t const base = 64 * b + o;
     if (d == 0)
     {
@@ -595,7 +609,9 @@ int quotient_filter::run_end_upto(std::uint64_t const j, std::uint64_t const lim
     return out == none ? rc_beyond : rc_ok;
 }
 
-// First empty slot at or after j (below limit).
+// First empty slot at or after j (below limit). In block b with base = 64b + offset, slots below base are
+// covered by earlier quotients' runs; slot j >= base is used iff some run with home in [64b, j] has not
+// ended in [base, j) (runs are placed in order, contiguously): the open runs end at the next runends.
 int quotient_filter::first_empty(std::uint64_t j, std::uint64_t const limit, bool const limited,
                                  std::uint64_t & out) const noexcept
 {
@@ -603,20 +619,42 @@ int quotient_filter::first_empty(std::uint64_t j, std::uint64_t const limit, boo
     {
         if (j >= limit)
             return rc_beyond;
-        std::uint64_t re;
-        if (int const rc = run_end_upto(j, limit, limited, re); rc != rc_ok)
-            return rc;
-        if (re + 1 <= j)
+        std::uint64_t const b = j >> 6;
+        std::uint8_t const * const blk = block(b);
+        std::uint64_t o = blk[0];
+        if (o == offset_saturated && !true_offset(b, limited, o))
+            return rc_saturated;
+        std::uint64_t const base = 64 * b + o;
+        if (j < base)
+        {
+            j = base;
+            continue;
+        }
+        unsigned const i = static_cast<unsigned>(j & 63);
+        std::uint64_t const occw = load64(blk + 1);
+        std::uint64_t const rew = load64(blk + 9);
+        unsigned const open = popcnt(occw & low_mask(i + 1)) - popcnt(rew & low_mask(i) & ~low_mask(static_cast<unsigned>(o)));
+        if (open == 0)
         {
             out = j;
             return rc_ok;
         }
-        j = re + 1;
+        std::uint64_t const w = rew & ~low_mask(i);
+        unsigned const c = popcnt(w);
+        if (c >= open)
+            j = 64 * b + select64(w, open - 1) + 1;
+        else
+        {
+            std::uint64_t const e = select_runend(64 * (b + 1), open - c, limit);
+            if (e == none)
+                return rc_beyond;
+            j = e + 1;
+        }
     }
 }
 
 // Run of quotient h: li.occupied, li.start (run start, or where a new run of h would start), li.end.
-int quotient_filter::locate(std::uint64_t const h, std::uint64_t const limit, bool const limited,
+[[gnu::always_inline]] inline int quotient_filter::locate(std::uint64_t const h, std::uint64_t const limit, bool const limited,
                             locate_info & li) const noexcept
 {
     std::uint64_t const b = h >> 6;
@@ -626,7 +664,7 @@ int quotient_filter::locate(std::uint64_t const h, std::uint64_t const limit, bo
         return rc_saturated;
     std::uint64_t const occw = occupieds(b);
     li.occupied = ((occw >> i) & 1) != 0;
-    auto const d = static_cast<std::uint64_t>(std::popcount(occw & low_mask(i)));
+    auto const d = static_cast<std::uint64_t>(popcnt(occw & low_mask(i)));
     std::uint64_t const base = 64 * b + o;
     std::uint64_t prev;
     if (d == 0)
@@ -647,7 +685,7 @@ int quotient_filter::locate(std::uint64_t const h, std::uint64_t const limit, bo
     return rc_ok;
 }
 
-void quotient_filter::decode_group(std::uint64_t const pos, std::uint64_t const end, std::uint64_t & value,
+[[gnu::always_inline]] inline void quotient_filter::decode_group(std::uint64_t const pos, std::uint64_t const end, std::uint64_t & value,
                                    std::uint64_t & count, std::uint64_t & len) const noexcept
 {
     std::uint64_t const x = get_slot(pos);
@@ -797,7 +835,7 @@ void quotient_filter::update_offsets(std::uint64_t const b_from, std::uint64_t c
         o = 0;
     for (std::uint64_t b = b_from; b <= b_to; ++b)
     {
-        auto const d = static_cast<std::uint64_t>(std::popcount(occupieds(b - 1)));
+        auto const d = static_cast<std::uint64_t>(popcnt(occupieds(b - 1)));
         if (d == 0)
             o = o > 64 ? o - 64 : 0;
         else
@@ -970,14 +1008,14 @@ std::uint64_t quotient_filter::count_fp(std::uint64_t const h, std::uint64_t con
     std::uint64_t o = blk[0];
     if (o == offset_saturated)
         (void)true_offset(b, false, o);
-    auto const d = static_cast<std::uint64_t>(std::popcount(occw & low_mask(i)));
+    auto const d = static_cast<std::uint64_t>(popcnt(occw & low_mask(i)));
     std::uint64_t const base = 64 * b + o;
     std::uint64_t start, end;
     // Fast path: the run's end is in this block's runends word.
     if (o < 64)
     {
         std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << o);
-        auto const c = static_cast<std::uint64_t>(std::popcount(w));
+        auto const c = static_cast<std::uint64_t>(popcnt(w));
         if (c > d)
         {
             std::uint64_t const prev = d == 0 ? base - 1 : 64 * b + select64(w, static_cast<unsigned>(d - 1));
