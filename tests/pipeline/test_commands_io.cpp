@@ -1,0 +1,143 @@
+// End-to-end tests of input/output paths through the ksieve binary: stdin/stdout, interleaved pairs,
+// SAM/BAM input and output, SIGINT.
+#include "test_helpers.hpp"
+
+#include <sstream>
+
+using namespace ksieve::test;
+
+namespace
+{
+
+class commands_io : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        KSIEVE_REQUIRE_DATA();
+        filter = tmp / "hs.ksf";
+        auto const r = run_ksieve("build -q -k 25 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    temp_dir tmp;
+    std::string filter;
+};
+
+// SAM body lines (records) of a SAM text.
+std::vector<std::string> sam_records(std::string const & text)
+{
+    std::vector<std::string> recs;
+    std::istringstream s{text};
+    std::string line;
+    while (std::getline(s, line))
+        if (!line.empty() && line[0] != '@')
+            recs.push_back(line + "\n");
+    return recs;
+}
+
+} // namespace
+
+TEST_F(commands_io, stdin_input_and_stdout_output_equal_the_file_run)
+{
+    std::string const mixed = data("mixed.fq").string();
+    auto const a = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' '" + mixed + "'", tmp);
+    ASSERT_EQ(a.status, 0) << a.err;
+    auto const b = run_ksieve("classify -q -f '" + filter + "' --novel - - < '" + mixed + "'", tmp);
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(b.out, read_file(tmp / "n.fq"));
+    EXPECT_FALSE(b.out.empty());
+}
+
+TEST_F(commands_io, interleaved_input_equals_paired_input)
+{
+    auto const r1 = split_fastq(read_file(data("hs_R1.fq").string()));
+    auto const r2 = split_fastq(read_file(data("hs_R2.fq").string()));
+    ASSERT_EQ(r1.size(), r2.size());
+    std::string interleaved;
+    for (std::size_t i = 0; i < r1.size(); ++i)
+        interleaved += r1[i] + r2[i];
+    write_file(tmp / "il.fq", interleaved);
+    auto const p = run_ksieve("classify -q -f '" + filter + "' --paired '" + data("hs_R1.fq").string() + "' '" +
+                                  data("hs_R2.fq").string() + "' --known '" + (tmp / "pk.fq") + "' --novel '" +
+                                  (tmp / "pn.fq") + "' --report '" + (tmp / "p.tsv") + "'",
+                              tmp);
+    ASSERT_EQ(p.status, 0) << p.err;
+    auto const i = run_ksieve("classify -q -f '" + filter + "' --interleaved '" + (tmp / "il.fq") + "' --known '" +
+                                  (tmp / "ik.fq") + "' --novel '" + (tmp / "in.fq") + "' --report '" +
+                                  (tmp / "i.tsv") + "'",
+                              tmp);
+    ASSERT_EQ(i.status, 0) << i.err;
+    EXPECT_EQ(read_file(tmp / "pk.fq"), read_file(tmp / "ik.fq"));
+    EXPECT_EQ(read_file(tmp / "pn.fq"), read_file(tmp / "in.fq"));
+    EXPECT_EQ(read_file(tmp / "p.tsv"), read_file(tmp / "i.tsv"));
+    auto const rows = read_report(tmp / "p.tsv");
+    EXPECT_EQ(rows.size(), r1.size());
+    // Without --known2/--novel2 the mates are interleaved: merging back by pair gives the interleaved input.
+    EXPECT_EQ(merge_back(rows, split_fastq(read_file(tmp / "pk.fq")), split_fastq(read_file(tmp / "pn.fq")), 2),
+              interleaved);
+}
+
+TEST_F(commands_io, sam_and_bam_inputs_lose_nothing_and_classify_like_fastq)
+{
+    // Naive FASTQ -> unaligned SAM conversion (independent of ksieve).
+    auto const fq = split_fastq(read_file(data("mixed.fq").string()));
+    std::string sam = "@HD\tVN:1.6\tSO:unsorted\n";
+    for (auto const & rec : fq)
+    {
+        std::istringstream s{rec};
+        std::string name, seq, plus, qual;
+        std::getline(s, name);
+        std::getline(s, seq);
+        std::getline(s, plus);
+        std::getline(s, qual);
+        sam += name.substr(1, name.find_first_of(" \t") - 1) + "\t4\t*\t0\t0\t*\t*\t0\t0\t" + seq + "\t" + qual + "\n";
+    }
+    write_file(tmp / "mixed.sam", sam);
+    auto const a = run_ksieve("classify -q -f '" + filter + "' --report '" + (tmp / "fq.tsv") + "' '" +
+                                  data("mixed.fq").string() + "'",
+                              tmp);
+    ASSERT_EQ(a.status, 0) << a.err;
+    auto const b = run_ksieve("classify -q -f '" + filter + "' --report '" + (tmp / "sam.tsv") + "' --known '" +
+                                  (tmp / "k.sam") + "' --novel '" + (tmp / "n.sam") + "' '" + (tmp / "mixed.sam") + "'",
+                              tmp);
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(read_file(tmp / "sam.tsv"), read_file(tmp / "fq.tsv"));
+    auto const rows = read_report(tmp / "sam.tsv");
+    std::string body;
+    for (auto const & r : sam_records(sam))
+        body += r;
+    EXPECT_EQ(merge_back(rows, sam_records(read_file(tmp / "k.sam")), sam_records(read_file(tmp / "n.sam"))), body);
+
+    // SAM -> BAM outputs, then the BAMs as input, written back as SAM: the same records.
+    auto const c = run_ksieve("classify -q -f '" + filter + "' --known '" + (tmp / "k.bam") + "' --novel '" +
+                                  (tmp / "n.bam") + "' '" + (tmp / "mixed.sam") + "'",
+                              tmp);
+    ASSERT_EQ(c.status, 0) << c.err;
+    auto const d = run_ksieve("classify -q -f '" + filter + "' --known '" + (tmp / "k2.sam") + "' --novel '" +
+                                  (tmp / "n2.sam") + "' '" + (tmp / "k.bam") + "' '" + (tmp / "n.bam") + "'",
+                              tmp);
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_EQ(sam_records(read_file(tmp / "k2.sam")), sam_records(read_file(tmp / "k.sam")));
+    EXPECT_EQ(sam_records(read_file(tmp / "n2.sam")), sam_records(read_file(tmp / "n.sam")));
+}
+
+TEST_F(commands_io, sigint_exits_130_and_leaves_no_partial_output)
+{
+    // An endless FASTQ stream on stdin; SIGINT after a second.
+    std::string const args = "classify -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' --report '" +
+                             (tmp / "r.tsv") + "' -";
+    std::string const cmd = "yes '@r\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII' | "
+                            "timeout --preserve-status -s INT 2 '" + binary() + "' " + args + " 2>'" + (tmp / "err.txt") + "'";
+    int const raw = std::system(("bash -c \"" + cmd + "\"; echo $? > '" + (tmp / "status.txt") + "'").c_str());
+    (void)raw;
+    std::string status = read_file(tmp / "status.txt");
+    EXPECT_EQ(status, "130\n") << read_file(tmp / "err.txt");
+    EXPECT_NE(read_file(tmp / "err.txt").find("ksieve: error: interrupted"), std::string::npos);
+    for (auto const & entry : std::filesystem::directory_iterator{tmp.path()})
+    {
+        std::string const name = entry.path().filename().string();
+        EXPECT_TRUE(name == "hs.ksf" || name == "err.txt" || name == "status.txt" || name == "stdout.txt" ||
+                    name == "stderr.txt")
+            << "left behind: " << name;
+    }
+}
