@@ -10,10 +10,21 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#endif
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+// GCC 12 reports its own _mm512_undefined_epi32() (a self-initialised variable inside the intrinsics) as
+// "may be used uninitialized" when AVX-512 intrinsics are inlined; the warning is spurious (GCC PR 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace ksieve
@@ -304,17 +315,129 @@ blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> c
     return blocked_bloom_filter{blocks, static_cast<unsigned>(k), detail::word_storage::view(words)};
 }
 
-void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block, std::uint32_t const lo) const noexcept
+namespace
 {
-    std::uint64_t mask[block_words] = {};
-    for (unsigned i = 0; i < k_; ++i)
+
+using detail::blocked_bloom_salts;
+
+/*! Calls fn(std::integral_constant<unsigned, K>) with K = k for 1 <= k <= 16 (unrolled kernels), K = 0
+ * (runtime k) otherwise. */
+template <typename fn_t>
+inline void dispatch_k(unsigned const k, fn_t && fn)
+{
+    switch (k)
     {
-        unsigned const p = position(lo, i);
+    case 1: fn(std::integral_constant<unsigned, 1>{}); return;
+    case 2: fn(std::integral_constant<unsigned, 2>{}); return;
+    case 3: fn(std::integral_constant<unsigned, 3>{}); return;
+    case 4: fn(std::integral_constant<unsigned, 4>{}); return;
+    case 5: fn(std::integral_constant<unsigned, 5>{}); return;
+    case 6: fn(std::integral_constant<unsigned, 6>{}); return;
+    case 7: fn(std::integral_constant<unsigned, 7>{}); return;
+    case 8: fn(std::integral_constant<unsigned, 8>{}); return;
+    case 9: fn(std::integral_constant<unsigned, 9>{}); return;
+    case 10: fn(std::integral_constant<unsigned, 10>{}); return;
+    case 11: fn(std::integral_constant<unsigned, 11>{}); return;
+    case 12: fn(std::integral_constant<unsigned, 12>{}); return;
+    case 13: fn(std::integral_constant<unsigned, 13>{}); return;
+    case 14: fn(std::integral_constant<unsigned, 14>{}); return;
+    case 15: fn(std::integral_constant<unsigned, 15>{}); return;
+    case 16: fn(std::integral_constant<unsigned, 16>{}); return;
+    default: fn(std::integral_constant<unsigned, 0>{}); return;
+    }
+}
+
+/*! Set the k bits of a key in its block (K = k, or 0 for a runtime k). */
+template <unsigned K>
+inline void blocked_set(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
+{
+    unsigned const n = K == 0 ? k : K;
+    for (unsigned i = 0; i < n; ++i)
+    {
+        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
+        block[p >> 6] |= std::uint64_t{1} << (p & 63);
+    }
+}
+
+/*! The same with atomic OR, one RMW per word that gains bits. */
+template <unsigned K>
+inline void blocked_set_atomic(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
+{
+    unsigned const n = K == 0 ? k : K;
+    std::uint64_t mask[blocked_bloom_filter::block_words] = {};
+    for (unsigned i = 0; i < n; ++i)
+    {
+        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
         mask[p >> 6] |= std::uint64_t{1} << (p & 63);
     }
-    for (unsigned w = 0; w < block_words; ++w)
+    for (unsigned w = 0; w < blocked_bloom_filter::block_words; ++w)
         if (mask[w] != 0)
             atomic_or(block[w], mask[w]);
+}
+
+/*! Scalar membership test (branch-free). */
+template <unsigned K>
+inline bool blocked_test(std::uint64_t const * const block, std::uint32_t const lo, unsigned const k) noexcept
+{
+    unsigned const n = K == 0 ? k : K;
+    std::uint64_t acc = 1;
+    for (unsigned i = 0; i < n; ++i)
+    {
+        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
+        acc &= block[p >> 6] >> (p & 63);
+    }
+    return (acc & 1) != 0;
+}
+
+#if defined(__AVX512F__)
+/*! AVX-512: the block is 16 dwords, one zmm. 16 positions at once: p = (lo * salt) >> 23 (vpmulld), the
+ * dword p >> 5 of the block by one permute, bit p & 31 by a variable shift. Bit p of the block is bit p & 31
+ * of dword p >> 5 (little-endian), the same bit as the scalar word/bit split. */
+inline bool blocked_test_avx512(std::uint64_t const * const block, std::uint32_t const lo, __m512i const * salts,
+                                __mmask16 const * masks, unsigned const groups) noexcept
+{
+    __m512i const blk = _mm512_loadu_si512(block);
+    __m512i const x = _mm512_set1_epi32(static_cast<int>(lo));
+    bool ok = true;
+    for (unsigned g = 0; g < groups; ++g)
+    {
+        __m512i const pos = _mm512_srli_epi32(_mm512_mullo_epi32(x, salts[g]), 23);
+        __m512i const word = _mm512_permutexvar_epi32(_mm512_srli_epi32(pos, 5), blk);
+        __m512i const bit = _mm512_sllv_epi32(_mm512_set1_epi32(1), _mm512_and_si512(pos, _mm512_set1_epi32(31)));
+        ok &= _mm512_mask_test_epi32_mask(masks[g], word, bit) == masks[g];
+    }
+    return ok;
+}
+#elif defined(__AVX2__)
+/*! AVX2: 8 positions per group; the dword p >> 5 is picked from both 8-dword halves of the block by
+ * permutes and selected by bit 3 of the dword index. */
+inline bool blocked_test_avx2(std::uint64_t const * const block, std::uint32_t const lo, __m256i const * salts,
+                              int const * masks, unsigned const groups) noexcept
+{
+    __m256i const blk_lo = _mm256_loadu_si256(reinterpret_cast<__m256i const *>(block));
+    __m256i const blk_hi = _mm256_loadu_si256(reinterpret_cast<__m256i const *>(block + 4));
+    __m256i const x = _mm256_set1_epi32(static_cast<int>(lo));
+    bool ok = true;
+    for (unsigned g = 0; g < groups; ++g)
+    {
+        __m256i const pos = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts[g]), 23);
+        __m256i const idx = _mm256_srli_epi32(pos, 5);
+        __m256 const w_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blk_lo, idx));
+        __m256 const w_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blk_hi, idx));
+        __m256i const word = _mm256_castps_si256(_mm256_blendv_ps(w_lo, w_hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+        __m256i const bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(pos, _mm256_set1_epi32(31)));
+        __m256i const hit = _mm256_cmpeq_epi32(_mm256_and_si256(word, bit), bit);
+        ok &= (_mm256_movemask_ps(_mm256_castsi256_ps(hit)) & masks[g]) == masks[g];
+    }
+    return ok;
+}
+#endif
+
+} // namespace
+
+void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block, std::uint32_t const lo) const noexcept
+{
+    blocked_set_atomic<0>(block, lo, k_);
 }
 
 void blocked_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
@@ -325,43 +448,80 @@ void blocked_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
 
 insert_status blocked_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
-    detail::pipelined<std::uint64_t>(
-        keys,
-        [this](std::uint64_t const key) {
-            std::uint64_t const h = mix64(key);
-            __builtin_prefetch(block_ptr(h), 1, 3);
-            return h;
-        },
-        [this](std::size_t, std::uint64_t const h) { set_bits(block_ptr(h), static_cast<std::uint32_t>(h)); });
+    dispatch_k(k_, [&](auto const K) {
+        detail::pipelined<std::uint64_t>(
+            keys,
+            [this](std::uint64_t const key) {
+                std::uint64_t const h = mix64(key);
+                __builtin_prefetch(block_ptr(h), 1, 3);
+                return h;
+            },
+            [this](std::size_t, std::uint64_t const h) {
+                blocked_set<decltype(K)::value>(block_ptr(h), static_cast<std::uint32_t>(h), k_);
+            });
+    });
     return insert_status::ok;
 }
 
 void blocked_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
 {
-    detail::pipelined<std::uint64_t>(
-        keys,
-        [this](std::uint64_t const key) {
-            std::uint64_t const h = mix64(key);
-            __builtin_prefetch(block_ptr(h), 1, 3);
-            return h;
-        },
-        [this](std::size_t, std::uint64_t const h) {
-            set_bits_atomic(block_ptr(h), static_cast<std::uint32_t>(h));
-        });
+    dispatch_k(k_, [&](auto const K) {
+        detail::pipelined<std::uint64_t>(
+            keys,
+            [this](std::uint64_t const key) {
+                std::uint64_t const h = mix64(key);
+                __builtin_prefetch(block_ptr(h), 1, 3);
+                return h;
+            },
+            [this](std::size_t, std::uint64_t const h) {
+                blocked_set_atomic<decltype(K)::value>(block_ptr(h), static_cast<std::uint32_t>(h), k_);
+            });
+    });
 }
 
 void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
-    detail::pipelined<std::uint64_t>(
-        keys,
-        [this](std::uint64_t const key) {
-            std::uint64_t const h = mix64(key);
-            __builtin_prefetch(block_ptr(h), 0, 3);
-            return h;
-        },
-        [this, out](std::size_t const i, std::uint64_t const h) {
-            out[i] = test_bits(block_ptr(h), static_cast<std::uint32_t>(h)) ? 1 : 0;
+    auto const stage = [this](std::uint64_t const key) {
+        std::uint64_t const h = mix64(key);
+        __builtin_prefetch(block_ptr(h), 0, 3);
+        return h;
+    };
+#if defined(__AVX512F__)
+    constexpr unsigned lanes = 16;
+    __m512i salts[max_hashes / lanes] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    __mmask16 masks[max_hashes / lanes] = {};
+    unsigned const groups = (k_ + lanes - 1) / lanes;
+    for (unsigned g = 0; g < groups; ++g)
+    {
+        salts[g] = _mm512_loadu_si512(blocked_bloom_salts + lanes * g);
+        unsigned const n = std::min(lanes, k_ - lanes * g);
+        masks[g] = static_cast<__mmask16>((1u << n) - 1);
+    }
+    detail::pipelined<std::uint64_t>(keys, stage, [&](std::size_t const i, std::uint64_t const h) {
+        out[i] = blocked_test_avx512(block_ptr(h), static_cast<std::uint32_t>(h), salts, masks, groups) ? 1 : 0;
+    });
+#elif defined(__AVX2__)
+    constexpr unsigned lanes = 8;
+    __m256i salts[max_hashes / lanes] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                                         _mm256_setzero_si256()};
+    int masks[max_hashes / lanes] = {};
+    unsigned const groups = (k_ + lanes - 1) / lanes;
+    for (unsigned g = 0; g < groups; ++g)
+    {
+        salts[g] = _mm256_loadu_si256(reinterpret_cast<__m256i const *>(blocked_bloom_salts + lanes * g));
+        unsigned const n = std::min(lanes, k_ - lanes * g);
+        masks[g] = static_cast<int>((1u << n) - 1);
+    }
+    detail::pipelined<std::uint64_t>(keys, stage, [&](std::size_t const i, std::uint64_t const h) {
+        out[i] = blocked_test_avx2(block_ptr(h), static_cast<std::uint32_t>(h), salts, masks, groups) ? 1 : 0;
+    });
+#else
+    dispatch_k(k_, [&](auto const K) {
+        detail::pipelined<std::uint64_t>(keys, stage, [&](std::size_t const i, std::uint64_t const h) {
+            out[i] = blocked_test<decltype(K)::value>(block_ptr(h), static_cast<std::uint32_t>(h), k_) ? 1 : 0;
         });
+    });
+#endif
 }
 
 void blocked_bloom_filter::check_compatible(blocked_bloom_filter const & other, char const * const what) const

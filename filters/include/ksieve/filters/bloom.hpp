@@ -108,6 +108,14 @@ private:
     std::size_t align_{0}; // alignment of the owned allocation, 0 for a view
 };
 
+/*! \brief Odd multipliers of the blocked filter: bit i of a key is the top 9 bits of uint32(h) * salt[i].
+ * Part of the file format (hash scheme 1): never change. */
+inline constexpr std::uint32_t blocked_bloom_salts[32] = {
+    0xA8817217U, 0x62E2083FU, 0xEC57D223U, 0xBDA78EE9U, 0xB505AA11U, 0xF12E72DBU, 0x1B3C7A35U, 0x7211BE53U,
+    0x35C5F219U, 0xE0F94147U, 0xB632E74FU, 0x1B45E15BU, 0x75167BE5U, 0x1A278609U, 0x5C1B21A1U, 0x332B0F3DU,
+    0xEEF8853BU, 0xAD701B65U, 0xDB9636C9U, 0xC5E87C39U, 0xDC39EB67U, 0x54096519U, 0x24BD248DU, 0x95BC0AE3U,
+    0x96EDD2F9U, 0x8402D8EBU, 0x7193C5C9U, 0x5CAD3747U, 0x8BC8E363U, 0xE0F9F781U, 0xC5F28AB1U, 0xA11139C9U};
+
 /*! \brief Keys a filter of key_bits-bit keys can hold at most: min(expected, 2^key_bits). */
 [[nodiscard]] constexpr std::uint64_t cap_expected(std::uint64_t const expected, unsigned const key_bits) noexcept
 {
@@ -116,7 +124,7 @@ private:
 }
 
 /*! \brief Prefetch distance (keys) of the batch operations. */
-inline constexpr std::size_t prefetch_distance = 16;
+inline constexpr std::size_t prefetch_distance = 32;
 
 /*! \brief Software pipeline over keys: stage(key) hashes one key and issues its prefetches
  * `prefetch_distance` keys ahead of op(i, staged value), which then finds the memory in cache. */
@@ -257,16 +265,10 @@ private:
         blocks_{blocks}, k_{k}, storage_{std::move(storage)}
     {}
 
-    static constexpr std::uint32_t salts[max_hashes] = {
-        0xA8817217U, 0x62E2083FU, 0xEC57D223U, 0xBDA78EE9U, 0xB505AA11U, 0xF12E72DBU, 0x1B3C7A35U, 0x7211BE53U,
-        0x35C5F219U, 0xE0F94147U, 0xB632E74FU, 0x1B45E15BU, 0x75167BE5U, 0x1A278609U, 0x5C1B21A1U, 0x332B0F3DU,
-        0xEEF8853BU, 0xAD701B65U, 0xDB9636C9U, 0xC5E87C39U, 0xDC39EB67U, 0x54096519U, 0x24BD248DU, 0x95BC0AE3U,
-        0x96EDD2F9U, 0x8402D8EBU, 0x7193C5C9U, 0x5CAD3747U, 0x8BC8E363U, 0xE0F9F781U, 0xC5F28AB1U, 0xA11139C9U};
-
     /*! \brief Bit position (0..511) of the i-th bit of a key inside its block. */
     [[nodiscard]] static unsigned position(std::uint32_t const lo, unsigned const i) noexcept
     {
-        return (lo * salts[i]) >> 23;
+        return (lo * detail::blocked_bloom_salts[i]) >> 23;
     }
     [[nodiscard]] std::uint64_t const * block_ptr(std::uint64_t const h) const noexcept
     {
