@@ -1,0 +1,217 @@
+# shellcheck shell=bash
+# Shared helpers for ksieve's end-to-end benchmark scripts (bench_pipeline.sh, bench_normalize.sh,
+# bench_data.sh). Source it; do not run it.
+#
+# Environment:
+#   KSIEVE_BENCH_DIR    work directory for data and results (default /tmp/ksieve-bench; the first script
+#                       argument overrides it). Nothing in it belongs in git.
+#   KSIEVE_BENCH_READS  number of simulated 150 bp reads per data set (default 2000000).
+#   KSIEVE              path of the ksieve executable (default: the first of
+#                       <repo>/build-bench-e2e/pipeline/ksieve, <repo>/build/pipeline/ksieve, `ksieve` in PATH).
+#
+# Peers (Debian): apt-get install -y bbmap khmer kmc pigz time art-nextgen-simulation-tools \
+#                 kleborate-examples bowtie2-examples
+
+set -euo pipefail
+
+BENCH_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$BENCH_SCRIPTS/../.." && pwd)
+WORK=${1:-${KSIEVE_BENCH_DIR:-/tmp/ksieve-bench}}
+NREADS=${KSIEVE_BENCH_READS:-2000000}
+READ_LEN=150
+K=31
+DATA=$WORK/data
+GENOMES=$WORK/genomes
+KLEB_DIR=/usr/share/doc/kleborate/examples/data
+LAMBDA_GZ=/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz
+KHMER_NORMALIZE=/usr/lib/khmer/bin/normalize-by-median.py
+
+die() { echo "bench: error: $*" >&2; exit 1; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+need_tools()
+{
+    local t
+    for t in "$@"; do
+        command -v "$t" > /dev/null 2>&1 || [[ -x $t ]] || die "missing tool '$t' (see the apt-get line in bench_common.sh)"
+    done
+}
+
+find_ksieve()
+{
+    if [[ -n ${KSIEVE:-} ]]; then
+        [[ -x $KSIEVE ]] || die "KSIEVE=$KSIEVE is not executable"
+        return
+    fi
+    local c
+    for c in "$REPO/build-bench-e2e/pipeline/ksieve" "$REPO/build/pipeline/ksieve" "$(command -v ksieve || true)"; do
+        if [[ -n $c && -x $c ]]; then KSIEVE=$c; return; fi
+    done
+    die "no ksieve executable found; build it or set KSIEVE"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Timing: run_timed NAME STDOUT_FILE CMD...  runs CMD under /usr/bin/time -v; stdout goes to STDOUT_FILE,
+# stderr to $RES/NAME.err, the time report to $RES/NAME.time. Fails loudly when CMD fails.
+# ---------------------------------------------------------------------------------------------------------
+run_timed()
+{
+    local name=$1 out=$2
+    shift 2
+    echo "$*" > "$RES/$name.cmd"
+    log "run $name: $*"
+    if ! /usr/bin/time -v -o "$RES/$name.time" "$@" > "$out" 2> "$RES/$name.err"; then
+        tail -n 5 "$RES/$name.err" >&2
+        die "$name failed (command: $*; stderr in $RES/$name.err)"
+    fi
+}
+
+# Wall seconds of a finished run_timed NAME (from "Elapsed (wall clock) time (h:mm:ss or m:ss): M:SS.ss").
+wall_s()
+{
+    awk -F': ' '/Elapsed \(wall clock\)/ {
+        n = split($2, p, ":"); s = 0
+        for (i = 1; i <= n; ++i) s = s * 60 + p[i]
+        printf "%.2f\n", s }' "$RES/$1.time"
+}
+
+# Peak RSS in MB (Maximum resident set size, kbytes / 1024).
+rss_mb()
+{
+    awk -F': ' '/Maximum resident set size/ { printf "%.0f\n", $2 / 1024 }' "$RES/$1.time"
+}
+
+# CPU utilisation as reported by time ("Percent of CPU this job got").
+cpu_pct()
+{
+    awk -F': ' '/Percent of CPU this job got/ { print $2 }' "$RES/$1.time"
+}
+
+# Floating-point helpers.
+fdiv() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.4g\n", a / b }'; }
+fmt_rate() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.0f\n", a / b }'; }
+fge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+fle() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.2f\n", 100 * a / b }'; }
+
+# Number of FASTQ records in a plain or gzip'd file.
+fq_count()
+{
+    case $1 in
+        *.gz) pigz -dc "$1" | awk 'END { print NR / 4 }' ;;
+        *) awk 'END { print NR / 4 }' "$1" ;;
+    esac
+}
+
+# Records of a FASTQ file by origin tag (the first character of the name: h host, o other Klebsiella,
+# l lambda). Prints "h o l".
+fq_origin_counts()
+{
+    awk 'NR % 4 == 1 { c[substr($0, 2, 1)]++ } END { printf "%d %d %d\n", c["h"], c["o"], c["l"] }' "$1"
+}
+
+# Number of valid k-mer positions (windows of K bases of A/C/G/T, any case) in a FASTA or FASTQ file
+# (plain or gzip): the numerator of the k-mers/s rates, independent of any tool.
+count_kmers()
+{
+    local f=$1
+    { case $f in *.gz) pigz -dc "$f" ;; *) cat "$f" ;; esac; } | awk -v k="$K" '
+        function add(seq,   n, i, parts, L) {
+            n = split(toupper(seq), parts, /[^ACGT]+/)
+            for (i = 1; i <= n; ++i) { L = length(parts[i]); if (L >= k) total += L - k + 1 }
+        }
+        NR == 1 { fastq = /^@/ }
+        fastq { if (NR % 4 == 2) add($0); next }
+        /^>/ { carry = ""; next }
+        {
+            # multi-line FASTA: prepend the last k-1 bases of the previous line (fewer than k, so no
+            # window lies inside the carry alone and none is counted twice)
+            s = carry $0; add(s); carry = length(s) > k - 1 ? substr(s, length(s) - k + 2) : s
+        }
+        END { printf "%.0f\n", total }'
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Data: genomes and simulated reads (art_illumina HiSeq 2500 profile, 150 bp single-end, fixed seeds).
+# ---------------------------------------------------------------------------------------------------------
+genome_len() { grep -v '^>' "$1" | tr -d '\n\r' | wc -c; }
+
+# simulate FASTA NREADS SEED TAG OUT.fq: about NREADS reads from FASTA, names prefixed with "TAG|".
+simulate()
+{
+    local fa=$1 n=$2 seed=$3 tag=$4 out=$5 len cov
+    len=$(genome_len "$fa")
+    cov=$(awk -v n="$n" -v l="$READ_LEN" -v g="$len" 'BEGIN { printf "%.6f\n", n * l / g }')
+    log "art_illumina: $(basename "$fa") ($len bp) coverage ${cov}x -> ~$n reads"
+    art_illumina -q -ss HS25 -i "$fa" -l "$READ_LEN" -f "$cov" -rs "$seed" -na -o "$out.art" > "$out.art.log" 2>&1 \
+        || { cat "$out.art.log" >&2; die "art_illumina failed on $fa"; }
+    rm -f "$out.art.log"
+    awk -v tag="$tag" 'NR % 4 == 1 { sub(/^@/, "@" tag "|") } { print }' "$out.art.fq" > "$out"
+    rm -f "$out.art.fq"
+}
+
+# Deterministic shuffle of FASTQ records (awk srand(42) keys, sort), gzip'd with pigz.
+shuffle_fq_gz()
+{
+    local out=$1
+    shift
+    cat "$@" | paste - - - - | awk 'BEGIN { srand(42) } { printf "%.12f\t%s\n", rand(), $0 }' \
+        | LC_ALL=C sort -S 1G -T "$WORK/tmp" -k1,1 | cut -f2- | tr '\t' '\n' | pigz -p 2 -6 -n > "$out.tmp"
+    mv "$out.tmp" "$out"
+}
+
+# make_data: fills $GENOMES and $DATA (idempotent; file names carry NREADS).
+#   $GENOMES/host.fa           Klebsiella pneumoniae HS11286 (chromosome + 6 plasmids, 5.68 Mb): the host.
+#   $DATA/mix-N.fq.gz          N reads: 50% host, 45% the three other Klebsiella genomes (15% each),
+#                              5% lambda phage; shuffled. Names start with h| o| l| (origin).
+#   $DATA/norm-N.fq.gz         N reads from the host only (~53x for 2 M reads); shuffled.
+#   $DATA/*.kmers              valid k-mer positions of the inputs above.
+make_data()
+{
+    need_tools art_illumina pigz xz awk sort paste
+    [[ -d $KLEB_DIR ]] || die "$KLEB_DIR missing (apt-get install kleborate-examples)"
+    [[ -f $LAMBDA_GZ ]] || die "$LAMBDA_GZ missing (apt-get install bowtie2-examples)"
+    mkdir -p "$GENOMES" "$DATA" "$WORK/tmp"
+    local g
+    for g in Klebs_HS11286 Klebs_Kp1084 MGH78578 NTUH-K2044; do
+        [[ -s $GENOMES/$g.fa ]] || xz -dc "$KLEB_DIR/$g.fna.xz" > "$GENOMES/$g.fa"
+    done
+    [[ -s $GENOMES/lambda.fa ]] || pigz -dc "$LAMBDA_GZ" > "$GENOMES/lambda.fa"
+    [[ -s $GENOMES/host.fa ]] || cp "$GENOMES/Klebs_HS11286.fa" "$GENOMES/host.fa"
+    [[ -s $GENOMES/host.fa.kmers ]] || count_kmers "$GENOMES/host.fa" > "$GENOMES/host.fa.kmers"
+
+    MIX=$DATA/mix-$NREADS.fq.gz
+    NORM=$DATA/norm-$NREADS.fq.gz
+    local t=$WORK/tmp
+    if [[ ! -s $MIX ]]; then
+        local nh no nl
+        nh=$((NREADS / 2)); no=$((NREADS * 15 / 100)); nl=$((NREADS - nh - 3 * no))
+        simulate "$GENOMES/Klebs_HS11286.fa" "$nh" 42 h "$t/mix_h.fq"
+        simulate "$GENOMES/Klebs_Kp1084.fa" "$no" 43 o "$t/mix_o1.fq"
+        simulate "$GENOMES/MGH78578.fa" "$no" 44 o "$t/mix_o2.fq"
+        simulate "$GENOMES/NTUH-K2044.fa" "$no" 45 o "$t/mix_o3.fq"
+        simulate "$GENOMES/lambda.fa" "$nl" 46 l "$t/mix_l.fq"
+        log "shuffling -> $MIX"
+        shuffle_fq_gz "$MIX" "$t"/mix_h.fq "$t"/mix_o1.fq "$t"/mix_o2.fq "$t"/mix_o3.fq "$t"/mix_l.fq
+        rm -f "$t"/mix_*.fq
+    fi
+    if [[ ! -s $NORM ]]; then
+        simulate "$GENOMES/Klebs_HS11286.fa" "$NREADS" 47 h "$t/norm.fq"
+        log "shuffling -> $NORM"
+        shuffle_fq_gz "$NORM" "$t/norm.fq"
+        rm -f "$t/norm.fq"
+    fi
+    local f
+    for f in "$MIX" "$NORM"; do
+        [[ -s $f.reads ]] || fq_count "$f" > "$f.reads"
+        [[ -s $f.kmers ]] || count_kmers "$f" > "$f.kmers"
+    done
+    MIX_READS=$(< "$MIX.reads"); NORM_READS=$(< "$NORM.reads")
+    MIX_KMERS=$(< "$MIX.kmers"); NORM_KMERS=$(< "$NORM.kmers")
+    HOST_KMERS=$(< "$GENOMES/host.fa.kmers")
+    [[ -s $MIX.origins ]] || pigz -dc "$MIX" | awk 'NR % 4 == 1 { c[substr($0, 2, 1)]++ }
+        END { printf "%d %d %d\n", c["h"], c["o"], c["l"] }' > "$MIX.origins"
+    read -r MIX_H MIX_O MIX_L < "$MIX.origins"
+    log "data: $MIX ($MIX_READS reads, $MIX_KMERS k-mers; host $MIX_H, other Klebsiella $MIX_O, lambda $MIX_L)"
+    log "data: $NORM ($NORM_READS reads, $NORM_KMERS k-mers); host.fa $HOST_KMERS k-mers"
+}

@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# ksieve end-to-end benchmark against peer tools, on simulated Klebsiella reads.
+#
+# Usage: bench/scripts/bench_pipeline.sh [WORK_DIR]
+#   WORK_DIR (or $KSIEVE_BENCH_DIR; default /tmp/ksieve-bench) holds the generated data, the outputs and the
+#   raw timing reports ($WORK_DIR/results). Never commit anything from it.
+# Environment: KSIEVE (executable), KSIEVE_BENCH_READS (default 2000000), KSIEVE_BENCH_THREADS (default "1 2"),
+#   KSIEVE_BENCH_DOC (markdown report; default docs/benchmarks_pipeline.md of this repository, "-" for none).
+#
+# For every thread count T it measures, with /usr/bin/time -v (wall time, peak RSS):
+#   floor     pigz -dc -p T of the gzip'd read file (the decompression floor)
+#   build     ksieve build vs kmc (-ci1), on the host genome and on the mixed reads (k-mers/s)
+#   classify  ksieve classify -f host.ksf vs bbduk.sh ref=host.fa on the mixed reads (reads/s, sensitivity)
+#   dedup     ksieve dedup --min-count 20 --min-hit-fraction 0.5 vs bbnorm.sh target=20 and
+#             khmer normalize-by-median.py -C 20 (single-threaded: run once, at T=1) on the host-only reads
+# and prints a markdown table, which it also writes, with the machine, versions, commands and the targets
+# of the issue, into the markdown report.
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
+
+THREADS=${KSIEVE_BENCH_THREADS:-"1 2"}
+DOC=${KSIEVE_BENCH_DOC:-$REPO/docs/benchmarks_pipeline.md}
+need_tools pigz kmc bbduk.sh bbnorm.sh java "$KHMER_NORMALIZE" /usr/bin/time
+find_ksieve
+"$KSIEVE" --version > /dev/null || die "$KSIEVE --version failed"
+make_data
+
+RES=$WORK/results
+OUT=$WORK/out
+rm -rf "$RES" "$OUT"
+mkdir -p "$RES" "$OUT"
+HOST=$GENOMES/host.fa
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+T_MAX=0
+for t in $THREADS; do if (( t > T_MAX )); then T_MAX=$t; fi; done
+
+ROWS=()        # tool|task|input|threads|seconds|reads/s|k-mers/s|rss|cpu|result
+declare -A V   # named results: V[name.seconds], V[name.rss], V[name.count], ...
+
+# add_row NAME TOOL TASK INPUT THREADS READS KMERS RESULT
+add_row()
+{
+    local name=$1 tool=$2 task=$3 input=$4 t=$5 reads=$6 kmers=$7 result=$8 s rss cpu rps kps
+    s=$(wall_s "$name"); rss=$(rss_mb "$name"); cpu=$(cpu_pct "$name")
+    rps=-; kps=-
+    [[ $reads != - ]] && rps=$(fmt_rate "$reads" "$s")
+    [[ $kmers != - ]] && kps=$(fmt_rate "$kmers" "$s")
+    V[$name.seconds]=$s; V[$name.rss]=$rss; V[$name.rps]=$rps; V[$name.kps]=$kps
+    ROWS+=("$tool|$task|$input|$t|$s|$rps|$kps|$rss|$cpu|$result")
+}
+
+size_mb() { du -cm "$@" | awk 'END { print $1 }'; }
+
+for T in $THREADS; do
+    # --- decompression floor -------------------------------------------------------------------------
+    n=floor_mix_t$T
+    run_timed "$n" /dev/null pigz -dc -p "$T" "$MIX"
+    add_row "$n" pigz "decompress (floor)" mix "$T" "$MIX_READS" "$MIX_KMERS" "-"
+    n=floor_norm_t$T
+    run_timed "$n" /dev/null pigz -dc -p "$T" "$NORM"
+    add_row "$n" pigz "decompress (floor)" norm "$T" "$NORM_READS" "$NORM_KMERS" "-"
+
+    # --- build -------------------------------------------------------------------------------------------
+    n=ksieve_build_host_t$T
+    run_timed "$n" /dev/null "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/host-t$T.ksf" "$HOST"
+    add_row "$n" ksieve build host.fa "$T" - "$HOST_KMERS" "filter $(size_mb "$OUT/host-t$T.ksf") MB"
+    n=kmc_build_host_t$T
+    mkdir -p "$OUT/kmctmp"
+    run_timed "$n" "$RES/$n.out" kmc -k"$K" -t"$T" -ci1 -fm "$HOST" "$OUT/kmc_host_t$T" "$OUT/kmctmp"
+    add_row "$n" kmc "build (count)" host.fa "$T" - "$HOST_KMERS" \
+        "db $(size_mb "$OUT/kmc_host_t$T".kmc_*) MB"
+    n=ksieve_build_mix_t$T
+    run_timed "$n" /dev/null "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/mix-t$T.ksf" "$MIX"
+    add_row "$n" ksieve build mix "$T" "$MIX_READS" "$MIX_KMERS" "filter $(size_mb "$OUT/mix-t$T.ksf") MB"
+    rm -f "$OUT/mix-t$T.ksf"
+    n=kmc_build_mix_t$T
+    run_timed "$n" "$RES/$n.out" kmc -k"$K" -t"$T" -ci1 -fq "$MIX" "$OUT/kmc_mix_t$T" "$OUT/kmctmp"
+    add_row "$n" kmc "build (count)" mix "$T" "$MIX_READS" "$MIX_KMERS" "db $(size_mb "$OUT/kmc_mix_t$T".kmc_*) MB"
+    rm -f "$OUT"/kmc_*_t"$T".kmc_*
+
+    # --- classify ------------------------------------------------------------------------------------------
+    classify_ksieve()
+    {
+        local name=$1 t=$2 label=$3
+        shift 3
+        run_timed "$name" /dev/null "$KSIEVE" classify -q -t "$t" -f "$OUT/host-t$T.ksf" "$@" \
+            --known "$OUT/known.fq" --novel "$OUT/novel.fq" --stats "$RES/$name.json" "$MIX"
+        local h o l known
+        read -r h o l < <(fq_origin_counts "$OUT/known.fq")
+        known=$((h + o + l))
+        V[$name.count]=$known; V[$name.h]=$h; V[$name.o]=$o; V[$name.l]=$l
+        add_row "$name" ksieve "classify$label" mix "$t" "$MIX_READS" "$MIX_KMERS" \
+            "known $known; host $(pct "$h" "$MIX_H")%"
+        rm -f "$OUT/known.fq" "$OUT/novel.fq"
+    }
+    classify_bbduk()
+    {
+        local name=$1 t=$2 label=$3
+        shift 3
+        run_timed "$name" /dev/null bbduk.sh ref="$HOST" in="$MIX" out="$OUT/novel.fq" outm="$OUT/known.fq" \
+            k="$K" threads="$t" "$@"
+        local h o l known
+        read -r h o l < <(fq_origin_counts "$OUT/known.fq")
+        known=$((h + o + l))
+        V[$name.count]=$known; V[$name.h]=$h; V[$name.o]=$o; V[$name.l]=$l
+        add_row "$name" bbduk "classify$label" mix "$t" "$MIX_READS" "$MIX_KMERS" \
+            "known $known; host $(pct "$h" "$MIX_H")%"
+        rm -f "$OUT/known.fq" "$OUT/novel.fq"
+    }
+    classify_ksieve "ksieve_classify_t$T" "$T" ""
+    classify_bbduk "bbduk_classify_t$T" "$T" ""
+    if (( T == T_MAX )); then
+        # The same rule in both tools: ksieve's default (exact k-mers, hits/kmers >= 0.5) is bbduk's
+        # mkf=0.5 mm=f (no middle-base wildcard), and bbduk's default (>= 1 hit) is ksieve's
+        # --min-hit-fraction 1e-6.
+        classify_ksieve "ksieve_classify_any_t$T" "$T" " (>=1 hit)" --min-hit-fraction 0.000001
+        classify_bbduk "bbduk_classify_mkf_t$T" "$T" " (mkf=0.5 mm=f)" mkf=0.5 mm=f
+    fi
+
+    # --- dedup / digital normalization ---------------------------------------------------------------------
+    n=ksieve_dedup_t$T
+    run_timed "$n" /dev/null "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count 20 --min-hit-fraction 0.5 \
+        --novel "$OUT/kept.fq" --stats "$RES/$n.json" "$NORM"
+    V[$n.count]=$(fq_count "$OUT/kept.fq")
+    add_row "$n" ksieve "dedup C=20" norm "$T" "$NORM_READS" "$NORM_KMERS" \
+        "kept ${V[$n.count]} ($(pct "${V[$n.count]}" "$NORM_READS")%)"
+    n=bbnorm_t$T
+    run_timed "$n" /dev/null bbnorm.sh -Xmx2g in="$NORM" out="$OUT/kept.fq" target=20 k="$K" threads="$T"
+    V[$n.count]=$(fq_count "$OUT/kept.fq")
+    add_row "$n" bbnorm "normalize target=20" norm "$T" "$NORM_READS" "$NORM_KMERS" \
+        "kept ${V[$n.count]} ($(pct "${V[$n.count]}" "$NORM_READS")%)"
+    if (( T == 1 )) || [[ -z ${V[khmer_t1.count]:-} && $T == "$T_MAX" ]]; then
+        n=khmer_t1
+        run_timed "$n" /dev/null "$KHMER_NORMALIZE" -k "$K" -C 20 -M 2e9 --force_single \
+            -o "$OUT/kept.fq" "$NORM"
+        V[$n.count]=$(fq_count "$OUT/kept.fq")
+        add_row "$n" khmer "normalize-by-median C=20" norm 1 "$NORM_READS" "$NORM_KMERS" \
+            "kept ${V[$n.count]} ($(pct "${V[$n.count]}" "$NORM_READS")%)"
+    fi
+    rm -f "$OUT/kept.fq"
+done
+rm -rf "$OUT"
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ------------------------------------------------------------------------------------------------------------
+# Report
+# ------------------------------------------------------------------------------------------------------------
+table()
+{
+    echo "| tool | task | input | threads | wall s | reads/s | k-mers/s | peak RSS MB | CPU | result |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+    local r
+    for r in "${ROWS[@]}"; do echo "| ${r//|/ | } |"; done
+}
+
+# verdict COND-EXIT-STATUS -> "met" / "MISSED"
+verdict() { if "$@"; then echo met; else echo MISSED; fi; }
+
+T=$T_MAX
+targets()
+{
+    local fl ks bb ksr bbr krss brss
+    fl=${V[floor_mix_t$T.seconds]}; ks=${V[ksieve_classify_t$T.seconds]}; bb=${V[bbduk_classify_t$T.seconds]}
+    krss=${V[ksieve_classify_t$T.rss]}; brss=${V[bbduk_classify_t$T.rss]}
+    echo "Targets of the issue, at $T threads (the largest thread count measured):"
+    echo
+    echo "| target | measured | verdict |"
+    echo "|---|---|---|"
+    echo "| classify wall time <= 1.2x pigz -dc floor | ksieve ${ks} s, floor ${fl} s: $(fdiv "$ks" "$fl")x | $(verdict fle "$ks" "$(awk -v f="$fl" 'BEGIN{print 1.2*f}')") |"
+    echo "| classify reads/s >= 2.5x bbduk | $(fdiv "$bb" "$ks")x (ksieve ${V[ksieve_classify_t$T.rps]}, bbduk ${V[bbduk_classify_t$T.rps]} reads/s) | $(verdict fge "$(fdiv "$bb" "$ks")" 2.5) |"
+    echo "| classify peak RSS <= 1/4 bbduk | ksieve ${krss} MB, bbduk ${brss} MB: $(fdiv "$krss" "$brss") | $(verdict fle "$(fdiv "$krss" "$brss")" 0.25) |"
+    echo "| same sensitivity, default rules (ksieve >= 50% hits, bbduk >= 1 hit) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_t$T.h]}" "${V[bbduk_classify_t$T.h]}") |"
+    echo "| same sensitivity, same rule (>= 50% exact hits: bbduk mkf=0.5 mm=f) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_mkf_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_t$T.h]}" "${V[bbduk_classify_mkf_t$T.h]}") |"
+    echo "| same sensitivity, same rule (>= 1 hit: ksieve --min-hit-fraction 1e-6) | host reads known: ksieve $(pct "${V[ksieve_classify_any_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_any_t$T.h]}" "${V[bbduk_classify_t$T.h]}") |"
+    local t
+    for t in $THREADS; do
+        echo "| dedup reads/s >= 10x khmer ($t threads) | $(fdiv "${V[khmer_t1.seconds]}" "${V[ksieve_dedup_t$t.seconds]}")x (ksieve ${V[ksieve_dedup_t$t.rps]}, khmer ${V[khmer_t1.rps]} reads/s) | $(verdict fge "$(fdiv "${V[khmer_t1.seconds]}" "${V[ksieve_dedup_t$t.seconds]}")" 10) |"
+        echo "| dedup peak RSS <= khmer ($t threads) | ksieve ${V[ksieve_dedup_t$t.rss]} MB, khmer ${V[khmer_t1.rss]} MB (-M 2e9) | $(verdict fle "${V[ksieve_dedup_t$t.rss]}" "${V[khmer_t1.rss]}") |"
+    done
+    for t in $THREADS; do
+        echo "| build k-mers/s >= kmc, genome ($t threads) | ksieve ${V[ksieve_build_host_t$t.kps]}, kmc ${V[kmc_build_host_t$t.kps]} | $(verdict fge "${V[ksieve_build_host_t$t.kps]}" "${V[kmc_build_host_t$t.kps]}") |"
+        echo "| build k-mers/s >= kmc, reads ($t threads) | ksieve ${V[ksieve_build_mix_t$t.kps]}, kmc ${V[kmc_build_mix_t$t.kps]} | $(verdict fge "${V[ksieve_build_mix_t$t.kps]}" "${V[kmc_build_mix_t$t.kps]}") |"
+    done
+    local kk=${V[ksieve_dedup_t1.count]:-${V[ksieve_dedup_t$T.count]}} kh=${V[khmer_t1.count]} rel
+    rel=$(awk -v a="$kk" -v b="$kh" 'BEGIN { printf "%+.2f", 100 * (a - b) / b }')
+    echo "| dedup kept reads within 5% of khmer (-k 31 -C 20) | ksieve $kk, khmer $kh: ${rel}% | $(verdict awk -v r="$rel" 'BEGIN { exit !(r <= 5 && r >= -5) }') |"
+    local t1
+    for t1 in $THREADS; do
+        if [[ ${V[ksieve_dedup_t$t1.count]} != "$kk" ]]; then
+            echo "| dedup output independent of threads | $t1 threads kept ${V[ksieve_dedup_t$t1.count]}, expected $kk | MISSED |"
+        fi
+    done
+}
+
+sensitivity()
+{
+    echo "Fraction of reads called known (matched), by origin, in the mixed set ($MIX_H host, $MIX_O other Klebsiella, $MIX_L lambda reads):"
+    echo
+    echo "| tool | rule | threads | host (sensitivity) | other Klebsiella | lambda |"
+    echo "|---|---|---:|---:|---:|---:|"
+    local n label
+    for n in ksieve_classify ksieve_classify_any bbduk_classify bbduk_classify_mkf; do
+        for t in $THREADS; do
+            [[ -n ${V[${n}_t$t.h]:-} ]] || continue
+            case $n in
+                ksieve_classify) label="ksieve, hits/kmers >= 0.5 (default)" ;;
+                ksieve_classify_any) label="ksieve, >= 1 hit (--min-hit-fraction 1e-6)" ;;
+                bbduk_classify) label="bbduk, >= 1 hit, middle base masked (defaults mkh=1 mm=t)" ;;
+                bbduk_classify_mkf) label="bbduk, exact k-mers, hits/kmers >= 0.5 (mkf=0.5 mm=f)" ;;
+            esac
+            echo "| ${n%%_*} | $label | $t | $(pct "${V[${n}_t$t.h]}" "$MIX_H")% | $(pct "${V[${n}_t$t.o]}" "$MIX_O")% | $(pct "${V[${n}_t$t.l]}" "$MIX_L")% |"
+        done
+    done
+}
+
+commands()
+{
+    local f
+    for f in "$RES"/*.cmd; do
+        printf '%-26s %s\n' "$(basename "$f" .cmd)" "$(sed "s|$WORK|\$WORK|g" "$f")"
+    done
+}
+
+versions()
+{
+    echo "- ksieve: $("$KSIEVE" --version 2>&1 | head -n1) (git $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+    local p
+    for p in bbmap khmer kmc pigz art-nextgen-simulation-tools openjdk-17-jre-headless; do
+        echo "- $p (Debian): $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo 'not from dpkg')"
+    done
+    echo "- $(java -version 2>&1 | head -n1)"
+}
+
+report()
+{
+    echo "# ksieve end-to-end benchmark against peer tools"
+    echo
+    echo "Generated by \`bench/scripts/bench_pipeline.sh\` (do not edit by hand; re-run the script)."
+    echo
+    echo "- Date: $START_DATE"
+    echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores available;" \
+        "RAM $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
+    echo "- Load average (1/5/15 min) at start: $LOAD_START; at end: $LOAD_END (the machine is shared: timings carry that noise; one run per row)"
+    echo "- Wall time and peak RSS: \`/usr/bin/time -v\` (Maximum resident set size of the largest process)."
+    echo
+    echo "## Versions"
+    echo
+    versions
+    echo
+    echo "## Data"
+    echo
+    echo "Simulated with \`art_illumina -ss HS25 -l 150 -f COV -rs SEED -na\` (HiSeq 2500 profile, 150 bp single end)" \
+        "from the Debian package kleborate-examples (Klebsiella pneumoniae genomes) and bowtie2-examples (lambda phage);" \
+        "records shuffled with a fixed seed, gzip'd with pigz -6."
+    echo
+    echo "- host.fa: K. pneumoniae HS11286, chromosome + plasmids, $(genome_len "$HOST") bp, $HOST_KMERS k-mers (k=$K)."
+    echo "- mix: $MIX_READS reads, $MIX_KMERS k-mers: $MIX_H from the host (~$(awk -v n="$MIX_H" -v g="$(genome_len "$HOST")" 'BEGIN { printf "%.0f", n * 150 / g }')x)," \
+        "$MIX_O from K. pneumoniae Kp1084, MGH78578 and NTUH-K2044 (same species: they share much of their sequence with the host)," \
+        "$MIX_L from lambda phage. Used for build and classify."
+    echo "- norm: $NORM_READS reads, $NORM_KMERS k-mers, host only (~$(awk -v n="$NORM_READS" -v g="$(genome_len "$HOST")" 'BEGIN { printf "%.0f", n * 150 / g }')x coverage," \
+        "well above the normalization target 20). Used for dedup / normalization."
+    echo
+    echo "## Results"
+    echo
+    echo "reads/s and k-mers/s are input reads (k-mer positions, k=$K) divided by wall seconds; the k-mer count is the" \
+        "number of valid $K-base windows of the input, counted independently of any tool. khmer is single-threaded" \
+        "and runs once. Classify and dedup write their selected reads as uncompressed FASTQ in all tools."
+    echo
+    table
+    echo
+    echo "## Classification sensitivity"
+    echo
+    sensitivity
+    echo
+    echo "## Targets"
+    echo
+    targets
+    echo
+    echo "## Notes"
+    echo
+    echo "- bbduk loads and indexes host.fa in every run (included in its time); ksieve classify reads a prebuilt" \
+        "filter (its build is the 'ksieve build host.fa' row). bbduk runs with its defaults (maskmiddle=t, hdist=0," \
+        "Java heap from its own autodetection); the Java start-up is included."
+    echo "- bbnorm runs with its defaults (2 passes, prefilter, min depth 5, so it also drops low-depth error reads)" \
+        "except -Xmx2g (its default heap is 84% of free RAM, which on a shared machine is unsafe); its kept count is not expected to equal khmer's."
+    echo "- khmer normalize-by-median runs with -M 2e9 (a 2 GB count-min sketch, 4 tables): its peak RSS follows that setting."
+    echo "- kmc runs with -ci1 (keep all k-mers) and its default memory limit; it writes a k-mer database, ksieve a filter file."
+    echo
+    echo "## Commands"
+    echo
+    echo "\$WORK = $WORK; \$KSIEVE = ksieve executable. Every command ran under \`/usr/bin/time -v\`."
+    echo
+    echo '```'
+    commands
+    echo '```'
+}
+
+echo
+table
+echo
+sensitivity
+echo
+targets
+if [[ $DOC != - ]]; then
+    report | sed "s|$KSIEVE|ksieve|g" > "$DOC.tmp"
+    mv "$DOC.tmp" "$DOC"
+    log "report written to $DOC"
+fi
