@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Reader-alone benchmark: ksieve::io::reader on a simulated gzip'd FASTQ against `pigz -dc > /dev/null`
+# (and `gzip -dc`), plus the plain and BGZF variants of the same reads.
+#
+# Usage: bench/scripts/bench_reader.sh [WORK_DIR]
+# Environment (besides those of bench_common.sh):
+#   KSIEVE_READER_BENCH  the ksieve_reader_bench executable (bench/reader_bench.cpp). Default: the first
+#                        build-*/bench/ksieve_reader_bench found, else it is compiled here with g++ against
+#                        the libksieve_pipeline.a of KSIEVE_BUILD_DIR (default: the first of build-io,
+#                        build-bench-e2e, build that has one).
+#   KSIEVE_BENCH_ROUNDS  timed rounds per command (default 5); the tables give the fastest round (wall
+#                        clock) and the median CPU seconds (user + sys), since other work on the machine
+#                        only ever slows a round down. 0: print the table of the previous run again.
+# Output: a Markdown table on stdout; raw timings in $WORK/reader/timings.tsv.
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
+
+ROUNDS=${KSIEVE_BENCH_ROUNDS:-5}
+RDIR=$WORK/reader
+mkdir -p "$RDIR"
+need_tools art_illumina pigz gzip xz awk /usr/bin/time
+
+# ---------------------------------------------------------------------------------------------------------
+# the driver
+# ---------------------------------------------------------------------------------------------------------
+find_driver()
+{
+    if [[ -n ${KSIEVE_READER_BENCH:-} ]]; then
+        [[ -x $KSIEVE_READER_BENCH ]] || die "KSIEVE_READER_BENCH=$KSIEVE_READER_BENCH is not executable"
+        DRIVER=$KSIEVE_READER_BENCH
+        return
+    fi
+    local c
+    for c in "$REPO"/build*/bench/ksieve_reader_bench; do
+        if [[ -x $c ]]; then DRIVER=$c; return; fi
+    done
+    local lib=""
+    for c in ${KSIEVE_BUILD_DIR:-} "$REPO/build-io" "$REPO/build-bench-e2e" "$REPO/build"; do
+        if [[ -n $c && -f $c/pipeline/libksieve_pipeline.a ]]; then lib=$c/pipeline/libksieve_pipeline.a; break; fi
+    done
+    [[ -n $lib ]] || die "no ksieve_reader_bench and no libksieve_pipeline.a; build ksieve_pipeline first"
+    DRIVER=$RDIR/ksieve_reader_bench
+    log "compiling $DRIVER against $lib"
+    g++ -O3 -DNDEBUG -std=c++20 -I "$REPO/pipeline/include" -I "$REPO/filters/include" \
+        "$REPO/bench/reader_bench.cpp" "$lib" -lhts -ldeflate -lz -pthread -o "$DRIVER"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# data: NREADS simulated 150 bp reads (art_illumina HiSeq 2500, seed 42) from K. pneumoniae HS11286
+# ---------------------------------------------------------------------------------------------------------
+make_reader_data()
+{
+    FQ=$RDIR/reads-$NREADS.fq
+    GZ=$FQ.gz
+    BGZ=$RDIR/reads-$NREADS.bgzf.fq.gz
+    if [[ ! -s $FQ ]]; then
+        [[ -d $KLEB_DIR ]] || die "$KLEB_DIR missing (apt-get install kleborate-examples)"
+        xz -dc "$KLEB_DIR/Klebs_HS11286.fna.xz" > "$RDIR/host.fa"
+        simulate "$RDIR/host.fa" "$NREADS" 42 h "$FQ"
+    fi
+    [[ -s $GZ ]] || { log "gzip -6 -> $GZ"; pigz -p 2 -6 -n -c "$FQ" > "$GZ.tmp" && mv "$GZ.tmp" "$GZ"; }
+    [[ -s $BGZ ]] || { log "BGZF -> $BGZ"; "$DRIVER" -t 2 --copy "$BGZ" "$FQ" > /dev/null; }
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# timing
+# ---------------------------------------------------------------------------------------------------------
+TIMINGS=$RDIR/timings.tsv
+# timed NAME CMD...: one round; appends "NAME wall user sys" to $TIMINGS (stdout of CMD discarded)
+timed()
+{
+    local name=$1
+    shift
+    /usr/bin/time -f "%e %U %S" -o "$RDIR/last.time" "$@" > /dev/null || die "$name failed: $*"
+    echo -e "$name\t$(tr ' ' '\t' < "$RDIR/last.time")" >> "$TIMINGS"
+}
+
+best_wall() { awk -F'\t' -v n="$1" '$1 == n { if (m == "" || $2 < m) m = $2 } END { print m }' "$TIMINGS"; }
+median_cpu()
+{
+    awk -F'\t' -v n="$1" '$1 == n { print $3 + $4 }' "$TIMINGS" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+find_driver
+make_reader_data
+BYTES=$(stat -c %s "$FQ")
+((ROUNDS > 0)) && : > "$TIMINGS" # ROUNDS=0: only print the table of the last run
+for ((r = 1; r <= ROUNDS; ++r)); do
+    log "round $r/$ROUNDS"
+    # interleave the commands so that load from other processes spreads over all of them
+    timed "pigz -dc (gzip)" pigz -dc "$GZ"
+    timed "ksieve reader (gzip)" "$DRIVER" "$GZ"
+    timed "gzip -dc (gzip)" gzip -dc "$GZ"
+    timed "ksieve reader -t 1 (BGZF)" "$DRIVER" -t 1 "$BGZ"
+    timed "ksieve reader -t 2 (BGZF)" "$DRIVER" -t 2 "$BGZ"
+    timed "pigz -dc (BGZF)" pigz -dc "$BGZ"
+    timed "ksieve reader (plain)" "$DRIVER" "$FQ"
+    timed "cat (plain)" cat "$FQ"
+done
+
+DONE=$(awk -F'\t' 'NR == 1 { n = $1 } $1 == n { ++c } END { print c + 0 }' "$TIMINGS")
+echo "Reader alone: $NREADS simulated 150 bp reads, $BYTES bytes of FASTQ; best of $DONE rounds (wall) and median CPU."
+echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+echo
+echo "| command | best wall s | MB/s (FASTQ bytes) | median CPU s | speed vs pigz -dc (same input) |"
+echo "|---|---:|---:|---:|---:|"
+PIGZ_GZ=$(best_wall "pigz -dc (gzip)")
+PIGZ_BGZ=$(best_wall "pigz -dc (BGZF)")
+while IFS= read -r name; do
+    w=$(best_wall "$name")
+    ref=""
+    case $name in
+        *"(gzip)") ref=$PIGZ_GZ ;;
+        *"(BGZF)") ref=$PIGZ_BGZ ;;
+    esac
+    ratio=""
+    [[ -n $ref ]] && ratio="$(pct "$ref" "$w")%"
+    echo "| $name | $w | $(fmt_rate "$((BYTES / 1000000))" "$w") | $(median_cpu "$name") | $ratio |"
+done < <(cut -f1 "$TIMINGS" | awk '!seen[$0]++')
