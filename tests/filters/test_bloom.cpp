@@ -322,6 +322,42 @@ TEST(BlockedBloom, BatchEqualsSingleInsert)
     c.count_batch({}, nullptr);
 }
 
+TEST(BlockedBloom, BatchLookupMatchesScalarForEveryK)
+{
+    // count_batch has unrolled (k <= 16) and SIMD (groups of 8 or 16 positions) kernels; count() is the plain
+    // scalar loop. Both must agree for every k, and inserted keys are always found.
+    auto const keys = random_keys(3'000, 3);
+    auto const probe = random_keys(20'000, 4);
+    std::vector<std::uint64_t> out(probe.size());
+    for (unsigned k = 1; k <= blocked_bloom_filter::max_hashes; ++k)
+    {
+        blocked_bloom_filter f{100, k};
+        blocked_bloom_filter g{100, k};
+        blocked_bloom_filter c{100, k};
+        f.insert_batch(keys);
+        for (auto const x : keys)
+        {
+            g.insert(x);
+            c.insert_concurrent(x);
+        }
+        ASSERT_TRUE(std::ranges::equal(f.words(), g.words())) << "k " << k;
+        ASSERT_TRUE(std::ranges::equal(f.words(), c.words())) << "k " << k;
+        f.count_batch(keys, out.data());
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            ASSERT_EQ(out[i], 1u) << "k " << k;
+        f.count_batch(probe, out.data());
+        std::size_t positives = 0;
+        for (std::size_t i = 0; i < probe.size(); ++i)
+        {
+            ASSERT_EQ(out[i], f.count(probe[i])) << "k " << k << " key " << probe[i];
+            positives += out[i];
+        }
+        // 30 keys per block: neither empty nor saturated, so both answers occur
+        EXPECT_GT(positives, 0u);
+        EXPECT_LT(positives, probe.size());
+    }
+}
+
 // ----------------------------------------------------------------------------------------------------------
 // Concurrent insert
 
