@@ -23,16 +23,22 @@ void batch_engine::extract(io::record_batch const & r1, io::record_batch const *
 {
     std::size_t const n = r1.size();
     bool const pairs = r2 != nullptr && !r2->empty();
-    out.count.assign(n, 0);
+    out.count.resize(n);
     out.offset.resize(n + 1);
-    // Upper bound of keys per unit: its bases; offsets from a prefix sum (serial, cheap).
-    std::uint64_t total = 0;
+    // Without a key range the number of k-mers of a unit is known before hashing: exact offsets, so the
+    // keys of consecutive units are contiguous. With a range (build --shard) offsets are upper bounds.
+#pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
     {
-        out.offset[u] = total;
-        total += r1[u].seq.size() + (pairs ? (*r2)[u].seq.size() : 0);
+        std::size_t c = use_range_ ? r1[u].seq.size() : scanner_.count(r1[u].seq);
+        if (pairs)
+            c += use_range_ ? (*r2)[u].seq.size() : scanner_.count((*r2)[u].seq);
+        out.offset[u + 1] = c;
     }
-    out.offset[n] = total;
+    out.offset[0] = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        out.offset[u + 1] += out.offset[u];
+    std::uint64_t const total = out.offset[n];
     if (out.keys.size() < total)
         out.keys.resize(total);
     unsigned const bits = kmer_.key_bits();
@@ -67,16 +73,23 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
         ++start[f.shard_of(keys[i]) + 1];
     for (std::size_t s = 0; s < shards; ++s)
         start[s + 1] += start[s];
-    part.resize(n);
-    index.resize(n);
-    std::vector<std::size_t> pos(start.begin(), start.end() - 1);
+    if (part.size() < n)
+    {
+        part.resize(n);
+        index.resize(n);
+    }
+    // start[s] becomes the running insert position; afterwards start[s] = end of shard s = start of s + 1.
     for (std::size_t i = 0; i < n; ++i)
     {
         std::size_t const s = f.shard_of(keys[i]);
-        std::size_t const p = pos[s]++;
+        std::size_t const p = start[s]++;
         part[p] = f.local_key(keys[i]);
         index[p] = static_cast<std::uint32_t>(i);
     }
+    // shift back: start[s] = beginning of shard s
+    for (std::size_t s = shards; s > 0; --s)
+        start[s] = start[s - 1];
+    start[0] = 0;
 }
 
 } // namespace
@@ -84,39 +97,32 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
 void batch_engine::query(std::span<any_filter const * const> const filters, batch_keys & keys) const
 {
     std::size_t const n = keys.units();
-    keys.values.resize(keys.keys.size());
+    std::uint64_t const total = keys.offset[n];
+    if (keys.values.size() < total)
+        keys.values.resize(total);
+    if (scratch_.size() < threads_)
+        scratch_.resize(threads_);
 #pragma omp parallel num_threads(threads_)
     {
-        std::vector<std::uint64_t> part, result;
-        std::vector<std::uint32_t> index;
-        std::vector<std::size_t> start;
-        // Each thread takes a contiguous range of units: its keys are contiguous in keys.keys.
+        // Each thread takes a contiguous range of keys (keys are contiguous without a key range).
         std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
         std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
-        std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
-        // Units' key ranges are not contiguous (offsets are upper bounds): compact them first.
-        std::vector<std::uint64_t> local;
-        std::vector<std::uint64_t> where;
-        for (std::size_t u = u0; u < u1; ++u)
-            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-            {
-                local.push_back(keys.keys[keys.offset[u] + j]);
-                where.push_back(keys.offset[u] + j);
-            }
-        std::vector<std::uint64_t> best(local.size(), 0);
+        std::size_t const k0 = total * t / nt, k1 = total * (t + 1) / nt;
+        query_scratch & s = scratch_[t];
+        std::uint64_t * const best = keys.values.data() + k0;
+        std::fill(best, best + (k1 - k0), 0);
         for (any_filter const * const f : filters)
         {
-            partition_by_shard(*f, local.data(), local.size(), part, index, start);
-            result.resize(part.size());
-            for (std::size_t s = 0; s + 1 < start.size(); ++s)
-                if (start[s + 1] > start[s])
-                    f->count_batch(s, std::span<std::uint64_t const>{part.data() + start[s], start[s + 1] - start[s]},
-                                   result.data() + start[s]);
-            for (std::size_t p = 0; p < part.size(); ++p)
-                best[index[p]] = std::max(best[index[p]], result[p]);
+            partition_by_shard(*f, keys.keys.data() + k0, k1 - k0, s.part, s.index, s.start);
+            if (s.result.size() < s.part.size())
+                s.result.resize(s.part.size());
+            for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
+                if (s.start[sh + 1] > s.start[sh])
+                    f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
+                                   s.result.data() + s.start[sh]);
+            for (std::size_t p = 0; p < k1 - k0; ++p)
+                best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
         }
-        for (std::size_t i = 0; i < local.size(); ++i)
-            keys.values[where[i]] = best[i];
     }
 }
 

@@ -60,7 +60,8 @@ public:
     /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty). */
     void extract(io::record_batch const & r1, io::record_batch const * r2, batch_keys & out) const;
 
-    /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere). */
+    /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
+     * \pre constructed without a key range (keys of consecutive units are contiguous). */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
 
     /*! \brief Classify every unit against values (hit iff value >= min_count). */
@@ -82,6 +83,14 @@ private:
     unsigned threads_;
     shard_range range_{};
     bool use_range_{false};
+    // per-thread query scratch, reused between batches (no allocation in steady state)
+    struct query_scratch
+    {
+        std::vector<std::uint64_t> part, result;
+        std::vector<std::uint32_t> index;
+        std::vector<std::size_t> start;
+    };
+    mutable std::vector<query_scratch> scratch_;
     // insert scratch, reused between batches
     std::vector<std::uint64_t> part_keys_;
     std::vector<std::uint64_t> part_start_;
