@@ -475,3 +475,48 @@ TEST_F(commands, every_filter_type_has_no_false_negatives_and_info_reports_it)
         EXPECT_NE(r.out.find("\"k\": 21"), std::string::npos) << r.out;
     }
 }
+
+TEST_F(commands, filter_files_are_byte_identical_for_any_thread_count)
+{
+    std::string const reads = "'" + data("hs_reads.fq.gz").string() + "'";
+    for (std::string const type : {"qf", "bloom", "cuckoo"})
+    {
+        std::string first;
+        for (int const t : {1, 2, 4})
+        {
+            std::string const f = tmp / (type + std::to_string(t) + ".ksf");
+            auto const r = run_ksieve("build -q -t " + std::to_string(t) + " --type " + type + " -o '" + f + "' " + reads, tmp);
+            ASSERT_EQ(r.status, 0) << type << ": " << r.err;
+            if (t == 1)
+                first = read_file(f);
+            else
+                EXPECT_EQ(read_file(f), first) << type << " threads " << t;
+        }
+    }
+    std::string first;
+    for (int const t : {1, 3})
+    {
+        std::string const f = tmp / ("dedup" + std::to_string(t) + ".ksf");
+        auto const r = run_ksieve("dedup -q -t " + std::to_string(t) + " --save-filter '" + f + "' " + reads, tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        if (t == 1)
+            first = read_file(f);
+        else
+            EXPECT_EQ(read_file(f), first) << "dedup --save-filter, threads " << t;
+    }
+    auto const info = run_ksieve("info --json '" + (tmp / "dedup1.ksf") + "'", tmp);
+    ASSERT_EQ(info.status, 0) << info.err;
+    EXPECT_NE(info.out.find("\"type\": \"qf\""), std::string::npos);
+}
+
+TEST_F(commands, a_full_filter_is_a_clear_error)
+{
+    // A cuckoo filter sized for 1000 k-mers cannot take a genome; nothing is written.
+    auto const r = run_ksieve("build -q --type cuckoo --expected 1000 --shards 1 -o '" + (tmp / "c.ksf") + "' '" +
+                                  data("lambda.fa").string() + "'",
+                              tmp);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("full"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "c.ksf"));
+}
