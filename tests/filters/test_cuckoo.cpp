@@ -187,9 +187,11 @@ TEST_P(cuckoo_oracle, no_false_negatives_and_fpr_within_1_5_eps_at_95_percent_lo
     auto const absent = absent_keys(2 * n, set.oracle, 7);
     double const fpr = measured_fpr(f, absent);
     EXPECT_LE(fpr, 1.5 * eps) << "f = " << f.fingerprint_bits();
-    // The estimate in stats() matches what is measured (statistical margin: >= ~200 false positives).
+    // The estimate in stats() matches what is measured: within 4 standard deviations of the binomial count,
+    // plus 10% for the model (it treats the occupancy of the two buckets as exactly 8 * load).
     double const est = f.stats().estimated_fpr;
-    EXPECT_NEAR(fpr, est, 0.2 * est) << "f = " << f.fingerprint_bits();
+    double const sigma = std::sqrt(est * (1 - est) / static_cast<double>(absent.size()));
+    EXPECT_NEAR(fpr, est, 0.1 * est + 4 * sigma) << "f = " << f.fingerprint_bits();
 
     // The batch lookup agrees with single lookups, on hits and misses, with a ragged tail.
     std::vector<std::uint64_t> mixed(set.keys.begin(), set.keys.begin() + 5003);
