@@ -347,34 +347,6 @@ inline void dispatch_k(unsigned const k, fn_t && fn)
     }
 }
 
-/*! Set the k bits of a key in its block (K = k, or 0 for a runtime k). */
-template <unsigned K>
-inline void blocked_set(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
-{
-    unsigned const n = K == 0 ? k : K;
-    for (unsigned i = 0; i < n; ++i)
-    {
-        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
-        block[p >> 6] |= std::uint64_t{1} << (p & 63);
-    }
-}
-
-/*! The same with atomic OR, one RMW per word that gains bits. */
-template <unsigned K>
-inline void blocked_set_atomic(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
-{
-    unsigned const n = K == 0 ? k : K;
-    std::uint64_t mask[blocked_bloom_filter::block_words] = {};
-    for (unsigned i = 0; i < n; ++i)
-    {
-        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
-        mask[p >> 6] |= std::uint64_t{1} << (p & 63);
-    }
-    for (unsigned w = 0; w < blocked_bloom_filter::block_words; ++w)
-        if (mask[w] != 0)
-            atomic_or(block[w], mask[w]);
-}
-
 /*! Scalar membership test (branch-free). */
 template <unsigned K>
 inline bool blocked_test(std::uint64_t const * const block, std::uint32_t const lo, unsigned const k) noexcept
@@ -408,6 +380,25 @@ inline bool blocked_test_avx512(std::uint64_t const * const block, std::uint32_t
     }
     return ok;
 }
+
+/*! AVX-512 insert: the 512-bit mask of the key's bits is built in one register -- for bit p, lane q of
+ * sllv(1, p - 64 q) is 1 << (p - 64 q) when 0 <= p - 64 q < 64 and 0 otherwise (vpsllvq gives 0 for counts
+ * above 63, and a negative difference is a huge unsigned count) -- then OR-ed into the block with one load
+ * and one store. */
+template <unsigned K>
+inline __m512i blocked_mask_avx512(std::uint32_t const lo, unsigned const k) noexcept
+{
+    unsigned const n = K == 0 ? k : K;
+    __m512i const offsets = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+    __m512i const one = _mm512_set1_epi64(1);
+    __m512i m = _mm512_setzero_si512();
+    for (unsigned i = 0; i < n; ++i)
+    {
+        long long const p = (lo * blocked_bloom_salts[i]) >> 23;
+        m = _mm512_or_si512(m, _mm512_sllv_epi64(one, _mm512_sub_epi64(_mm512_set1_epi64(p), offsets)));
+    }
+    return m;
+}
 #elif defined(__AVX2__)
 /*! AVX2: 8 positions per group; the dword p >> 5 is picked from both 8-dword halves of the block by
  * permutes and selected by bit 3 of the dword index. */
@@ -431,7 +422,73 @@ inline bool blocked_test_avx2(std::uint64_t const * const block, std::uint32_t c
     }
     return ok;
 }
+
+/*! AVX2 insert: as the AVX-512 one, with the block as two 256-bit halves. */
+template <unsigned K>
+inline void blocked_mask_avx2(std::uint32_t const lo, unsigned const k, __m256i & m_lo, __m256i & m_hi) noexcept
+{
+    unsigned const n = K == 0 ? k : K;
+    __m256i const off_lo = _mm256_setr_epi64x(0, 64, 128, 192);
+    __m256i const off_hi = _mm256_setr_epi64x(256, 320, 384, 448);
+    __m256i const one = _mm256_set1_epi64x(1);
+    m_lo = _mm256_setzero_si256();
+    m_hi = _mm256_setzero_si256();
+    for (unsigned i = 0; i < n; ++i)
+    {
+        __m256i const p = _mm256_set1_epi64x(static_cast<long long>((lo * blocked_bloom_salts[i]) >> 23));
+        m_lo = _mm256_or_si256(m_lo, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, off_lo)));
+        m_hi = _mm256_or_si256(m_hi, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, off_hi)));
+    }
+}
 #endif
+
+
+/*! Set the k bits of a key in its block (K = k, or 0 for a runtime k). */
+template <unsigned K>
+inline void blocked_set(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
+{
+#if defined(__AVX512F__)
+    _mm512_storeu_si512(block, _mm512_or_si512(_mm512_loadu_si512(block), blocked_mask_avx512<K>(lo, k)));
+#elif defined(__AVX2__)
+    __m256i m_lo, m_hi;
+    blocked_mask_avx2<K>(lo, k, m_lo, m_hi);
+    auto * const b = reinterpret_cast<__m256i *>(block);
+    _mm256_storeu_si256(b, _mm256_or_si256(_mm256_loadu_si256(b), m_lo));
+    _mm256_storeu_si256(b + 1, _mm256_or_si256(_mm256_loadu_si256(b + 1), m_hi));
+#else
+    unsigned const n = K == 0 ? k : K;
+    for (unsigned i = 0; i < n; ++i)
+    {
+        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
+        block[p >> 6] |= std::uint64_t{1} << (p & 63);
+    }
+#endif
+}
+
+/*! The same with atomic OR, one RMW per word that gains bits. */
+template <unsigned K>
+inline void blocked_set_atomic(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
+{
+    std::uint64_t mask[blocked_bloom_filter::block_words] = {};
+#if defined(__AVX512F__)
+    _mm512_storeu_si512(mask, blocked_mask_avx512<K>(lo, k));
+#elif defined(__AVX2__)
+    __m256i m_lo, m_hi;
+    blocked_mask_avx2<K>(lo, k, m_lo, m_hi);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(mask), m_lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(mask + 4), m_hi);
+#else
+    unsigned const n = K == 0 ? k : K;
+    for (unsigned i = 0; i < n; ++i)
+    {
+        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
+        mask[p >> 6] |= std::uint64_t{1} << (p & 63);
+    }
+#endif
+    for (unsigned w = 0; w < blocked_bloom_filter::block_words; ++w)
+        if (mask[w] != 0)
+            atomic_or(block[w], mask[w]);
+}
 
 } // namespace
 
