@@ -229,11 +229,11 @@ inline void cuckoo_filter::store_bucket(std::uint64_t const i, std::uint64_t con
     std::memcpy(p, &raw, 8);
 }
 
-inline bool cuckoo_filter::bucket_has(std::uint64_t const bucket, std::uint64_t const fp) const noexcept
+inline std::uint64_t cuckoo_filter::bucket_match(std::uint64_t const bucket, std::uint64_t const fp) const noexcept
 {
     // SWAR "has a zero lane" on bucket xor (fp in every lane): exact for existence.
     std::uint64_t const x = bucket ^ (fp * lanes_lo_);
-    return ((x - lanes_lo_) & ~x & lanes_hi_) != 0;
+    return (x - lanes_lo_) & ~x & lanes_hi_;
 }
 
 inline void cuckoo_filter::prefetch(std::uint64_t const i) const noexcept
@@ -255,7 +255,7 @@ inline bool cuckoo_filter::present(std::uint64_t const i1, std::uint64_t const f
 {
     std::uint64_t const i2 = alt_index(i1, fp);
     // Both buckets are tested without a branch between them: a hit is equally likely in either.
-    bool const hit = bucket_has(load_bucket(i1), fp) | bucket_has(load_bucket(i2), fp);
+    bool const hit = (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0;
     return hit || (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
 }
 
@@ -431,7 +431,7 @@ void cuckoo_filter::count_batch(std::span<std::uint64_t const> const keys, std::
         for (std::size_t j = 0; j < n; ++j)
         {
             std::uint64_t const i1 = h[j].i1, i2 = alt[j], fp = h[j].fp;
-            bool const hit = (bucket_has(load_bucket(i1), fp) | bucket_has(load_bucket(i2), fp)) ||
+            bool const hit = (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0 ||
                              (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
             out[start + j] = hit ? 1 : 0;
         }

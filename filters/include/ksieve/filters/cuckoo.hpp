@@ -175,7 +175,8 @@ private:
     [[nodiscard]] std::uint64_t alt_index(std::uint64_t i, std::uint64_t fp) const noexcept;
     [[nodiscard]] std::uint64_t load_bucket(std::uint64_t i) const noexcept;
     void store_bucket(std::uint64_t i, std::uint64_t bucket) noexcept;
-    [[nodiscard]] bool bucket_has(std::uint64_t bucket, std::uint64_t fp) const noexcept;
+    // non-zero iff fp is one of the bucket's 4 fingerprints
+    [[nodiscard]] std::uint64_t bucket_match(std::uint64_t bucket, std::uint64_t fp) const noexcept;
     [[nodiscard]] bool present(std::uint64_t i1, std::uint64_t fp) const noexcept;
     bool try_put(std::uint64_t i, std::uint64_t fp) noexcept;
     insert_status place(std::uint64_t i1, std::uint64_t fp) noexcept;
