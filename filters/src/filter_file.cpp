@@ -241,7 +241,8 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::from_bytes(std::sp
     f->name_ = std::move(name);
     f->size_ = bytes.size();
     f->owned_ = std::make_unique<std::uint64_t[]>((bytes.size() + 7) / 8 + 1);
-    std::memcpy(f->owned_.get(), bytes.data(), bytes.size());
+    if (!bytes.empty())
+        std::memcpy(f->owned_.get(), bytes.data(), bytes.size());
     f->bytes_ = reinterpret_cast<unsigned char const *>(f->owned_.get());
     f->parse(verify_payload);
     return f;

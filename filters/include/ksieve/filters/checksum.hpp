@@ -44,7 +44,8 @@ namespace ksieve
         h[i & 3] = std::rotl(h[i & 3] ^ w, 29) * p;
     }
     std::uint64_t tail = 0;
-    std::memcpy(&tail, b + 8 * words, bytes - 8 * words);
+    if (bytes > 8 * words)
+        std::memcpy(&tail, b + 8 * words, bytes - 8 * words);
     h[0] = std::rotl(h[0] ^ tail, 29) * p;
     h[1] = std::rotl(h[1] ^ static_cast<std::uint64_t>(bytes), 29) * p;
     return mix64(h[0] ^ mix64(h[1] ^ mix64(h[2] ^ mix64(h[3]))));
