@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -127,6 +128,7 @@ public:
 
     ~gzip_source() override
     {
+        stop_requested_.store(true, std::memory_order_relaxed);
         {
             std::lock_guard lock{mutex_};
             stop_ = true;
@@ -237,6 +239,11 @@ private:
                     try
                     {
                         std::size_t const got = inner_->read(in.data(), in.size());
+                        if (stop_requested_.load(std::memory_order_relaxed))
+                        {
+                            done = true;
+                            break;
+                        }
                         input_eof = got == 0;
                         zs.next_in = reinterpret_cast<Bytef *>(in.data());
                         zs.avail_in = static_cast<uInt>(got);
@@ -307,6 +314,7 @@ private:
     std::condition_variable cv_;
     std::deque<std::size_t> free_, ready_;
     bool stop_{false};
+    std::atomic<bool> stop_requested_{false}; // read without the lock between input reads
     std::size_t current_{none};
     std::size_t pos_{0};
     std::thread worker_;

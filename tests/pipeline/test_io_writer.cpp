@@ -150,6 +150,11 @@ TEST(io_writer, sam_input_fields_and_round_trips)
         EXPECT_EQ(gunzip(dir / "out.sam.gz"), sam_text);
     }
     EXPECT_EQ(read_all(dir / "out.sam.gz"), recs);
+    for (std::string const name : {"out.bam", "in.sam", "out.sam.gz"})
+    {
+        redirect_fd in{0, dir / name, O_RDONLY};
+        EXPECT_EQ(read_all("-"), recs) << name;
+    }
     // headerless SAM is recognised too
     write_file(dir / "nohdr.sam", "r3\t4\t*\t0\t0\t*\t*\t0\t0\tNNACGT\t*\n");
     auto const nohdr = read_all(dir / "nohdr.sam", {}, &f);
