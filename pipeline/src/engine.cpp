@@ -110,9 +110,9 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
         std::size_t const k0 = total * t / nt, k1 = total * (t + 1) / nt;
         query_scratch & s = scratch_[t];
         std::uint64_t * const best = keys.values.data() + k0;
-        std::fill(best, best + (k1 - k0), 0);
-        for (any_filter const * const f : filters)
+        for (std::size_t fi = 0; fi < filters.size(); ++fi)
         {
+            any_filter const * const f = filters[fi];
             partition_by_shard(*f, keys.keys.data() + k0, k1 - k0, s.part, s.index, s.start);
             if (s.result.size() < s.part.size())
                 s.result.resize(s.part.size());
@@ -120,8 +120,12 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
                 if (s.start[sh + 1] > s.start[sh])
                     f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
                                    s.result.data() + s.start[sh]);
-            for (std::size_t p = 0; p < k1 - k0; ++p)
-                best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
+            if (fi == 0)
+                for (std::size_t p = 0; p < k1 - k0; ++p)
+                    best[s.index[p]] = s.result[p];
+            else
+                for (std::size_t p = 0; p < k1 - k0; ++p)
+                    best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
         }
     }
 }
