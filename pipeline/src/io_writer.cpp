@@ -39,6 +39,18 @@ bool is_special_path(std::string const & path)
     return path.starts_with("/dev/") || path.starts_with("/proc/");
 }
 
+// The descriptor an output path stands for ("-" and /dev/stdout: 1, /dev/stderr: 2), else -1. Those are
+// written through the descriptor itself: opening /dev/stdout again would truncate a redirected file and
+// write at a separate offset.
+int standard_fd(std::string const & path) noexcept
+{
+    if (path == "-" || path == "/dev/stdout")
+        return STDOUT_FILENO;
+    if (path == "/dev/stderr")
+        return STDERR_FILENO;
+    return -1;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -164,9 +176,9 @@ private:
             std::string mode = "w";
             mode += level_digit(options.compression_level);
             errno = 0;
-            if (wp == "-")
+            if (standard_fd(wp) >= 0)
             {
-                int const fd = ::dup(STDOUT_FILENO);
+                int const fd = ::dup(standard_fd(wp));
                 bgzf_ = fd < 0 ? nullptr : bgzf_dopen(fd, mode.c_str());
                 if (bgzf_ == nullptr && fd >= 0)
                     ::close(fd);
@@ -178,8 +190,8 @@ private:
             if (options.threads > 1 && bgzf_mt(bgzf_, static_cast<int>(options.threads), 256) != 0)
                 throw io_error{"'" + path + "': cannot start compression threads"};
         }
-        else if (wp == "-")
-            fd_ = STDOUT_FILENO;
+        else if (standard_fd(wp) >= 0)
+            fd_ = standard_fd(wp);
         else
         {
             fd_ = ::open(wp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -334,9 +346,9 @@ private:
         }
         std::string const & wp = out_.write_path();
         errno = 0;
-        if (wp == "-")
+        if (standard_fd(wp) >= 0)
         {
-            int const fd = ::dup(STDOUT_FILENO);
+            int const fd = ::dup(standard_fd(wp));
             hFILE * const h = fd < 0 ? nullptr : hdopen(fd, "w");
             if (h == nullptr && fd >= 0)
                 ::close(fd);

@@ -360,6 +360,13 @@ TEST(io_output_file, fifo_and_stdout_are_written_in_place)
         copy_records(dir / "in.fq", "-");
     }
     EXPECT_EQ(read_file(dir / "stdout.fq"), fq);
+    // /dev/stdout: the same descriptor, appended after what is already there (no truncation)
+    {
+        redirect_fd out{1, dir / "devstdout.fq", O_WRONLY | O_CREAT | O_TRUNC};
+        copy_records(dir / "in.fq", "/dev/stdout");
+        copy_records(dir / "in.fq", "/dev/stdout");
+    }
+    EXPECT_EQ(read_file(dir / "devstdout.fq"), fq + fq);
     {
         redirect_fd out{1, dir / "stdout.bam", O_WRONLY | O_CREAT | O_TRUNC};
         copy_records(dir / "in.fq", dir / "in.bam");
