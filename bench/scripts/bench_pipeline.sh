@@ -5,13 +5,14 @@
 #   WORK_DIR (or $KSIEVE_BENCH_DIR; default /tmp/ksieve-bench) holds the generated data, the outputs and the
 #   raw timing reports ($WORK_DIR/results). Never commit anything from it.
 # Environment: KSIEVE (executable), KSIEVE_BENCH_READS (default 2000000), KSIEVE_BENCH_THREADS (default "1 2"),
-#   KSIEVE_BENCH_DOC (markdown report; default docs/benchmarks_pipeline.md of this repository, "-" for none).
+#   KSIEVE_BENCH_DOC (markdown report; default docs/benchmarks_pipeline.md of this repository, "-" for none),
+#   KSIEVE_BENCH_RESUME=1 (reuse the measurements an interrupted earlier run completed).
 #
 # For every thread count T it measures, with /usr/bin/time -v (wall time, peak RSS):
 #   floor     pigz -dc -p T of the gzip'd read file (the decompression floor)
 #   build     ksieve build vs kmc (-ci1), on the host genome and on the mixed reads (k-mers/s)
 #   classify  ksieve classify -f host.ksf vs bbduk.sh ref=host.fa on the mixed reads (reads/s, sensitivity)
-#   dedup     ksieve dedup --min-count 20 --min-hit-fraction 0.5 vs bbnorm.sh target=20 and
+#   dedup     ksieve dedup --min-count 20 --min-hit-fraction 0.5 vs bbnorm.sh target=20 passes=1 and
 #             khmer normalize-by-median.py -C 20 (single-threaded: run once, at T=1) on the host-only reads
 # and prints a markdown table, which it also writes, with the machine, versions, commands and the targets
 # of the issue, into the markdown report.
@@ -26,7 +27,8 @@ make_data
 
 RES=$WORK/results
 OUT=$WORK/out
-rm -rf "$RES" "$OUT"
+RESUME=${KSIEVE_BENCH_RESUME:-0}
+if [[ $RESUME != 1 ]]; then rm -rf "$RES" "$OUT"; fi
 mkdir -p "$RES" "$OUT"
 HOST=$GENOMES/host.fa
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -36,77 +38,119 @@ for t in $THREADS; do if (( t > T_MAX )); then T_MAX=$t; fi; done
 
 ROWS=()        # tool|task|input|threads|seconds|reads/s|k-mers/s|rss|cpu|result
 declare -A V   # named results: V[name.seconds], V[name.rss], V[name.count], ...
+REUSED=()      # measurements taken from an earlier, interrupted run (KSIEVE_BENCH_RESUME=1)
 
-# add_row NAME TOOL TASK INPUT THREADS READS KMERS RESULT
+# fresh NAME: true when NAME must be measured. With KSIEVE_BENCH_RESUME=1 a measurement that an earlier run
+# of this script completed ($RES/NAME.time and $RES/NAME.vals present) is reused instead.
+fresh()
+{
+    if [[ $RESUME == 1 && -s $RES/$1.time && -s $RES/$1.vals ]]; then
+        log "reuse $1 (measured $(date -u -r "$RES/$1.time" '+%H:%M UTC'))"
+        REUSED+=("$1 ($(date -u -r "$RES/$1.time" '+%Y-%m-%d %H:%M UTC'))")
+        return 1
+    fi
+    rm -f "$RES/$1.vals"
+}
+
+# add_row NAME TOOL TASK INPUT THREADS READS KMERS: one table row from $RES/NAME.time and $RES/NAME.vals
+# (line 1: result text; line 2, optional: count [host other lambda]).
 add_row()
 {
-    local name=$1 tool=$2 task=$3 input=$4 t=$5 reads=$6 kmers=$7 result=$8 s rss cpu rps kps
+    local name=$1 tool=$2 task=$3 input=$4 t=$5 reads=$6 kmers=$7 s rss cpu rps kps result c h o l
     s=$(wall_s "$name"); rss=$(rss_mb "$name"); cpu=$(cpu_pct "$name")
     rps=-; kps=-
     [[ $reads != - ]] && rps=$(fmt_rate "$reads" "$s")
     [[ $kmers != - ]] && kps=$(fmt_rate "$kmers" "$s")
+    { read -r result; read -r c h o l || true; } < "$RES/$name.vals"
     V[$name.seconds]=$s; V[$name.rss]=$rss; V[$name.rps]=$rps; V[$name.kps]=$kps
+    V[$name.count]=${c:-}; V[$name.h]=${h:-}; V[$name.o]=${o:-}; V[$name.l]=${l:-}
     ROWS+=("$tool|$task|$input|$t|$s|$rps|$kps|$rss|$cpu|$result")
 }
 
 size_mb() { du -cm "$@" | awk 'END { print $1 }'; }
 
+# kept_vals NAME FASTQ: the .vals of a normalization run.
+kept_vals()
+{
+    local c
+    c=$(fq_count "$2")
+    printf 'kept %s (%s%%)\n%s\n' "$c" "$(pct "$c" "$NORM_READS")" "$c" > "$RES/$1.vals"
+    rm -f "$2"
+}
+
+# known_vals NAME FASTQ: the .vals of a classification run (known reads by origin).
+known_vals()
+{
+    local h o l
+    read -r h o l < <(fq_origin_counts "$2")
+    printf 'known %s; host %s%%\n%s %s %s %s\n' "$((h + o + l))" "$(pct "$h" "$MIX_H")" "$((h + o + l))" "$h" "$o" "$l" \
+        > "$RES/$1.vals"
+    rm -f "$OUT/known.fq" "$OUT/novel.fq"
+}
+
+# classify_ksieve NAME T LABEL [OPTIONS...] / classify_bbduk NAME T LABEL [OPTIONS...]
+classify_ksieve()
+{
+    local name=$1 t=$2 label=$3
+    shift 3
+    if fresh "$name"; then
+        [[ -s $OUT/host-t$t.ksf ]] || "$KSIEVE" build -q -t "$t" -k "$K" -o "$OUT/host-t$t.ksf" "$HOST"
+        run_timed "$name" /dev/null "$KSIEVE" classify -q -t "$t" -f "$OUT/host-t$t.ksf" "$@" \
+            --known "$OUT/known.fq" --novel "$OUT/novel.fq" --stats "$RES/$name.json" "$MIX"
+        known_vals "$name" "$OUT/known.fq"
+    fi
+    add_row "$name" ksieve "classify$label" mix "$t" "$MIX_READS" "$MIX_KMERS"
+}
+classify_bbduk()
+{
+    local name=$1 t=$2 label=$3
+    shift 3
+    if fresh "$name"; then
+        run_timed "$name" /dev/null bbduk.sh ref="$HOST" in="$MIX" out="$OUT/novel.fq" outm="$OUT/known.fq" \
+            k="$K" threads="$t" "$@"
+        known_vals "$name" "$OUT/known.fq"
+    fi
+    add_row "$name" bbduk "classify$label" mix "$t" "$MIX_READS" "$MIX_KMERS"
+}
+
 for T in $THREADS; do
     # --- decompression floor -------------------------------------------------------------------------
     n=floor_mix_t$T
-    run_timed "$n" /dev/null pigz -dc -p "$T" "$MIX"
-    add_row "$n" pigz "decompress (floor)" mix "$T" "$MIX_READS" "$MIX_KMERS" "-"
+    if fresh "$n"; then run_timed "$n" /dev/null pigz -dc -p "$T" "$MIX" && echo - > "$RES/$n.vals"; fi
+    add_row "$n" pigz "decompress (floor)" mix "$T" "$MIX_READS" "$MIX_KMERS"
     n=floor_norm_t$T
-    run_timed "$n" /dev/null pigz -dc -p "$T" "$NORM"
-    add_row "$n" pigz "decompress (floor)" norm "$T" "$NORM_READS" "$NORM_KMERS" "-"
+    if fresh "$n"; then run_timed "$n" /dev/null pigz -dc -p "$T" "$NORM" && echo - > "$RES/$n.vals"; fi
+    add_row "$n" pigz "decompress (floor)" norm "$T" "$NORM_READS" "$NORM_KMERS"
 
     # --- build -------------------------------------------------------------------------------------------
     n=ksieve_build_host_t$T
-    run_timed "$n" /dev/null "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/host-t$T.ksf" "$HOST"
-    add_row "$n" ksieve build host.fa "$T" - "$HOST_KMERS" "filter $(size_mb "$OUT/host-t$T.ksf") MB"
+    if fresh "$n"; then
+        run_timed "$n" /dev/null "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/host-t$T.ksf" "$HOST"
+        echo "filter $(size_mb "$OUT/host-t$T.ksf") MB" > "$RES/$n.vals"
+    fi
+    add_row "$n" ksieve build host.fa "$T" - "$HOST_KMERS"
     n=kmc_build_host_t$T
     mkdir -p "$OUT/kmctmp"
-    run_timed "$n" "$RES/$n.out" kmc -k"$K" -t"$T" -ci1 -fm "$HOST" "$OUT/kmc_host_t$T" "$OUT/kmctmp"
-    add_row "$n" kmc "build (count)" host.fa "$T" - "$HOST_KMERS" \
-        "db $(size_mb "$OUT/kmc_host_t$T".kmc_*) MB"
+    if fresh "$n"; then
+        run_timed "$n" "$RES/$n.out" kmc -k"$K" -t"$T" -ci1 -fm "$HOST" "$OUT/kmc_host_t$T" "$OUT/kmctmp"
+        echo "db $(size_mb "$OUT/kmc_host_t$T".kmc_*) MB" > "$RES/$n.vals"
+    fi
+    add_row "$n" kmc "build (count)" host.fa "$T" - "$HOST_KMERS"
     n=ksieve_build_mix_t$T
-    run_timed "$n" /dev/null "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/mix-t$T.ksf" "$MIX"
-    add_row "$n" ksieve build mix "$T" "$MIX_READS" "$MIX_KMERS" "filter $(size_mb "$OUT/mix-t$T.ksf") MB"
-    rm -f "$OUT/mix-t$T.ksf"
+    if fresh "$n"; then
+        run_timed "$n" /dev/null "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/mix-t$T.ksf" "$MIX"
+        echo "filter $(size_mb "$OUT/mix-t$T.ksf") MB" > "$RES/$n.vals"
+    fi
+    add_row "$n" ksieve build mix "$T" "$MIX_READS" "$MIX_KMERS"
     n=kmc_build_mix_t$T
-    run_timed "$n" "$RES/$n.out" kmc -k"$K" -t"$T" -ci1 -fq "$MIX" "$OUT/kmc_mix_t$T" "$OUT/kmctmp"
-    add_row "$n" kmc "build (count)" mix "$T" "$MIX_READS" "$MIX_KMERS" "db $(size_mb "$OUT/kmc_mix_t$T".kmc_*) MB"
-    rm -f "$OUT"/kmc_*_t"$T".kmc_*
+    if fresh "$n"; then
+        run_timed "$n" "$RES/$n.out" kmc -k"$K" -t"$T" -ci1 -fq "$MIX" "$OUT/kmc_mix_t$T" "$OUT/kmctmp"
+        echo "db $(size_mb "$OUT/kmc_mix_t$T".kmc_*) MB" > "$RES/$n.vals"
+    fi
+    add_row "$n" kmc "build (count)" mix "$T" "$MIX_READS" "$MIX_KMERS"
+    rm -f "$OUT"/kmc_*_t"$T".kmc_* "$OUT/mix-t$T.ksf"
 
     # --- classify ------------------------------------------------------------------------------------------
-    classify_ksieve()
-    {
-        local name=$1 t=$2 label=$3
-        shift 3
-        run_timed "$name" /dev/null "$KSIEVE" classify -q -t "$t" -f "$OUT/host-t$T.ksf" "$@" \
-            --known "$OUT/known.fq" --novel "$OUT/novel.fq" --stats "$RES/$name.json" "$MIX"
-        local h o l known
-        read -r h o l < <(fq_origin_counts "$OUT/known.fq")
-        known=$((h + o + l))
-        V[$name.count]=$known; V[$name.h]=$h; V[$name.o]=$o; V[$name.l]=$l
-        add_row "$name" ksieve "classify$label" mix "$t" "$MIX_READS" "$MIX_KMERS" \
-            "known $known; host $(pct "$h" "$MIX_H")%"
-        rm -f "$OUT/known.fq" "$OUT/novel.fq"
-    }
-    classify_bbduk()
-    {
-        local name=$1 t=$2 label=$3
-        shift 3
-        run_timed "$name" /dev/null bbduk.sh ref="$HOST" in="$MIX" out="$OUT/novel.fq" outm="$OUT/known.fq" \
-            k="$K" threads="$t" "$@"
-        local h o l known
-        read -r h o l < <(fq_origin_counts "$OUT/known.fq")
-        known=$((h + o + l))
-        V[$name.count]=$known; V[$name.h]=$h; V[$name.o]=$o; V[$name.l]=$l
-        add_row "$name" bbduk "classify$label" mix "$t" "$MIX_READS" "$MIX_KMERS" \
-            "known $known; host $(pct "$h" "$MIX_H")%"
-        rm -f "$OUT/known.fq" "$OUT/novel.fq"
-    }
     classify_ksieve "ksieve_classify_t$T" "$T" ""
     classify_bbduk "bbduk_classify_t$T" "$T" ""
     if (( T == T_MAX )); then
@@ -119,25 +163,27 @@ for T in $THREADS; do
 
     # --- dedup / digital normalization ---------------------------------------------------------------------
     n=ksieve_dedup_t$T
-    run_timed "$n" /dev/null "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count 20 --min-hit-fraction 0.5 \
-        --novel "$OUT/kept.fq" --stats "$RES/$n.json" "$NORM"
-    V[$n.count]=$(fq_count "$OUT/kept.fq")
-    add_row "$n" ksieve "dedup C=20" norm "$T" "$NORM_READS" "$NORM_KMERS" \
-        "kept ${V[$n.count]} ($(pct "${V[$n.count]}" "$NORM_READS")%)"
+    if fresh "$n"; then
+        run_timed "$n" /dev/null "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count 20 --min-hit-fraction 0.5 \
+            --novel "$OUT/kept.fq" --stats "$RES/$n.json" "$NORM"
+        kept_vals "$n" "$OUT/kept.fq"
+    fi
+    add_row "$n" ksieve "dedup C=20" norm "$T" "$NORM_READS" "$NORM_KMERS"
     n=bbnorm_t$T
-    run_timed "$n" /dev/null bbnorm.sh -Xmx2g in="$NORM" out="$OUT/kept.fq" target=20 k="$K" threads="$T"
-    V[$n.count]=$(fq_count "$OUT/kept.fq")
-    add_row "$n" bbnorm "normalize target=20" norm "$T" "$NORM_READS" "$NORM_KMERS" \
-        "kept ${V[$n.count]} ($(pct "${V[$n.count]}" "$NORM_READS")%)"
+    if fresh "$n"; then
+        run_timed "$n" /dev/null bbnorm.sh -Xmx2g in="$NORM" out="$OUT/kept.fq" target=20 passes=1 k="$K" threads="$T"
+        kept_vals "$n" "$OUT/kept.fq"
+    fi
+    add_row "$n" bbnorm "normalize target=20 passes=1" norm "$T" "$NORM_READS" "$NORM_KMERS"
     if (( T == 1 )) || [[ -z ${V[khmer_t1.count]:-} && $T == "$T_MAX" ]]; then
         n=khmer_t1
-        run_timed "$n" /dev/null "$KHMER_NORMALIZE" -k "$K" -C 20 -M 2e9 --force_single \
-            -o "$OUT/kept.fq" "$NORM"
-        V[$n.count]=$(fq_count "$OUT/kept.fq")
-        add_row "$n" khmer "normalize-by-median C=20" norm 1 "$NORM_READS" "$NORM_KMERS" \
-            "kept ${V[$n.count]} ($(pct "${V[$n.count]}" "$NORM_READS")%)"
+        if fresh "$n"; then
+            run_timed "$n" /dev/null "$KHMER_NORMALIZE" -k "$K" -C 20 -M 2e9 --force_single \
+                -o "$OUT/kept.fq" "$NORM"
+            kept_vals "$n" "$OUT/kept.fq"
+        fi
+        add_row "$n" khmer "normalize-by-median C=20" norm 1 "$NORM_READS" "$NORM_KMERS"
     fi
-    rm -f "$OUT/kept.fq"
 done
 rm -rf "$OUT"
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -257,8 +303,11 @@ report()
     echo "- mix: $MIX_READS reads, $MIX_KMERS k-mers: $MIX_H from the host (~$(awk -v n="$MIX_H" -v g="$(genome_len "$HOST")" 'BEGIN { printf "%.0f", n * 150 / g }')x)," \
         "$MIX_O from K. pneumoniae Kp1084, MGH78578 and NTUH-K2044 (same species: they share much of their sequence with the host)," \
         "$MIX_L from lambda phage. Used for build and classify."
-    echo "- norm: $NORM_READS reads, $NORM_KMERS k-mers, host only (~$(awk -v n="$NORM_READS" -v g="$(genome_len "$HOST")" 'BEGIN { printf "%.0f", n * 150 / g }')x coverage," \
-        "well above the normalization target 20). Used for dedup / normalization."
+    local cov
+    cov=$(awk -v n="$NORM_READS" -v g="$(genome_len "$HOST")" 'BEGIN { printf "%.0f", n * 150 / g }')
+    echo "- norm: $NORM_READS reads, $NORM_KMERS k-mers, host only (~${cov}x coverage;" \
+        "$(if (( cov >= 40 )); then echo "well above"; else echo "NOT well above"; fi) the normalization target 20)." \
+        "Used for dedup / normalization."
     echo
     echo "## Results"
     echo
@@ -281,8 +330,9 @@ report()
     echo "- bbduk loads and indexes host.fa in every run (included in its time); ksieve classify reads a prebuilt" \
         "filter (its build is the 'ksieve build host.fa' row). bbduk runs with its defaults (maskmiddle=t, hdist=0," \
         "Java heap from its own autodetection); the Java start-up is included."
-    echo "- bbnorm runs with its defaults (2 passes, prefilter, min depth 5, so it also drops low-depth error reads)" \
-        "except -Xmx2g (its default heap is 84% of free RAM, which on a shared machine is unsafe); its kept count is not expected to equal khmer's."
+    echo "- bbnorm runs with passes=1 (one-pass normalization like khmer and ksieve dedup; its 2-pass default took" \
+        "over 10 minutes per run here) and -Xmx2g (its default heap is 84% of free RAM, unsafe on a shared machine);" \
+        "otherwise defaults (prefilter, min depth 5, so it also drops low-depth error reads): its kept count is not expected to equal khmer's."
     echo "- khmer normalize-by-median runs with -M 2e9 (a 2 GB count-min sketch, 4 tables): its peak RSS follows that setting."
     echo "- kmc runs with -ci1 (keep all k-mers) and its default memory limit; it writes a k-mer database, ksieve a filter file."
     echo
@@ -290,6 +340,10 @@ report()
     echo
     echo "\$WORK = $WORK; \$KSIEVE = ksieve executable. Every command ran under \`/usr/bin/time -v\`."
     echo
+    if (( ${#REUSED[@]} )); then
+        echo "Resumed run: these measurements come from an earlier, interrupted run of the script (same data): ${REUSED[*]}."
+        echo
+    fi
     echo '```'
     commands
     echo '```'
