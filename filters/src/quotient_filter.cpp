@@ -33,6 +33,7 @@ constexpr unsigned min_quotient_bits = 6;
 constexpr unsigned max_quotient_bits = 48;
 constexpr unsigned max_group_slots = 80; // 3 + 65 digits (r = 2, count 2^64) fits
 constexpr std::size_t prefetch_distance = 16;
+constexpr std::size_t batch_stage_gap = 8;
 
 // Result codes of the internal editing functions.
 constexpr int rc_ok = 0;
@@ -630,25 +631,37 @@ int quotient_filter::first_empty(std::uint64_t j, std::uint64_t const limit, boo
             j = base;
             continue;
         }
-        unsigned const i = static_cast<unsigned>(j & 63);
+        unsigned i = static_cast<unsigned>(j & 63);
         std::uint64_t const occw = load64(blk + 1);
         std::uint64_t const rew = load64(blk + 9);
-        unsigned const open = popcnt(occw & low_mask(i + 1)) - popcnt(rew & low_mask(i) & ~low_mask(static_cast<unsigned>(o)));
+        unsigned open = popcnt(occw & low_mask(i + 1)) - popcnt(rew & low_mask(i) & ~low_mask(static_cast<unsigned>(o)));
+        // Inside this block: the open runs end at the next `open` runends; the runs open just after are
+        // exactly those whose home lies in between.
+        while (open > 0)
+        {
+            std::uint64_t const w = rew & ~low_mask(i);
+            unsigned const c = popcnt(w);
+            if (c < open)
+            {
+                std::uint64_t const e = select_runend(64 * (b + 1), open - c, limit);
+                if (e == none)
+                    return rc_beyond;
+                j = e + 1;
+                break;
+            }
+            unsigned const e = select64(w, open - 1);
+            if (e == 63)
+            {
+                j = 64 * (b + 1);
+                break;
+            }
+            open = popcnt(occw & low_mask(e + 2) & ~low_mask(i + 1));
+            i = e + 1;
+        }
         if (open == 0)
         {
-            out = j;
-            return rc_ok;
-        }
-        std::uint64_t const w = rew & ~low_mask(i);
-        unsigned const c = popcnt(w);
-        if (c >= open)
-            j = 64 * b + select64(w, open - 1) + 1;
-        else
-        {
-            std::uint64_t const e = select_runend(64 * (b + 1), open - c, limit);
-            if (e == none)
-                return rc_beyond;
-            j = e + 1;
+            out = 64 * b + i;
+            return out < limit ? rc_ok : rc_beyond;
         }
     }
 }
@@ -659,12 +672,27 @@ int quotient_filter::first_empty(std::uint64_t j, std::uint64_t const limit, boo
 {
     std::uint64_t const b = h >> 6;
     unsigned const i = static_cast<unsigned>(h & 63);
-    std::uint64_t o;
-    if (!true_offset(b, limited, o))
+    std::uint8_t const * const blk = block(b);
+    std::uint64_t o = blk[0];
+    if (o == offset_saturated && !true_offset(b, limited, o))
         return rc_saturated;
-    std::uint64_t const occw = occupieds(b);
+    std::uint64_t const occw = load64(blk + 1);
     li.occupied = ((occw >> i) & 1) != 0;
-    auto const d = static_cast<std::uint64_t>(popcnt(occw & low_mask(i)));
+    unsigned const d = popcnt(occw & low_mask(i));
+    // Fast path: the runends needed are in this block's word.
+    if (o < 64)
+    {
+        std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << o);
+        unsigned const need = li.occupied ? d + 1 : d;
+        if (popcnt(w) >= need)
+        {
+            std::uint64_t const prev = d == 0 ? 64 * b + o - 1 : 64 * b + select64(w, d - 1);
+            li.start = std::max(h, prev + 1);
+            if (li.occupied)
+                li.end = 64 * b + select64(w, d);
+            return (li.occupied ? li.end : li.start) < limit ? rc_ok : rc_beyond;
+        }
+    }
     std::uint64_t const base = 64 * b + o;
     std::uint64_t prev;
     if (d == 0)
@@ -997,43 +1025,45 @@ int quotient_filter::insert_fp(std::uint64_t const h, std::uint64_t const x, std
     return rc_ok;
 }
 
-std::uint64_t quotient_filter::count_fp(std::uint64_t const h, std::uint64_t const x) const noexcept
+// The run of quotient h (false if h is not occupied), for queries.
+[[gnu::always_inline]] inline bool quotient_filter::find_run(std::uint64_t const h, std::uint64_t & start,
+                                                             std::uint64_t & end) const noexcept
 {
     std::uint64_t const b = h >> 6;
     unsigned const i = static_cast<unsigned>(h & 63);
     std::uint8_t const * const blk = block(b);
     std::uint64_t const occw = load64(blk + 1);
     if (((occw >> i) & 1) == 0)
-        return 0;
+        return false;
     std::uint64_t o = blk[0];
     if (o == offset_saturated)
         (void)true_offset(b, false, o);
-    auto const d = static_cast<std::uint64_t>(popcnt(occw & low_mask(i)));
-    std::uint64_t const base = 64 * b + o;
-    std::uint64_t start, end;
-    // Fast path: the run's end is in this block's runends word.
+    unsigned const d = popcnt(occw & low_mask(i));
+    // Fast path: the run ends in this block's runends word.
     if (o < 64)
     {
         std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << o);
-        auto const c = static_cast<std::uint64_t>(popcnt(w));
-        if (c > d)
+        if (popcnt(w) > d)
         {
-            std::uint64_t const prev = d == 0 ? base - 1 : 64 * b + select64(w, static_cast<unsigned>(d - 1));
+            std::uint64_t const prev = d == 0 ? 64 * b + o - 1 : 64 * b + select64(w, d - 1);
             start = std::max(h, prev + 1);
-            end = 64 * b + select64(w, static_cast<unsigned>(d));
-            goto scan;
+            end = 64 * b + select64(w, d);
+            return true;
         }
     }
-    {
-        std::uint64_t const prev = d == 0 ? base - 1 : select_runend(base, d, phys_slots_);
-        if (prev == none && d != 0)
-            return 0;
-        start = std::max(h, prev + 1);
-        end = select_runend(start, 1, phys_slots_);
-        if (end == none)
-            return 0;
-    }
-scan:
+    std::uint64_t const base = 64 * b + o;
+    std::uint64_t const prev = d == 0 ? base - 1 : select_runend(base, d, phys_slots_);
+    if (prev == none && d != 0)
+        return false;
+    start = std::max(h, prev + 1);
+    end = select_runend(start, 1, phys_slots_);
+    return end != none;
+}
+
+// Count of remainder x in the run [start, end].
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::scan_run(std::uint64_t const start, std::uint64_t const end,
+                                                                      std::uint64_t const x) const noexcept
+{
     for (std::uint64_t pos = start; pos <= end;)
     {
         std::uint64_t const v = get_slot(pos);
@@ -1048,6 +1078,14 @@ scan:
         pos += len;
     }
     return 0;
+}
+
+std::uint64_t quotient_filter::count_fp(std::uint64_t const h, std::uint64_t const x) const noexcept
+{
+    std::uint64_t start, end;
+    if (!find_run(h, start, end))
+        return 0;
+    return scan_run(start, end, x);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1177,6 +1215,10 @@ void quotient_filter::prefetch(std::uint64_t const fp, bool const write) const n
     }
 }
 
+// The same three-stage pipeline as count_batch: header prefetch, then (header cached) a prefetch of the
+// lines where the insertion will happen (run start, and the next block's header when the cluster may cross
+// into it), then the insert itself. Earlier inserts of the batch may move things in between: the prefetches
+// are only hints, the insert recomputes everything.
 insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
     if (keys.empty())
@@ -1184,30 +1226,86 @@ insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const
     if (table_ == nullptr)
         return insert_status::full;
     fold_concurrent();
+    constexpr std::size_t gap = batch_stage_gap;
+    constexpr std::size_t ring = 4 * gap;
+    std::uint64_t fps[ring];
     std::size_t const n = keys.size();
-    for (std::size_t i = 0; i < std::min(n, prefetch_distance); ++i)
-        prefetch(fingerprint(keys[i]), true);
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n + 2 * gap; ++i)
     {
-        if (i + prefetch_distance < n)
-            prefetch(fingerprint(keys[i + prefetch_distance]), true);
-        if (insert_fingerprint(fingerprint(keys[i]), 1) != insert_status::ok)
-            return insert_status::full;
+        if (i < n)
+        {
+            std::uint64_t const fp = fingerprint(keys[i]);
+            fps[i % ring] = fp;
+            std::uint8_t const * const blk = block(fp >> r_ >> 6);
+            __builtin_prefetch(blk, 1, 3);
+            __builtin_prefetch(blk + header_bytes - 1, 1, 3);
+        }
+        if (i >= gap && i - gap < n)
+        {
+            std::uint64_t const h = fps[(i - gap) % ring] >> r_;
+            locate_info li;
+            if (locate(h, phys_slots_, false, li) == rc_ok)
+            {
+                std::uint64_t const pos = li.occupied ? li.end : li.start;
+                std::uint8_t const * const blk = block(pos >> 6);
+                __builtin_prefetch(blk + header_bytes + ((pos & 63) * r_) / 8, 1, 3);
+                if ((pos & 63) >= 48 && (pos >> 6) + 1 < nblocks_)
+                    __builtin_prefetch(blk + block_bytes_, 1, 3);
+            }
+        }
+        if (i >= 2 * gap)
+        {
+            std::size_t const c = i - 2 * gap;
+            if (insert_fingerprint(fps[c % ring], 1) != insert_status::ok)
+                return insert_status::full;
+        }
     }
     return insert_status::ok;
 }
 
+// Three-stage software pipeline: stage A prefetches the block header of key i, stage B (stage_gap keys
+// later, header now cached) locates the run and prefetches its slots, stage C (stage_gap keys later)
+// scans the run. Every cache line a query touches is requested about 2 * stage_gap queries ahead, so the
+// misses of consecutive queries overlap instead of adding up.
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
+    constexpr std::size_t gap = batch_stage_gap;
+    constexpr std::size_t ring = 4 * gap; // > 2 * gap: stage A must not overwrite what stage C reads
+    std::uint64_t fps[ring];
+    std::uint64_t starts[ring];
+    std::uint64_t ends[ring];
+    bool hits[ring];
     std::size_t const n = keys.size();
-    for (std::size_t i = 0; i < std::min(n, prefetch_distance); ++i)
-        prefetch(fingerprint(keys[i]), false);
-    for (std::size_t i = 0; i < n; ++i)
+    std::uint8_t const * const bytes = reinterpret_cast<std::uint8_t const *>(ctable_);
+    for (std::size_t i = 0; i < n + 2 * gap; ++i)
     {
-        if (i + prefetch_distance < n)
-            prefetch(fingerprint(keys[i + prefetch_distance]), false);
-        std::uint64_t const fp = fingerprint(keys[i]);
-        out[i] = count_fp(fp >> r_, fp & rmask_);
+        if (i < n)
+        {
+            std::uint64_t const fp = fingerprint(keys[i]);
+            fps[i % ring] = fp;
+            std::uint8_t const * const blk = bytes + (fp >> r_ >> 6) * block_bytes_;
+            __builtin_prefetch(blk, 0, 3);
+            __builtin_prefetch(blk + header_bytes - 1, 0, 3);
+        }
+        if (i >= gap && i - gap < n)
+        {
+            std::size_t const k = (i - gap) % ring;
+            std::uint64_t start = 0, end = 0;
+            hits[k] = find_run(fps[k] >> r_, start, end);
+            if (hits[k])
+            {
+                starts[k] = start;
+                ends[k] = end;
+                std::uint8_t const * const blk = bytes + (start >> 6) * block_bytes_ + header_bytes;
+                __builtin_prefetch(blk + ((start & 63) * r_) / 8, 0, 3);
+            }
+        }
+        if (i >= 2 * gap)
+        {
+            std::size_t const c = i - 2 * gap;
+            std::size_t const k = c % ring;
+            out[c] = hits[k] ? scan_run(starts[k], ends[k], fps[k] & rmask_) : 0;
+        }
     }
 }
 

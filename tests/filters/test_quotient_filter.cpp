@@ -223,7 +223,9 @@ TEST(QuotientFilter, ExactInterleavedSmall)
                 auto const it = oracle.find(key);
                 ASSERT_EQ(f.count(key), it == oracle.end() ? 0 : it->second) << "step " << step;
                 if (it == oracle.end())
+                {
                     ASSERT_FALSE(f.remove(key));
+                }
             }
             if (step % 5000 == 4999)
             {
@@ -324,8 +326,10 @@ TEST(QuotientFilter, FullWithoutGrowth)
         for (auto const & [key, c] : oracle)
             ASSERT_GE(f.count(key), c); // exact: equal; fingerprints: no false negative
         if (exact)
+        {
             for (auto const & [key, c] : oracle)
                 ASSERT_EQ(f.count(key), c);
+        }
         // Removing frees room again.
         std::size_t removed = 0;
         for (auto const & [key, c] : oracle)

@@ -157,7 +157,7 @@ TEST(QuotientOracle, ExactAutoGrowth)
         }
     }
     ASSERT_EQ(f.insert_batch(batch), insert_status::ok);
-    EXPECT_GT(f.quotient_bits(), q0 + 10);
+    EXPECT_GT(f.quotient_bits(), q0 + 5);
     EXPECT_TRUE(f.exact());
     EXPECT_LE(f.stats().load, f.max_load());
     expect_equal_contents(f, oracle);

@@ -269,6 +269,8 @@ private:
                                 bool limited, std::uint64_t load_limit, std::int64_t & used_delta,
                                 std::uint64_t & new_distinct) noexcept;
     [[nodiscard]] std::uint64_t count_fp(std::uint64_t h, std::uint64_t x) const noexcept;
+    [[nodiscard]] bool find_run(std::uint64_t h, std::uint64_t & start, std::uint64_t & end) const noexcept;
+    [[nodiscard]] std::uint64_t scan_run(std::uint64_t start, std::uint64_t end, std::uint64_t x) const noexcept;
     [[nodiscard]] insert_status insert_fingerprint(std::uint64_t fp, std::uint64_t count) noexcept;
     void prefetch(std::uint64_t fp, bool write) const noexcept;
     void fold_concurrent() noexcept;
