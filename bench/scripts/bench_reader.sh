@@ -11,6 +11,9 @@
 #   KSIEVE_BENCH_ROUNDS  timed rounds per command (default 5); the tables give the fastest round (wall
 #                        clock) and the median CPU seconds (user + sys), since other work on the machine
 #                        only ever slows a round down. 0: print the table of the previous run again.
+#   KSIEVE_BENCH_RT      1: run every timed command under `chrt -f 1` (SCHED_FIFO; needs root or
+#                        CAP_SYS_NICE) so that other work on a shared machine cannot take its cores away;
+#                        all commands are treated alike. Default 0 (normal scheduling).
 # Output: a Markdown table on stdout; raw timings in $WORK/reader/timings.tsv.
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
@@ -70,7 +73,9 @@ timed()
 {
     local name=$1
     shift
-    /usr/bin/time -f "%e %U %S" -o "$RDIR/last.time" "$@" > /dev/null || die "$name failed: $*"
+    local rt=()
+    [[ ${KSIEVE_BENCH_RT:-0} == 1 ]] && rt=(chrt -f 1)
+    "${rt[@]}" /usr/bin/time -f "%e %U %S" -o "$RDIR/last.time" "$@" > /dev/null || die "$name failed: $*"
     echo -e "$name\t$(tr ' ' '\t' < "$RDIR/last.time")" >> "$TIMINGS"
 }
 
@@ -99,7 +104,9 @@ done
 
 DONE=$(awk -F'\t' 'NR == 1 { n = $1 } $1 == n { ++c } END { print c + 0 }' "$TIMINGS")
 echo "Reader alone: $NREADS simulated 150 bp reads, $BYTES bytes of FASTQ; best of $DONE rounds (wall) and median CPU."
-echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(date -u +%Y-%m-%d)," \
+    "scheduling: $([[ ${KSIEVE_BENCH_RT:-0} == 1 ]] && echo 'SCHED_FIFO (chrt -f 1)' || echo normal)," \
+    "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| command | best wall s | MB/s (FASTQ bytes) | median CPU s | speed vs pigz -dc (same input) |"
 echo "|---|---:|---:|---:|---:|"
