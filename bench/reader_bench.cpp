@@ -2,8 +2,8 @@
 //
 //   ksieve_reader_bench [-t THREADS] [--batch N] FILE            read FILE, print one result line
 //   ksieve_reader_bench [-t THREADS] --paired R1 R2               read a pair in lock step
-//   ksieve_reader_bench [-t THREADS] --copy OUT FILE              read FILE and write it to OUT (ksieve::io::writer)
-//   ksieve_reader_bench --seqan3 FILE                              seqan3::sequence_file_input, for comparison
+//   ksieve_reader_bench [-t THREADS] --copy OUT FILE              read FILE and write it to OUT
+//   (ksieve::io::writer) ksieve_reader_bench --seqan3 FILE seqan3::sequence_file_input, for comparison
 //
 // Output (tab separated): mode, records, bases, bytes (raw record bytes), seconds, MB/s of raw bytes.
 #include <ksieve/filters/error.hpp>
@@ -38,8 +38,9 @@ void add(totals & t, ksieve::io::record_batch const & b)
 
 int usage()
 {
-    std::fputs("usage: ksieve_reader_bench [-t THREADS] [--batch N] [--copy OUT | --paired R1 R2 | --seqan3] FILE\n",
-               stderr);
+    std::fputs(
+        "usage: ksieve_reader_bench [-t THREADS] [--batch N] [--copy OUT | --paired R1 R2 | --seqan3] FILE\n",
+        stderr);
     return 2;
 }
 
@@ -131,8 +132,8 @@ int main(int argc, char ** argv)
         return 1;
     }
     double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%s\t%llu\t%llu\t%llu\t%.3f\t%.1f\n", mode.c_str(), static_cast<unsigned long long>(t.records),
-                static_cast<unsigned long long>(t.bases), static_cast<unsigned long long>(t.bytes), s,
-                static_cast<double>(t.bytes) / 1e6 / s);
+    std::printf("%s\t%llu\t%llu\t%llu\t%.3f\t%.1f\n", mode.c_str(),
+                static_cast<unsigned long long>(t.records), static_cast<unsigned long long>(t.bases),
+                static_cast<unsigned long long>(t.bytes), s, static_cast<double>(t.bytes) / 1e6 / s);
     return 0;
 }

@@ -16,7 +16,8 @@ void rebase(std::vector<record_view> & records, char const * const from, char co
 {
     if (from == to)
         return;
-    auto const move_view = [&](std::string_view & v) {
+    auto const move_view = [&](std::string_view & v)
+    {
         if (v.data() != nullptr)
             v = std::string_view{to + (v.data() - from), v.size()};
     };
@@ -41,23 +42,16 @@ void record_batch::clear() noexcept
     bases_ = 0;
 }
 
-record_batch::record_batch(record_batch const & other) :
-    records_{other.records_},
-    storage_{other.storage_},
-    extra_{other.extra_},
-    first_{other.first_},
-    format_{other.format_},
-    bases_{other.bases_}
+record_batch::record_batch(record_batch const & other)
+    : records_{other.records_}, storage_{other.storage_}, extra_{other.extra_}, first_{other.first_},
+      format_{other.format_}, bases_{other.bases_}
 {
     rebase(records_, other.storage_.data(), storage_.data());
 }
 
-record_batch::record_batch(record_batch && other) noexcept :
-    records_{std::move(other.records_)},
-    extra_{std::move(other.extra_)},
-    first_{other.first_},
-    format_{other.format_},
-    bases_{other.bases_}
+record_batch::record_batch(record_batch && other) noexcept
+    : records_{std::move(other.records_)}, extra_{std::move(other.extra_)}, first_{other.first_},
+      format_{other.format_}, bases_{other.bases_}
 {
     char const * const old = other.storage_.data();
     storage_ = std::move(other.storage_);
@@ -99,7 +93,8 @@ record_batch & record_batch::operator=(record_batch && other) noexcept
 
 bool mate_names_match(std::string_view a, std::string_view b) noexcept
 {
-    auto const trim = [](std::string_view s) {
+    auto const trim = [](std::string_view s)
+    {
         std::size_t const ws = s.find_first_of(" \t");
         if (ws != std::string_view::npos)
             s = s.substr(0, ws);
@@ -128,9 +123,9 @@ seq_format format_from_extension(std::string const & path, seq_format const fall
         seq_format format;
     };
     static constexpr entry table[] = {
-        {".fq", seq_format::fastq},     {".fastq", seq_format::fastq}, {".fa", seq_format::fasta},
-        {".fasta", seq_format::fasta},  {".fna", seq_format::fasta},   {".fas", seq_format::fasta},
-        {".ffn", seq_format::fasta},    {".sam", seq_format::sam},     {".bam", seq_format::bam},
+        {".fq", seq_format::fastq},    {".fastq", seq_format::fastq}, {".fa", seq_format::fasta},
+        {".fasta", seq_format::fasta}, {".fna", seq_format::fasta},   {".fas", seq_format::fasta},
+        {".ffn", seq_format::fasta},   {".sam", seq_format::sam},     {".bam", seq_format::bam},
         {".cram", seq_format::cram},
     };
     for (entry const & e : table)
@@ -154,7 +149,8 @@ std::size_t bam_core_bytes() noexcept
     return sizeof(bam1_core_t);
 }
 
-void make_views(record_batch & batch, std::vector<record_offsets> const & offsets, std::uint64_t const joined_base)
+void make_views(record_batch & batch, std::vector<record_offsets> const & offsets,
+                std::uint64_t const joined_base)
 {
     char const * const base = batch.storage_.data();
     batch.records_.resize(offsets.size());
@@ -166,7 +162,8 @@ void make_views(record_batch & batch, std::vector<record_offsets> const & offset
         r.raw = std::string_view{base + o.raw_off, o.raw_len};
         r.header = std::string_view{base + o.header_off, o.header_len};
         r.name = std::string_view{base + o.header_off, o.name_len};
-        std::uint64_t const seq_off = (o.seq_off & joined_flag) != 0 ? joined_base + (o.seq_off & ~joined_flag) : o.seq_off;
+        std::uint64_t const seq_off =
+            (o.seq_off & joined_flag) != 0 ? joined_base + (o.seq_off & ~joined_flag) : o.seq_off;
         r.seq = std::string_view{base + seq_off, o.seq_len};
         r.qual = std::string_view{base + o.qual_off, o.qual_len};
         bases += o.seq_len;
@@ -181,7 +178,8 @@ void append_copy(std::string & storage, std::vector<record_offsets> & offsets, r
     char const * const raw_begin = record.raw.data();
     char const * const raw_end = raw_begin + record.raw.size();
     // A field inside raw keeps its position relative to raw; any other field is copied after it.
-    auto const place = [&](std::string_view const field) -> std::uint64_t {
+    auto const place = [&](std::string_view const field) -> std::uint64_t
+    {
         if (field.empty())
             return raw_off;
         if (field.data() >= raw_begin && field.data() + field.size() <= raw_end)

@@ -38,8 +38,8 @@ std::string format_name(seq_format const f)
 class two_file_reader final : public paired_reader
 {
 public:
-    two_file_reader(std::string const & r1, std::string const & r2, reader_options const & options) :
-        a_{reader::open(r1, options)}, b_{reader::open(r2, options)}, options_{options}
+    two_file_reader(std::string const & r1, std::string const & r2, reader_options const & options)
+        : a_{reader::open(r1, options)}, b_{reader::open(r2, options)}, options_{options}
     {
     }
 
@@ -61,8 +61,9 @@ public:
         for (std::size_t i = 0; i < r1.size(); ++i)
             if (!mate_names_match(r1[i].name, r2[i].name))
                 throw input_error{quoted(a_->name()) + " and " + quoted(b_->name()) + ": record " +
-                                  std::to_string(done + i + 1) + ": mate names differ ('" + std::string{r1[i].name} +
-                                  "' and '" + std::string{r2[i].name} + "'); the files are out of step or not mates"};
+                                  std::to_string(done + i + 1) + ": mate names differ ('" +
+                                  std::string{r1[i].name} + "' and '" + std::string{r2[i].name} +
+                                  "'); the files are out of step or not mates"};
         return true;
     }
 
@@ -71,7 +72,8 @@ public:
 
 private:
     // `shorter` ended after `count` records while `longer` has more.
-    std::string out_of_step(std::string const & shorter, std::string const & longer, std::uint64_t const count) const
+    std::string out_of_step(std::string const & shorter, std::string const & longer,
+                            std::uint64_t const count) const
     {
         return quoted(a_->name()) + " and " + quoted(b_->name()) + " are out of step: " + quoted(shorter) +
                " ends after record " + std::to_string(count) + " but " + quoted(longer) + " has a record " +
@@ -85,8 +87,8 @@ private:
 class interleaved_reader final : public paired_reader
 {
 public:
-    interleaved_reader(std::string const & path, reader_options const & options) :
-        in_{reader::open(path, options)}, options_{options}
+    interleaved_reader(std::string const & path, reader_options const & options)
+        : in_{reader::open(path, options)}, options_{options}
     {
     }
 

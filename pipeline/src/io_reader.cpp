@@ -56,7 +56,8 @@ std::string describe_byte(char const c)
 std::string unsupported_message(std::string_view const head)
 {
     auto const starts = [&](std::string_view const magic) { return head.starts_with(magic); };
-    if (starts("\xFD" "7zXZ"))
+    if (starts("\xFD"
+               "7zXZ"))
         return "xz-compressed input is not supported (decompress it first, e.g. xz -dc)";
     if (starts("BZh"))
         return "bzip2-compressed input is not supported (decompress it first, e.g. bzip2 -dc)";
@@ -98,8 +99,8 @@ content_kind classify_content(std::string_view const s)
 class fastx_reader final : public reader
 {
 public:
-    fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options) :
-        path_{std::move(path)}, source_{std::move(source)}, options_{options}
+    fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options)
+        : path_{std::move(path)}, source_{std::move(source)}, options_{options}
     {
         std::size_t p = 0;
         for (;;)
@@ -117,7 +118,8 @@ public:
         else if (carry_[p] == '@')
             format_ = seq_format::fastq;
         else
-            throw input_error{record_message(path_, 1, unsupported_message(std::string_view{carry_}.substr(p)))};
+            throw input_error{
+                record_message(path_, 1, unsupported_message(std::string_view{carry_}.substr(p)))};
     }
 
     bool next(record_batch & batch) override
@@ -146,7 +148,7 @@ public:
         {
             record_offsets rec;
             parse_status const st = fastq ? parse_fastq(s, pos, rec, records_ + n + 1)
-                                           : parse_fasta(s, pos, rec, records_ + n + 1);
+                                          : parse_fasta(s, pos, rec, records_ + n + 1);
             if (st == parse_status::record)
             {
                 offsets_.push_back(rec);
@@ -226,7 +228,8 @@ private:
             s.push_back('\n');
     }
 
-    [[noreturn]] void truncated(std::string const & s, std::size_t const pos, std::uint64_t const record) const
+    [[noreturn]] void truncated(std::string const & s, std::size_t const pos,
+                                std::uint64_t const record) const
     {
         auto const lines = std::count(s.begin() + static_cast<std::ptrdiff_t>(pos), s.end(), '\n');
         throw input_error{record_message(path_, record,
@@ -259,13 +262,15 @@ private:
         if (p == size)
             return parse_status::empty;
         if (b[p] != '@')
-            throw input_error{record_message(path_, record,
-                                             "expected '@' at the start of a FASTQ record, found " + describe_byte(b[p]))};
-        auto const eol = [&](std::size_t const from) -> std::size_t {
+            throw input_error{record_message(
+                path_, record, "expected '@' at the start of a FASTQ record, found " + describe_byte(b[p]))};
+        auto const eol = [&](std::size_t const from) -> std::size_t
+        {
             if (from >= size)
                 return std::string::npos;
             void const * const q = std::memchr(b + from, '\n', size - from);
-            return q == nullptr ? std::string::npos : static_cast<std::size_t>(static_cast<char const *>(q) - b);
+            return q == nullptr ? std::string::npos
+                                : static_cast<std::size_t>(static_cast<char const *>(q) - b);
         };
         std::size_t const h_end = eol(p);
         if (h_end == std::string::npos)
@@ -278,8 +283,8 @@ private:
         if (p_beg >= size)
             return parse_status::partial;
         if (b[p_beg] != '+')
-            throw input_error{record_message(path_, record,
-                                             "expected a '+' line after the sequence, found " + describe_byte(b[p_beg]))};
+            throw input_error{record_message(
+                path_, record, "expected a '+' line after the sequence, found " + describe_byte(b[p_beg]))};
         std::size_t const p_end = eol(p_beg);
         if (p_end == std::string::npos)
             return parse_status::partial;
@@ -287,16 +292,16 @@ private:
         std::size_t const q_end = eol(q_beg);
         if (q_end == std::string::npos)
             return parse_status::partial;
-        auto const trim_cr = [&](std::size_t const beg, std::size_t const end) {
-            return end > beg && b[end - 1] == '\r' ? end - 1 : end;
-        };
+        auto const trim_cr = [&](std::size_t const beg, std::size_t const end)
+        { return end > beg && b[end - 1] == '\r' ? end - 1 : end; };
         std::size_t const hdr_end = trim_cr(p + 1, h_end);
         std::size_t const seq_end = trim_cr(s_beg, s_end);
         std::size_t const qual_end = trim_cr(q_beg, q_end);
         if (qual_end - q_beg != seq_end - s_beg)
             throw input_error{record_message(path_, record,
                                              "quality length " + std::to_string(qual_end - q_beg) +
-                                                 " differs from sequence length " + std::to_string(seq_end - s_beg))};
+                                                 " differs from sequence length " +
+                                                 std::to_string(seq_end - s_beg))};
         rec.raw_off = p;
         rec.raw_len = q_end + 1 - p;
         rec.header_off = p + 1;
@@ -320,8 +325,8 @@ private:
         if (p == size)
             return parse_status::empty;
         if (b[p] != '>')
-            throw input_error{record_message(path_, record,
-                                             "expected '>' at the start of a FASTA record, found " + describe_byte(b[p]))};
+            throw input_error{record_message(
+                path_, record, "expected '>' at the start of a FASTA record, found " + describe_byte(b[p]))};
         void const * const h = std::memchr(b + p, '\n', size - p);
         if (h == nullptr)
             return parse_status::partial;
@@ -364,7 +369,8 @@ private:
             if (first_end + 1 == end) // one line: the sequence stays in place
             {
                 rec.seq_off = s_beg;
-                rec.seq_len = (first_end > s_beg && b[first_end - 1] == '\r' ? first_end - 1 : first_end) - s_beg;
+                rec.seq_len =
+                    (first_end > s_beg && b[first_end - 1] == '\r' ? first_end - 1 : first_end) - s_beg;
             }
             else
             {
@@ -475,8 +481,8 @@ class sam_reader final : public reader
 {
 public:
     sam_reader(std::string path, hFILE * const hf, reader_options const & options,
-               std::unique_ptr<socket_feeder> feeder = nullptr) :
-        path_{std::move(path)}, options_{options}, feeder_{std::move(feeder)}
+               std::unique_ptr<socket_feeder> feeder = nullptr)
+        : path_{std::move(path)}, options_{options}, feeder_{std::move(feeder)}
     {
         fp_ = hts_hopen(hf, path_.c_str(), "r");
         if (fp_ == nullptr)
@@ -633,7 +639,8 @@ private:
 };
 
 // `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it is BGZF).
-std::unique_ptr<byte_source> peel(hFILE * const hf, int const layers, bool const top_bgzf, unsigned const threads)
+std::unique_ptr<byte_source> peel(hFILE * const hf, int const layers, bool const top_bgzf,
+                                  unsigned const threads)
 {
     if (layers == 0)
         return make_hfile_source(hf);
@@ -664,7 +671,8 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
     else
         hf = hopen(path.c_str(), "r");
     if (hf == nullptr)
-        throw io_error{"'" + display_name(path) + "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
+        throw io_error{"'" + display_name(path) +
+                       "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
 
     std::string head(std::size_t{64} << 10, '\0');
     errno = 0;

@@ -288,7 +288,8 @@ private:
                 {
                     error = !first_member && zs.total_out == 0 && zs.total_in <= 10
                                 ? std::string{"trailing garbage after gzip data"}
-                                : std::string{"corrupted gzip data ("} + (zs.msg != nullptr ? zs.msg : "bad data") + ")";
+                                : std::string{"corrupted gzip data ("} +
+                                      (zs.msg != nullptr ? zs.msg : "bad data") + ")";
                     done = true;
                 }
                 else if (ret == Z_MEM_ERROR)

@@ -65,7 +65,9 @@ output_file::output_file(std::string path) : path_{std::move(path)}
         target_ = path_;
         return;
     }
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::stat(path_.c_str(), &st) == 0)
     {
         if (S_ISDIR(st.st_mode))
@@ -79,7 +81,9 @@ output_file::output_file(std::string path) : path_{std::move(path)}
         }
     }
     target_ = path_;
-    struct stat lst{};
+    struct stat lst
+    {
+    };
     if (::lstat(path_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
     {
         // replace the file the link points to, not the link
@@ -148,8 +152,8 @@ class text_writer final : public writer
 {
 public:
     text_writer(std::string const & path, seq_format const input, seq_format const output, bool const gz,
-                writer_options const & options) :
-        out_{path}, input_{input}, output_{output}
+                writer_options const & options)
+        : out_{path}, input_{input}, output_{output}
     {
         try
         {
@@ -309,8 +313,8 @@ class hts_writer final : public writer
 {
 public:
     hts_writer(std::string const & path, seq_format const input, seq_format const output, bool const gz,
-               writer_options const & options) :
-        out_{path}, input_{input}
+               writer_options const & options)
+        : out_{path}, input_{input}
     {
         try
         {
@@ -328,7 +332,8 @@ public:
     hts_writer & operator=(hts_writer const &) = delete;
 
 private:
-    void open(std::string const & path, seq_format const output, bool const gz, writer_options const & options)
+    void open(std::string const & path, seq_format const output, bool const gz,
+              writer_options const & options)
     {
         detail::quiet_htslib();
         std::string mode = "w";
@@ -364,7 +369,8 @@ private:
             (void)hts_set_opt(fp_, CRAM_OPT_NO_REF, 1);
         if (options.threads > 1)
             (void)hts_set_threads(fp_, static_cast<int>(options.threads));
-        std::string const text = options.sam_header.empty() ? std::string{"@HD\tVN:1.6\tSO:unknown\n"} : options.sam_header;
+        std::string const text =
+            options.sam_header.empty() ? std::string{"@HD\tVN:1.6\tSO:unknown\n"} : options.sam_header;
         hdr_ = sam_hdr_parse(text.size(), text.c_str());
         if (hdr_ == nullptr)
             throw io_error{"'" + path + "': invalid SAM header for the output"};
@@ -401,11 +407,12 @@ public:
             {
                 qual_.resize(r.qual.size());
                 for (std::size_t i = 0; i < r.qual.size(); ++i)
-                    qual_[i] = static_cast<char>(std::max(0, static_cast<int>(static_cast<unsigned char>(r.qual[i])) - 33));
+                    qual_[i] = static_cast<char>(
+                        std::max(0, static_cast<int>(static_cast<unsigned char>(r.qual[i])) - 33));
                 qual = qual_.data();
             }
-            if (bam_set1(rec_, r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0, r.seq.size(),
-                         r.seq.data(), qual, 0) < 0)
+            if (bam_set1(rec_, r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0,
+                         r.seq.size(), r.seq.data(), qual, 0) < 0)
                 throw io_error{"'" + out_.path() + "': cannot store record '" + std::string{r.name} +
                                "' as SAM/BAM/CRAM (name longer than 254 characters?)"};
         }

@@ -17,13 +17,13 @@ std::string const lambda = bowtie2 + "reference/lambda_virus.fa.gz";
 std::string const srr = "/usr/share/doc/gasic/examples/reads/SRR059298_subset.fastq.gz";
 std::string const kleborate = "/usr/share/doc/kleborate/examples/data/";
 
-#define KSIEVE_REQUIRE_FILE(path)                                                                                      \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        if (!std::filesystem::exists(path))                                                                            \
-            GTEST_SKIP() << (path) << " is missing (install the Debian package that ships it)";                        \
-        if (!have_tool("gzip"))                                                                                        \
-            GTEST_SKIP() << "gzip not installed";                                                                      \
+#define KSIEVE_REQUIRE_FILE(path)                                                                            \
+    do                                                                                                       \
+    {                                                                                                        \
+        if (!std::filesystem::exists(path))                                                                  \
+            GTEST_SKIP() << (path) << " is missing (install the Debian package that ships it)";              \
+        if (!have_tool("gzip"))                                                                              \
+            GTEST_SKIP() << "gzip not installed";                                                            \
     } while (false)
 
 std::string gunzip(std::string const & path)
@@ -76,7 +76,8 @@ TEST(io_data, bowtie2_paired_reads)
     if (cut_clean)
     {
         expect_input_error(
-            [&] {
+            [&]
+            {
                 auto q = paired_reader::open_pair(reads_1, dir / "short_2.fq");
                 while (q->next(r1, r2))
                 {
@@ -87,7 +88,8 @@ TEST(io_data, bowtie2_paired_reads)
     else
     {
         expect_input_error(
-            [&] {
+            [&]
+            {
                 auto q = paired_reader::open_pair(reads_1, dir / "short_2.fq");
                 while (q->next(r1, r2))
                 {
@@ -136,7 +138,8 @@ TEST(io_data, bowtie2_gzipped_bam)
     copy_records(dir / "c.bam", dir / "c.fq");
     std::string expected;
     for (auto const & r : direct)
-        expected += "@" + r.name + "\n" + r.seq + "\n+\n" + (r.qual.empty() ? std::string(r.seq.size(), 'I') : r.qual) + "\n";
+        expected += "@" + r.name + "\n" + r.seq + "\n+\n" +
+                    (r.qual.empty() ? std::string(r.seq.size(), 'I') : r.qual) + "\n";
     EXPECT_EQ(read_file(dir / "c.fq"), expected);
     // the file holds 10000 mate pairs (flags 77/141) followed by 6000 unpaired long reads: read as
     // interleaved, the pairs come out and then the unpaired reads fail the mate check
@@ -147,7 +150,8 @@ TEST(io_data, bowtie2_gzipped_bam)
     record_batch r1, r2;
     std::size_t pairs = 0;
     expect_input_error(
-        [&] {
+        [&]
+        {
             while (p->next(r1, r2))
                 for (std::size_t i = 0; i < r1.size(); ++i, ++pairs)
                 {

@@ -38,7 +38,8 @@ inline std::ostream & operator<<(std::ostream & os, record const & r)
 
 inline record to_record(record_view const & v)
 {
-    return {std::string{v.name}, std::string{v.header}, std::string{v.seq}, std::string{v.qual}, std::string{v.raw}};
+    return {std::string{v.name}, std::string{v.header}, std::string{v.seq}, std::string{v.qual},
+            std::string{v.raw}};
 }
 
 /*! \brief A fresh directory under the system temporary directory, removed with everything in it. */
@@ -176,7 +177,8 @@ inline std::vector<record> naive_fastq(std::string const & text)
     std::vector<record> out;
     std::istringstream in{text};
     std::string l[4];
-    auto strip = [](std::string s) {
+    auto strip = [](std::string s)
+    {
         if (!s.empty() && s.back() == '\r')
             s.pop_back();
         return s;
@@ -224,8 +226,8 @@ inline std::vector<record> naive_fasta(std::string const & text)
 }
 
 /*! \brief Random FASTQ text with `n` records (lengths 0..max_len, some comments, some N). */
-inline std::string random_fastq(std::size_t const n, std::uint32_t const seed, std::size_t const max_len = 200,
-                                bool const crlf = false)
+inline std::string random_fastq(std::size_t const n, std::uint32_t const seed,
+                                std::size_t const max_len = 200, bool const crlf = false)
 {
     std::mt19937 rng{seed};
     std::string out;
@@ -250,7 +252,8 @@ inline std::string random_fastq(std::size_t const n, std::uint32_t const seed, s
 }
 
 /*! \brief Random multi-line FASTA text (line width 1..80, some empty sequences). */
-inline std::string random_fasta(std::size_t const n, std::uint32_t const seed, std::size_t const max_len = 1000)
+inline std::string random_fasta(std::size_t const n, std::uint32_t const seed,
+                                std::size_t const max_len = 1000)
 {
     std::mt19937 rng{seed};
     std::string out;
@@ -309,8 +312,7 @@ inline std::string q(std::string const & path)
 }
 
 /*! \brief Expect `fn` to throw input_error whose message contains every string in `parts`. */
-template <typename F>
-void expect_input_error(F && fn, std::vector<std::string> const & parts)
+template <typename F> void expect_input_error(F && fn, std::vector<std::string> const & parts)
 {
     try
     {

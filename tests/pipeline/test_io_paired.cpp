@@ -24,13 +24,14 @@ std::pair<std::string, std::string> make_pairs(std::size_t const n, std::uint32_
                 seq += "ACGT"[rng() % 4];
                 qual += static_cast<char>('#' + rng() % 30);
             }
-            (mate == 1 ? a : b) += "@p" + std::to_string(i) + "/" + std::to_string(mate) + " x\n" + seq + "\n+\n" + qual + "\n";
+            (mate == 1 ? a : b) +=
+                "@p" + std::to_string(i) + "/" + std::to_string(mate) + " x\n" + seq + "\n+\n" + qual + "\n";
         }
     return {a, b};
 }
 
 std::pair<std::vector<record>, std::vector<record>> read_pairs(std::unique_ptr<paired_reader> p,
-                                                                std::size_t const max_batch)
+                                                               std::size_t const max_batch)
 {
     std::vector<record> a, b;
     record_batch r1, r2;
@@ -87,7 +88,8 @@ TEST(io_paired, two_files_in_lock_step)
     // R1 reads are long and R2 short: batches are cut by R1's base limit, R2 follows by count
     for (auto const & opt : {reader_options{}, limits(7, 1 << 30), limits(1000, 3000), limits(1, 1)})
     {
-        auto const [ga, gb] = read_pairs(paired_reader::open_pair(dir / "r1.fq", dir / "r2.fq", opt), opt.batch_records);
+        auto const [ga, gb] =
+            read_pairs(paired_reader::open_pair(dir / "r1.fq", dir / "r2.fq", opt), opt.batch_records);
         EXPECT_EQ(ga, ea);
         EXPECT_EQ(gb, eb);
     }
@@ -100,7 +102,8 @@ TEST(io_paired, out_of_step_files_name_both_and_the_record)
 {
     temp_dir dir;
     auto const [a, b] = make_pairs(100, 2);
-    auto const cut = [](std::string const & s, std::size_t const records) {
+    auto const cut = [](std::string const & s, std::size_t const records)
+    {
         std::size_t pos = 0;
         for (std::size_t i = 0; i < 4 * records; ++i)
             pos = s.find('\n', pos) + 1;
@@ -112,10 +115,12 @@ TEST(io_paired, out_of_step_files_name_both_and_the_record)
     write_file(dir / "S2.fq", b);
     for (auto const & opt : {reader_options{}, limits(7, 1 << 30), limits(100, 1)})
     {
-        expect_input_error([&] { read_pairs(paired_reader::open_pair(dir / "R1.fq", dir / "R2.fq", opt), 1000); },
+        expect_input_error([&]
+                           { read_pairs(paired_reader::open_pair(dir / "R1.fq", dir / "R2.fq", opt), 1000); },
                            {q(dir / "R1.fq"), q(dir / "R2.fq"), "out of step",
                             q(dir / "R2.fq") + " ends after record 60", "record 61"});
-        expect_input_error([&] { read_pairs(paired_reader::open_pair(dir / "S1.fq", dir / "S2.fq", opt), 1000); },
+        expect_input_error([&]
+                           { read_pairs(paired_reader::open_pair(dir / "S1.fq", dir / "S2.fq", opt), 1000); },
                            {q(dir / "S1.fq"), q(dir / "S2.fq"), "out of step",
                             q(dir / "S1.fq") + " ends after record 40", "record 41"});
     }
@@ -134,8 +139,9 @@ TEST(io_paired, mate_name_mismatch)
     b2.replace(at, 6, "@q17/2");
     write_file(dir / "m1.fq", a);
     write_file(dir / "m2.fq", b2);
-    expect_input_error([&] { read_pairs(paired_reader::open_pair(dir / "m1.fq", dir / "m2.fq", limits(5, 1 << 30)), 5); },
-                       {q(dir / "m1.fq"), q(dir / "m2.fq"), "record 18", "p17/1", "q17/2"});
+    expect_input_error(
+        [&] { read_pairs(paired_reader::open_pair(dir / "m1.fq", dir / "m2.fq", limits(5, 1 << 30)), 5); },
+        {q(dir / "m1.fq"), q(dir / "m2.fq"), "record 18", "p17/1", "q17/2"});
     // different formats
     write_file(dir / "f.fa", ">p0/2\nACGT\n");
     write_file(dir / "one.fq", "@p0/1\nACGT\n+\nIIII\n");
@@ -155,7 +161,8 @@ TEST(io_paired, interleaved)
     write_file(dir / "i.fq", inter);
     for (auto const & opt : {reader_options{}, limits(5, 1 << 30), limits(1000, 2000), limits(1, 1)})
     {
-        auto const [ga, gb] = read_pairs(paired_reader::open_interleaved(dir / "i.fq", opt), opt.batch_records);
+        auto const [ga, gb] =
+            read_pairs(paired_reader::open_interleaved(dir / "i.fq", opt), opt.batch_records);
         EXPECT_EQ(ga, ea);
         EXPECT_EQ(gb, eb);
     }

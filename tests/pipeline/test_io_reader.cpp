@@ -80,7 +80,8 @@ TEST(io_reader, empty_inputs_have_no_records)
     EXPECT_TRUE(read_all(dir / "blank").empty());
     if (have_tool("gzip"))
     {
-        ASSERT_EQ(shell("gzip -c < " + quote_shell(dir / "empty") + " > " + quote_shell(dir / "empty.gz")), 0);
+        ASSERT_EQ(shell("gzip -c < " + quote_shell(dir / "empty") + " > " + quote_shell(dir / "empty.gz")),
+                  0);
         EXPECT_TRUE(read_all(dir / "empty.gz").empty());
     }
 }
@@ -98,8 +99,8 @@ TEST(io_reader, plain_gzip_multimember_bgzf_and_stdin_agree)
     std::size_t const half = text.find("\n@read10000") + 1;
     write_file(dir / "h1", text.substr(0, half));
     write_file(dir / "h2", text.substr(half));
-    ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "h1") + " > " + quote_shell(dir / "multi.gz") + " && gzip -c " +
-                    quote_shell(dir / "h2") + " >> " + quote_shell(dir / "multi.gz")),
+    ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "h1") + " > " + quote_shell(dir / "multi.gz") +
+                    " && gzip -c " + quote_shell(dir / "h2") + " >> " + quote_shell(dir / "multi.gz")),
               0);
     // BGZF through our writer (verbatim copy of the plain input)
     copy_records(dir / "r.fq", dir / "r.fq.gz");
@@ -137,7 +138,9 @@ TEST(io_reader, format_detected_from_content_not_name)
     EXPECT_EQ(f, seq_format::fasta);
     if (have_tool("gzip"))
     {
-        ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "genome.fastq") + " > " + quote_shell(dir / "plain.txt")), 0);
+        ASSERT_EQ(
+            shell("gzip -c " + quote_shell(dir / "genome.fastq") + " > " + quote_shell(dir / "plain.txt")),
+            0);
         auto const recs = read_all(dir / "plain.txt", {}, &f);
         EXPECT_EQ(f, seq_format::fasta);
         ASSERT_EQ(recs.size(), 1u);
@@ -274,7 +277,10 @@ TEST(io_reader, truncated_and_corrupted_gzip)
 TEST(io_reader, unsupported_compression_and_missing_files)
 {
     temp_dir dir;
-    write_file(dir / "x.fq.xz", std::string{"\xFD" "7zXZ\0\0", 7} + "junk");
+    write_file(dir / "x.fq.xz", std::string{"\xFD"
+                                            "7zXZ\0\0",
+                                            7} +
+                                    "junk");
     expect_input_error([&] { read_all(dir / "x.fq.xz"); }, {"x.fq.xz", "record 1", "xz"});
     EXPECT_THROW((void)reader::open(dir / "missing.fq"), ksieve::io_error);
     try

@@ -111,7 +111,7 @@ TEST(io_writer, bgzf_output_is_deterministic_and_gzip_compatible)
         EXPECT_EQ(o, outputs.front());
     std::string const & gz = outputs.front();
     ASSERT_GE(gz.size(), 18u);
-    EXPECT_EQ(gz.substr(4, 4), std::string(4, '\0')); // MTIME 0
+    EXPECT_EQ(gz.substr(4, 4), std::string(4, '\0'));         // MTIME 0
     EXPECT_EQ(static_cast<unsigned char>(gz[3]) & 0x08u, 0u); // no FNAME
     // FASTQ -> FASTA.gz decompresses to the plain conversion
     copy_records(dir / "in.fq", dir / "conv.fa.gz");
@@ -348,7 +348,9 @@ TEST(io_output_file, fifo_and_stdout_are_written_in_place)
     copy_records(dir / "in.fq", fifo);
     consumer.join();
     EXPECT_EQ(received, fq);
-    struct stat st{};
+    struct stat st
+    {
+    };
     ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
     EXPECT_TRUE(S_ISFIFO(st.st_mode)); // not replaced by a regular file
 
@@ -381,5 +383,7 @@ TEST(io_output_file, fifo_and_stdout_are_written_in_place)
     EXPECT_EQ(read_all(dir / "stdout.bam", {}, &f), read_all(dir / "in.bam"));
     EXPECT_EQ(f, seq_format::bam);
     auto const files = dir.entries();
-    EXPECT_EQ(std::count_if(files.begin(), files.end(), [](std::string const & f) { return f.find("ksieve-tmp") != std::string::npos; }), 0);
+    EXPECT_EQ(std::count_if(files.begin(), files.end(),
+                            [](std::string const & f) { return f.find("ksieve-tmp") != std::string::npos; }),
+              0);
 }

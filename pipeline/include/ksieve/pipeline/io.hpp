@@ -81,8 +81,8 @@ public:
 
     // Storage, filled by readers (public for readers and tests; not for other users).
     std::vector<record_view> records_;
-    std::string storage_;                 //!< text bytes the views point into (reserved before filling)
-    std::vector<std::string> extra_;      //!< extra owned buffers when storage_ cannot hold everything
+    std::string storage_;            //!< text bytes the views point into (reserved before filling)
+    std::vector<std::string> extra_; //!< extra owned buffers when storage_ cannot hold everything
     std::uint64_t first_{1};
     seq_format format_{seq_format::fastq};
     std::size_t bases_{0};
@@ -91,9 +91,9 @@ public:
 /*! \brief Reader options. */
 struct reader_options
 {
-    unsigned threads{1};                 //!< decompression threads (BGZF / BAM via htslib)
-    std::size_t batch_records{8192};     //!< at most this many records per batch
-    std::size_t batch_bases{8u << 20};   //!< or stop a batch once it holds this many bases
+    unsigned threads{1};               //!< decompression threads (BGZF / BAM via htslib)
+    std::size_t batch_records{8192};   //!< at most this many records per batch
+    std::size_t batch_bases{8u << 20}; //!< or stop a batch once it holds this many bases
 };
 
 /*! \brief Streaming reader of one input (a path or "-" for stdin). Format and compression are detected
@@ -114,7 +114,8 @@ class reader
 public:
     virtual ~reader() = default;
     /*! \brief Open `path`. \throws io_error (cannot open) / input_error (unknown format). */
-    [[nodiscard]] static std::unique_ptr<reader> open(std::string const & path, reader_options const & options = {});
+    [[nodiscard]] static std::unique_ptr<reader> open(std::string const & path,
+                                                      reader_options const & options = {});
     /*! \brief Fill `batch` (cleared first) with the next records. \returns false at end of input (batch
      * empty). \throws input_error naming the file and record number for malformed input. */
     virtual bool next(record_batch & batch) = 0;
@@ -138,8 +139,8 @@ public:
 class paired_reader
 {
 public:
-    [[nodiscard]] static std::unique_ptr<paired_reader> open_pair(std::string const & r1, std::string const & r2,
-                                                                  reader_options const & options = {});
+    [[nodiscard]] static std::unique_ptr<paired_reader>
+    open_pair(std::string const & r1, std::string const & r2, reader_options const & options = {});
     [[nodiscard]] static std::unique_ptr<paired_reader> open_interleaved(std::string const & path,
                                                                          reader_options const & options = {});
     virtual ~paired_reader() = default;
@@ -182,9 +183,9 @@ private:
 /*! \brief Writer options. */
 struct writer_options
 {
-    unsigned threads{1};          //!< compression threads (BGZF/BAM)
+    unsigned threads{1}; //!< compression threads (BGZF/BAM)
     int compression_level{6};
-    std::string sam_header;       //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
+    std::string sam_header; //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
 };
 
 /*! \brief Record writer to an output_file. Format from the extension (fallback: the input's);
