@@ -250,6 +250,11 @@ void quotient_filter::set_geometry(unsigned const q, unsigned const r)
     phys_slots_ = nblocks_ * 64;
     block_bytes_ = header_bytes + 8 * std::uint64_t{r};
     nwords_ = words_for(nblocks_, r);
+    swar_fields_ = 57 / r;
+    swar_ones_ = 0;
+    for (unsigned f = 0; f < swar_fields_; ++f)
+        swar_ones_ |= std::uint64_t{1} << (f * r);
+    swar_high_ = swar_ones_ << (r - 1);
 }
 
 void quotient_filter::allocate_table()
@@ -1060,6 +1065,64 @@ int quotient_filter::insert_fp(std::uint64_t const h, std::uint64_t const x, std
     return end != none;
 }
 
+// find_run() for the batch pipeline: no branch on the data in the common case (the run's end in this
+// block's runends word); an unoccupied h gives the empty range (h + 1, h).
+[[gnu::always_inline]] inline void quotient_filter::find_run_branchless(std::uint64_t const h, std::uint64_t & start,
+                                                                        std::uint64_t & end) const noexcept
+{
+    std::uint64_t const b = h >> 6;
+    unsigned const i = static_cast<unsigned>(h & 63);
+    std::uint8_t const * const blk = block(b);
+    std::uint64_t const occw = load64(blk + 1);
+    std::uint64_t const o = blk[0];
+    bool const occupied = ((occw >> i) & 1) != 0;
+    unsigned const d = popcnt(occw & low_mask(i));
+    std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << (o & 63));
+    if (o < 64 && popcnt(w) > d) [[likely]]
+    {
+        std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
+        std::uint64_t const prev = d == 0 ? 64 * b + o - 1 : sel;
+        std::uint64_t const s = std::max(h, prev + 1);
+        std::uint64_t const e = 64 * b + select64(w, d);
+        start = occupied ? s : h + 1;
+        end = occupied ? e : h;
+        return;
+    }
+    if (!find_run(h, start, end))
+    {
+        start = h + 1;
+        end = h;
+    }
+}
+
+// count_fp's scan for a located run. Runs of at most swar_fields_ slots inside one block (nearly all of
+// them below 95% load) are read as one integer and compared field-wise: if the remainders strictly
+// increase the run holds no counter and the answer is whether x is among them; otherwise (or for longer
+// runs) the general decoder runs.
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::count_in_run(std::uint64_t const start,
+                                                                          std::uint64_t const end,
+                                                                          std::uint64_t const x) const noexcept
+{
+    std::uint64_t const len = end + 1 - start; // 0 for the empty range
+    if (len <= swar_fields_ && (start & 63) + len <= 64) [[likely]]
+    {
+        auto const n = static_cast<unsigned>(len);
+        std::uint64_t const v = get_chunk(start, n);
+        std::uint64_t const fields = low_mask(n * r_);
+        // Field-wise v[f] < v[f + 1] for f < n - 1 (no borrow crosses a field: top bits are split off).
+        std::uint64_t const nxt = v >> r_;
+        std::uint64_t const diff = (v | swar_high_) - (nxt & ~swar_high_);
+        std::uint64_t const lt = ((~v & nxt) | (~(v ^ nxt) & ~diff)) & swar_high_;
+        bool const increasing = (~lt & swar_high_ & low_mask((n - (n != 0)) * r_)) == 0;
+        // Some field equal to x (exact as an existence test).
+        std::uint64_t const t = (v ^ (x * swar_ones_)) & fields;
+        std::uint64_t const zero = ((t | ~fields) - (swar_ones_ & fields)) & ~t & swar_high_ & fields;
+        if (increasing) [[likely]]
+            return zero != 0 ? 1 : 0;
+    }
+    return scan_run(start, end, x);
+}
+
 // Count of remainder x in the run [start, end].
 [[gnu::always_inline]] inline std::uint64_t quotient_filter::scan_run(std::uint64_t const start, std::uint64_t const end,
                                                                       std::uint64_t const x) const noexcept
@@ -1085,7 +1148,7 @@ std::uint64_t quotient_filter::count_fp(std::uint64_t const h, std::uint64_t con
     std::uint64_t start, end;
     if (!find_run(h, start, end))
         return 0;
-    return scan_run(start, end, x);
+    return count_in_run(start, end, x);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1274,7 +1337,6 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
     std::uint64_t fps[ring];
     std::uint64_t starts[ring];
     std::uint64_t ends[ring];
-    bool hits[ring];
     std::size_t const n = keys.size();
     std::uint8_t const * const bytes = reinterpret_cast<std::uint8_t const *>(ctable_);
     for (std::size_t i = 0; i < n + 2 * gap; ++i)
@@ -1290,21 +1352,22 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
         if (i >= gap && i - gap < n)
         {
             std::size_t const k = (i - gap) % ring;
-            std::uint64_t start = 0, end = 0;
-            hits[k] = find_run(fps[k] >> r_, start, end);
-            if (hits[k])
-            {
-                starts[k] = start;
-                ends[k] = end;
-                std::uint8_t const * const blk = bytes + (start >> 6) * block_bytes_ + header_bytes;
-                __builtin_prefetch(blk + ((start & 63) * r_) / 8, 0, 3);
-            }
+            std::uint64_t const h = fps[k] >> r_;
+            std::uint64_t start, end;
+            find_run_branchless(h, start, end);
+            starts[k] = start;
+            ends[k] = end;
+            std::uint64_t const p = std::min(start, end);
+            __builtin_prefetch(bytes + (p >> 6) * block_bytes_ + header_bytes + ((p & 63) * r_) / 8, 0, 3);
         }
         if (i >= 2 * gap)
         {
             std::size_t const c = i - 2 * gap;
             std::size_t const k = c % ring;
-            out[c] = hits[k] ? scan_run(starts[k], ends[k], fps[k] & rmask_) : 0;
+            std::uint64_t const start = starts[k];
+            std::uint64_t const end = ends[k];
+            std::uint64_t const x = fps[k] & rmask_;
+            out[c] = count_in_run(start, end, x);
         }
     }
 }
