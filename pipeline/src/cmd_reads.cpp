@@ -96,7 +96,8 @@ public:
         {
             report_file_ = std::make_unique<io::output_file>(a.report);
             std::string const & wp = report_file_->write_path();
-            report_ = wp == "-" ? stdout : std::fopen(wp.c_str(), "wb");
+            bool const to_stdout = a.report == "-" || a.report == "/dev/stdout";
+            report_ = to_stdout ? stdout : std::fopen(wp.c_str(), "wb");
             if (report_ == nullptr)
                 throw io_error{"cannot create report '" + a.report + "'"};
             report_buf_.resize(1 << 20);
@@ -206,7 +207,7 @@ void write_stats(std::string const & path, run_summary const & s, std::string co
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
     std::string const text = j.dump(2) + '\n';
-    if (path == "-")
+    if (path == "-" || path == "/dev/stdout")
     {
         std::cout << text << std::flush;
         return;
