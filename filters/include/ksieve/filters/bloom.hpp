@@ -63,6 +63,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <ksieve/filters/filter.hpp>
