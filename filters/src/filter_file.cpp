@@ -143,7 +143,7 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     {
         std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
         if (!out)
-            throw io_error{"cannot create '" + tmp.string() + "': " + errno_text()};
+            throw io_error{"cannot create '" + path.string() + "': " + errno_text()};
         static char const zeros[64] = {};
         out.write(reinterpret_cast<char const *>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
         std::uint64_t pos = header_size;

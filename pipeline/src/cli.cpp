@@ -37,7 +37,7 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type)
     app.add_option("--fpr", f.fpr, "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
         ->default_val(0.001);
     app.add_option("--expected", f.expected, "Expected distinct k-mers (Bloom/cuckoo: sized from a first pass if absent)");
-    app.add_option("--shards", f.shards, "Shards inside the filter file (power of two)")->default_val(64);
+    app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)");
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed);
     app.add_option("--max-load", f.max_load, "Quotient filter: grow when the load would exceed this")
@@ -88,7 +88,8 @@ int run_cli(int argc, char ** argv)
     auto * cmd_classify = app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");
     add_common(*cmd_classify, classify.common);
     cmd_classify->add_option("-f,--filter", classify.filters, "Filter file (repeat for several; a hit in any counts)")
-        ->required();
+        ->required()
+        ->allow_extra_args(false);
     add_classify_outputs(*cmd_classify, classify.out);
     add_inputs(*cmd_classify, classify.input);
 

@@ -3,6 +3,7 @@
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/pipeline/commands.hpp>
+#include <ksieve/pipeline/runtime.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +46,7 @@ void run_merge(merge_args const & args)
         inputs.push_back(owned.back().get());
     }
     auto merged = merge_filters(inputs, args.inputs);
+    throw_if_interrupted();
     merged->save(args.output);
 }
 

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <bit>
+#include <filesystem>
+#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,12 +41,37 @@ void check_filter_options(filter_args const & f)
         throw usage_error{"--fpr must be in [0, 0.5), got " + std::to_string(f.fpr)};
     if (f.fpr == 0.0 && f.type != filter_type::quotient)
         throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
-    if (f.shards == 0 || !std::has_single_bit(f.shards))
+    if (f.shards != 0 && !std::has_single_bit(f.shards))
         throw usage_error{"--shards must be a power of two, got " + std::to_string(f.shards)};
-    if (std::bit_width(f.shards) - 1 >= 2 * f.k)
+    if (f.shards != 0 && std::bit_width(f.shards) - 1 >= 2 * f.k)
         throw usage_error{"--shards " + std::to_string(f.shards) + " is too many for k = " + std::to_string(f.k)};
     if (!(f.max_load > 0.1 && f.max_load < 1.0))
         throw usage_error{"--max-load must be in (0.1, 1)"};
+}
+
+// Refuse two outputs on one path (they would overwrite each other) and outputs into a directory that
+// does not exist (found before any work is done, not at the end).
+void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs)
+{
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+    {
+        auto const & [opt, path] = outputs[i];
+        if (path.empty())
+            continue;
+        for (std::size_t j = 0; j < i; ++j)
+            if (outputs[j].second == path ||
+                ((path == "-" || path == "/dev/stdout") && (outputs[j].second == "-" || outputs[j].second == "/dev/stdout")))
+                throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};
+        if (path == "-" || path.starts_with("/dev/"))
+            continue;
+        std::filesystem::path const dir = std::filesystem::path{path}.parent_path();
+        std::error_code ec;
+        if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+            throw io_error{"cannot write '" + path + "': directory '" + dir.string() + "' does not exist"};
+        if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0)
+            throw io_error{"cannot write '" + path + "': directory '" + (dir.empty() ? std::string{"."} : dir.string()) +
+                           "' is not writable"};
+    }
 }
 
 filter_config make_config(filter_args const & f)
@@ -54,7 +81,9 @@ filter_config make_config(filter_args const & f)
     cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed};
     cfg.fpr = f.fpr;
     cfg.expected = f.expected;
-    cfg.shard_bits = static_cast<unsigned>(std::bit_width(f.shards) - 1);
+    // Default (0): 64 shards, fewer for tiny k so that every shard keeps at least 8 key bits.
+    cfg.shard_bits = f.shards != 0 ? static_cast<unsigned>(std::bit_width(f.shards) - 1)
+                                   : std::min(6u, 2 * f.k > 8 ? 2 * f.k - 8 : 0u);
     cfg.max_load = f.max_load;
     return cfg;
 }
@@ -88,6 +117,9 @@ public:
             throw usage_error{"--known2 needs --known"};
         if ((!a.novel2.empty() || !a.known2.empty()) && !paired)
             throw usage_error{"--novel2/--known2 need --paired or --interleaved input"};
+        check_output_paths({{"--novel", a.novel}, {"--known", a.known}, {"--novel2", a.novel2},
+                            {"--known2", a.known2}, {"--report", a.report}, {"--stats", a.stats}});
+        format_ = src.format();
         novel_ = open(a.novel);
         known_ = open(a.known);
         novel2_ = open(a.novel2);
@@ -114,6 +146,13 @@ public:
 
     void write(work_item const & item)
     {
+        if (item.r1.format() != format_)
+        {
+            format_ = item.r1.format();
+            for (auto * w : {novel_.get(), known_.get(), novel2_.get(), known2_.get()})
+                if (w != nullptr)
+                    w->set_input_format(format_);
+        }
         for (std::size_t u = 0; u < item.r1.size(); ++u)
         {
             bool const known = item.results[u].known;
@@ -135,6 +174,7 @@ public:
 
     void close()
     {
+        throw_if_interrupted();
         for (auto * w : {novel_.get(), known_.get(), novel2_.get(), known2_.get()})
             if (w != nullptr)
                 w->close();
@@ -152,6 +192,7 @@ public:
 
 private:
     bool paired_;
+    io::seq_format format_;
     std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
     std::unique_ptr<io::output_file> report_file_;
     std::FILE * report_{nullptr};
@@ -206,6 +247,7 @@ void write_stats(std::string const & path, run_summary const & s, std::string co
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
+    throw_if_interrupted();
     std::string const text = j.dump(2) + '\n';
     if (path == "-" || path == "/dev/stdout")
     {
@@ -293,10 +335,14 @@ run_summary run_dedup(dedup_args const & args)
     auto filter = make_filter(cfg);
     std::vector<any_filter const *> const query_filters{filter.get()};
 
+    check_output_paths({{"--save-filter", args.save_filter}, {"--novel", args.out.novel}, {"--known", args.out.known},
+                        {"--novel2", args.out.novel2}, {"--known2", args.out.known2}, {"--report", args.out.report},
+                        {"--stats", args.out.stats}});
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
     batch_engine engine{cfg.kmer, threads};
     dedup_resolver resolver;
+    bool const resolvable = filter->collision_keys();
     batch_keys keys;
     run_summary summary;
     summary.threads = threads;
@@ -308,9 +354,15 @@ run_summary run_dedup(dedup_args const & args)
         source,
         [&](work_item & item) {
             engine.extract(item.r1, &item.r2, keys);
-            engine.query(query_filters, keys);
-            resolver.resolve(keys, args.out.min_count, args.out.min_hit_fraction, item.results);
-            engine.insert(*filter, keys, &item.results, filter_name);
+            if (resolvable)
+            {
+                // parallel query, serial in-batch resolution, parallel insert: equals the serial definition
+                engine.query(query_filters, keys);
+                resolver.resolve(*filter, keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+                engine.insert(*filter, keys, &item.results, filter_name);
+            }
+            else
+                engine.dedup_serial(*filter, keys, args.out.min_hit_fraction, item.results, filter_name);
         },
         [&](work_item const & item) {
             outputs.write(item);
@@ -318,6 +370,7 @@ run_summary run_dedup(dedup_args const & args)
             progress.update(summary.records, summary.known_units, summary.units);
         });
     progress.finish();
+    throw_if_interrupted();
     if (!args.save_filter.empty())
         filter->save(args.save_filter);
     outputs.close();
@@ -336,13 +389,23 @@ run_summary run_build(build_args const & args)
     filter_config cfg = make_config(args.filter);
     shard_range const * const range = args.shard ? &*args.shard : nullptr;
 
+    check_output_paths({{"-o/--output", args.output}});
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
     {
-        // First pass: estimate the distinct k-mers (HyperLogLog over the hashed keys).
+        if (range != nullptr)
+            throw usage_error{"--shard with --type " + std::string{to_string(cfg.type)} +
+                              " needs --expected (the distinct k-mers of the FULL input, the same for every shard "
+                              "job, so that the parts have equal sizes and merge)"};
+        // First pass: estimate the distinct k-mers (HyperLogLog over the hashed keys). Only regular files
+        // can be read twice.
         for (auto const & in : args.input.inputs)
-            if (in == "-")
-                throw usage_error{"a " + std::string{to_string(cfg.type)} +
-                                  " filter built from stdin needs --expected (it is sized from a first pass)"};
+        {
+            std::error_code ec;
+            if (in == "-" || !std::filesystem::is_regular_file(in, ec))
+                throw usage_error{"a " + std::string{to_string(cfg.type)} + " filter built from '" + in +
+                                  "' (stdin, a pipe or a device) needs --expected: it is sized from a first pass "
+                                  "over the input"};
+        }
         unit_source source{args.input, reader_opts(threads)};
         batch_engine engine{cfg.kmer, threads, range};
         batch_keys keys;
@@ -380,6 +443,7 @@ run_summary run_build(build_args const & args)
         },
         {});
     progress.finish();
+    throw_if_interrupted();
     filter->save(args.output);
     summary.novel_units = summary.novel_records = 0;
     summary.seconds = seconds_since(t0);

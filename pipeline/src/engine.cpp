@@ -192,8 +192,31 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
                          " filter cannot take more k-mers (raise --expected, or use --type qf which grows)"};
 }
 
-void dedup_resolver::resolve(batch_keys const & keys, std::uint64_t const min_count, double const fraction,
-                             std::vector<unit_result> & results)
+void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, double const fraction,
+                                std::vector<unit_result> & results, std::string const & filter_name) const
+{
+    std::size_t const n = keys.units();
+    results.resize(n);
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+        std::uint32_t const c = keys.count[u];
+        std::uint32_t hits = 0;
+        for (std::uint32_t j = 0; j < c; ++j)
+            hits += filter.count(k[j]) > 0;
+        bool const known = is_known(c, hits, fraction);
+        results[u] = unit_result{c, hits, known};
+        if (known)
+            continue;
+        for (std::uint32_t j = 0; j < c; ++j)
+            if (filter.insert(k[j]) != insert_status::ok)
+                throw full_error{"filter '" + filter_name + "' is full: " + std::string{to_string(filter.type())} +
+                                 " filter cannot take more k-mers (raise --expected, or use --type qf which grows)"};
+    }
+}
+
+void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t const min_count,
+                             double const fraction, std::vector<unit_result> & results)
 {
     std::size_t const n = keys.units();
     results.resize(n);
@@ -237,7 +260,7 @@ void dedup_resolver::resolve(batch_keys const & keys, std::uint64_t const min_co
                 ++hits;
                 continue;
             }
-            std::size_t const i = slot_of(k[j]);
+            std::size_t const i = slot_of(filter.collision_key(k[j]));
             if (table_stamp_[i] == epoch_ && v[j] + table_counts_[i] >= min_count)
                 ++hits;
         }
@@ -249,11 +272,12 @@ void dedup_resolver::resolve(batch_keys const & keys, std::uint64_t const min_co
         {
             if (v[j] >= min_count)
                 continue; // already a hit for every later read: no need to track
-            std::size_t const i = slot_of(k[j]);
+            std::uint64_t const ck = filter.collision_key(k[j]);
+            std::size_t const i = slot_of(ck);
             if (table_stamp_[i] != epoch_)
             {
                 table_stamp_[i] = epoch_;
-                table_keys_[i] = k[j];
+                table_keys_[i] = ck;
                 table_counts_[i] = 0;
             }
             ++table_counts_[i];

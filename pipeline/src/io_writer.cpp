@@ -206,6 +206,8 @@ private:
     }
 
 public:
+    void set_input_format(seq_format const format) noexcept override { input_ = format; }
+
     void write(record_view const & r) override
     {
         if (input_ == output_)
@@ -382,6 +384,8 @@ private:
     }
 
 public:
+    void set_input_format(seq_format const format) noexcept override { input_ = format; }
+
     void write(record_view const & r) override
     {
         if (hts_format(input_))

@@ -18,6 +18,27 @@ unit_source::unit_source(input_args const & args, io::reader_options const & opt
     open_next();
 }
 
+namespace
+{
+// The reference dictionary (@SQ lines) of a SAM header: records of inputs with different dictionaries
+// cannot be written under one output header.
+std::string sq_lines(std::string const & header)
+{
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < header.size())
+    {
+        std::size_t end = header.find('\n', pos);
+        if (end == std::string::npos)
+            end = header.size();
+        if (header.compare(pos, 3, "@SQ") == 0)
+            out.append(header, pos, end - pos + 1);
+        pos = end + 1;
+    }
+    return out;
+}
+} // namespace
+
 void unit_source::open_next()
 {
     single_.reset();
@@ -55,6 +76,10 @@ void unit_source::open_next()
             sam_header_ = single_->sam_header();
         }
     }
+    std::string const & header = single_ != nullptr ? single_->sam_header() : pair_->sam_header();
+    if (!first && sq_lines(header) != sq_lines(sam_header_))
+        throw input_error{"'" + args_.inputs[next_input_ - 1] + "': its SAM/BAM/CRAM reference dictionary (@SQ lines) "
+                          "differs from the first input '" + args_.inputs[0] + "'; process them separately"};
 }
 
 bool unit_source::next(io::record_batch & r1, io::record_batch & r2)

@@ -58,6 +58,13 @@ public:
     /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
     [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
 
+    /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys add
+     * up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch exactly without
+     * touching the filter; other filters are resolved read by read. */
+    [[nodiscard]] virtual bool collision_keys() const noexcept { return false; }
+    /*! \brief Keys with equal collision keys are indistinguishable to this filter (see collision_keys()). */
+    [[nodiscard]] virtual std::uint64_t collision_key(std::uint64_t const key) const noexcept { return key; }
+
     /*! \brief Sum of all shards' statistics (estimated_fpr: key-weighted mean). */
     [[nodiscard]] virtual filter_stats stats() const noexcept = 0;
     [[nodiscard]] virtual filter_stats shard_stats(std::size_t shard) const noexcept = 0;
@@ -146,6 +153,21 @@ public:
     [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept override
     {
         return shards_[shard_of(key)].count(local_key(key));
+    }
+
+    [[nodiscard]] bool collision_keys() const noexcept override
+    {
+        return requires(F const & f, std::uint64_t k) { f.fingerprint(k); };
+    }
+    [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
+    {
+        if constexpr (requires(F const & f, std::uint64_t k) { f.fingerprint(k); })
+        {
+            std::size_t const s = shard_of(key);
+            return (shards_[s].fingerprint(local_key(key)) << shard_bits()) | s;
+        }
+        else
+            return key;
     }
 
     [[nodiscard]] filter_stats stats() const noexcept override

@@ -58,7 +58,7 @@ struct filter_args
     filter_type type{filter_type::quotient};
     double fpr{0.001};
     std::uint64_t expected{0};
-    unsigned shards{64};                 //!< power of two
+    unsigned shards{0};                  //!< power of two; 0 = default (64, fewer for k < 7)
     std::uint64_t seed{default_hash_seed};
     double max_load{0.9};
 };

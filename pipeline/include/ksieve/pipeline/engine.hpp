@@ -47,7 +47,8 @@ struct batch_keys
 /*! \brief Known iff kmers > 0 and hits >= fraction * kmers. */
 [[nodiscard]] inline bool is_known(std::uint64_t const kmers, std::uint64_t const hits, double const fraction) noexcept
 {
-    return kmers > 0 && static_cast<double>(hits) >= fraction * static_cast<double>(kmers);
+    // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares equal to it.
+    return kmers > 0 && static_cast<double>(hits) / static_cast<double>(kmers) >= fraction;
 }
 
 /*! \brief The batch engine (see file comment). */
@@ -73,6 +74,12 @@ public:
     void insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * only_novel,
                 std::string const & filter_name);
 
+    /*! \brief dedup, read by read, for filters without collision keys (Bloom, cuckoo): query each unit's
+     * keys against the filter, decide, insert the keys of novel units. Serial; exact serial definition.
+     * \throws full_error */
+    void dedup_serial(any_filter & filter, batch_keys const & keys, double fraction,
+                      std::vector<unit_result> & results, std::string const & filter_name) const;
+
     [[nodiscard]] unsigned threads() const noexcept { return threads_; }
     [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
 
@@ -97,12 +104,14 @@ private:
 };
 
 /*! \brief Serial in-batch resolution for dedup: decides units in input order against the state before
- * the batch (keys.values) plus what earlier novel units of the same batch added. Exactly the serial
- * definition of the contract. */
+ * the batch (keys.values) plus what earlier novel units of the same batch added, tracked per collision key
+ * (the filter's shard and fingerprint), so that fingerprint collisions count exactly as the filter would
+ * count them. Exactly the serial definition of the contract. */
 class dedup_resolver
 {
 public:
-    void resolve(batch_keys const & keys, std::uint64_t min_count, double fraction,
+    /*! \pre filter.collision_keys(); keys.values hold the counts before the batch. */
+    void resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
                  std::vector<unit_result> & results);
 
 private:

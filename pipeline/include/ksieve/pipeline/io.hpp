@@ -206,6 +206,9 @@ public:
     virtual ~writer() = default;
     /*! \brief Append one record. \pre the record comes from a batch of format `input_format`. */
     virtual void write(record_view const & record) = 0;
+    /*! \brief Records written from now on come from batches of format `format` (several inputs of
+     * different formats in one run). */
+    virtual void set_input_format(seq_format format) noexcept = 0;
     /*! \brief Flush, close and commit (rename into place). \throws io_error */
     virtual void close() = 0;
 };
