@@ -6,7 +6,8 @@
 #   raw timing reports ($WORK_DIR/results). Never commit anything from it.
 # Environment: KSIEVE (executable), KSIEVE_BENCH_READS (default 2000000), KSIEVE_BENCH_THREADS (default "1 2"),
 #   KSIEVE_BENCH_DOC (markdown report; default docs/benchmarks_pipeline.md of this repository, "-" for none),
-#   KSIEVE_BENCH_RESUME=1 (reuse the measurements an interrupted earlier run completed).
+#   KSIEVE_BENCH_RESUME=1 (reuse the measurements an interrupted earlier run completed),
+#   KSIEVE_BENCH_COMMIT (the commit the ksieve executable was built from, for the report).
 #
 # For every thread count T it measures, with /usr/bin/time -v (wall time, peak RSS):
 #   floor     pigz -dc -p T of the gzip'd read file (the decompression floor)
@@ -215,7 +216,7 @@ targets()
     echo "| classify wall time <= 1.2x pigz -dc floor | ksieve ${ks} s, floor ${fl} s: $(fdiv "$ks" "$fl")x | $(verdict fle "$ks" "$(awk -v f="$fl" 'BEGIN{print 1.2*f}')") |"
     echo "| classify reads/s >= 2.5x bbduk | $(fdiv "$bb" "$ks")x (ksieve ${V[ksieve_classify_t$T.rps]}, bbduk ${V[bbduk_classify_t$T.rps]} reads/s) | $(verdict fge "$(fdiv "$bb" "$ks")" 2.5) |"
     echo "| classify peak RSS <= 1/4 bbduk | ksieve ${krss} MB, bbduk ${brss} MB: $(fdiv "$krss" "$brss") | $(verdict fle "$(fdiv "$krss" "$brss")" 0.25) |"
-    echo "| same sensitivity, default rules (ksieve >= 50% hits, bbduk >= 1 hit) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_t$T.h]}" "${V[bbduk_classify_t$T.h]}") |"
+    echo "| same sensitivity, default rules (ksieve >= 50% hits, bbduk >= 1 hit) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | information (different rules) |"
     echo "| same sensitivity, same rule (>= 50% exact hits: bbduk mkf=0.5 mm=f) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_mkf_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_t$T.h]}" "${V[bbduk_classify_mkf_t$T.h]}") |"
     echo "| same sensitivity, same rule (>= 1 hit: ksieve --min-hit-fraction 1e-6) | host reads known: ksieve $(pct "${V[ksieve_classify_any_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_any_t$T.h]}" "${V[bbduk_classify_t$T.h]}") |"
     local t
@@ -269,7 +270,12 @@ commands()
 
 versions()
 {
-    echo "- ksieve: $("$KSIEVE" --version 2>&1 | head -n1) (git $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+    if [[ -n ${KSIEVE_BENCH_COMMIT:-} ]]; then
+        echo "- ksieve: $("$KSIEVE" --version 2>&1 | head -n1), built from commit $KSIEVE_BENCH_COMMIT (Release)"
+    else
+        echo "- ksieve: $("$KSIEVE" --version 2>&1 | head -n1), executable of $(date -u -r "$KSIEVE" '+%Y-%m-%d %H:%M UTC')" \
+            "(repository HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?'); the working tree may differ)"
+    fi
     local p
     for p in bbmap khmer kmc pigz art-nextgen-simulation-tools openjdk-17-jre-headless; do
         echo "- $p (Debian): $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo 'not from dpkg')"
