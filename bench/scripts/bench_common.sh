@@ -59,6 +59,7 @@ run_timed()
     local name=$1 out=$2
     shift 2
     echo "$*" > "$RES/$name.cmd"
+    cut -d' ' -f1 /proc/loadavg > "$RES/$name.load"
     log "run $name: $*"
     if ! /usr/bin/time -v -o "$RES/$name.time" "$@" > "$out" 2> "$RES/$name.err"; then
         tail -n 5 "$RES/$name.err" >&2
@@ -80,6 +81,16 @@ rss_mb()
 {
     awk -F': ' '/Maximum resident set size/ { printf "%.0f\n", $2 / 1024 }' "$RES/$1.time"
 }
+
+# CPU seconds (user + system) of a finished run_timed NAME.
+cpu_s()
+{
+    awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 } END { printf "%.2f\n", u + s }' \
+        "$RES/$1.time"
+}
+
+# 1-minute load average when run_timed NAME started ("?" if not recorded).
+load_at() { if [[ -s $RES/$1.load ]]; then cat "$RES/$1.load"; else echo '?'; fi; }
 
 # CPU utilisation as reported by time ("Percent of CPU this job got").
 cpu_pct()

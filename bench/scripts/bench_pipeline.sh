@@ -37,7 +37,7 @@ START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 T_MAX=0
 for t in $THREADS; do if (( t > T_MAX )); then T_MAX=$t; fi; done
 
-ROWS=()        # tool|task|input|threads|seconds|reads/s|k-mers/s|rss|cpu|result
+ROWS=()        # tool|task|input|threads|wall s|CPU s|CPU %|load|reads/s|k-mers/s|rss|result
 declare -A V   # named results: V[name.seconds], V[name.rss], V[name.count], ...
 REUSED=()      # measurements taken from an earlier, interrupted run (KSIEVE_BENCH_RESUME=1)
 
@@ -57,15 +57,15 @@ fresh()
 # (line 1: result text; line 2, optional: count [host other lambda]).
 add_row()
 {
-    local name=$1 tool=$2 task=$3 input=$4 t=$5 reads=$6 kmers=$7 s rss cpu rps kps result c h o l
-    s=$(wall_s "$name"); rss=$(rss_mb "$name"); cpu=$(cpu_pct "$name")
+    local name=$1 tool=$2 task=$3 input=$4 t=$5 reads=$6 kmers=$7 s rss cpu cs ld rps kps result c h o l
+    s=$(wall_s "$name"); rss=$(rss_mb "$name"); cpu=$(cpu_pct "$name"); cs=$(cpu_s "$name"); ld=$(load_at "$name")
     rps=-; kps=-
     [[ $reads != - ]] && rps=$(fmt_rate "$reads" "$s")
     [[ $kmers != - ]] && kps=$(fmt_rate "$kmers" "$s")
     { read -r result; read -r c h o l || true; } < "$RES/$name.vals"
-    V[$name.seconds]=$s; V[$name.rss]=$rss; V[$name.rps]=$rps; V[$name.kps]=$kps
+    V[$name.seconds]=$s; V[$name.rss]=$rss; V[$name.rps]=$rps; V[$name.kps]=$kps; V[$name.cpu]=$cs
     V[$name.count]=${c:-}; V[$name.h]=${h:-}; V[$name.o]=${o:-}; V[$name.l]=${l:-}
-    ROWS+=("$tool|$task|$input|$t|$s|$rps|$kps|$rss|$cpu|$result")
+    ROWS+=("$tool|$task|$input|$t|$s|$cs|$cpu|$ld|$rps|$kps|$rss|$result")
 }
 
 size_mb() { du -cm "$@" | awk 'END { print $1 }'; }
@@ -194,8 +194,8 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 # ------------------------------------------------------------------------------------------------------------
 table()
 {
-    echo "| tool | task | input | threads | wall s | reads/s | k-mers/s | peak RSS MB | CPU | result |"
-    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+    echo "| tool | task | input | threads | wall s | CPU s | CPU % | load | reads/s | k-mers/s | peak RSS MB | result |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     local r
     for r in "${ROWS[@]}"; do echo "| ${r//|/ | } |"; done
 }
@@ -214,14 +214,14 @@ targets()
     echo "| target | measured | verdict |"
     echo "|---|---|---|"
     echo "| classify wall time <= 1.2x pigz -dc floor | ksieve ${ks} s, floor ${fl} s: $(fdiv "$ks" "$fl")x | $(verdict fle "$ks" "$(awk -v f="$fl" 'BEGIN{print 1.2*f}')") |"
-    echo "| classify reads/s >= 2.5x bbduk | $(fdiv "$bb" "$ks")x (ksieve ${V[ksieve_classify_t$T.rps]}, bbduk ${V[bbduk_classify_t$T.rps]} reads/s) | $(verdict fge "$(fdiv "$bb" "$ks")" 2.5) |"
+    echo "| classify reads/s >= 2.5x bbduk | $(fdiv "$bb" "$ks")x (ksieve ${V[ksieve_classify_t$T.rps]}, bbduk ${V[bbduk_classify_t$T.rps]} reads/s; CPU time ksieve ${V[ksieve_classify_t$T.cpu]} s, bbduk ${V[bbduk_classify_t$T.cpu]} s) | $(verdict fge "$(fdiv "$bb" "$ks")" 2.5) |"
     echo "| classify peak RSS <= 1/4 bbduk | ksieve ${krss} MB, bbduk ${brss} MB: $(fdiv "$krss" "$brss") | $(verdict fle "$(fdiv "$krss" "$brss")" 0.25) |"
     echo "| same sensitivity, default rules (ksieve >= 50% hits, bbduk >= 1 hit) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | information (different rules) |"
     echo "| same sensitivity, same rule (>= 50% exact hits: bbduk mkf=0.5 mm=f) | host reads known: ksieve $(pct "${V[ksieve_classify_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_mkf_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_t$T.h]}" "${V[bbduk_classify_mkf_t$T.h]}") |"
     echo "| same sensitivity, same rule (>= 1 hit: ksieve --min-hit-fraction 1e-6) | host reads known: ksieve $(pct "${V[ksieve_classify_any_t$T.h]}" "$MIX_H")%, bbduk $(pct "${V[bbduk_classify_t$T.h]}" "$MIX_H")% | $(verdict fge "${V[ksieve_classify_any_t$T.h]}" "${V[bbduk_classify_t$T.h]}") |"
     local t
     for t in $THREADS; do
-        echo "| dedup reads/s >= 10x khmer ($t threads) | $(fdiv "${V[khmer_t1.seconds]}" "${V[ksieve_dedup_t$t.seconds]}")x (ksieve ${V[ksieve_dedup_t$t.rps]}, khmer ${V[khmer_t1.rps]} reads/s) | $(verdict fge "$(fdiv "${V[khmer_t1.seconds]}" "${V[ksieve_dedup_t$t.seconds]}")" 10) |"
+        echo "| dedup reads/s >= 10x khmer ($t threads) | $(fdiv "${V[khmer_t1.seconds]}" "${V[ksieve_dedup_t$t.seconds]}")x (ksieve ${V[ksieve_dedup_t$t.rps]}, khmer ${V[khmer_t1.rps]} reads/s; CPU time ksieve ${V[ksieve_dedup_t$t.cpu]} s, khmer ${V[khmer_t1.cpu]} s) | $(verdict fge "$(fdiv "${V[khmer_t1.seconds]}" "${V[ksieve_dedup_t$t.seconds]}")" 10) |"
         echo "| dedup peak RSS <= khmer ($t threads) | ksieve ${V[ksieve_dedup_t$t.rss]} MB, khmer ${V[khmer_t1.rss]} MB (-M 2e9) | $(verdict fle "${V[ksieve_dedup_t$t.rss]}" "${V[khmer_t1.rss]}") |"
     done
     for t in $THREADS; do
@@ -318,8 +318,10 @@ report()
     echo "## Results"
     echo
     echo "reads/s and k-mers/s are input reads (k-mer positions, k=$K) divided by wall seconds; the k-mer count is the" \
-        "number of valid $K-base windows of the input, counted independently of any tool. khmer is single-threaded" \
-        "and runs once. Classify and dedup write their selected reads as uncompressed FASTQ in all tools."
+        "number of valid $K-base windows of the input, counted independently of any tool. CPU s is user + system time," \
+        "CPU % its ratio to wall time (100% = one core busy), load the 1-minute load average when the command started" \
+        "(above the $(nproc) cores, the command had to share them with other work: compare CPU s, not wall s, across rows)." \
+        "khmer is single-threaded and runs once. Classify and dedup write their selected reads as uncompressed FASTQ in all tools."
     echo
     table
     echo
