@@ -63,31 +63,42 @@ inline void store64(void * p, std::uint64_t const v) noexcept { std::memcpy(p, &
 #endif
 }
 
-inline std::uint64_t low_mask(unsigned const n) noexcept
+[[gnu::always_inline]] inline std::uint64_t low_mask(unsigned const n) noexcept
 {
+#if defined(__BMI2__)
+    return _bzhi_u64(~std::uint64_t{0}, n); // n >= 64 gives all ones
+#else
     return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+#endif
 }
 
-/* Position of the k-th (0-based) set bit of w. \pre popcount(w) > k. */
+/* Position of the k-th (0-based) set bit of w, or 64 if w has at most k set bits (branch-free callers
+ * compute selects whose result they then discard). */
 inline unsigned select64(std::uint64_t w, unsigned k) noexcept
 {
 #if defined(__BMI2__)
-    return static_cast<unsigned>(std::countr_zero(_pdep_u64(std::uint64_t{1} << k, w)));
+    return static_cast<unsigned>(std::countr_zero(_pdep_u64(std::uint64_t{1} << (k & 63), w)));
 #else
     unsigned base = 0;
-    for (;;)
+    for (; base < 64; base += 8, w >>= 8)
     {
-        unsigned const c = static_cast<unsigned>(popcnt(w & 0xFFu));
+        unsigned const c = popcnt(w & 0xFFu);
         if (k < c)
-            break;
+        {
+            for (unsigned i = 0; i < k; ++i)
+                w &= w - 1;
+            return base + static_cast<unsigned>(std::countr_zero(w));
+        }
         k -= c;
-        w >>= 8;
-        base += 8;
     }
-    for (unsigned i = 0; i < k; ++i)
-        w &= w - 1;
-    return base + static_cast<unsigned>(std::countr_zero(w));
+    return 64;
 #endif
+}
+
+// cond ? a : b without a branch (the compiler turns plain ternaries on random data into branches).
+[[gnu::always_inline]] inline std::uint64_t pick(bool const cond, std::uint64_t const a, std::uint64_t const b) noexcept
+{
+    return b ^ ((a ^ b) & (std::uint64_t{0} - static_cast<std::uint64_t>(cond)));
 }
 
 inline std::uint64_t sat_add(std::uint64_t const a, std::uint64_t const b) noexcept
@@ -101,6 +112,43 @@ inline std::uint64_t mul_add_sat(std::uint64_t const v, std::uint64_t const base
     if (v > (none - t) / base)
         return none;
     return v * base + t;
+}
+
+// memmove for the few bytes a shift usually moves (a library call costs more than the copy). Loads happen
+// before stores, so any overlap is fine; no byte outside [src, src + n) or [dst, dst + n) is touched.
+[[gnu::always_inline]] inline void small_memmove(std::uint8_t * const dst, std::uint8_t const * const src,
+                                                 std::size_t const n) noexcept
+{
+    if (n >= 8)
+    {
+        if (n > 16)
+        {
+            std::memmove(dst, src, n);
+            return;
+        }
+        std::uint64_t const a = load64(src);
+        std::uint64_t const b = load64(src + n - 8);
+        store64(dst, a);
+        store64(dst + n - 8, b);
+    }
+    else if (n >= 4)
+    {
+        std::uint32_t a, b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    }
+    else if (n >= 2)
+    {
+        std::uint16_t a, b;
+        std::memcpy(&a, src, 2);
+        std::memcpy(&b, src + n - 2, 2);
+        std::memcpy(dst, &a, 2);
+        std::memcpy(dst + n - 2, &b, 2);
+    }
+    else if (n == 1)
+        *dst = *src;
 }
 
 inline void cpu_relax() noexcept
@@ -250,6 +298,12 @@ void quotient_filter::set_geometry(unsigned const q, unsigned const r)
     phys_slots_ = nblocks_ * 64;
     block_bytes_ = header_bytes + 8 * std::uint64_t{r};
     nwords_ = words_for(nblocks_, r);
+    grow_at_ = static_cast<std::uint64_t>(max_load_ * static_cast<double>(nslots_));
+    swar_fields_ = 57 / r;
+    swar_ones_ = 0;
+    for (unsigned f = 0; f < swar_fields_; ++f)
+        swar_ones_ |= std::uint64_t{1} << (f * r);
+    swar_high_ = swar_ones_ << (r - 1);
 }
 
 void quotient_filter::allocate_table()
@@ -477,8 +531,8 @@ void quotient_filter::move_slots(std::uint64_t dst, std::uint64_t src, std::uint
         if (bytewise)
         {
             std::uint64_t const bpr = r_ / 8;
-            std::memmove(mblock(d >> 6) + header_bytes + (d & 63) * bpr, block(s >> 6) + header_bytes + (s & 63) * bpr,
-                         c * bpr);
+            small_memmove(mblock(d >> 6) + header_bytes + (d & 63) * bpr, block(s >> 6) + header_bytes + (s & 63) * bpr,
+                          c * bpr);
         }
         else
             set_chunk(d, c, get_chunk(s, c));
@@ -686,7 +740,8 @@ int quotient_filter::first_empty(std::uint64_t j, std::uint64_t const limit, boo
         unsigned const need = li.occupied ? d + 1 : d;
         if (popcnt(w) >= need)
         {
-            std::uint64_t const prev = d == 0 ? 64 * b + o - 1 : 64 * b + select64(w, d - 1);
+            std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
+            std::uint64_t const prev = pick(d == 0, 64 * b + o - 1, sel);
             li.start = std::max(h, prev + 1);
             if (li.occupied)
                 li.end = 64 * b + select64(w, d);
@@ -829,6 +884,40 @@ std::uint64_t quotient_filter::encoded_length(std::uint64_t const x, std::uint64
 
 bool quotient_filter::find_group(locate_info const & li, std::uint64_t const x, group_info & g) const noexcept
 {
+    // Short run inside one block without counters (strictly increasing remainders): position by comparing
+    // all fields at once.
+    std::uint64_t const len = li.end + 1 - li.start;
+    if (len <= swar_fields_ && (li.start & 63) + len <= 64)
+    {
+        auto const n = static_cast<unsigned>(len);
+        std::uint64_t const v = get_chunk(li.start, n);
+        std::uint64_t const fields = low_mask(n * r_);
+        std::uint64_t const nxt = v >> r_;
+        std::uint64_t const diff = (v | swar_high_) - (nxt & ~swar_high_);
+        std::uint64_t const lt = ((~v & nxt) | (~(v ^ nxt) & ~diff)) & swar_high_;
+        if ((~lt & swar_high_ & low_mask((n - 1) * r_)) == 0)
+        {
+            std::uint64_t const xs = (x * swar_ones_) & fields;
+            std::uint64_t const t = v ^ xs;
+            std::uint64_t const zero = ((t | ~fields) - (swar_ones_ & fields)) & ~t & swar_high_ & fields;
+            if (zero != 0)
+            {
+                g.found = true;
+                g.pos = li.start + static_cast<unsigned>(std::countr_zero(zero)) / r_;
+                g.len = 1;
+                g.count = 1;
+                g.last = g.pos == li.end;
+                return true;
+            }
+            // Fields below x: v[f] < x field-wise.
+            std::uint64_t const d2 = (v | swar_high_) - (xs & ~swar_high_);
+            std::uint64_t const below = ((~v & xs) | (~(v ^ xs) & ~d2)) & swar_high_ & fields;
+            g.found = false;
+            g.pos = li.start + popcnt(below);
+            g.last = false;
+            return false;
+        }
+    }
     std::uint64_t pos = li.start;
     while (pos <= li.end)
     {
@@ -891,6 +980,44 @@ int quotient_filter::insert_slots(std::uint64_t const h, std::uint64_t const p, 
         j = empties[i] + 1;
     }
     std::uint64_t const e_last = empties[m - 1];
+    // Fast path (most inserts): one slot, home, insertion point and empty slot in one block, and the empty
+    // slot not the block's last (so no block offset changes): one runends word update, one short move.
+    if (m == 1 && (p >> 6) == (h >> 6) && (e_last >> 6) == (h >> 6) && (e_last & 63) != 63)
+    {
+        std::uint8_t * const blk = mblock(h >> 6);
+        unsigned const pi = static_cast<unsigned>(p & 63);
+        unsigned const ei = static_cast<unsigned>(e_last & 63);
+        if ((r_ & 7) == 0)
+        {
+            std::uint64_t const bpr = r_ / 8;
+            small_memmove(blk + header_bytes + (pi + 1) * bpr, blk + header_bytes + pi * bpr, (ei - pi) * bpr);
+        }
+        else
+        {
+            // Remainders only (the runends word is updated below), backwards in chunks.
+            std::uint64_t n = ei - pi;
+            std::uint64_t se = e_last;
+            std::uint64_t const cmax = 57 / r_;
+            while (n > 0)
+            {
+                std::uint64_t const c = std::min(n, cmax);
+                se -= c;
+                set_chunk(se + 1, static_cast<unsigned>(c), get_chunk(se, static_cast<unsigned>(c)));
+                n -= c;
+            }
+        }
+        std::uint64_t rew = load64(blk + 9);
+        std::uint64_t const below = low_mask(pi);
+        std::uint64_t const moved = rew & low_mask(ei) & ~below;
+        rew = (rew & below) | (moved << 1) | (rew & ~low_mask(ei + 1));
+        rew |= static_cast<std::uint64_t>(new_run || append) << pi;
+        rew &= ~(static_cast<std::uint64_t>(append) << ((pi - 1) & 63));
+        store64(blk + 9, rew);
+        set_slot(p, vals[0]);
+        if (new_run)
+            set_occupied(h, true);
+        return rc_ok;
+    }
     std::uint64_t b_to = (e_last + 1) >> 6;
     if (b_to >= nblocks_)
         b_to = nblocks_ - 1;
@@ -912,7 +1039,8 @@ int quotient_filter::insert_slots(std::uint64_t const h, std::uint64_t const p, 
         set_runend(p - 1, false);
     if (new_run)
         set_occupied(h, true);
-    update_offsets((h >> 6) + 1, b_to);
+    if ((h >> 6) + 1 <= b_to)
+        update_offsets((h >> 6) + 1, b_to);
     return rc_ok;
 }
 
@@ -1045,7 +1173,8 @@ int quotient_filter::insert_fp(std::uint64_t const h, std::uint64_t const x, std
         std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << o);
         if (popcnt(w) > d)
         {
-            std::uint64_t const prev = d == 0 ? 64 * b + o - 1 : 64 * b + select64(w, d - 1);
+            std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
+            std::uint64_t const prev = pick(d == 0, 64 * b + o - 1, sel);
             start = std::max(h, prev + 1);
             end = 64 * b + select64(w, d);
             return true;
@@ -1058,6 +1187,64 @@ int quotient_filter::insert_fp(std::uint64_t const h, std::uint64_t const x, std
     start = std::max(h, prev + 1);
     end = select_runend(start, 1, phys_slots_);
     return end != none;
+}
+
+// find_run() for the batch pipeline: no branch on the data in the common case (the run's end in this
+// block's runends word); an unoccupied h gives the empty range (h + 1, h).
+[[gnu::always_inline]] inline void quotient_filter::find_run_branchless(std::uint64_t const h, std::uint64_t & start,
+                                                                        std::uint64_t & end) const noexcept
+{
+    std::uint64_t const b = h >> 6;
+    unsigned const i = static_cast<unsigned>(h & 63);
+    std::uint8_t const * const blk = block(b);
+    std::uint64_t const occw = load64(blk + 1);
+    std::uint64_t const o = blk[0];
+    bool const occupied = ((occw >> i) & 1) != 0;
+    unsigned const d = popcnt(occw & low_mask(i));
+    std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << (o & 63));
+    if (o < 64 && popcnt(w) > d) [[likely]]
+    {
+        std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
+        std::uint64_t const prev = pick(d == 0, 64 * b + o - 1, sel);
+        std::uint64_t const s = std::max(h, prev + 1);
+        std::uint64_t const e = 64 * b + select64(w, d);
+        start = pick(occupied, s, h + 1);
+        end = pick(occupied, e, h);
+        return;
+    }
+    if (!find_run(h, start, end))
+    {
+        start = h + 1;
+        end = h;
+    }
+}
+
+// count_fp's scan for a located run. Runs of at most swar_fields_ slots inside one block (nearly all of
+// them below 95% load) are read as one integer and compared field-wise: if the remainders strictly
+// increase the run holds no counter and the answer is whether x is among them; otherwise (or for longer
+// runs) the general decoder runs.
+[[gnu::always_inline]] inline std::uint64_t quotient_filter::count_in_run(std::uint64_t const start,
+                                                                          std::uint64_t const end,
+                                                                          std::uint64_t const x) const noexcept
+{
+    std::uint64_t const len = end + 1 - start; // 0 for the empty range
+    if (len <= swar_fields_ && (start & 63) + len <= 64) [[likely]]
+    {
+        auto const n = static_cast<unsigned>(len);
+        std::uint64_t const v = get_chunk(start, n);
+        std::uint64_t const fields = low_mask(n * r_);
+        // Field-wise v[f] < v[f + 1] for f < n - 1 (no borrow crosses a field: top bits are split off).
+        std::uint64_t const nxt = v >> r_;
+        std::uint64_t const diff = (v | swar_high_) - (nxt & ~swar_high_);
+        std::uint64_t const lt = ((~v & nxt) | (~(v ^ nxt) & ~diff)) & swar_high_;
+        bool const increasing = (~lt & swar_high_ & low_mask((n - (n != 0)) * r_)) == 0;
+        // Some field equal to x (exact as an existence test).
+        std::uint64_t const t = (v ^ (x * swar_ones_)) & fields;
+        std::uint64_t const zero = ((t | ~fields) - (swar_ones_ & fields)) & ~t & swar_high_ & fields;
+        if (increasing) [[likely]]
+            return zero != 0 ? 1 : 0;
+    }
+    return scan_run(start, end, x);
 }
 
 // Count of remainder x in the run [start, end].
@@ -1085,7 +1272,7 @@ std::uint64_t quotient_filter::count_fp(std::uint64_t const h, std::uint64_t con
     std::uint64_t start, end;
     if (!find_run(h, start, end))
         return 0;
-    return scan_run(start, end, x);
+    return count_in_run(start, end, x);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1130,8 +1317,7 @@ insert_status quotient_filter::insert_fingerprint(std::uint64_t const fp, std::u
     for (;;)
     {
         bool const growable = auto_grow_ && can_grow();
-        std::uint64_t const load_limit =
-            growable ? static_cast<std::uint64_t>(max_load_ * static_cast<double>(nslots_)) : nslots_;
+        std::uint64_t const load_limit = growable ? grow_at_ : nslots_;
         std::int64_t du = 0;
         std::uint64_t nd = 0;
         int const rc = insert_fp(fp >> r_, fp & rmask_, count, phys_slots_, false, load_limit, du, nd);
@@ -1154,13 +1340,16 @@ insert_status quotient_filter::insert(std::uint64_t const key, std::uint64_t con
         return insert_status::full;
     if (count == 0)
         return insert_status::ok;
+    std::uint64_t const fp = fingerprint(key);
+    prefetch(fp, true); // header and home slot lines in parallel rather than one after the other
     fold_concurrent();
-    return insert_fingerprint(fingerprint(key), count);
+    return insert_fingerprint(fp, count);
 }
 
 std::uint64_t quotient_filter::count(std::uint64_t const key) const noexcept
 {
     std::uint64_t const fp = fingerprint(key);
+    prefetch(fp, false); // header and home slot lines in parallel rather than one after the other
     return count_fp(fp >> r_, fp & rmask_);
 }
 
@@ -1242,16 +1431,19 @@ insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const
         }
         if (i >= gap && i - gap < n)
         {
+            // Where the insertion will happen (about): the run of h, or h itself if it has none yet.
             std::uint64_t const h = fps[(i - gap) % ring] >> r_;
-            locate_info li;
-            if (locate(h, phys_slots_, false, li) == rc_ok)
-            {
-                std::uint64_t const pos = li.occupied ? li.end : li.start;
-                std::uint8_t const * const blk = block(pos >> 6);
-                __builtin_prefetch(blk + header_bytes + ((pos & 63) * r_) / 8, 1, 3);
-                if ((pos & 63) >= 48 && (pos >> 6) + 1 < nblocks_)
-                    __builtin_prefetch(blk + block_bytes_, 1, 3);
-            }
+            std::uint64_t start, end;
+            find_run_branchless(h, start, end);
+            std::uint64_t const pos = std::min(start, end);
+            std::uint8_t const * const blk = block(pos >> 6);
+            std::uint8_t const * const slot = blk + header_bytes + ((pos & 63) * r_) / 8;
+            // The insertion point, the next line (the shift) and the next block's header (clusters at high
+            // load often cross into it; the table has overflow blocks, the last block prefetches itself).
+            __builtin_prefetch(slot, 1, 3);
+            __builtin_prefetch(slot + 64, 1, 3);
+            bool const has_next = (pos >> 6) + 1 < nblocks_;
+            __builtin_prefetch(blk + pick(has_next, block_bytes_, 0), 1, 3);
         }
         if (i >= 2 * gap)
         {
@@ -1274,7 +1466,6 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
     std::uint64_t fps[ring];
     std::uint64_t starts[ring];
     std::uint64_t ends[ring];
-    bool hits[ring];
     std::size_t const n = keys.size();
     std::uint8_t const * const bytes = reinterpret_cast<std::uint8_t const *>(ctable_);
     for (std::size_t i = 0; i < n + 2 * gap; ++i)
@@ -1290,21 +1481,22 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
         if (i >= gap && i - gap < n)
         {
             std::size_t const k = (i - gap) % ring;
-            std::uint64_t start = 0, end = 0;
-            hits[k] = find_run(fps[k] >> r_, start, end);
-            if (hits[k])
-            {
-                starts[k] = start;
-                ends[k] = end;
-                std::uint8_t const * const blk = bytes + (start >> 6) * block_bytes_ + header_bytes;
-                __builtin_prefetch(blk + ((start & 63) * r_) / 8, 0, 3);
-            }
+            std::uint64_t const h = fps[k] >> r_;
+            std::uint64_t start, end;
+            find_run_branchless(h, start, end);
+            starts[k] = start;
+            ends[k] = end;
+            std::uint64_t const p = std::min(start, end);
+            __builtin_prefetch(bytes + (p >> 6) * block_bytes_ + header_bytes + ((p & 63) * r_) / 8, 0, 3);
         }
         if (i >= 2 * gap)
         {
             std::size_t const c = i - 2 * gap;
             std::size_t const k = c % ring;
-            out[c] = hits[k] ? scan_run(starts[k], ends[k], fps[k] & rmask_) : 0;
+            std::uint64_t const start = starts[k];
+            std::uint64_t const end = ends[k];
+            std::uint64_t const x = fps[k] & rmask_;
+            out[c] = count_in_run(start, end, x);
         }
     }
 }

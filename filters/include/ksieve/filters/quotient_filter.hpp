@@ -270,6 +270,8 @@ private:
                                 std::uint64_t & new_distinct) noexcept;
     [[nodiscard]] std::uint64_t count_fp(std::uint64_t h, std::uint64_t x) const noexcept;
     [[nodiscard]] bool find_run(std::uint64_t h, std::uint64_t & start, std::uint64_t & end) const noexcept;
+    void find_run_branchless(std::uint64_t h, std::uint64_t & start, std::uint64_t & end) const noexcept;
+    [[nodiscard]] std::uint64_t count_in_run(std::uint64_t start, std::uint64_t end, std::uint64_t x) const noexcept;
     [[nodiscard]] std::uint64_t scan_run(std::uint64_t start, std::uint64_t end, std::uint64_t x) const noexcept;
     [[nodiscard]] insert_status insert_fingerprint(std::uint64_t fp, std::uint64_t count) noexcept;
     void prefetch(std::uint64_t fp, bool write) const noexcept;
@@ -290,6 +292,10 @@ private:
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
     std::uint64_t block_bytes_{0};
+    std::uint64_t swar_ones_{0};  // lowest bit of each r-bit field of a 57-bit window
+    std::uint64_t swar_high_{0};  // highest bit of each field
+    unsigned swar_fields_{0};     // fields per window: floor(57 / r)
+    std::uint64_t grow_at_{0};    // used slots that trigger growth: max_load * 2^q
     double max_load_{0.9};
     bool auto_grow_{true};
 
