@@ -33,7 +33,7 @@ kept_khmer=$(fq_count "$OUT/khmer.fq")
 khmer_fp=$(grep -ho 'fp rate estimated to be [0-9.e+-]*' "$RES/khmer.err" "$RES/khmer.out" | awk '{ print $NF }' | head -n1)
 rm -rf "$OUT"
 
-rel=$(awk -v a="$kept_ksieve" -v b="$kept_khmer" 'BEGIN { printf "%+.2f", 100 * (a - b) / b }')
+rel=$(awk -v a="$kept_ksieve" -v b="$kept_khmer" 'BEGIN { printf "%+.4f", 100 * (a - b) / b }')
 within=no
 awk -v r="$rel" 'BEGIN { exit !(r <= 5 && r >= -5) }' && within=yes
 
