@@ -300,13 +300,21 @@ run_summary run_classify(classify_args const & args)
     summary.threads = threads;
     summary.paired = source.paired();
     progress_line progress{"classify", args.common.quiet};
+    // Only --report and --stats show hit counts; without them a read's lookups stop once its class is known.
+    bool const full_counts = !args.out.report.empty() || !args.out.stats.empty() || args.full_counts;
 
     run_stream(
         source,
         [&](work_item & item) {
-            engine.extract(item.r1, &item.r2, keys);
-            engine.query(filters, keys);
-            engine.decide(keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+            if (full_counts)
+            {
+                engine.extract(item.r1, &item.r2, keys);
+                engine.query(filters, keys);
+                engine.decide(keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+            }
+            else
+                engine.classify_early(item.r1, &item.r2, filters, args.out.min_count, args.out.min_hit_fraction,
+                                      item.results);
         },
         [&](work_item const & item) {
             outputs.write(item);

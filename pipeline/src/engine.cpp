@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 #include <omp.h>
 
@@ -92,7 +93,43 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
     start[0] = 0;
 }
 
+// out[j] = max over filters of count(keys[j]), for n keys (one thread).
+void query_keys(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
+                std::size_t const n, std::uint64_t * const best, batch_engine_query_scratch & s)
+{
+    for (std::size_t fi = 0; fi < filters.size(); ++fi)
+    {
+        any_filter const * const f = filters[fi];
+        partition_by_shard(*f, keys, n, s.part, s.index, s.start);
+        if (s.result.size() < s.part.size())
+            s.result.resize(s.part.size());
+        for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
+            if (s.start[sh + 1] > s.start[sh])
+                f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
+                               s.result.data() + s.start[sh]);
+        if (fi == 0)
+            for (std::size_t p = 0; p < n; ++p)
+                best[s.index[p]] = s.result[p];
+        else
+            for (std::size_t p = 0; p < n; ++p)
+                best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
+    }
+}
+
 } // namespace
+
+std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction) noexcept
+{
+    if (kmers == 0)
+        return 1; // never known
+    double const guess = std::ceil(fraction * static_cast<double>(kmers));
+    std::uint64_t h = guess <= 0 ? 0 : (guess > static_cast<double>(kmers) ? kmers + 1 : static_cast<std::uint64_t>(guess));
+    while (h > 0 && is_known(kmers, h - 1, fraction))
+        --h;
+    while (h <= kmers && !is_known(kmers, h, fraction))
+        ++h;
+    return h;
+}
 
 void batch_engine::query(std::span<any_filter const * const> const filters, batch_keys & keys) const
 {
@@ -108,25 +145,129 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
         std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
         std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
         std::size_t const k0 = total * t / nt, k1 = total * (t + 1) / nt;
-        query_scratch & s = scratch_[t];
-        std::uint64_t * const best = keys.values.data() + k0;
-        for (std::size_t fi = 0; fi < filters.size(); ++fi)
+        query_keys(filters, keys.keys.data() + k0, k1 - k0, keys.values.data() + k0, scratch_[t]);
+    }
+}
+
+void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
+                                  std::span<any_filter const * const> const filters, std::uint64_t const min_count,
+                                  double const fraction, std::vector<unit_result> & results) const
+{
+    std::size_t const n = r1.size();
+    bool const pairs = r2 != nullptr && !r2->empty();
+    results.resize(n);
+    // Chunks of at most 512 units and about 64 Ki bases (a chunk's keys stay in the core's L2 cache).
+    constexpr std::size_t chunk_units = 512;
+    constexpr std::size_t chunk_bases = std::size_t{1} << 16;
+    constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
+    chunk_begin_.clear();
+    std::size_t bases = 0;
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        if (u == 0 || u - chunk_begin_.back() >= chunk_units || bases >= chunk_bases)
         {
-            any_filter const * const f = filters[fi];
-            partition_by_shard(*f, keys.keys.data() + k0, k1 - k0, s.part, s.index, s.start);
-            if (s.result.size() < s.part.size())
-                s.result.resize(s.part.size());
-            for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
-                if (s.start[sh + 1] > s.start[sh])
-                    f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
-                                   s.result.data() + s.start[sh]);
-            if (fi == 0)
-                for (std::size_t p = 0; p < k1 - k0; ++p)
-                    best[s.index[p]] = s.result[p];
-            else
-                for (std::size_t p = 0; p < k1 - k0; ++p)
-                    best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
+            chunk_begin_.push_back(u);
+            bases = 0;
         }
+        bases += r1[u].seq.size() + (pairs ? (*r2)[u].seq.size() : 0);
+    }
+    chunk_begin_.push_back(n);
+    std::size_t const chunks = chunk_begin_.size() - 1;
+    if (early_.size() < threads_)
+        early_.resize(threads_);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+    for (std::size_t c = 0; c < chunks; ++c)
+    {
+        early_scratch & s = early_[static_cast<std::size_t>(omp_get_thread_num())];
+        std::size_t const u0 = chunk_begin_[c];
+        std::size_t const m = chunk_begin_[c + 1] - u0;
+        s.offset.resize(m + 1);
+        s.count.resize(m);
+        s.need.resize(m);
+        s.hits.assign(m, 0);
+        s.queried.assign(m, 0);
+        s.qstart.resize(m);
+        s.offset[0] = 0;
+        for (std::size_t i = 0; i < m; ++i)
+        {
+            std::size_t cnt = scanner_.count(r1[u0 + i].seq);
+            if (pairs)
+                cnt += scanner_.count((*r2)[u0 + i].seq);
+            s.count[i] = static_cast<std::uint32_t>(cnt);
+            s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
+        }
+        if (s.keys.size() < s.offset[m])
+            s.keys.resize(s.offset[m]);
+        s.active.clear();
+        for (std::size_t i = 0; i < m; ++i)
+        {
+            // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in increasing j.
+            std::uint32_t const cnt = s.count[i];
+            std::uint32_t base[8];
+            std::uint32_t acc = 0;
+            for (unsigned const res : {0u, 4u, 2u, 6u, 1u, 5u, 3u, 7u})
+            {
+                base[res] = acc;
+                acc += cnt > res ? (cnt - res + 7) / 8 : 0;
+            }
+            std::uint64_t * const dst = s.keys.data() + s.offset[i];
+            std::uint32_t j = 0;
+            auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
+                dst[base[j & 7] + (j >> 3)] = hasher_(code);
+                ++j;
+            };
+            scanner_.for_each(r1[u0 + i].seq, emit);
+            if (pairs)
+                scanner_.for_each((*r2)[u0 + i].seq, emit);
+            std::uint64_t const need = hits_needed(cnt, fraction);
+            s.need[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
+            if (need <= cnt)
+                s.active.push_back(static_cast<std::uint32_t>(i));
+        }
+        for (unsigned round = 0; !s.active.empty(); ++round)
+        {
+            // Per undecided unit: the fewest further lookups that could decide it.
+            std::size_t total = 0;
+            for (std::uint32_t const i : s.active)
+            {
+                std::uint32_t const misses = s.queried[i] - s.hits[i];
+                std::uint32_t const d = round + 1 >= max_rounds
+                                            ? s.count[i] - s.queried[i]
+                                            : std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
+                s.qstart[i] = static_cast<std::uint32_t>(total);
+                total += d;
+            }
+            if (s.qkeys.size() < total)
+            {
+                s.qkeys.resize(total);
+                s.qvalues.resize(total);
+            }
+            for (std::size_t a = 0; a < s.active.size(); ++a)
+            {
+                std::uint32_t const i = s.active[a];
+                std::size_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : total;
+                std::copy_n(s.keys.data() + s.offset[i] + s.queried[i], q1 - s.qstart[i], s.qkeys.data() + s.qstart[i]);
+            }
+            query_keys(filters, s.qkeys.data(), total, s.qvalues.data(), s.q);
+            s.next_active.clear();
+            for (std::size_t a = 0; a < s.active.size(); ++a)
+            {
+                std::uint32_t const i = s.active[a];
+                std::uint32_t const q0 = s.qstart[i];
+                std::uint32_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : static_cast<std::uint32_t>(total);
+                std::uint32_t h = 0;
+                for (std::uint32_t q = q0; q < q1; ++q)
+                    h += s.qvalues[q] >= min_count;
+                s.hits[i] += h;
+                s.queried[i] += q1 - q0;
+                std::uint32_t const misses = s.queried[i] - s.hits[i];
+                if (s.hits[i] < s.need[i] && misses <= s.count[i] - s.need[i])
+                    s.next_active.push_back(i);
+            }
+            std::swap(s.active, s.next_active);
+        }
+        for (std::size_t i = 0; i < m; ++i)
+            results[u0 + i] = unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};
     }
 }
 

@@ -219,6 +219,73 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
     EXPECT_EQ(read_file(tmp / "k1.fq.gz"), read_file(tmp / "k3.fq.gz"));
 }
 
+// Without --report / --stats classify stops looking up a read's k-mers once its class is decided. The
+// classes must be exactly those of the full count (which --report forces), for any fraction, --min-count,
+// several filters, pairs and thread counts: the full-count run is the oracle.
+TEST_F(commands, classify_early_decision_gives_exactly_the_classes_of_the_full_count)
+{
+    std::string const lambda = tmp / "lambda.ksf";
+    std::string const counted = tmp / "counted.ksf";
+    std::string const hs = build_hs();
+    // Exact lambda filter: realistic lambda reads have partial hits, so many reads lie near any threshold.
+    ASSERT_EQ(run_ksieve("build -q --fpr 0 -k 31 -o '" + lambda + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
+    // Counts from reads, for --min-count.
+    ASSERT_EQ(run_ksieve("build -q -k 31 -o '" + counted + "' '" + data("lambda_reads.fq").string() + "'", tmp).status, 0);
+    std::string const mixed = data("mixed.fq").string();
+    std::string const r1 = data("hs_R1.fq").string(), r2 = data("hs_R2.fq").string();
+    struct variant
+    {
+        std::string filters, options, input;
+    };
+    std::vector<variant> const variants{
+        {"-f '" + lambda + "'", "--min-hit-fraction 0.5", "'" + mixed + "'"},
+        {"-f '" + lambda + "'", "--min-hit-fraction 0.05", "'" + mixed + "'"},
+        {"-f '" + lambda + "'", "--min-hit-fraction 0.77", "'" + mixed + "'"},
+        {"-f '" + lambda + "'", "--min-hit-fraction 1", "'" + mixed + "'"},
+        {"-f '" + counted + "'", "--min-count 3 --min-hit-fraction 0.6", "'" + mixed + "'"},
+        {"-f '" + lambda + "' -f '" + hs + "'", "--min-hit-fraction 0.4", "'" + mixed + "'"},
+        {"-f '" + hs + "'", "--min-hit-fraction 0.9", "--paired '" + r1 + "' '" + r2 + "'"},
+    };
+    std::size_t v = 0;
+    for (auto const & [filters, options, input] : variants)
+    {
+        bool const paired = input.starts_with("--paired");
+        std::string const d = tmp / ("v" + std::to_string(v++));
+        std::filesystem::create_directories(d);
+        auto outputs = [&](std::string const & tag) {
+            return " --known '" + d + "/k" + tag + ".fq' --novel '" + d + "/n" + tag + ".fq'" +
+                   (paired ? " --known2 '" + d + "/k2" + tag + ".fq' --novel2 '" + d + "/n2" + tag + ".fq'" : "");
+        };
+        auto const full = run_ksieve("classify -q -t 2 " + filters + " " + options + " --report '" + d + "/r.tsv' " +
+                                         outputs("full") + " " + input, tmp);
+        ASSERT_EQ(full.status, 0) << full.err;
+        auto const rows = read_report(d + "/r.tsv");
+        std::size_t known = 0, borderline = 0;
+        for (auto const & row : rows)
+        {
+            known += row.cls == "known";
+            borderline += row.hits > 0 && row.hits < row.kmers;
+        }
+        EXPECT_GT(known, 0u) << options;
+        EXPECT_LT(known, rows.size()) << options;
+        EXPECT_GT(borderline, 10u) << options; // the data exercises partial hits
+        for (int const t : {1, 3})
+        {
+            std::string const tag = "e" + std::to_string(t);
+            auto const early = run_ksieve("classify -q -t " + std::to_string(t) + " " + filters + " " + options +
+                                              outputs(tag) + " " + input, tmp);
+            ASSERT_EQ(early.status, 0) << early.err;
+            EXPECT_EQ(read_file(d + "/k" + tag + ".fq"), read_file(d + "/kfull.fq")) << options << " t " << t;
+            EXPECT_EQ(read_file(d + "/n" + tag + ".fq"), read_file(d + "/nfull.fq")) << options << " t " << t;
+            if (paired)
+            {
+                EXPECT_EQ(read_file(d + "/k2" + tag + ".fq"), read_file(d + "/k2full.fq")) << options;
+                EXPECT_EQ(read_file(d + "/n2" + tag + ".fq"), read_file(d + "/n2full.fq")) << options;
+            }
+        }
+    }
+}
+
 TEST_F(commands, nothing_lost_multiline_fasta_input)
 {
     std::string const f = build_hs("-k 21");

@@ -89,6 +89,9 @@ struct classify_args
     input_args input;
     std::vector<std::string> filters;
     classify_output_args out;
+    /*! \brief Look up every k-mer so that run_summary::hits is exact even without --report / --stats
+     * (slower; classes are the same either way). */
+    bool full_counts{false};
 };
 
 struct dedup_args
@@ -126,7 +129,7 @@ struct run_summary
     std::uint64_t known_units{0};
     std::uint64_t novel_units{0};
     std::uint64_t kmers{0};   //!< valid k-mer positions (classify/dedup: of all units; build: inserted)
-    std::uint64_t hits{0};
+    std::uint64_t hits{0};   //!< classify: exact only with --report, --stats or full_counts (else a lower bound)
     std::uint64_t bases{0};
     double seconds{0};
     unsigned threads{1};

@@ -51,6 +51,18 @@ struct batch_keys
     return kmers > 0 && static_cast<double>(hits) / static_cast<double>(kmers) >= fraction;
 }
 
+/*! \brief Per-thread scratch of the engine's shard partition (reused between batches: no allocation in
+ * steady state). */
+struct batch_engine_query_scratch
+{
+    std::vector<std::uint64_t> part, result;
+    std::vector<std::uint32_t> index;
+    std::vector<std::size_t> start;
+};
+
+/*! \brief The fewest hits that make a unit of `kmers` k-mers known (kmers + 1 if none does). */
+[[nodiscard]] std::uint64_t hits_needed(std::uint64_t kmers, double fraction) noexcept;
+
 /*! \brief The batch engine (see file comment). */
 class batch_engine
 {
@@ -64,6 +76,17 @@ public:
     /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
      * \pre constructed without a key range (keys of consecutive units are contiguous). */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
+
+    /*! \brief Hash, query and classify the units of a batch, stopping each unit's lookups as soon as its class is
+     * decided (no more hits can make it novel, or no more misses can make it known). The classes equal
+     * query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the hits found
+     * before the decision). Keys are looked up in rounds over chunks of units: each round asks, per undecided
+     * unit, for the fewest further k-mers that could decide it, taken in a spread order (every 8th position
+     * first), so that a run of k-mers broken by one sequencing error rarely delays the decision.
+     * \pre constructed without a key range. */
+    void classify_early(io::record_batch const & r1, io::record_batch const * r2,
+                        std::span<any_filter const * const> filters, std::uint64_t min_count, double fraction,
+                        std::vector<unit_result> & results) const;
 
     /*! \brief Classify every unit against values (hit iff value >= min_count). */
     void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
@@ -91,13 +114,17 @@ private:
     shard_range range_{};
     bool use_range_{false};
     // per-thread query scratch, reused between batches (no allocation in steady state)
-    struct query_scratch
-    {
-        std::vector<std::uint64_t> part, result;
-        std::vector<std::uint32_t> index;
-        std::vector<std::size_t> start;
-    };
+    using query_scratch = batch_engine_query_scratch;
     mutable std::vector<query_scratch> scratch_;
+    // per-thread classify_early scratch
+    struct early_scratch
+    {
+        query_scratch q;
+        std::vector<std::uint64_t> keys, qkeys, qvalues;
+        std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
+    };
+    mutable std::vector<early_scratch> early_;
+    mutable std::vector<std::size_t> chunk_begin_;
     // insert scratch, reused between batches
     std::vector<std::uint64_t> part_keys_;
     std::vector<std::uint64_t> part_start_;
