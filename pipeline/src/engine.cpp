@@ -363,31 +363,34 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
     results.resize(n);
     // Table capacity: a power of two >= 2 x the keys that may need tracking in this batch.
     std::uint64_t candidates = 0;
+    std::uint32_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
+    {
         candidates += keys.count[u];
+        longest = std::max(longest, keys.count[u]);
+    }
     std::size_t cap = 1024;
     while (cap < 2 * candidates)
         cap *= 2;
-    if (table_keys_.size() < cap)
+    if (table_.size() < cap)
     {
-        table_keys_.assign(cap, 0);
-        table_counts_.assign(cap, 0);
-        table_stamp_.assign(cap, 0);
+        table_.assign(cap, entry{});
         epoch_ = 0;
     }
-    cap = table_keys_.size();
+    cap = table_.size();
     if (++epoch_ == 0) // stamp wrap-around: clear once every 2^32 batches
     {
-        std::fill(table_stamp_.begin(), table_stamp_.end(), 0);
+        std::fill(table_.begin(), table_.end(), entry{});
         epoch_ = 1;
     }
+    if (slots_.size() < longest)
+    {
+        slots_.resize(longest);
+        cks_.resize(longest);
+    }
     std::size_t const mask = cap - 1;
-    auto slot_of = [&](std::uint64_t const key) noexcept {
-        std::size_t i = static_cast<std::size_t>(mix64(key)) & mask;
-        while (table_stamp_[i] == epoch_ && table_keys_[i] != key)
-            i = (i + 1) & mask;
-        return i;
-    };
+    entry * const table = table_.data();
+    std::uint32_t const epoch = epoch_;
     for (std::size_t u = 0; u < n; ++u)
     {
         std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
@@ -395,33 +398,53 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         std::uint32_t const c = keys.count[u];
         std::uint32_t hits = 0;
         for (std::uint32_t j = 0; j < c; ++j)
+            hits += v[j] >= min_count;
+        // Counts added inside the batch only raise counts: enough hits before the batch decide "known".
+        std::uint64_t const need = hits_needed(c, fraction);
+        if (hits >= need)
         {
-            if (v[j] >= min_count)
-            {
-                ++hits;
-                continue;
-            }
-            std::size_t const i = slot_of(filter.collision_key(k[j]));
-            if (table_stamp_[i] == epoch_ && v[j] + table_counts_[i] >= min_count)
-                ++hits;
+            results[u] = unit_result{c, hits, true};
+            continue;
         }
-        bool const known = is_known(c, hits, fraction);
+        // Collision keys and home slots of the keys still below min_count, prefetched, then probed.
+        std::uint32_t m = 0;
+        for (std::uint32_t j = 0; j < c; ++j)
+            if (v[j] < min_count)
+            {
+                std::uint64_t const ck = filter.collision_key(k[j]);
+                std::size_t const home = static_cast<std::size_t>(mix64(ck)) & mask;
+                __builtin_prefetch(table + home);
+                cks_[m] = ck;
+                slots_[m] = static_cast<std::uint32_t>(j);
+                ++m;
+            }
+        std::uint32_t extra = 0;
+        for (std::uint32_t a = 0; a < m; ++a)
+        {
+            std::uint64_t const ck = cks_[a];
+            std::size_t i = static_cast<std::size_t>(mix64(ck)) & mask;
+            while (table[i].stamp == epoch && table[i].key != ck)
+                i = (i + 1) & mask;
+            if (table[i].stamp == epoch && v[slots_[a]] + table[i].count >= min_count)
+                ++extra;
+            slots_[a] = static_cast<std::uint32_t>(i); // probe position: reused by the insertion below
+        }
+        hits += extra;
+        bool const known = hits >= need;
         results[u] = unit_result{c, hits, known};
         if (known)
             continue;
-        for (std::uint32_t j = 0; j < c; ++j)
+        // Novel: its keys below min_count are tracked (keys already at min_count are hits for every later
+        // read). An earlier key of this unit may have taken the recorded slot: probe on from there.
+        for (std::uint32_t a = 0; a < m; ++a)
         {
-            if (v[j] >= min_count)
-                continue; // already a hit for every later read: no need to track
-            std::uint64_t const ck = filter.collision_key(k[j]);
-            std::size_t const i = slot_of(ck);
-            if (table_stamp_[i] != epoch_)
-            {
-                table_stamp_[i] = epoch_;
-                table_keys_[i] = ck;
-                table_counts_[i] = 0;
-            }
-            ++table_counts_[i];
+            std::uint64_t const ck = cks_[a];
+            std::size_t i = slots_[a];
+            while (table[i].stamp == epoch && table[i].key != ck)
+                i = (i + 1) & mask;
+            if (table[i].stamp != epoch)
+                table[i] = entry{ck, 0, epoch};
+            ++table[i].count;
         }
     }
 }

@@ -142,10 +142,17 @@ public:
                  std::vector<unit_result> & results);
 
 private:
-    // open addressing table key -> count added inside the current batch; slot empty iff stamp != epoch
-    std::vector<std::uint64_t> table_keys_;
-    std::vector<std::uint32_t> table_counts_;
-    std::vector<std::uint32_t> table_stamp_;
+    // open addressing table collision key -> count added inside the current batch (one cache line access
+    // per probe); an entry is empty iff its stamp != epoch_
+    struct entry
+    {
+        std::uint64_t key{0};
+        std::uint32_t count{0};
+        std::uint32_t stamp{0};
+    };
+    std::vector<entry> table_;
+    std::vector<std::uint64_t> cks_;   // per unit: collision keys of the keys below min_count
+    std::vector<std::uint32_t> slots_; // their key index, then their probe position
     std::uint32_t epoch_{0};
 };
 
