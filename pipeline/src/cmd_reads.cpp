@@ -357,6 +357,9 @@ run_summary run_dedup(dedup_args const & args)
     summary.paired = source.paired();
     progress_line progress{"dedup", args.common.quiet};
     std::string const filter_name = args.save_filter.empty() ? std::string{"dedup"} : args.save_filter;
+    // Only --report and --stats show hit counts; without them a unit already known before its batch is not
+    // looked up in the batch's own additions.
+    bool const exact_hits = !args.out.report.empty() || !args.out.stats.empty();
 
     run_stream(
         source,
@@ -366,7 +369,7 @@ run_summary run_dedup(dedup_args const & args)
             {
                 // parallel query, serial in-batch resolution, parallel insert: equals the serial definition
                 engine.query(query_filters, keys);
-                resolver.resolve(*filter, keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+                resolver.resolve(*filter, keys, args.out.min_count, args.out.min_hit_fraction, exact_hits, item.results);
                 engine.insert(*filter, keys, &item.results, filter_name);
             }
             else

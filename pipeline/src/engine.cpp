@@ -357,7 +357,7 @@ void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, do
 }
 
 void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t const min_count,
-                             double const fraction, std::vector<unit_result> & results)
+                             double const fraction, bool const exact_hits, std::vector<unit_result> & results)
 {
     std::size_t const n = keys.units();
     results.resize(n);
@@ -401,7 +401,7 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
             hits += v[j] >= min_count;
         // Counts added inside the batch only raise counts: enough hits before the batch decide "known".
         std::uint64_t const need = hits_needed(c, fraction);
-        if (hits >= need)
+        if (hits >= need && !exact_hits)
         {
             results[u] = unit_result{c, hits, true};
             continue;

@@ -1,6 +1,12 @@
 // Unit tests of the batch engine's decision rule.
 #include <ksieve/pipeline/engine.hpp>
 
+#include <ksieve/filters/sharded_filter.hpp>
+
+#include <array>
+#include <random>
+#include <unordered_map>
+
 #include <gtest/gtest.h>
 
 namespace
@@ -23,6 +29,81 @@ TEST(engine, hits_needed_is_the_smallest_known_hit_count)
                 expect = 1; // a unit without k-mers is never known
             ASSERT_EQ(ksieve::hits_needed(n, f), expect) << "n " << n << " F " << f;
         }
+}
+
+} // namespace
+
+namespace
+{
+
+// dedup_resolver against a naive serial oracle on random batches: small key universes and pre-batch
+// counts around min_count make in-batch additions decide many units. With exact_hits the hits must be
+// exact; without, the classes must still be exact and the hits a lower bound.
+TEST(engine, dedup_resolver_equals_the_serial_definition)
+{
+    ksieve::filter_config cfg;
+    cfg.kmer.k = 15;
+    cfg.fpr = 0; // exact: collision keys are the keys
+    cfg.shard_bits = 2;
+    auto const filter = ksieve::make_filter(cfg);
+    ASSERT_TRUE(filter->collision_keys());
+    std::mt19937_64 rng{2026};
+    std::size_t known_from_batch = 0;
+    for (int trial = 0; trial < 300; ++trial)
+    {
+        std::uint64_t const min_count = 1 + rng() % 3;
+        double const fraction = std::array{0.3, 0.5, 0.8, 1.0}[rng() % 4];
+        std::uint64_t const universe = 5 + rng() % 60;
+        std::vector<std::uint64_t> key_of(universe), before(universe);
+        for (std::uint64_t i = 0; i < universe; ++i)
+        {
+            key_of[i] = rng() & ((std::uint64_t{1} << 30) - 1);
+            before[i] = rng() % (min_count + 2);
+        }
+        ksieve::batch_keys keys;
+        std::size_t const units = 1 + rng() % 40;
+        keys.offset.push_back(0);
+        for (std::size_t u = 0; u < units; ++u)
+        {
+            std::uint32_t const c = static_cast<std::uint32_t>(rng() % 12); // 0 = a unit without k-mers
+            for (std::uint32_t j = 0; j < c; ++j)
+            {
+                std::uint64_t const i = rng() % universe;
+                keys.keys.push_back(key_of[i]);
+                keys.values.push_back(before[i]);
+            }
+            keys.count.push_back(c);
+            keys.offset.push_back(keys.keys.size());
+        }
+        // Oracle: serial, with a map of in-batch additions per collision key.
+        std::unordered_map<std::uint64_t, std::uint64_t> added;
+        std::vector<ksieve::unit_result> expect(units);
+        for (std::size_t u = 0; u < units; ++u)
+        {
+            std::uint32_t hits = 0;
+            for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                hits += keys.values[p] + added[filter->collision_key(keys.keys[p])] >= min_count;
+            bool const known = ksieve::is_known(keys.count[u], hits, fraction);
+            expect[u] = ksieve::unit_result{keys.count[u], hits, known};
+            if (!known)
+                for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                    ++added[filter->collision_key(keys.keys[p])];
+        }
+        ksieve::dedup_resolver exact, fast;
+        std::vector<ksieve::unit_result> got_exact, got_fast;
+        exact.resolve(*filter, keys, min_count, fraction, true, got_exact);
+        fast.resolve(*filter, keys, min_count, fraction, false, got_fast);
+        for (std::size_t u = 0; u < units; ++u)
+        {
+            ASSERT_EQ(got_exact[u].known, expect[u].known) << trial << " unit " << u;
+            ASSERT_EQ(got_exact[u].hits, expect[u].hits) << trial << " unit " << u;
+            ASSERT_EQ(got_exact[u].kmers, expect[u].kmers);
+            ASSERT_EQ(got_fast[u].known, expect[u].known) << trial << " unit " << u;
+            ASSERT_LE(got_fast[u].hits, expect[u].hits);
+            known_from_batch += got_fast[u].hits < expect[u].hits;
+        }
+    }
+    EXPECT_GT(known_from_batch, 20u); // the shortcut (and so the exact_hits distinction) was exercised
 }
 
 } // namespace

@@ -137,9 +137,11 @@ private:
 class dedup_resolver
 {
 public:
-    /*! \pre filter.collision_keys(); keys.values hold the counts before the batch. */
+    /*! \pre filter.collision_keys(); keys.values hold the counts before the batch.
+     * \param exact_hits false: results[u].hits of a unit that is known from the counts before the batch
+     * alone may miss hits added inside the batch (classes are exact either way). */
     void resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
-                 std::vector<unit_result> & results);
+                 bool exact_hits, std::vector<unit_result> & results);
 
 private:
     // open addressing table collision key -> count added inside the current batch (one cache line access
