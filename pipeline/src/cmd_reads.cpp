@@ -360,6 +360,9 @@ run_summary run_dedup(dedup_args const & args)
     // Only --report and --stats show hit counts; without them a unit already known before its batch is not
     // looked up in the batch's own additions.
     bool const exact_hits = !args.out.report.empty() || !args.out.stats.empty();
+    // Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not inserted
+    // again (same classes, hits and outputs; a smaller, faster filter).
+    std::uint64_t const skip_at = args.save_filter.empty() ? args.out.min_count : 0;
 
     run_stream(
         source,
@@ -370,7 +373,7 @@ run_summary run_dedup(dedup_args const & args)
                 // parallel query, serial in-batch resolution, parallel insert: equals the serial definition
                 engine.query(query_filters, keys);
                 resolver.resolve(*filter, keys, args.out.min_count, args.out.min_hit_fraction, exact_hits, item.results);
-                engine.insert(*filter, keys, &item.results, filter_name);
+                engine.insert(*filter, keys, &item.results, filter_name, skip_at);
             }
             else
                 engine.dedup_serial(*filter, keys, args.out.min_hit_fraction, item.results, filter_name);

@@ -288,8 +288,9 @@ void batch_engine::decide(batch_keys const & keys, std::uint64_t const min_count
 }
 
 void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * const only_novel,
-                          std::string const & filter_name)
+                          std::string const & filter_name, std::uint64_t const skip_at)
 {
+    bool const skip = skip_at > 0;
     std::size_t const n = keys.units();
     std::size_t const shards = filter.num_shards();
     // Stable counting sort of the selected keys by shard (unit order preserved inside a shard).
@@ -302,9 +303,13 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
         if (only_novel != nullptr && (*only_novel)[u].known)
             continue;
         std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+        std::uint64_t const * const v = keys.values.data() + keys.offset[u];
         for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-            ++start[filter.shard_of(k[j]) + 1];
-        total += keys.count[u];
+            if (!skip || v[j] < skip_at)
+            {
+                ++start[filter.shard_of(k[j]) + 1];
+                ++total;
+            }
     }
     for (std::size_t s = 0; s < shards; ++s)
         start[s + 1] += start[s];
@@ -315,8 +320,10 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
         if (only_novel != nullptr && (*only_novel)[u].known)
             continue;
         std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+        std::uint64_t const * const v = keys.values.data() + keys.offset[u];
         for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-            part[pos[filter.shard_of(k[j])]++] = filter.local_key(k[j]);
+            if (!skip || v[j] < skip_at)
+                part[pos[filter.shard_of(k[j])]++] = filter.local_key(k[j]);
     }
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)

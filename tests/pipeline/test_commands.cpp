@@ -426,6 +426,39 @@ TEST_F(commands, dedup_equals_its_serial_definition_with_an_exact_filter)
     }
 }
 
+// Without --report / --stats / --save-filter dedup takes shortcuts (no in-batch lookups for units known
+// before their batch; keys already at min_count not inserted again). The outputs must equal those of the
+// exact run.
+TEST_F(commands, dedup_shortcuts_give_the_outputs_of_the_exact_run)
+{
+    std::string const input = data("hs_reads.fq.gz").string();
+    for (std::string const options : {"--min-count 1 --min-hit-fraction 0.5", "--min-count 3 --min-hit-fraction 0.3"})
+    {
+        std::string const d = tmp / ("o" + std::to_string(options.size()));
+        std::filesystem::create_directories(d);
+        auto const exact = run_ksieve("dedup -q -k 25 -t 2 " + options + " --report '" + d + "/r.tsv' --save-filter '" +
+                                          d + "/f.ksf' --known '" + d + "/k.fq' --novel '" + d + "/n.fq' '" + input +
+                                          "' '" + input + "'",
+                                      tmp);
+        ASSERT_EQ(exact.status, 0) << exact.err;
+        auto const rows = read_report(d + "/r.tsv");
+        std::size_t known = 0;
+        for (auto const & row : rows)
+            known += row.cls == "known";
+        EXPECT_GT(known, rows.size() / 10) << options; // both classes are well represented
+        EXPECT_LT(known, rows.size() - rows.size() / 10) << options;
+        for (int const t : {1, 3})
+        {
+            auto const fast = run_ksieve("dedup -q -k 25 -t " + std::to_string(t) + " " + options + " --known '" + d +
+                                             "/kf.fq' --novel '" + d + "/nf.fq' '" + input + "' '" + input + "'",
+                                         tmp);
+            ASSERT_EQ(fast.status, 0) << fast.err;
+            EXPECT_EQ(read_file(d + "/kf.fq"), read_file(d + "/k.fq")) << options << " t " << t;
+            EXPECT_EQ(read_file(d + "/nf.fq"), read_file(d + "/n.fq")) << options << " t " << t;
+        }
+    }
+}
+
 TEST_F(commands, sharded_builds_merged_equal_the_full_build)
 {
     std::string const full = build_hs("-k 25");

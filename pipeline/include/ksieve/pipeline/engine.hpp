@@ -92,10 +92,13 @@ public:
     void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
                 std::vector<unit_result> & results) const;
 
-    /*! \brief Insert the keys of the selected units (all units if select is empty) into a mutable filter.
+    /*! \brief Insert the keys of the selected units (all units if only_novel is null, else the units not
+     * known) into a mutable filter.
+     * \param skip_at if > 0, keys whose count before the batch (keys.values) is already >= skip_at are not
+     * inserted: for dedup without --save-filter, where counts at or above min_count all mean "hit".
      * \throws full_error if the filter is full. */
     void insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * only_novel,
-                std::string const & filter_name);
+                std::string const & filter_name, std::uint64_t skip_at = 0);
 
     /*! \brief dedup, read by read, for filters without collision keys (Bloom, cuckoo): query each unit's
      * keys against the filter, decide, insert the keys of novel units. Serial; exact serial definition.
