@@ -1,12 +1,19 @@
 #include "io_detail.hpp"
+#include "io_gzip.hpp"
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <zlib.h>
 
+#ifdef KSIEVE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -112,11 +119,313 @@ private:
     BGZF * fp_;
 };
 
-// zlib inflate on a worker thread that fills a ring of output chunks; the consumer copies out of them.
+// Compressed bytes of a gzip worker: a buffer refilled from the inner source.
+class gzip_input
+{
+public:
+    gzip_input(byte_source & src, std::atomic<bool> const & stop) : src_{&src}, stop_{&stop}, buf_(input_bytes)
+    {
+        next = buf_.data();
+    }
+
+    // Move the unread bytes to the front and read more after them. false: stopped, or a read error (in
+    // `error`); at the end of the input eof is set.
+    bool more(std::string & error)
+    {
+        if (avail > 0 && next != buf_.data())
+            std::memmove(buf_.data(), next, avail);
+        next = buf_.data();
+        try
+        {
+            std::size_t const got =
+                src_->read(reinterpret_cast<char *>(buf_.data() + avail), buf_.size() - avail);
+            if (stop_->load(std::memory_order_relaxed))
+                return false;
+            eof = got == 0;
+            avail += got;
+            return true;
+        }
+        catch (source_error const & e)
+        {
+            error = e.what();
+            return false;
+        }
+    }
+
+    unsigned char * next{nullptr};
+    std::size_t avail{0};
+    bool eof{false};
+
+private:
+    static constexpr std::size_t input_bytes = std::size_t{256} << 10;
+    byte_source * src_;
+    std::atomic<bool> const * stop_;
+    std::vector<unsigned char> buf_;
+};
+
+inline constexpr char const * truncated_message = "unexpected end of gzip data (truncated file)";
+inline constexpr char const * garbage_message = "trailing garbage after gzip data";
+
+// A decoder turns the compressed input into output, one chunk at a time: fill(out, cap) writes up to cap
+// bytes and returns how many; done() once the stream has ended, cleanly or with error() non-empty.
+class zlib_decoder
+{
+public:
+    zlib_decoder(byte_source & src, std::atomic<bool> const & stop) : in_{src, stop}
+    {
+        if (inflateInit2(&zs_, 15 + 16) != Z_OK)
+        {
+            error_ = "cannot initialise zlib";
+            done_ = true;
+        }
+        else
+            initialised_ = true;
+    }
+    ~zlib_decoder()
+    {
+        if (initialised_)
+            inflateEnd(&zs_);
+    }
+    zlib_decoder(zlib_decoder const &) = delete;
+    zlib_decoder & operator=(zlib_decoder const &) = delete;
+
+    [[nodiscard]] bool done() const noexcept { return done_; }
+    [[nodiscard]] std::string const & error() const noexcept { return error_; }
+
+    std::size_t fill(char * const out, std::size_t const cap)
+    {
+        zs_.next_out = reinterpret_cast<Bytef *>(out);
+        zs_.avail_out = static_cast<uInt>(cap);
+        while (!done_ && zs_.avail_out > 0)
+        {
+            if (zs_.avail_in == 0 && !in_.eof)
+            {
+                in_.avail = 0;
+                if (!in_.more(error_))
+                {
+                    done_ = true;
+                    break;
+                }
+                zs_.next_in = in_.next;
+                zs_.avail_in = static_cast<uInt>(in_.avail);
+            }
+            if (!in_member_)
+            {
+                // between members: skip zero padding; anything else must be the next member
+                while (zs_.avail_in > 0 && *zs_.next_in == 0)
+                {
+                    ++zs_.next_in;
+                    --zs_.avail_in;
+                }
+                if (zs_.avail_in == 0)
+                {
+                    done_ = in_.eof; // clean end (or empty input)
+                    continue;
+                }
+                in_member_ = true;
+                if (!first_member_)
+                    inflateReset(&zs_);
+            }
+            if (zs_.avail_in == 0 && in_.eof)
+            {
+                error_ = truncated_message;
+                done_ = true;
+                break;
+            }
+            int const ret = inflate(&zs_, Z_NO_FLUSH);
+            if (ret == Z_STREAM_END)
+            {
+                in_member_ = false;
+                first_member_ = false;
+            }
+            else if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT)
+            {
+                error_ = !first_member_ && zs_.total_out == 0 && zs_.total_in <= 10
+                             ? std::string{garbage_message}
+                             : std::string{"corrupted gzip data ("} + (zs_.msg != nullptr ? zs_.msg : "bad data") +
+                                   ")";
+                done_ = true;
+            }
+            else if (ret == Z_MEM_ERROR)
+            {
+                error_ = "out of memory while decompressing";
+                done_ = true;
+            }
+            // Z_OK, Z_BUF_ERROR: more input or output space needed
+        }
+        return cap - zs_.avail_out;
+    }
+
+private:
+    gzip_input in_;
+    z_stream zs_{};
+    bool initialised_{false};
+    bool in_member_{false};
+    bool first_member_{true};
+    bool done_{false};
+    std::string error_;
+};
+
+#ifdef KSIEVE_HAVE_ISAL
+// ISA-L igzip: isal_inflate with crc_flag ISAL_GZIP parses each member's header and checks its trailer
+// (CRC32 and ISIZE); the member boundaries, the zero padding and the header bytes zlib checks before any
+// output (magic, method, reserved flags) are handled here, so that both decoders report the same errors.
+class isal_decoder
+{
+public:
+    isal_decoder(byte_source & src, std::atomic<bool> const & stop)
+        : in_{src, stop}, st_{std::make_unique<inflate_state>()}
+    {
+        isal_inflate_init(st_.get());
+        st_->crc_flag = ISAL_GZIP;
+    }
+    isal_decoder(isal_decoder const &) = delete;
+    isal_decoder & operator=(isal_decoder const &) = delete;
+
+    [[nodiscard]] bool done() const noexcept { return done_; }
+    [[nodiscard]] std::string const & error() const noexcept { return error_; }
+
+    std::size_t fill(char * const out, std::size_t const cap)
+    {
+        inflate_state & st = *st_;
+        st.next_out = reinterpret_cast<std::uint8_t *>(out);
+        st.avail_out = static_cast<std::uint32_t>(cap);
+        while (!done_ && st.avail_out > 0)
+        {
+            if (in_.avail == 0 && !in_.eof && !in_.more(error_))
+            {
+                done_ = true;
+                break;
+            }
+            if (!in_member_)
+            {
+                while (in_.avail > 0 && *in_.next == 0)
+                {
+                    ++in_.next;
+                    --in_.avail;
+                }
+                if (in_.avail == 0)
+                {
+                    done_ = in_.eof;
+                    continue;
+                }
+                if (!start_member())
+                    break;
+            }
+            st.next_in = in_.next;
+            st.avail_in = static_cast<std::uint32_t>(in_.avail);
+            std::uint32_t const out_before = st.avail_out;
+            int const ret = isal_inflate(&st);
+            std::size_t const used = in_.avail - st.avail_in;
+            in_.next = st.next_in;
+            in_.avail = st.avail_in;
+            member_in_ += used;
+            if (ret < 0)
+            {
+                fail(ret);
+                break;
+            }
+            if (st.block_state == ISAL_BLOCK_FINISH)
+            {
+                in_member_ = false;
+                first_member_ = false;
+            }
+            else if (used == 0 && st.avail_out == out_before)
+            {
+                // no progress: the member needs input that is not there
+                if (in_.avail == 0 && in_.eof)
+                    error_ = truncated_message;
+                else if (in_.avail > 0)
+                    error_ = "corrupted gzip data (decoder stalled)";
+                done_ = !error_.empty();
+            }
+        }
+        return cap - st.avail_out;
+    }
+
+private:
+    // Check the start of a member as zlib does before its first output; false: done_ is set.
+    bool start_member()
+    {
+        while (in_.avail < 4 && !in_.eof)
+            if (!in_.more(error_))
+            {
+                done_ = true;
+                return false;
+            }
+        unsigned char const * const p = in_.next;
+        char const * bad = nullptr;
+        if (in_.avail >= 2 && (p[0] != 0x1f || p[1] != 0x8b))
+            bad = "incorrect header check";
+        else if (in_.avail >= 3 && p[2] != 8)
+            bad = "unknown compression method";
+        else if (in_.avail >= 4 && (p[3] & 0xe0) != 0)
+            bad = "unknown header flags set";
+        if (bad != nullptr)
+            error_ = first_member_ ? std::string{"corrupted gzip data ("} + bad + ")" : std::string{garbage_message};
+        else if (in_.avail < 4)
+            error_ = truncated_message;
+        if (!error_.empty())
+        {
+            done_ = true;
+            return false;
+        }
+        isal_inflate_reset(st_.get());
+        st_->crc_flag = ISAL_GZIP;
+        member_in_ = 0;
+        in_member_ = true;
+        return true;
+    }
+
+    void fail(int const ret)
+    {
+        char const * what = "bad data";
+        switch (ret)
+        {
+        case ISAL_INVALID_BLOCK:
+            what = "invalid block";
+            break;
+        case ISAL_INVALID_SYMBOL:
+            what = "invalid code";
+            break;
+        case ISAL_INVALID_LOOKBACK:
+            what = "invalid distance too far back";
+            break;
+        case ISAL_INVALID_WRAPPER:
+            what = "incorrect header check";
+            break;
+        case ISAL_UNSUPPORTED_METHOD:
+            what = "unknown compression method";
+            break;
+        case ISAL_INCORRECT_CHECKSUM:
+            what = "incorrect data check";
+            break;
+        default:
+            break;
+        }
+        error_ = !first_member_ && st_->total_out == 0 && member_in_ <= 10
+                     ? std::string{garbage_message}
+                     : std::string{"corrupted gzip data ("} + what + ")";
+        done_ = true;
+    }
+
+    gzip_input in_;
+    std::unique_ptr<inflate_state> st_;
+    std::uint64_t member_in_{0}; // compressed bytes of the current member consumed so far
+    bool in_member_{false};
+    bool first_member_{true};
+    bool done_{false};
+    std::string error_;
+};
+#endif
+
+// A decoder on a worker thread that fills a ring of output chunks; the consumer copies out of them.
+template <class Decoder>
 class gzip_source final : public byte_source
 {
 public:
-    explicit gzip_source(std::unique_ptr<byte_source> inner) : inner_{std::move(inner)}
+    explicit gzip_source(std::unique_ptr<byte_source> inner)
+        : inner_{std::move(inner)}, decoder_{*inner_, stop_requested_}
     {
         for (std::size_t i = 0; i < chunk_count; ++i)
         {
@@ -177,7 +486,6 @@ public:
 private:
     static constexpr std::size_t chunk_count = 4;
     static constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
-    static constexpr std::size_t input_bytes = std::size_t{256} << 10;
     static constexpr std::size_t none = ~std::size_t{0};
 
     struct chunk
@@ -211,111 +519,28 @@ private:
 
     void run()
     {
-        z_stream zs{};
-        std::vector<char> in(input_bytes);
-        bool input_eof = false;
-        bool in_member = false;
-        bool first_member = true;
-        std::string error;
-        bool done = false;
-        if (inflateInit2(&zs, 15 + 16) != Z_OK)
+        std::size_t index = 0;
+        while (take_free(index))
         {
-            error = "cannot initialise zlib";
-            done = true;
-        }
-        while (true)
-        {
-            std::size_t index = 0;
-            if (!take_free(index))
-                break;
             chunk & c = chunks_[index];
-            c.size = 0;
-            zs.next_out = reinterpret_cast<Bytef *>(c.data.data());
-            zs.avail_out = static_cast<uInt>(c.data.size());
-            while (!done && zs.avail_out > 0)
-            {
-                if (zs.avail_in == 0 && !input_eof)
-                {
-                    try
-                    {
-                        std::size_t const got = inner_->read(in.data(), in.size());
-                        if (stop_requested_.load(std::memory_order_relaxed))
-                        {
-                            done = true;
-                            break;
-                        }
-                        input_eof = got == 0;
-                        zs.next_in = reinterpret_cast<Bytef *>(in.data());
-                        zs.avail_in = static_cast<uInt>(got);
-                    }
-                    catch (source_error const & e)
-                    {
-                        error = e.what();
-                        done = true;
-                        break;
-                    }
-                }
-                if (!in_member)
-                {
-                    // between members: skip zero padding; anything else must be the next member
-                    while (zs.avail_in > 0 && *zs.next_in == 0)
-                    {
-                        ++zs.next_in;
-                        --zs.avail_in;
-                    }
-                    if (zs.avail_in == 0)
-                    {
-                        done = input_eof; // clean end (or empty input)
-                        continue;
-                    }
-                    in_member = true;
-                    if (!first_member)
-                        inflateReset(&zs);
-                }
-                if (zs.avail_in == 0 && input_eof)
-                {
-                    error = "unexpected end of gzip data (truncated file)";
-                    done = true;
-                    break;
-                }
-                int const ret = inflate(&zs, Z_NO_FLUSH);
-                if (ret == Z_STREAM_END)
-                {
-                    in_member = false;
-                    first_member = false;
-                }
-                else if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT)
-                {
-                    error = !first_member && zs.total_out == 0 && zs.total_in <= 10
-                                ? std::string{"trailing garbage after gzip data"}
-                                : std::string{"corrupted gzip data ("} +
-                                      (zs.msg != nullptr ? zs.msg : "bad data") + ")";
-                    done = true;
-                }
-                else if (ret == Z_MEM_ERROR)
-                {
-                    error = "out of memory while decompressing";
-                    done = true;
-                }
-                // Z_OK, Z_BUF_ERROR: more input or output space needed
-            }
-            c.size = c.data.size() - zs.avail_out;
-            c.last = done;
-            c.error = error;
+            c.size = decoder_.done() ? 0 : decoder_.fill(c.data.data(), c.data.size());
+            c.last = decoder_.done();
+            if (c.last)
+                c.error = decoder_.error();
             publish(index);
-            if (done)
+            if (c.last)
                 break;
         }
-        inflateEnd(&zs);
     }
 
     std::unique_ptr<byte_source> inner_;
+    std::atomic<bool> stop_requested_{false}; // read without the lock between input reads
+    Decoder decoder_;
     std::array<chunk, chunk_count> chunks_;
     std::mutex mutex_;
     std::condition_variable cv_;
     std::deque<std::size_t> free_, ready_;
     bool stop_{false};
-    std::atomic<bool> stop_requested_{false}; // read without the lock between input reads
     std::size_t current_{none};
     std::size_t pos_{0};
     std::thread worker_;
@@ -344,9 +569,41 @@ std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const t
     return std::make_unique<bgzf_source>(fp);
 }
 
+bool have_isal() noexcept
+{
+#ifdef KSIEVE_HAVE_ISAL
+    return true;
+#else
+    return false;
+#endif
+}
+
+gzip_backend gzip_backend_from_env(char const * const value) noexcept
+{
+    bool const force_zlib = value != nullptr && *value != '\0' && std::string_view{value} != "0";
+    return force_zlib || !have_isal() ? gzip_backend::zlib : gzip_backend::isal;
+}
+
+gzip_backend default_gzip_backend() noexcept
+{
+    static gzip_backend const backend = gzip_backend_from_env(std::getenv("KSIEVE_ZLIB"));
+    return backend;
+}
+
+std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner, gzip_backend const backend)
+{
+#ifdef KSIEVE_HAVE_ISAL
+    if (backend == gzip_backend::isal)
+        return std::make_unique<gzip_source<isal_decoder>>(std::move(inner));
+#else
+    (void)backend;
+#endif
+    return std::make_unique<gzip_source<zlib_decoder>>(std::move(inner));
+}
+
 std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner)
 {
-    return std::make_unique<gzip_source>(std::move(inner));
+    return make_gzip_source(std::move(inner), default_gzip_backend());
 }
 
 } // namespace ksieve::io::detail
