@@ -172,22 +172,31 @@ public:
         }
     }
 
-    void close()
+    /*! Flush and close every output under its temporary name (nothing committed yet). */
+    void finish()
     {
         throw_if_interrupted();
         for (auto * w : {novel_.get(), known_.get(), novel2_.get(), known2_.get()})
             if (w != nullptr)
-                w->close();
+                w->finish();
         if (report_ != nullptr)
         {
             bool const ok = std::fflush(report_) == 0 && std::ferror(report_) == 0;
-            if (report_ != stdout)
-                std::fclose(report_);
+            bool const closed = report_ == stdout || std::fclose(report_) == 0;
             report_ = nullptr;
-            if (!ok)
+            if (!ok || !closed)
                 throw io_error{"cannot write report '" + report_file_->path() + "'"};
-            report_file_->commit();
         }
+    }
+
+    /*! Rename every finished output into place. */
+    void commit()
+    {
+        for (auto * w : {novel_.get(), known_.get(), novel2_.get(), known2_.get()})
+            if (w != nullptr)
+                w->commit();
+        if (report_file_)
+            report_file_->commit();
     }
 
 private:
@@ -223,11 +232,13 @@ void account(run_summary & s, work_item const & item)
     s.bases += item.r1.bases() + item.r2.bases();
 }
 
-void write_stats(std::string const & path, run_summary const & s, std::string const & command,
-                 classify_output_args const & a)
+// Writes the stats JSON under a temporary name; the caller commits the returned file (null: nothing to
+// commit, i.e. no --stats or stdout).
+std::unique_ptr<io::output_file> write_stats(std::string const & path, run_summary const & s,
+                                             std::string const & command, classify_output_args const & a)
 {
     if (path.empty())
-        return;
+        return nullptr;
     nlohmann::ordered_json j;
     j["command"] = command;
     j["reads"] = s.records;
@@ -252,17 +263,17 @@ void write_stats(std::string const & path, run_summary const & s, std::string co
     if (path == "-" || path == "/dev/stdout")
     {
         std::cout << text << std::flush;
-        return;
+        return nullptr;
     }
-    io::output_file out{path};
+    auto out = std::make_unique<io::output_file>(path);
     {
-        std::ofstream f{out.write_path(), std::ios::binary};
+        std::ofstream f{out->write_path(), std::ios::binary};
         f << text;
         f.flush();
         if (!f)
             throw io_error{"cannot write stats '" + path + "'"};
     }
-    out.commit();
+    return out;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point const t0)
@@ -322,9 +333,14 @@ run_summary run_classify(classify_args const & args)
             progress.update(summary.records, summary.known_units, summary.units);
         });
     progress.finish();
-    outputs.close();
+    outputs.finish();
     summary.seconds = seconds_since(t0);
-    write_stats(args.out.stats, summary, "classify", args.out);
+    auto const stats = write_stats(args.out.stats, summary, "classify", args.out);
+    // Every output is complete: only now is any of them renamed into place.
+    throw_if_interrupted();
+    outputs.commit();
+    if (stats)
+        stats->commit();
     return summary;
 }
 
@@ -385,11 +401,22 @@ run_summary run_dedup(dedup_args const & args)
         });
     progress.finish();
     throw_if_interrupted();
+    std::unique_ptr<io::output_file> saved;
     if (!args.save_filter.empty())
-        filter->save(args.save_filter);
-    outputs.close();
+    {
+        saved = std::make_unique<io::output_file>(args.save_filter);
+        filter->save(saved->write_path());
+    }
+    outputs.finish();
     summary.seconds = seconds_since(t0);
-    write_stats(args.out.stats, summary, "dedup", args.out);
+    auto const stats = write_stats(args.out.stats, summary, "dedup", args.out);
+    // Every output is complete: only now is any of them renamed into place.
+    throw_if_interrupted();
+    outputs.commit();
+    if (saved)
+        saved->commit();
+    if (stats)
+        stats->commit();
     return summary;
 }
 

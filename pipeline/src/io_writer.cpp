@@ -238,7 +238,7 @@ public:
             flush();
     }
 
-    void close() override
+    void finish() override
     {
         if (closed_)
             return;
@@ -258,8 +258,9 @@ public:
             if (::close(fd_) != 0)
                 throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
         }
-        out_.commit();
     }
+
+    void commit() override { out_.commit(); }
 
 private:
     static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
@@ -424,7 +425,7 @@ public:
             throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
     }
 
-    void close() override
+    void finish() override
     {
         if (closed_)
             return;
@@ -434,8 +435,9 @@ public:
         errno = 0;
         if (hts_close(fp) != 0)
             throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
-        out_.commit();
     }
+
+    void commit() override { out_.commit(); }
 
 private:
     void release() noexcept

@@ -141,3 +141,32 @@ TEST_F(commands_io, sigint_exits_130_and_leaves_no_partial_output)
             << "left behind: " << name;
     }
 }
+
+// An output that fails at the very end (/dev/full: writes fail with ENOSPC when flushed) must not leave
+// the other outputs of the run committed: all are finished before any is renamed into place.
+TEST_F(commands_io, a_late_output_error_commits_no_other_output)
+{
+    std::string const mixed = data("mixed.fq").string();
+    for (std::string const failing : {"--known /dev/full", "--report /dev/full", "--stats /dev/full"})
+    {
+        auto const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' " +
+                                      failing + " '" + mixed + "'",
+                                  tmp);
+        EXPECT_EQ(r.status, 1) << failing << ": " << r.err;
+        EXPECT_NE(r.err.find("ksieve: error:"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("/dev/full"), std::string::npos) << r.err;
+        for (auto const & entry : std::filesystem::directory_iterator{tmp.path()})
+        {
+            std::string const name = entry.path().filename().string();
+            EXPECT_TRUE(name == "hs.ksf" || name == "stdout.txt" || name == "stderr.txt")
+                << failing << " left behind: " << name;
+        }
+    }
+    // dedup: the saved filter is not committed either.
+    auto const d = run_ksieve("dedup -q --save-filter '" + (tmp / "d.ksf") + "' --novel '" + (tmp / "n.fq") +
+                                  "' --stats /dev/full '" + mixed + "'",
+                              tmp);
+    EXPECT_EQ(d.status, 1) << d.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "d.ksf"));
+    EXPECT_FALSE(std::filesystem::exists(tmp / "n.fq"));
+}

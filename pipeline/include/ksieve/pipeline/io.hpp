@@ -209,8 +209,17 @@ public:
     /*! \brief Records written from now on come from batches of format `format` (several inputs of
      * different formats in one run). */
     virtual void set_input_format(seq_format format) noexcept = 0;
-    /*! \brief Flush, close and commit (rename into place). \throws io_error */
-    virtual void close() = 0;
+    /*! \brief Flush and close without committing (the data stays under the temporary name), so that a
+     * command can finish every output before it commits any. \throws io_error */
+    virtual void finish() = 0;
+    /*! \brief Rename into place. \pre finish() returned. \throws io_error */
+    virtual void commit() = 0;
+    /*! \brief finish() then commit(). \throws io_error */
+    void close()
+    {
+        finish();
+        commit();
+    }
 };
 
 /*! \brief Mate-name equality used by paired readers: compare up to the first whitespace, after
