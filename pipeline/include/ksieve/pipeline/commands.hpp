@@ -34,7 +34,8 @@ struct shard_range
         if (count == 1)
             return true;
         // floor(key * count / 2^key_bits) computed without overflow.
-        unsigned __int128 const x = static_cast<unsigned __int128>(key) * count;
+        __extension__ using u128 = unsigned __int128; // GCC/Clang extension, silences -Wpedantic
+        u128 const x = static_cast<u128>(key) * count;
         return static_cast<std::uint64_t>(x >> key_bits) == index;
     }
 };
