@@ -1,10 +1,14 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 
+#include "quotient_filter_isa.hpp"
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -14,8 +18,15 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-#if defined(__BMI2__) || defined(__SSE2__)
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+#if defined(__x86_64__) && !defined(__BMI2__) && defined(__GNUC__) && __has_include(<cpuid.h>)
+#include <cpuid.h>
+// A second copy of the hot paths is compiled for BMI1/BMI2/LZCNT/POPCNT and picked at run time.
+#define KSIEVE_QF_BMI2_KERNEL 1
+#else
+#define KSIEVE_QF_BMI2_KERNEL 0
 #endif
 
 namespace ksieve
@@ -32,7 +43,6 @@ constexpr std::size_t params_count = 11;
 constexpr unsigned min_quotient_bits = 6;
 constexpr unsigned max_quotient_bits = 48;
 constexpr unsigned max_group_slots = 80; // 3 + 65 digits (r = 2, count 2^64) fits
-constexpr std::size_t prefetch_distance = 16;
 constexpr std::size_t batch_stage_gap = 8;
 
 // Result codes of the internal editing functions.
@@ -49,57 +59,64 @@ inline std::uint64_t load64(void const * p) noexcept
 }
 inline void store64(void * p, std::uint64_t const v) noexcept { std::memcpy(p, &v, 8); }
 
-// popcount: the instruction when the target has it, else a branch-free SWAR count (the libgcc fallback
-// of std::popcount is a call).
-[[gnu::always_inline]] inline unsigned popcnt(std::uint64_t x) noexcept
+// Branch-free SWAR popcount (the libgcc fallback of std::popcount is a call).
+[[gnu::always_inline, maybe_unused]] inline unsigned popcount_swar(std::uint64_t x) noexcept
 {
-#if defined(__POPCNT__)
-    return static_cast<unsigned>(__builtin_popcountll(x));
-#else
     x = x - ((x >> 1) & 0x5555555555555555ULL);
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
     return static_cast<unsigned>((x * 0x0101010101010101ULL) >> 56);
-#endif
 }
 
-[[gnu::always_inline]] inline std::uint64_t low_mask(unsigned const n) noexcept
+[[gnu::always_inline]] inline std::uint64_t low_bits_mask(unsigned const n) noexcept
 {
-#if defined(__BMI2__)
-    return _bzhi_u64(~std::uint64_t{0}, n); // n >= 64 gives all ones
-#else
     return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-#endif
 }
 
-/* Position of the k-th (0-based) set bit of w, or 64 if w has at most k set bits (branch-free callers
- * compute selects whose result they then discard). */
-inline unsigned select64(std::uint64_t w, unsigned k) noexcept
-{
-#if defined(__BMI2__)
-    return static_cast<unsigned>(std::countr_zero(_pdep_u64(std::uint64_t{1} << (k & 63), w)));
-#else
-    unsigned base = 0;
-    for (; base < 64; base += 8, w >>= 8)
+// select_in_byte[8 * b + j]: position of the j-th (0-based) set bit of byte b, 8 if b has at most j.
+constexpr auto select_in_byte = [] {
+    std::array<std::uint8_t, 256 * 8> t{};
+    for (unsigned b = 0; b < 256; ++b)
     {
-        unsigned const c = popcnt(w & 0xFFu);
-        if (k < c)
-        {
-            for (unsigned i = 0; i < k; ++i)
-                w &= w - 1;
-            return base + static_cast<unsigned>(std::countr_zero(w));
-        }
-        k -= c;
+        unsigned j = 0;
+        for (unsigned i = 0; i < 8; ++i)
+            if (((b >> i) & 1) != 0)
+                t[8 * b + j++] = static_cast<std::uint8_t>(i);
+        for (; j < 8; ++j)
+            t[8 * b + j] = 8;
     }
-    return 64;
-#endif
-}
+    return t;
+}();
 
 // cond ? a : b without a branch (the compiler turns plain ternaries on random data into branches).
 [[gnu::always_inline]] inline std::uint64_t pick(bool const cond, std::uint64_t const a, std::uint64_t const b) noexcept
 {
     return b ^ ((a ^ b) & (std::uint64_t{0} - static_cast<std::uint64_t>(cond)));
 }
+
+/* Position of the k-th (0-based) set bit of w, or 64 if w has at most k set bits, without branches
+ * (broadword select, Vigna 2008): byte popcounts by SWAR, their prefix sums by one multiplication, the byte
+ * holding the bit by a byte-wise compare of the prefix sums with k, the bit in that byte by a table.
+ * \pre k < 128. */
+[[gnu::always_inline]] inline unsigned select64_portable(std::uint64_t const w, unsigned const k) noexcept
+{
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t highs = 0x8080808080808080ULL;
+    std::uint64_t s = w - ((w >> 1) & 0x5555555555555555ULL);
+    s = (s & 0x3333333333333333ULL) + ((s >> 2) & 0x3333333333333333ULL);
+    s = (s + (s >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    std::uint64_t const prefix = s * ones; // byte i: set bits in bytes 0..i (at most 64, no carry)
+    // Byte i gets its top bit iff prefix_i <= k (128 + k - prefix_i stays in [1, 255]: no borrow).
+    std::uint64_t const le = ((std::uint64_t{k} * ones) | highs) - prefix;
+    // The bytes whose prefix is <= k are the lowest ones: count them (0..8).
+    auto const byte = static_cast<unsigned>((((le & highs) >> 7) * ones) >> 56);
+    unsigned const sh = (8 * byte) & 63;
+    auto const before = static_cast<unsigned>(((prefix << 8) >> sh) & 0xFF);
+    auto const b = static_cast<unsigned>((w >> sh) & 0xFF);
+    unsigned const bit = select_in_byte[8 * b + ((k - before) & 7)];
+    return static_cast<unsigned>(pick(byte < 8, 8 * byte + bit, 64));
+}
+
 
 inline std::uint64_t sat_add(std::uint64_t const a, std::uint64_t const b) noexcept
 {
@@ -283,7 +300,7 @@ void quotient_filter::set_key(unsigned const key_bits, unsigned const p, double 
     p_ = p;
     shl_ = p >= key_bits ? p - key_bits : 0;
     shr_ = p < key_bits ? key_bits - p : 0;
-    key_mask_ = low_mask(key_bits);
+    key_mask_ = low_bits_mask(key_bits);
     max_load_ = max_load;
     auto_grow_ = auto_grow;
 }
@@ -292,7 +309,7 @@ void quotient_filter::set_geometry(unsigned const q, unsigned const r)
 {
     q_ = q;
     r_ = r;
-    rmask_ = low_mask(r);
+    rmask_ = low_bits_mask(r);
     nslots_ = std::uint64_t{1} << q;
     nblocks_ = blocks_for(q);
     phys_slots_ = nblocks_ * 64;
@@ -425,855 +442,199 @@ quotient_filter quotient_filter::clone() const
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Slot-level primitives.
+// Slot-level primitives and hot paths: quotient_filter::kernel<0> (the build's target) and, on x86-64 builds
+// without BMI2, kernel<1> (BMI1/BMI2/LZCNT/POPCNT: pdep select, bzhi masks). current_isa() picks one at run time.
 
-[[gnu::always_inline]] inline std::uint8_t const * quotient_filter::block(std::uint64_t const b) const noexcept
-{
-    return reinterpret_cast<std::uint8_t const *>(ctable_) + b * block_bytes_;
-}
-[[gnu::always_inline]] inline std::uint8_t * quotient_filter::mblock(std::uint64_t const b) noexcept
-{
-    return reinterpret_cast<std::uint8_t *>(table_) + b * block_bytes_;
-}
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::occupieds(std::uint64_t const b) const noexcept { return load64(block(b) + 1); }
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::runends(std::uint64_t const b) const noexcept { return load64(block(b) + 9); }
+#define KSIEVE_QF_PASTE2(a, b) a##b
+#define KSIEVE_QF_PASTE(a, b) KSIEVE_QF_PASTE2(a, b)
 
-// Remainder bits of slot i of a block start at bit i*r of the block's remainder area (8r bytes). A 64-bit
-// window is loaded from the byte holding that bit, moved back so that it never leaves the block: then no
-// access touches a neighbouring block (region locks rely on it).
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::get_slot(std::uint64_t const j) const noexcept
-{
-    std::uint8_t const * const rem = block(j >> 6) + header_bytes;
-    if (r_ == 8)
-        return rem[j & 63];
-    std::uint64_t const bit = (j & 63) * r_;
-    std::uint64_t byte = bit >> 3;
-    std::uint64_t const lim = 8 * std::uint64_t{r_} - 8;
-    if (byte > lim)
-        byte = lim;
-    return (load64(rem + byte) >> (bit - 8 * byte)) & rmask_;
-}
+#define KSIEVE_QF_ISA 0
+#include "quotient_filter_hot.inc"
+#undef KSIEVE_QF_ISA
 
-[[gnu::always_inline]] inline void quotient_filter::set_slot(std::uint64_t const j, std::uint64_t const v) noexcept
-{
-    std::uint8_t * const rem = mblock(j >> 6) + header_bytes;
-    if (r_ == 8)
-    {
-        rem[j & 63] = static_cast<std::uint8_t>(v);
-        return;
-    }
-    std::uint64_t const bit = (j & 63) * r_;
-    std::uint64_t byte = bit >> 3;
-    std::uint64_t const lim = 8 * std::uint64_t{r_} - 8;
-    if (byte > lim)
-        byte = lim;
-    unsigned const sh = static_cast<unsigned>(bit - 8 * byte);
-    std::uint64_t w = load64(rem + byte);
-    w = (w & ~(rmask_ << sh)) | (v << sh);
-    store64(rem + byte, w);
-}
+#if KSIEVE_QF_BMI2_KERNEL
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi,bmi2,lzcnt,popcnt"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("bmi,bmi2,lzcnt,popcnt")
+#endif
+#define KSIEVE_QF_ISA 1
+#include "quotient_filter_hot.inc"
+#undef KSIEVE_QF_ISA
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 
-// n consecutive slots of one block as one integer (n * r <= 57 bits).
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::get_chunk(std::uint64_t const j, unsigned const n) const noexcept
+namespace
 {
-    std::uint8_t const * const rem = block(j >> 6) + header_bytes;
-    std::uint64_t const bit = (j & 63) * r_;
-    std::uint64_t byte = bit >> 3;
-    std::uint64_t const lim = 8 * std::uint64_t{r_} - 8;
-    if (byte > lim)
-        byte = lim;
-    return (load64(rem + byte) >> (bit - 8 * byte)) & low_mask(n * r_);
-}
 
-[[gnu::always_inline]] inline void quotient_filter::set_chunk(std::uint64_t const j, unsigned const n, std::uint64_t const v) noexcept
-{
-    std::uint8_t * const rem = mblock(j >> 6) + header_bytes;
-    std::uint64_t const bit = (j & 63) * r_;
-    std::uint64_t byte = bit >> 3;
-    std::uint64_t const lim = 8 * std::uint64_t{r_} - 8;
-    if (byte > lim)
-        byte = lim;
-    unsigned const sh = static_cast<unsigned>(bit - 8 * byte);
-    std::uint64_t const m = low_mask(n * r_) << sh;
-    std::uint64_t w = load64(rem + byte);
-    w = (w & ~m) | (v << sh);
-    store64(rem + byte, w);
-}
+constexpr int isa_unset = -1;
+constexpr int isa_generic = 0;
+constexpr int isa_bmi2 = 1;
+std::atomic<int> active_isa{isa_unset};
 
-[[gnu::always_inline]] inline void quotient_filter::set_runend(std::uint64_t const j, bool const v) noexcept
+// Whether the CPU runs the kernel<1> code, and runs pdep fast: AMD family 0x17 (Zen 1, Zen 2) and Hygon
+// family 0x18 microcode pdep/pext (hundreds of cycles), so they keep the generic kernel.
+#if KSIEVE_QF_BMI2_KERNEL
+bool cpu_has_bmi2_kernel_isa_uncached() noexcept
 {
-    std::uint8_t * const p = mblock(j >> 6) + 9;
-    std::uint64_t w = load64(p);
-    std::uint64_t const bit = std::uint64_t{1} << (j & 63);
-    w = v ? (w | bit) : (w & ~bit);
-    store64(p, w);
-}
-
-[[gnu::always_inline]] inline void quotient_filter::set_occupied(std::uint64_t const h, bool const v) noexcept
-{
-    std::uint8_t * const p = mblock(h >> 6) + 1;
-    std::uint64_t w = load64(p);
-    std::uint64_t const bit = std::uint64_t{1} << (h & 63);
-    w = v ? (w | bit) : (w & ~bit);
-    store64(p, w);
-}
-
-// memmove of n slots (remainders and runend bits) from src to dst, in pieces that stay inside one block on
-// both sides.
-void quotient_filter::move_slots(std::uint64_t dst, std::uint64_t src, std::uint64_t n) noexcept
-{
-    if (n == 0 || dst == src)
-        return;
-    bool const bytewise = (r_ & 7) == 0;
-    std::uint64_t const cmax = bytewise ? 64 : 57 / r_;
-    auto piece = [&](std::uint64_t const d, std::uint64_t const s, unsigned const c) {
-        // remainders
-        if (bytewise)
-        {
-            std::uint64_t const bpr = r_ / 8;
-            small_memmove(mblock(d >> 6) + header_bytes + (d & 63) * bpr, block(s >> 6) + header_bytes + (s & 63) * bpr,
-                          c * bpr);
-        }
-        else
-            set_chunk(d, c, get_chunk(s, c));
-        // runend bits
-        std::uint64_t const bits = (runends(s >> 6) >> (s & 63)) & low_mask(c);
-        std::uint8_t * const p = mblock(d >> 6) + 9;
-        std::uint64_t const m = low_mask(c) << (d & 63);
-        store64(p, (load64(p) & ~m) | (bits << (d & 63)));
-    };
-    if (dst < src)
-    {
-        while (n > 0)
-        {
-            std::uint64_t c = std::min({n, cmax, 64 - (src & 63), 64 - (dst & 63)});
-            piece(dst, src, static_cast<unsigned>(c));
-            src += c;
-            dst += c;
-            n -= c;
-        }
-    }
-    else
-    {
-        std::uint64_t se = src + n;
-        std::uint64_t de = dst + n;
-        while (n > 0)
-        {
-            std::uint64_t c = std::min({n, cmax, ((se - 1) & 63) + 1, ((de - 1) & 63) + 1});
-            se -= c;
-            de -= c;
-            piece(de, se, static_cast<unsigned>(c));
-            n -= c;
-        }
-    }
-}
-
-// Zero remainders and runend bits of slots [from, to).
-void quotient_filter::clear_slots(std::uint64_t from, std::uint64_t const to) noexcept
-{
-    bool const bytewise = (r_ & 7) == 0;
-    std::uint64_t const cmax = bytewise ? 64 : 57 / r_;
-    while (from < to)
-    {
-        std::uint64_t const c = std::min({to - from, cmax, 64 - (from & 63)});
-        if (bytewise)
-            std::memset(mblock(from >> 6) + header_bytes + (from & 63) * (r_ / 8), 0, c * (r_ / 8));
-        else
-            set_chunk(from, static_cast<unsigned>(c), 0);
-        std::uint8_t * const p = mblock(from >> 6) + 9;
-        store64(p, load64(p) & ~(low_mask(static_cast<unsigned>(c)) << (from & 63)));
-        from += c;
-    }
-}
-
-// Position of the k-th (1-based) runend at or after `from`, or none if it is not below `limit`.
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::select_runend(std::uint64_t const from, std::uint64_t k,
-                                             std::uint64_t const limit) const noexcept
-{
-    if (from >= limit)
-        return none;
-    std::uint64_t b = from >> 6;
-    std::uint64_t w = runends(b) & (~std::uint64_t{0} << (from & 63));
-    for (;;)
-    {
-        auto const c = static_cast<std::uint64_t>(popcnt(w));
-        if (c >= k)
-        {
-            std::uint64_t const pos = 64 * b + select64(w, static_cast<unsigned>(k - 1));
-            return pos < limit ? pos : none;
-        }
-        k -= c;
-        ++b;
-        if (64 * b >= limit)
-            return none;
-        w = runends(b);
-    }
-}
-
-// The true offset of block b (the stored byte saturates at 255). Scanning backwards is not allowed when
-// `limited` (region locks): then false.
-[[gnu::always_inline]] inline bool quotient_filter::true_offset(std::uint64_t const b, bool const limited, std::uint64_t & out) const noexcept
-{
-    std::uint64_t const o = block(b)[0];
-    if (o < offset_saturated)
-    {
-        out = o;
-        return true;
-    }
-    if (limited)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (static_cast<unsigned>(__get_cpuid_max(0, nullptr)) < 7)
         return false;
-    std::uint64_t b0 = b;
-    while (b0 > 0 && block(b0)[0] == offset_saturated)
-        --b0;
-    std::uint64_t const o0 = (b0 == 0) ? 0 : block(b0)[0];
-    std::uint64_t d = 0;
-    for (std::uint64_t t = b0; t < b; ++t)
-        d += static_cast<std::uint64_t>(popcnt(occupieds(t)));
-    std::uint64_t const span = 64 * (b - b0);
-    if (d == 0)
+    __cpuid(1, a, b, c, d);
+    bool const popcnt = ((c >> 23) & 1) != 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    bool const bmi1 = ((b >> 3) & 1) != 0;
+    bool const bmi2 = ((b >> 8) & 1) != 0;
+    bool lzcnt = false;
+    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) >= 0x80000001u)
     {
-        out = o0 > span ? o0 - span : 0;
+        __cpuid(0x80000001u, a, b, c, d);
+        lzcnt = ((c >> 5) & 1) != 0;
+    }
+    return popcnt && bmi1 && bmi2 && lzcnt;
+}
+
+// cpuid is slow (a VM exit under virtualisation): ask once.
+bool cpu_has_bmi2_kernel_isa() noexcept
+{
+    static bool const has = cpu_has_bmi2_kernel_isa_uncached();
+    return has;
+}
+
+bool cpu_has_slow_pdep_uncached() noexcept
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __cpuid(0, a, b, c, d);
+    char vendor[13];
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    vendor[12] = 0;
+    bool const amd = std::strcmp(vendor, "AuthenticAMD") == 0;
+    bool const hygon = std::strcmp(vendor, "HygonGenuine") == 0;
+    if (!amd && !hygon)
+        return false;
+    __cpuid(1, a, b, c, d);
+    unsigned family = (a >> 8) & 0xF;
+    if (family == 0xF)
+        family += (a >> 20) & 0xFF;
+    return family == 0x17 || family == 0x18;
+}
+
+bool cpu_has_slow_pdep() noexcept
+{
+    static bool const slow = cpu_has_slow_pdep_uncached();
+    return slow;
+}
+#endif
+
+int detect_isa() noexcept
+{
+#if KSIEVE_QF_BMI2_KERNEL
+    char const * const env = std::getenv("KSIEVE_QF_GENERIC");
+    bool const forced_generic = env != nullptr && env[0] == '1';
+    if (!forced_generic && cpu_has_bmi2_kernel_isa() && !cpu_has_slow_pdep())
+        return isa_bmi2;
+#endif
+    return isa_generic;
+}
+
+// The kernel the dispatched operations use, chosen on first use (environment read once).
+[[gnu::always_inline]] inline int current_isa() noexcept
+{
+    int const v = active_isa.load(std::memory_order_relaxed);
+    if (v != isa_unset) [[likely]]
+        return v;
+    int expected = isa_unset;
+    int const d = detect_isa();
+    return active_isa.compare_exchange_strong(expected, d, std::memory_order_relaxed) ? d : expected;
+}
+
+} // namespace
+
+namespace detail
+{
+
+bool qf_isa_supported(qf_isa const isa) noexcept
+{
+    if (isa == qf_isa::generic)
         return true;
-    }
-    std::uint64_t const re = select_runend(64 * b0 + o0, d, phys_slots_);
-    if (re == none)
-        out = offset_saturated; // corrupted data: any bounded value keeps reads in range
-    else
-        out = re + 1 > 64 * b ? re + 1 - 64 * b : 0;
-    return true;
-}
-
-// End of the run of the last occupied quotient <= j; a value v with v + 1 <= j (possibly none) if no run
-// reaches j.
-[[gnu::always_inline]] inline int quotient_filter::run_end_upto(std::uint64_t const j, std::uint64_t const limit, bool const limited,
-                                  std::uint64_t & out) const noexcept
-{
-    std::uint64_t const b = j >> 6;
-    std::uint64_t o;
-    if (!true_offset(b, limited, o))
-        return rc_saturated;
-    auto const d =
-        static_cast<std::uint64_t>(popcnt(occupieds(b) & low_mask(static_cast<unsigned>(j & 63) + 1)));
-    std::uint64_t const base = 64 * b + o;
-    if (d == 0)
-    {
-        out = base - 1;
-        return rc_ok;
-    }
-    out = select_runend(base, d, limit);
-    return out == none ? rc_beyond : rc_ok;
-}
-
-// First empty slot at or after j (below limit). In block b with base = 64b + offset, slots below base are
-// covered by earlier quotients' runs; slot j >= base is used iff some run with home in [64b, j] has not
-// ended in [base, j) (runs are placed in order, contiguously): the open runs end at the next runends.
-int quotient_filter::first_empty(std::uint64_t j, std::uint64_t const limit, bool const limited,
-                                 std::uint64_t & out) const noexcept
-{
-    for (;;)
-    {
-        if (j >= limit)
-            return rc_beyond;
-        std::uint64_t const b = j >> 6;
-        std::uint8_t const * const blk = block(b);
-        std::uint64_t o = blk[0];
-        if (o == offset_saturated && !true_offset(b, limited, o))
-            return rc_saturated;
-        std::uint64_t const base = 64 * b + o;
-        if (j < base)
-        {
-            j = base;
-            continue;
-        }
-        unsigned i = static_cast<unsigned>(j & 63);
-        std::uint64_t const occw = load64(blk + 1);
-        std::uint64_t const rew = load64(blk + 9);
-        unsigned open = popcnt(occw & low_mask(i + 1)) - popcnt(rew & low_mask(i) & ~low_mask(static_cast<unsigned>(o)));
-        // Inside this block: the open runs end at the next `open` runends; the runs open just after are
-        // exactly those whose home lies in between.
-        while (open > 0)
-        {
-            std::uint64_t const w = rew & ~low_mask(i);
-            unsigned const c = popcnt(w);
-            if (c < open)
-            {
-                std::uint64_t const e = select_runend(64 * (b + 1), open - c, limit);
-                if (e == none)
-                    return rc_beyond;
-                j = e + 1;
-                break;
-            }
-            unsigned const e = select64(w, open - 1);
-            if (e == 63)
-            {
-                j = 64 * (b + 1);
-                break;
-            }
-            open = popcnt(occw & low_mask(e + 2) & ~low_mask(i + 1));
-            i = e + 1;
-        }
-        if (open == 0)
-        {
-            out = 64 * b + i;
-            return out < limit ? rc_ok : rc_beyond;
-        }
-    }
-}
-
-// Run of quotient h: li.occupied, li.start (run start, or where a new run of h would start), li.end.
-[[gnu::always_inline]] inline int quotient_filter::locate(std::uint64_t const h, std::uint64_t const limit, bool const limited,
-                            locate_info & li) const noexcept
-{
-    std::uint64_t const b = h >> 6;
-    unsigned const i = static_cast<unsigned>(h & 63);
-    std::uint8_t const * const blk = block(b);
-    std::uint64_t o = blk[0];
-    if (o == offset_saturated && !true_offset(b, limited, o))
-        return rc_saturated;
-    std::uint64_t const occw = load64(blk + 1);
-    li.occupied = ((occw >> i) & 1) != 0;
-    unsigned const d = popcnt(occw & low_mask(i));
-    // Fast path: the runends needed are in this block's word.
-    if (o < 64)
-    {
-        std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << o);
-        unsigned const need = li.occupied ? d + 1 : d;
-        if (popcnt(w) >= need)
-        {
-            std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
-            std::uint64_t const prev = pick(d == 0, 64 * b + o - 1, sel);
-            li.start = std::max(h, prev + 1);
-            if (li.occupied)
-                li.end = 64 * b + select64(w, d);
-            return (li.occupied ? li.end : li.start) < limit ? rc_ok : rc_beyond;
-        }
-    }
-    std::uint64_t const base = 64 * b + o;
-    std::uint64_t prev;
-    if (d == 0)
-        prev = base - 1;
-    else
-    {
-        prev = select_runend(base, d, limit);
-        if (prev == none)
-            return rc_beyond;
-    }
-    li.start = std::max(h, prev + 1);
-    if (li.occupied)
-    {
-        li.end = select_runend(li.start, 1, limit);
-        if (li.end == none)
-            return rc_beyond;
-    }
-    return rc_ok;
-}
-
-[[gnu::always_inline]] inline void quotient_filter::decode_group(std::uint64_t const pos, std::uint64_t const end, std::uint64_t & value,
-                                   std::uint64_t & count, std::uint64_t & len) const noexcept
-{
-    std::uint64_t const x = get_slot(pos);
-    value = x;
-    if (pos >= end)
-    {
-        count = 1;
-        len = 1;
-        return;
-    }
-    std::uint64_t const y = get_slot(pos + 1);
-    std::uint64_t const base = rmask_; // digits in base 2^r - 1
-    if (x == 0)
-    {
-        if (y != 0)
-        {
-            count = 1;
-            len = 1;
-            return;
-        }
-        std::uint64_t v = 0;
-        std::uint64_t k = pos + 2;
-        for (; k <= end; ++k)
-        {
-            std::uint64_t const t = get_slot(k);
-            if (t == 0)
-                break;
-            v = mul_add_sat(v, base, t - 1);
-        }
-        if (k > end)
-            k = end; // corrupted: stay inside the run
-        count = sat_add(v, 2);
-        len = k - pos + 1;
-        return;
-    }
-    if (y == x)
-    {
-        count = 2;
-        len = 2;
-        return;
-    }
-    if (y > x)
-    {
-        count = 1;
-        len = 1;
-        return;
-    }
-    std::uint64_t v = 0;
-    std::uint64_t k = pos + 1;
-    for (; k <= end; ++k)
-    {
-        std::uint64_t const t = get_slot(k);
-        if (t == x)
-            break;
-        v = mul_add_sat(v, base, t < x ? t : t - 1);
-    }
-    if (k > end)
-        k = end;
-    count = sat_add(v, 3);
-    len = k - pos + 1;
-}
-
-unsigned quotient_filter::encode(std::uint64_t const x, std::uint64_t const c, std::uint64_t * const out) const noexcept
-{
-    if (c <= 1)
-    {
-        out[0] = x;
-        return 1;
-    }
-    std::uint64_t const base = rmask_;
-    std::uint64_t digits[max_group_slots];
-    unsigned nd = 0;
-    if (x == 0)
-    {
-        for (std::uint64_t v = c - 2; v > 0; v /= base)
-            digits[nd++] = v % base + 1;
-        unsigned n = 0;
-        out[n++] = 0;
-        out[n++] = 0;
-        while (nd > 0)
-            out[n++] = digits[--nd];
-        out[n++] = 0;
-        return n;
-    }
-    if (c == 2)
-    {
-        out[0] = x;
-        out[1] = x;
-        return 2;
-    }
-    std::uint64_t v = c - 3;
-    do
-    {
-        std::uint64_t const t = v % base;
-        digits[nd++] = t < x ? t : t + 1;
-        v /= base;
-    } while (v > 0);
-    unsigned n = 0;
-    out[n++] = x;
-    if (digits[nd - 1] >= x)
-        out[n++] = 0;
-    while (nd > 0)
-        out[n++] = digits[--nd];
-    out[n++] = x;
-    return n;
-}
-
-std::uint64_t quotient_filter::encoded_length(std::uint64_t const x, std::uint64_t const c) const noexcept
-{
-    std::uint64_t buf[max_group_slots];
-    return encode(x, c, buf);
-}
-
-bool quotient_filter::find_group(locate_info const & li, std::uint64_t const x, group_info & g) const noexcept
-{
-    // Short run inside one block without counters (strictly increasing remainders): position by comparing
-    // all fields at once.
-    std::uint64_t const len = li.end + 1 - li.start;
-    if (len <= swar_fields_ && (li.start & 63) + len <= 64)
-    {
-        auto const n = static_cast<unsigned>(len);
-        std::uint64_t const v = get_chunk(li.start, n);
-        std::uint64_t const fields = low_mask(n * r_);
-        std::uint64_t const nxt = v >> r_;
-        std::uint64_t const diff = (v | swar_high_) - (nxt & ~swar_high_);
-        std::uint64_t const lt = ((~v & nxt) | (~(v ^ nxt) & ~diff)) & swar_high_;
-        if ((~lt & swar_high_ & low_mask((n - 1) * r_)) == 0)
-        {
-            std::uint64_t const xs = (x * swar_ones_) & fields;
-            std::uint64_t const t = v ^ xs;
-            std::uint64_t const zero = ((t | ~fields) - (swar_ones_ & fields)) & ~t & swar_high_ & fields;
-            if (zero != 0)
-            {
-                g.found = true;
-                g.pos = li.start + static_cast<unsigned>(std::countr_zero(zero)) / r_;
-                g.len = 1;
-                g.count = 1;
-                g.last = g.pos == li.end;
-                return true;
-            }
-            // Fields below x: v[f] < x field-wise.
-            std::uint64_t const d2 = (v | swar_high_) - (xs & ~swar_high_);
-            std::uint64_t const below = ((~v & xs) | (~(v ^ xs) & ~d2)) & swar_high_ & fields;
-            g.found = false;
-            g.pos = li.start + popcnt(below);
-            g.last = false;
-            return false;
-        }
-    }
-    std::uint64_t pos = li.start;
-    while (pos <= li.end)
-    {
-        std::uint64_t v, c, len;
-        decode_group(pos, li.end, v, c, len);
-        if (v == x)
-        {
-            g.found = true;
-            g.pos = pos;
-            g.len = len;
-            g.count = c;
-            g.last = pos + len - 1 >= li.end;
-            return true;
-        }
-        if (v > x)
-            break;
-        pos += len;
-    }
-    g.found = false;
-    g.pos = pos > li.end ? li.end + 1 : pos;
-    g.last = false;
+#if KSIEVE_QF_BMI2_KERNEL
+    return cpu_has_bmi2_kernel_isa();
+#else
     return false;
+#endif
 }
 
-// Recompute the offsets of blocks [b_from, b_to] from the true offset of block b_from - 1.
-void quotient_filter::update_offsets(std::uint64_t const b_from, std::uint64_t const b_to) noexcept
+qf_isa qf_active_isa() noexcept
 {
-    if (b_from > b_to || b_from == 0)
-        return;
-    std::uint64_t o;
-    if (!true_offset(b_from - 1, false, o))
-        o = 0;
-    for (std::uint64_t b = b_from; b <= b_to; ++b)
-    {
-        auto const d = static_cast<std::uint64_t>(popcnt(occupieds(b - 1)));
-        if (d == 0)
-            o = o > 64 ? o - 64 : 0;
-        else
-        {
-            std::uint64_t const re = select_runend(64 * (b - 1) + o, d, phys_slots_);
-            o = (re != none && re + 1 > 64 * b) ? re + 1 - 64 * b : 0;
-        }
-        mblock(b)[0] = static_cast<std::uint8_t>(std::min(o, offset_saturated));
-    }
+    return current_isa() == isa_bmi2 ? qf_isa::bmi2 : qf_isa::generic;
 }
 
-// Insert m slots with values vals at position p for quotient h: a new run (new_run), an append after the
-// run's last slot (append), or inside the run. Everything from p to the m-th empty slot at or after p
-// shifts right. Changes nothing unless it succeeds.
-int quotient_filter::insert_slots(std::uint64_t const h, std::uint64_t const p, std::uint64_t const m,
-                                  std::uint64_t const * const vals, bool const new_run, bool const append,
-                                  std::uint64_t const limit, bool const limited) noexcept
+void qf_force_isa(qf_isa const isa) noexcept
 {
-    std::uint64_t empties[max_group_slots];
-    std::uint64_t j = p;
-    for (std::uint64_t i = 0; i < m; ++i)
-    {
-        if (int const rc = first_empty(j, limit, limited, empties[i]); rc != rc_ok)
-            return rc;
-        j = empties[i] + 1;
-    }
-    std::uint64_t const e_last = empties[m - 1];
-    // Fast path (most inserts): one slot, home, insertion point and empty slot in one block, and the empty
-    // slot not the block's last (so no block offset changes): one runends word update, one short move.
-    if (m == 1 && (p >> 6) == (h >> 6) && (e_last >> 6) == (h >> 6) && (e_last & 63) != 63)
-    {
-        std::uint8_t * const blk = mblock(h >> 6);
-        unsigned const pi = static_cast<unsigned>(p & 63);
-        unsigned const ei = static_cast<unsigned>(e_last & 63);
-        if ((r_ & 7) == 0)
-        {
-            std::uint64_t const bpr = r_ / 8;
-            small_memmove(blk + header_bytes + (pi + 1) * bpr, blk + header_bytes + pi * bpr, (ei - pi) * bpr);
-        }
-        else
-        {
-            // Remainders only (the runends word is updated below), backwards in chunks.
-            std::uint64_t n = ei - pi;
-            std::uint64_t se = e_last;
-            std::uint64_t const cmax = 57 / r_;
-            while (n > 0)
-            {
-                std::uint64_t const c = std::min(n, cmax);
-                se -= c;
-                set_chunk(se + 1, static_cast<unsigned>(c), get_chunk(se, static_cast<unsigned>(c)));
-                n -= c;
-            }
-        }
-        std::uint64_t rew = load64(blk + 9);
-        std::uint64_t const below = low_mask(pi);
-        std::uint64_t const moved = rew & low_mask(ei) & ~below;
-        rew = (rew & below) | (moved << 1) | (rew & ~low_mask(ei + 1));
-        rew |= static_cast<std::uint64_t>(new_run || append) << pi;
-        rew &= ~(static_cast<std::uint64_t>(append) << ((pi - 1) & 63));
-        store64(blk + 9, rew);
-        set_slot(p, vals[0]);
-        if (new_run)
-            set_occupied(h, true);
-        return rc_ok;
-    }
-    std::uint64_t b_to = (e_last + 1) >> 6;
-    if (b_to >= nblocks_)
-        b_to = nblocks_ - 1;
-    if (limited && (b_to + 1) * 64 > limit)
-        return rc_beyond;
-    for (std::uint64_t i = m; i-- > 0;)
-    {
-        std::uint64_t const seg = (i == 0) ? p : empties[i - 1] + 1;
-        move_slots(seg + (m - i), seg, empties[i] - seg);
-    }
-    for (std::uint64_t t = 0; t < m; ++t)
-    {
-        set_slot(p + t, vals[t]);
-        set_runend(p + t, false);
-    }
-    if (new_run || append)
-        set_runend(p + m - 1, true);
-    if (append)
-        set_runend(p - 1, false);
-    if (new_run)
-        set_occupied(h, true);
-    if ((h >> 6) + 1 <= b_to)
-        update_offsets((h >> 6) + 1, b_to);
-    return rc_ok;
+    active_isa.store(isa == qf_isa::bmi2 && qf_isa_supported(qf_isa::bmi2) ? isa_bmi2 : isa_generic,
+                     std::memory_order_relaxed);
 }
 
-// Remove slots [p, p + k) of the run of h (ending at run_end); later runs of the cluster shift left, none
-// before its home slot. vanish: the run disappears; fix_runend: slot p - 1 becomes the run's end.
-void quotient_filter::delete_slots(std::uint64_t const h, std::uint64_t const p, std::uint64_t const k,
-                                   std::uint64_t const run_end, bool const vanish, bool const fix_runend) noexcept
+void qf_reset_isa() noexcept
 {
-    std::uint64_t shift = k;
-    std::uint64_t write_end = p;
-    std::uint64_t prev_old_end = run_end;
-    std::uint64_t const src = p + k;
-    if (src <= run_end)
-    {
-        move_slots(p, src, run_end - src + 1);
-        write_end = p + (run_end - src + 1);
-    }
-    std::uint64_t hq = h;
-    for (;;)
-    {
-        // Next occupied quotient in (hq, prev_old_end + 1]: only such a run is contiguous with the cluster.
-        std::uint64_t const last = std::min(prev_old_end + 1, nslots_ - 1);
-        if (hq >= last)
-            break;
-        std::uint64_t const from = hq + 1;
-        std::uint64_t b = from >> 6;
-        std::uint64_t w = occupieds(b) & (~std::uint64_t{0} << (from & 63));
-        while (w == 0 && 64 * (b + 1) <= last)
-        {
-            ++b;
-            w = occupieds(b);
-        }
-        if (w == 0)
-            break;
-        std::uint64_t const next = 64 * b + static_cast<std::uint64_t>(std::countr_zero(w));
-        if (next > last)
-            break;
-        hq = next;
-        std::uint64_t const old_start = prev_old_end + 1;
-        std::uint64_t const new_start = std::max(hq, old_start - shift);
-        std::uint64_t const s2 = old_start - new_start;
-        if (s2 == 0)
-            break;
-        std::uint64_t const old_end = select_runend(old_start, 1, phys_slots_);
-        if (old_end == none)
-            break;
-        clear_slots(write_end, new_start);
-        move_slots(new_start, old_start, old_end - old_start + 1);
-        write_end = new_start + (old_end - old_start + 1);
-        prev_old_end = old_end;
-        shift = s2;
-    }
-    clear_slots(write_end, prev_old_end + 1);
-    if (fix_runend)
-        set_runend(p - 1, true);
-    if (vanish)
-        set_occupied(h, false);
-    update_offsets((h >> 6) + 1, std::min((prev_old_end + 1) >> 6, nblocks_ - 1));
+    active_isa.store(detect_isa(), std::memory_order_relaxed);
 }
 
-// Insert `count` occurrences of the fingerprint (h, x). load_limit: maximal used slots afterwards.
-int quotient_filter::insert_fp(std::uint64_t const h, std::uint64_t const x, std::uint64_t const count,
-                               std::uint64_t const limit, bool const limited, std::uint64_t const load_limit,
-                               std::int64_t & used_delta, std::uint64_t & new_distinct) noexcept
+unsigned qf_select64_portable(std::uint64_t const w, unsigned const k) noexcept
 {
-    locate_info li;
-    if (int const rc = locate(h, limit, limited, li); rc != rc_ok)
-        return rc;
-    std::uint64_t enc[max_group_slots];
-    if (li.occupied)
-    {
-        group_info g;
-        if (find_group(li, x, g))
-        {
-            std::uint64_t const c2 = sat_add(g.count, count);
-            unsigned const n = encode(x, c2, enc);
-            if (n > g.len)
-            {
-                std::uint64_t const m = n - g.len;
-                if (used_ + m > load_limit)
-                    return rc_overload;
-                int const rc = insert_slots(h, g.pos + g.len, m, enc + g.len, false, g.last, limit, limited);
-                if (rc != rc_ok)
-                    return rc;
-            }
-            for (std::uint64_t t = 0; t < std::min<std::uint64_t>(n, g.len); ++t)
-                set_slot(g.pos + t, enc[t]);
-            used_delta = static_cast<std::int64_t>(n) - static_cast<std::int64_t>(g.len);
-            new_distinct = 0;
-            return rc_ok;
-        }
-        unsigned const n = encode(x, count, enc);
-        if (used_ + n > load_limit)
-            return rc_overload;
-        int const rc = insert_slots(h, g.pos, n, enc, false, g.pos == li.end + 1, limit, limited);
-        if (rc != rc_ok)
-            return rc;
-        used_delta = n;
-        new_distinct = 1;
-        return rc_ok;
-    }
-    unsigned const n = encode(x, count, enc);
-    if (used_ + n > load_limit)
-        return rc_overload;
-    int const rc = insert_slots(h, li.start, n, enc, true, false, limit, limited);
-    if (rc != rc_ok)
-        return rc;
-    used_delta = n;
-    new_distinct = 1;
-    return rc_ok;
+    return select64_portable(w, k);
 }
 
-// The run of quotient h (false if h is not occupied), for queries.
-[[gnu::always_inline]] inline bool quotient_filter::find_run(std::uint64_t const h, std::uint64_t & start,
-                                                             std::uint64_t & end) const noexcept
+unsigned qf_select64(qf_isa const isa, std::uint64_t const w, unsigned const k) noexcept
 {
-    std::uint64_t const b = h >> 6;
-    unsigned const i = static_cast<unsigned>(h & 63);
-    std::uint8_t const * const blk = block(b);
-    std::uint64_t const occw = load64(blk + 1);
-    if (((occw >> i) & 1) == 0)
-        return false;
-    std::uint64_t o = blk[0];
-    if (o == offset_saturated)
-        (void)true_offset(b, false, o);
-    unsigned const d = popcnt(occw & low_mask(i));
-    // Fast path: the run ends in this block's runends word.
-    if (o < 64)
-    {
-        std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << o);
-        if (popcnt(w) > d)
-        {
-            std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
-            std::uint64_t const prev = pick(d == 0, 64 * b + o - 1, sel);
-            start = std::max(h, prev + 1);
-            end = 64 * b + select64(w, d);
-            return true;
-        }
-    }
-    std::uint64_t const base = 64 * b + o;
-    std::uint64_t const prev = d == 0 ? base - 1 : select_runend(base, d, phys_slots_);
-    if (prev == none && d != 0)
-        return false;
-    start = std::max(h, prev + 1);
-    end = select_runend(start, 1, phys_slots_);
-    return end != none;
+#if KSIEVE_QF_BMI2_KERNEL
+    if (isa == qf_isa::bmi2 && qf_isa_supported(qf_isa::bmi2))
+        return select64_call_isa1(w, k);
+#else
+    (void)isa;
+#endif
+    return select64_call_isa0(w, k);
 }
 
-// find_run() for the batch pipeline: no branch on the data in the common case (the run's end in this
-// block's runends word); an unoccupied h gives the empty range (h + 1, h).
-[[gnu::always_inline]] inline void quotient_filter::find_run_branchless(std::uint64_t const h, std::uint64_t & start,
-                                                                        std::uint64_t & end) const noexcept
+} // namespace detail
+
+// Runs `call` on the kernel of the active instruction set (the filter as `self`).
+#if KSIEVE_QF_BMI2_KERNEL
+#define KSIEVE_QF_DISPATCH(self, call)                                                                         \
+    (current_isa() == isa_bmi2 ? kernel<1>{const_cast<quotient_filter &>(self)}.call                               \
+                          : kernel<0>{const_cast<quotient_filter &>(self)}.call)
+#else
+#define KSIEVE_QF_DISPATCH(self, call) (kernel<0>{const_cast<quotient_filter &>(self)}.call)
+#endif
+
+insert_status quotient_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
 {
-    std::uint64_t const b = h >> 6;
-    unsigned const i = static_cast<unsigned>(h & 63);
-    std::uint8_t const * const blk = block(b);
-    std::uint64_t const occw = load64(blk + 1);
-    std::uint64_t const o = blk[0];
-    bool const occupied = ((occw >> i) & 1) != 0;
-    unsigned const d = popcnt(occw & low_mask(i));
-    std::uint64_t const w = load64(blk + 9) & (~std::uint64_t{0} << (o & 63));
-    if (o < 64 && popcnt(w) > d) [[likely]]
-    {
-        std::uint64_t const sel = 64 * b + select64(w, d - (d != 0));
-        std::uint64_t const prev = pick(d == 0, 64 * b + o - 1, sel);
-        std::uint64_t const s = std::max(h, prev + 1);
-        std::uint64_t const e = 64 * b + select64(w, d);
-        start = pick(occupied, s, h + 1);
-        end = pick(occupied, e, h);
-        return;
-    }
-    if (!find_run(h, start, end))
-    {
-        start = h + 1;
-        end = h;
-    }
+    return KSIEVE_QF_DISPATCH(*this, insert_key(key, count));
 }
 
-// count_fp's scan for a located run. Runs of at most swar_fields_ slots inside one block (nearly all of
-// them below 95% load) are read as one integer and compared field-wise: if the remainders strictly
-// increase the run holds no counter and the answer is whether x is among them; otherwise (or for longer
-// runs) the general decoder runs.
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::count_in_run(std::uint64_t const start,
-                                                                          std::uint64_t const end,
-                                                                          std::uint64_t const x) const noexcept
+std::uint64_t quotient_filter::count(std::uint64_t const key) const noexcept
 {
-    std::uint64_t const len = end + 1 - start; // 0 for the empty range
-    if (len <= swar_fields_ && (start & 63) + len <= 64) [[likely]]
-    {
-        auto const n = static_cast<unsigned>(len);
-        std::uint64_t const v = get_chunk(start, n);
-        std::uint64_t const fields = low_mask(n * r_);
-        // Field-wise v[f] < v[f + 1] for f < n - 1 (no borrow crosses a field: top bits are split off).
-        std::uint64_t const nxt = v >> r_;
-        std::uint64_t const diff = (v | swar_high_) - (nxt & ~swar_high_);
-        std::uint64_t const lt = ((~v & nxt) | (~(v ^ nxt) & ~diff)) & swar_high_;
-        bool const increasing = (~lt & swar_high_ & low_mask((n - (n != 0)) * r_)) == 0;
-        // Some field equal to x (exact as an existence test).
-        std::uint64_t const t = (v ^ (x * swar_ones_)) & fields;
-        std::uint64_t const zero = ((t | ~fields) - (swar_ones_ & fields)) & ~t & swar_high_ & fields;
-        if (increasing) [[likely]]
-            return zero != 0 ? 1 : 0;
-    }
-    return scan_run(start, end, x);
+    return KSIEVE_QF_DISPATCH(*this, count_key(key));
 }
 
-// Count of remainder x in the run [start, end].
-[[gnu::always_inline]] inline std::uint64_t quotient_filter::scan_run(std::uint64_t const start, std::uint64_t const end,
-                                                                      std::uint64_t const x) const noexcept
+insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
-    for (std::uint64_t pos = start; pos <= end;)
-    {
-        std::uint64_t const v = get_slot(pos);
-        if (v > x)
-            return 0;
-        if (v == x && pos == end)
-            return 1;
-        std::uint64_t val, c, len;
-        decode_group(pos, end, val, c, len);
-        if (val == x)
-            return c;
-        pos += len;
-    }
-    return 0;
+    return KSIEVE_QF_DISPATCH(*this, insert_batch(keys));
 }
 
-std::uint64_t quotient_filter::count_fp(std::uint64_t const h, std::uint64_t const x) const noexcept
+void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
-    std::uint64_t start, end;
-    if (!find_run(h, start, end))
-        return 0;
-    return count_in_run(start, end, x);
+    KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
 }
+
+#undef KSIEVE_QF_DISPATCH
 
 // ---------------------------------------------------------------------------------------------------------
 // Public single-key operations.
@@ -1312,46 +673,8 @@ void quotient_filter::fold_concurrent() noexcept
     conc_->dirty.store(false, std::memory_order_relaxed);
 }
 
-insert_status quotient_filter::insert_fingerprint(std::uint64_t const fp, std::uint64_t const count) noexcept
-{
-    for (;;)
-    {
-        bool const growable = auto_grow_ && can_grow();
-        std::uint64_t const load_limit = growable ? grow_at_ : nslots_;
-        std::int64_t du = 0;
-        std::uint64_t nd = 0;
-        int const rc = insert_fp(fp >> r_, fp & rmask_, count, phys_slots_, false, load_limit, du, nd);
-        if (rc == rc_ok)
-        {
-            used_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(used_) + du);
-            distinct_ += nd;
-            total_ = sat_add(total_, count);
-            return insert_status::ok;
-        }
-        if (growable && try_grow())
-            continue;
-        return insert_status::full;
-    }
-}
 
-insert_status quotient_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
-{
-    if (table_ == nullptr)
-        return insert_status::full;
-    if (count == 0)
-        return insert_status::ok;
-    std::uint64_t const fp = fingerprint(key);
-    prefetch(fp, true); // header and home slot lines in parallel rather than one after the other
-    fold_concurrent();
-    return insert_fingerprint(fp, count);
-}
 
-std::uint64_t quotient_filter::count(std::uint64_t const key) const noexcept
-{
-    std::uint64_t const fp = fingerprint(key);
-    prefetch(fp, false); // header and home slot lines in parallel rather than one after the other
-    return count_fp(fp >> r_, fp & rmask_);
-}
 
 bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
 {
@@ -1361,23 +684,24 @@ bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count)
     std::uint64_t const fp = fingerprint(key);
     std::uint64_t const h = fp >> r_;
     std::uint64_t const x = fp & rmask_;
+    auto k = kernel<0>::of(*this);
     locate_info li;
-    if (locate(h, phys_slots_, false, li) != rc_ok || !li.occupied)
+    if (k.locate(h, phys_slots_, false, li) != rc_ok || !li.occupied)
         return false;
     group_info g;
-    if (!find_group(li, x, g))
+    if (!k.find_group(li, x, g))
         return false;
     if (count == 0)
         return true;
     std::uint64_t const c2 = g.count > count ? g.count - count : 0;
     std::uint64_t enc[max_group_slots];
-    unsigned const n = c2 == 0 ? 0 : encode(x, c2, enc);
+    unsigned const n = c2 == 0 ? 0 : k.encode(x, c2, enc);
     for (unsigned t = 0; t < n; ++t)
-        set_slot(g.pos + t, enc[t]);
+        k.set_slot(g.pos + t, enc[t]);
     if (n < g.len)
     {
         bool const vanish = n == 0 && g.pos == li.start && g.last;
-        delete_slots(h, g.pos + n, g.len - n, li.end, vanish, g.last && !vanish);
+        k.delete_slots(h, g.pos + n, g.len - n, li.end, vanish, g.last && !vanish);
     }
     used_ -= g.len - n;
     if (c2 == 0)
@@ -1387,119 +711,8 @@ bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count)
     return true;
 }
 
-void quotient_filter::prefetch(std::uint64_t const fp, bool const write) const noexcept
-{
-    std::uint64_t const h = fp >> r_;
-    std::uint8_t const * const blk = block(h >> 6);
-    std::uint8_t const * const slot = blk + header_bytes + ((h & 63) * r_) / 8;
-    if (write)
-    {
-        __builtin_prefetch(blk, 1, 3);
-        __builtin_prefetch(slot, 1, 3);
-    }
-    else
-    {
-        __builtin_prefetch(blk, 0, 3);
-        __builtin_prefetch(slot, 0, 3);
-    }
-}
 
-// The same three-stage pipeline as count_batch: header prefetch, then (header cached) a prefetch of the
-// lines where the insertion will happen (run start, and the next block's header when the cluster may cross
-// into it), then the insert itself. Earlier inserts of the batch may move things in between: the prefetches
-// are only hints, the insert recomputes everything.
-insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
-{
-    if (keys.empty())
-        return insert_status::ok;
-    if (table_ == nullptr)
-        return insert_status::full;
-    fold_concurrent();
-    constexpr std::size_t gap = batch_stage_gap;
-    constexpr std::size_t ring = 4 * gap;
-    std::uint64_t fps[ring];
-    std::size_t const n = keys.size();
-    for (std::size_t i = 0; i < n + 2 * gap; ++i)
-    {
-        if (i < n)
-        {
-            std::uint64_t const fp = fingerprint(keys[i]);
-            fps[i % ring] = fp;
-            std::uint8_t const * const blk = block(fp >> r_ >> 6);
-            __builtin_prefetch(blk, 1, 3);
-            __builtin_prefetch(blk + header_bytes - 1, 1, 3);
-        }
-        if (i >= gap && i - gap < n)
-        {
-            // Where the insertion will happen (about): the run of h, or h itself if it has none yet.
-            std::uint64_t const h = fps[(i - gap) % ring] >> r_;
-            std::uint64_t start, end;
-            find_run_branchless(h, start, end);
-            std::uint64_t const pos = std::min(start, end);
-            std::uint8_t const * const blk = block(pos >> 6);
-            std::uint8_t const * const slot = blk + header_bytes + ((pos & 63) * r_) / 8;
-            // The insertion point, the next line (the shift) and the next block's header (clusters at high
-            // load often cross into it; the table has overflow blocks, the last block prefetches itself).
-            __builtin_prefetch(slot, 1, 3);
-            __builtin_prefetch(slot + 64, 1, 3);
-            bool const has_next = (pos >> 6) + 1 < nblocks_;
-            __builtin_prefetch(blk + pick(has_next, block_bytes_, 0), 1, 3);
-        }
-        if (i >= 2 * gap)
-        {
-            std::size_t const c = i - 2 * gap;
-            if (insert_fingerprint(fps[c % ring], 1) != insert_status::ok)
-                return insert_status::full;
-        }
-    }
-    return insert_status::ok;
-}
 
-// Three-stage software pipeline: stage A prefetches the block header of key i, stage B (stage_gap keys
-// later, header now cached) locates the run and prefetches its slots, stage C (stage_gap keys later)
-// scans the run. Every cache line a query touches is requested about 2 * stage_gap queries ahead, so the
-// misses of consecutive queries overlap instead of adding up.
-void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
-{
-    constexpr std::size_t gap = batch_stage_gap;
-    constexpr std::size_t ring = 4 * gap; // > 2 * gap: stage A must not overwrite what stage C reads
-    std::uint64_t fps[ring];
-    std::uint64_t starts[ring];
-    std::uint64_t ends[ring];
-    std::size_t const n = keys.size();
-    std::uint8_t const * const bytes = reinterpret_cast<std::uint8_t const *>(ctable_);
-    for (std::size_t i = 0; i < n + 2 * gap; ++i)
-    {
-        if (i < n)
-        {
-            std::uint64_t const fp = fingerprint(keys[i]);
-            fps[i % ring] = fp;
-            std::uint8_t const * const blk = bytes + (fp >> r_ >> 6) * block_bytes_;
-            __builtin_prefetch(blk, 0, 3);
-            __builtin_prefetch(blk + header_bytes - 1, 0, 3);
-        }
-        if (i >= gap && i - gap < n)
-        {
-            std::size_t const k = (i - gap) % ring;
-            std::uint64_t const h = fps[k] >> r_;
-            std::uint64_t start, end;
-            find_run_branchless(h, start, end);
-            starts[k] = start;
-            ends[k] = end;
-            std::uint64_t const p = std::min(start, end);
-            __builtin_prefetch(bytes + (p >> 6) * block_bytes_ + header_bytes + ((p & 63) * r_) / 8, 0, 3);
-        }
-        if (i >= 2 * gap)
-        {
-            std::size_t const c = i - 2 * gap;
-            std::size_t const k = c % ring;
-            std::uint64_t const start = starts[k];
-            std::uint64_t const end = ends[k];
-            std::uint64_t const x = fps[k] & rmask_;
-            out[c] = count_in_run(start, end, x);
-        }
-    }
-}
 
 insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::uint64_t const count) noexcept
 {
@@ -1508,6 +721,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
     if (count == 0)
         return insert_status::ok;
     concurrency & cs = *conc_;
+    auto k = kernel<0>::of(*this);
     std::uint64_t const fp = fingerprint(key);
     std::uint64_t const h = fp >> r_;
     std::uint64_t const x = fp & rmask_;
@@ -1520,7 +734,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
     for (;;)
     {
         std::uint64_t const limit = std::min(phys_slots_, std::uint64_t{last + 1} << region_slot_bits);
-        rc = insert_fp(h, x, count, limit, true, none, du, nd);
+        rc = k.insert_fp(h, x, count, limit, true, none, du, nd);
         if (rc == rc_beyond && limit < phys_slots_)
         {
             cs.lock(++last);
@@ -1535,7 +749,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
             cs.unlock(i);
         for (std::size_t i = 0; i < cs.n; ++i)
             cs.lock(i);
-        rc = insert_fp(h, x, count, phys_slots_, false, none, du, nd);
+        rc = k.insert_fp(h, x, count, phys_slots_, false, none, du, nd);
         if (rc == rc_ok)
         {
             auto & g = cs.regions[first];
@@ -1573,12 +787,13 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
 bool quotient_filter::cursor::next() noexcept
 {
     quotient_filter const & f = *f_;
+    auto const k = kernel<0>::of(f);
     for (;;)
     {
         if (in_run_ && pos_ <= run_end_)
         {
             std::uint64_t v, c, len;
-            f.decode_group(pos_, run_end_, v, c, len);
+            k.decode_group(pos_, run_end_, v, c, len);
             fp_ = (quotient_ << f.r_) | v;
             count_ = c;
             pos_ += len;
@@ -1589,13 +804,13 @@ bool quotient_filter::cursor::next() noexcept
         if (h >= f.nslots_)
             return false;
         std::uint64_t b = h >> 6;
-        std::uint64_t w = f.occupieds(b) & (~std::uint64_t{0} << (h & 63));
+        std::uint64_t w = k.occupieds(b) & (~std::uint64_t{0} << (h & 63));
         while (w == 0)
         {
             ++b;
             if (64 * b >= f.nslots_)
                 return false;
-            w = f.occupieds(b);
+            w = k.occupieds(b);
         }
         h = 64 * b + static_cast<std::uint64_t>(std::countr_zero(w));
         if (h >= f.nslots_)
@@ -1603,7 +818,7 @@ bool quotient_filter::cursor::next() noexcept
         std::uint64_t start = h;
         if (have_prev_ && prev_end_ + 1 > h)
             start = prev_end_ + 1;
-        std::uint64_t const end = f.select_runend(start, 1, f.phys_slots_);
+        std::uint64_t const end = k.select_runend(start, 1, f.phys_slots_);
         if (end == none)
             return false;
         quotient_ = h;
@@ -1628,29 +843,29 @@ struct qf_appender
         std::uint64_t const h = fp >> f.r_;
         std::uint64_t const x = fp & f.rmask_;
         std::uint64_t enc[max_group_slots];
-        unsigned const n = f.encode(x, count, enc);
+        unsigned const n = quotient_filter::kernel<0>{f}.encode(x, count, enc);
         std::uint64_t start;
         bool const same = h == last_h;
         start = same ? pos : std::max(h, pos);
         if (start + n > f.phys_slots_)
             return false;
         if (same)
-            f.set_runend(pos - 1, false);
+            quotient_filter::kernel<0>{f}.set_runend(pos - 1, false);
         else
         {
-            f.set_occupied(h, true);
+            quotient_filter::kernel<0>{f}.set_occupied(h, true);
             last_h = h;
         }
         for (unsigned t = 0; t < n; ++t)
-            f.set_slot(start + t, enc[t]);
-        f.set_runend(start + n - 1, true);
+            quotient_filter::kernel<0>{f}.set_slot(start + t, enc[t]);
+        quotient_filter::kernel<0>{f}.set_runend(start + n - 1, true);
         pos = start + n;
         f.used_ += n;
         f.distinct_ += 1;
         f.total_ = sat_add(f.total_, count);
         return true;
     }
-    void finish() noexcept { f.update_offsets(1, f.nblocks_ - 1); }
+    void finish() noexcept { quotient_filter::kernel<0>{f}.update_offsets(1, f.nblocks_ - 1); }
 };
 
 bool quotient_filter::resize(unsigned const new_q)
@@ -1780,12 +995,12 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
     // Pass 1: slots the union needs (counter lengths measured with the smallest remainder width).
     std::uint64_t need = 0;
     {
-        std::uint64_t const mask = low_mask(r_ref);
+        std::uint64_t const mask = low_bits_mask(r_ref);
         quotient_filter const & ref = *std::min_element(inputs.begin(), inputs.end(), [](auto const * a, auto const * b) {
             return a->r_ < b->r_;
         })[0];
         merge_walk(inputs, [&](std::uint64_t const fp, std::uint64_t const c) {
-            need += c == 1 ? 1 : ref.encoded_length(fp & mask, c);
+            need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
         });
     }
     unsigned const p = first.p_;

@@ -1,18 +1,23 @@
 // Large oracle tests of the quotient filter against std::unordered_map<key, count>: random interleavings
 // of insert / remove / count up to 95% load in exact mode, no false negatives and FPR <= 1.5 eps in
-// fingerprint mode, automatic growth from the smallest table. More than 4 M keys in total.
+// fingerprint mode, automatic growth from the smallest table. More than 4 M keys in total. Every test runs
+// once per copy of the filter's hot paths (generic and, where the build and CPU have it, BMI2).
 #include <ksieve/filters/quotient_filter.hpp>
+
+#include "../../filters/src/quotient_filter_isa.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 using ksieve::filter_config;
 using ksieve::insert_status;
 using ksieve::quotient_filter;
+using ksieve::detail::qf_isa;
 
 namespace
 {
@@ -111,22 +116,41 @@ void exact_interleaved(unsigned const q, unsigned const r, double const target, 
     expect_equal_contents(f, oracle);
 }
 
+// Runs the test with the filter's hot paths forced to one instruction-set copy (test-only hook).
+class QuotientOracle : public ::testing::TestWithParam<qf_isa>
+{
+protected:
+    void SetUp() override
+    {
+        if (!ksieve::detail::qf_isa_supported(GetParam()))
+            GTEST_SKIP() << "no separate BMI2 copy in this build or on this CPU";
+        ksieve::detail::qf_force_isa(GetParam());
+        ASSERT_EQ(ksieve::detail::qf_active_isa(), GetParam());
+    }
+    void TearDown() override { ksieve::detail::qf_reset_isa(); }
+};
+
 } // namespace
 
+INSTANTIATE_TEST_SUITE_P(Isa, QuotientOracle, ::testing::Values(qf_isa::generic, qf_isa::bmi2),
+                         [](::testing::TestParamInfo<qf_isa> const & info) {
+                             return info.param == qf_isa::generic ? std::string{"generic"} : std::string{"bmi2"};
+                         });
+
 // 2^19 slots filled to 95% with inserts (some with large counts), removes and queries interleaved.
-TEST(QuotientOracle, ExactInterleavedTo95Percent)
+TEST_P(QuotientOracle, ExactInterleavedTo95Percent)
 {
     exact_interleaved(19 - scale_shift, 30, 0.95, 1);
 }
 
 // Narrow remainders: counters take many digits, runs are dense.
-TEST(QuotientOracle, ExactInterleavedNarrowRemainder)
+TEST_P(QuotientOracle, ExactInterleavedNarrowRemainder)
 {
     exact_interleaved(18 - scale_shift, 4, 0.95, 2);
 }
 
 // Exact mode growing from the initial 512 slots to millions of keys: every count stays exact.
-TEST(QuotientOracle, ExactAutoGrowth)
+TEST_P(QuotientOracle, ExactAutoGrowth)
 {
     filter_config cfg;
     cfg.fpr = 0;
@@ -165,7 +189,7 @@ TEST(QuotientOracle, ExactAutoGrowth)
 
 // Fingerprint mode at the designed size and loads 50..95%: no false negatives (counts never below the
 // truth) and measured FPR <= 1.5 eps on keys that were never inserted.
-TEST(QuotientOracle, FingerprintNoFalseNegativesAndFpr)
+TEST_P(QuotientOracle, FingerprintNoFalseNegativesAndFpr)
 {
     struct setup
     {
@@ -236,7 +260,7 @@ TEST(QuotientOracle, FingerprintNoFalseNegativesAndFpr)
 
 // Unknown expected count: the filter grows on its own; the FPR stays far below eps (designed for 2^30
 // keys), with no false negative.
-TEST(QuotientOracle, FingerprintAutoGrowth)
+TEST_P(QuotientOracle, FingerprintAutoGrowth)
 {
     filter_config cfg;
     cfg.fpr = 0.001;

@@ -52,6 +52,13 @@
  *
  * Hot paths (insert, count, remove, batches, insert_concurrent) never throw and never allocate, except
  * automatic growth (which reports `full` if memory runs out).
+ *
+ * ## Instruction sets
+ * x86-64 builds that do not target BMI2 (the portable default) compile insert, count, insert_batch and
+ * count_batch twice, generic (branch-free broadword select) and for BMI1/BMI2/LZCNT/POPCNT (pdep select),
+ * and use the BMI2 copy when the CPU has it, except on AMD Zen 1/Zen 2 and Hygon (microcoded pdep). The
+ * environment variable KSIEVE_QF_GENERIC=1 (read at the first filter operation) forces the generic copy.
+ * Both copies build byte-identical tables.
  */
 #include <cstddef>
 #include <cstdint>
@@ -227,6 +234,10 @@ private:
     struct concurrency;
     struct group_info;
     struct locate_info;
+    /*! \brief Slot-level primitives and hot paths (defined in the .cpp, one specialisation per instruction
+     * set: the build's target and, on x86-64 builds without BMI2, a BMI2 copy picked at run time). */
+    template <int Isa>
+    struct kernel;
     friend class cursor;
     friend struct qf_appender;
 
@@ -234,47 +245,6 @@ private:
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
     void set_geometry(unsigned q, unsigned r);
     void allocate_table();
-
-    // Slot-level primitives (defined in the .cpp).
-    [[nodiscard]] std::uint8_t const * block(std::uint64_t b) const noexcept;
-    [[nodiscard]] std::uint8_t * mblock(std::uint64_t b) noexcept;
-    [[nodiscard]] std::uint64_t occupieds(std::uint64_t b) const noexcept;
-    [[nodiscard]] std::uint64_t runends(std::uint64_t b) const noexcept;
-    [[nodiscard]] std::uint64_t get_slot(std::uint64_t j) const noexcept;
-    void set_slot(std::uint64_t j, std::uint64_t v) noexcept;
-    [[nodiscard]] std::uint64_t get_chunk(std::uint64_t j, unsigned n) const noexcept;
-    void set_chunk(std::uint64_t j, unsigned n, std::uint64_t v) noexcept;
-    void set_runend(std::uint64_t j, bool v) noexcept;
-    void set_occupied(std::uint64_t h, bool v) noexcept;
-    void move_slots(std::uint64_t dst, std::uint64_t src, std::uint64_t n) noexcept;
-    void clear_slots(std::uint64_t from, std::uint64_t to) noexcept;
-    [[nodiscard]] std::uint64_t select_runend(std::uint64_t from, std::uint64_t k, std::uint64_t limit) const noexcept;
-    [[nodiscard]] bool true_offset(std::uint64_t b, bool limited, std::uint64_t & out) const noexcept;
-    [[nodiscard]] int run_end_upto(std::uint64_t j, std::uint64_t limit, bool limited,
-                                   std::uint64_t & out) const noexcept;
-    [[nodiscard]] int first_empty(std::uint64_t j, std::uint64_t limit, bool limited,
-                                  std::uint64_t & out) const noexcept;
-    [[nodiscard]] int locate(std::uint64_t h, std::uint64_t limit, bool limited, locate_info & li) const noexcept;
-    [[nodiscard]] bool find_group(locate_info const & li, std::uint64_t x, group_info & g) const noexcept;
-    void decode_group(std::uint64_t pos, std::uint64_t end, std::uint64_t & value, std::uint64_t & count,
-                      std::uint64_t & len) const noexcept;
-    [[nodiscard]] unsigned encode(std::uint64_t x, std::uint64_t c, std::uint64_t * out) const noexcept;
-    [[nodiscard]] std::uint64_t encoded_length(std::uint64_t x, std::uint64_t c) const noexcept;
-    void update_offsets(std::uint64_t b_from, std::uint64_t b_to) noexcept;
-    [[nodiscard]] int insert_slots(std::uint64_t h, std::uint64_t p, std::uint64_t m, std::uint64_t const * vals,
-                                   bool new_run, bool append, std::uint64_t limit, bool limited) noexcept;
-    void delete_slots(std::uint64_t h, std::uint64_t p, std::uint64_t k, std::uint64_t run_end, bool vanish,
-                      bool fix_runend) noexcept;
-    [[nodiscard]] int insert_fp(std::uint64_t h, std::uint64_t x, std::uint64_t count, std::uint64_t limit,
-                                bool limited, std::uint64_t load_limit, std::int64_t & used_delta,
-                                std::uint64_t & new_distinct) noexcept;
-    [[nodiscard]] std::uint64_t count_fp(std::uint64_t h, std::uint64_t x) const noexcept;
-    [[nodiscard]] bool find_run(std::uint64_t h, std::uint64_t & start, std::uint64_t & end) const noexcept;
-    void find_run_branchless(std::uint64_t h, std::uint64_t & start, std::uint64_t & end) const noexcept;
-    [[nodiscard]] std::uint64_t count_in_run(std::uint64_t start, std::uint64_t end, std::uint64_t x) const noexcept;
-    [[nodiscard]] std::uint64_t scan_run(std::uint64_t start, std::uint64_t end, std::uint64_t x) const noexcept;
-    [[nodiscard]] insert_status insert_fingerprint(std::uint64_t fp, std::uint64_t count) noexcept;
-    void prefetch(std::uint64_t fp, bool write) const noexcept;
     void fold_concurrent() noexcept;
     [[nodiscard]] bool can_grow() const noexcept;
     [[nodiscard]] bool try_grow() noexcept;
