@@ -43,7 +43,12 @@ public:
         for (int i = 0; i < 8; ++i)
             buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
     }
-    void raw(char const * p, std::size_t n) { buf_.insert(buf_.end(), p, p + n); }
+    void raw(char const * p, std::size_t n)
+    {
+        std::size_t const old = buf_.size();
+        buf_.resize(old + n);
+        std::memcpy(buf_.data() + old, p, n);
+    }
     void pad_to(std::size_t n) { buf_.resize(n, 0); }
     std::vector<unsigned char> & bytes() noexcept { return buf_; }
 
