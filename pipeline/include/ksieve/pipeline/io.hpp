@@ -103,7 +103,9 @@ struct reader_options
  * - FASTA: multi-line records; an empty sequence is valid. FASTQ: four lines per record ('@' header,
  *   sequence, '+' line, qualities of the same length). Empty input is valid (zero records, format
  *   fastq).
- * - gzip (one or several members) is inflated by zlib on a separate thread (double buffered); BGZF by
+ * - gzip (one or several members) is inflated on a separate thread (a ring of chunks) by ISA-L's igzip
+ *   when the build found it (KSIEVE_HAVE_ISAL), else by zlib; KSIEVE_ZLIB=1 in the environment forces zlib.
+ *   Every member's CRC32 and ISIZE are checked either way. BGZF by
  *   htslib on a pool of max(1, threads) threads; plain input is read in 1 MiB pieces. Inputs wrapped in
  *   further gzip layers (e.g. a gzipped BAM file) are unwrapped too. xz/bzip2/zstd are refused with a
  *   hint. SAM/BAM/CRAM are read by htslib (hts_set_threads when threads > 1).
