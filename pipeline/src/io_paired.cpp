@@ -14,7 +14,11 @@ using namespace detail;
 
 std::string quoted(std::string const & path)
 {
-    return "'" + display_name(path) + "'";
+    // appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "'" + std::string
+    std::string s{"'"};
+    s += display_name(path);
+    s += '\'';
+    return s;
 }
 
 std::string format_name(seq_format const f)
