@@ -213,7 +213,7 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
             std::uint64_t * const dst = s.keys.data() + s.offset[i];
             std::uint32_t j = 0;
             auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
-                dst[base[j & 7] + (j >> 3)] = hasher_(code);
+                dst[base[j & 7] + (j >> 3)] = code; // hashed when looked up: many never are
                 ++j;
             };
             scanner_.for_each(r1[u0 + i].seq, emit);
@@ -246,7 +246,10 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
             {
                 std::uint32_t const i = s.active[a];
                 std::size_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : total;
-                std::copy_n(s.keys.data() + s.offset[i] + s.queried[i], q1 - s.qstart[i], s.qkeys.data() + s.qstart[i]);
+                std::uint64_t const * const src = s.keys.data() + s.offset[i] + s.queried[i];
+                std::uint64_t * const dst = s.qkeys.data() + s.qstart[i];
+                for (std::size_t q = 0; q < q1 - s.qstart[i]; ++q)
+                    dst[q] = hasher_(src[q]);
             }
             query_keys(filters, s.qkeys.data(), total, s.qvalues.data(), s.q);
             s.next_active.clear();

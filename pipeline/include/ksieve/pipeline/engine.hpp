@@ -123,7 +123,7 @@ private:
     struct early_scratch
     {
         query_scratch q;
-        std::vector<std::uint64_t> keys, qkeys, qvalues;
+        std::vector<std::uint64_t> keys, qkeys, qvalues; // keys: canonical codes (hashed on lookup)
         std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
     };
     mutable std::vector<early_scratch> early_;
