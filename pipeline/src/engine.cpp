@@ -296,37 +296,59 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
     bool const skip = skip_at > 0;
     std::size_t const n = keys.units();
     std::size_t const shards = filter.num_shards();
-    // Stable counting sort of the selected keys by shard (unit order preserved inside a shard).
+    // Stable counting sort of the selected keys by shard (unit order preserved inside a shard), in parallel:
+    // thread t counts and places the keys of the t-th contiguous range of units; within a shard its keys
+    // follow those of threads < t, so the order is the serial one for any thread count.
     std::vector<std::uint64_t> & part = part_keys_;
     std::vector<std::uint64_t> & start = part_start_;
     start.assign(shards + 1, 0);
-    std::uint64_t total = 0;
-    for (std::size_t u = 0; u < n; ++u)
+    if (part_count_.size() < threads_)
+        part_count_.resize(threads_);
+    auto selected = [&](std::size_t const u) noexcept { return only_novel == nullptr || !(*only_novel)[u].known; };
+#pragma omp parallel num_threads(threads_)
     {
-        if (only_novel != nullptr && (*only_novel)[u].known)
-            continue;
-        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-        std::uint64_t const * const v = keys.values.data() + keys.offset[u];
-        for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-            if (!skip || v[j] < skip_at)
+        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
+        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
+        std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
+        std::vector<std::uint64_t> & cnt = part_count_[t];
+        cnt.assign(shards, 0);
+        for (std::size_t u = u0; u < u1; ++u)
+        {
+            if (!selected(u))
+                continue;
+            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+                if (!skip || keys.values[keys.offset[u] + j] < skip_at)
+                    ++cnt[filter.shard_of(k[j])];
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            // start[s] = first position of shard s; part_count_[t][s] becomes thread t's first position in s.
+            std::uint64_t total = 0;
+            for (std::size_t sh = 0; sh < shards; ++sh)
             {
-                ++start[filter.shard_of(k[j]) + 1];
-                ++total;
+                start[sh] = total;
+                for (std::size_t tt = 0; tt < nt; ++tt)
+                {
+                    std::uint64_t const c = part_count_[tt][sh];
+                    part_count_[tt][sh] = total;
+                    total += c;
+                }
             }
-    }
-    for (std::size_t s = 0; s < shards; ++s)
-        start[s + 1] += start[s];
-    part.resize(total);
-    std::vector<std::uint64_t> pos(start.begin(), start.end() - 1);
-    for (std::size_t u = 0; u < n; ++u)
-    {
-        if (only_novel != nullptr && (*only_novel)[u].known)
-            continue;
-        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-        std::uint64_t const * const v = keys.values.data() + keys.offset[u];
-        for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-            if (!skip || v[j] < skip_at)
-                part[pos[filter.shard_of(k[j])]++] = filter.local_key(k[j]);
+            start[shards] = total;
+            if (part.size() < total)
+                part.resize(total);
+        }
+        for (std::size_t u = u0; u < u1; ++u)
+        {
+            if (!selected(u))
+                continue;
+            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+                if (!skip || keys.values[keys.offset[u] + j] < skip_at)
+                    part[cnt[filter.shard_of(k[j])]++] = filter.local_key(k[j]);
+        }
     }
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)

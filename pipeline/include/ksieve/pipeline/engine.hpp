@@ -131,6 +131,7 @@ private:
     // insert scratch, reused between batches
     std::vector<std::uint64_t> part_keys_;
     std::vector<std::uint64_t> part_start_;
+    std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
 };
 
 /*! \brief Serial in-batch resolution for dedup: decides units in input order against the state before
