@@ -365,7 +365,7 @@ run_summary run_dedup(dedup_args const & args)
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
     batch_engine engine{cfg.kmer, threads};
-    dedup_resolver resolver;
+    dedup_resolver resolver{threads};
     bool const resolvable = filter->collision_keys();
     batch_keys keys;
     run_summary summary;

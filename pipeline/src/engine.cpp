@@ -416,50 +416,72 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         epoch_ = 1;
     }
     if (slots_.size() < longest)
-    {
         slots_.resize(longest);
-        cks_.resize(longest);
-    }
     std::size_t const mask = cap - 1;
     entry * const table = table_.data();
     std::uint32_t const epoch = epoch_;
+    // Parallel pre-pass: hits before the batch, hits needed, and the collision keys and home slots of the keys
+    // still below min_count. Only the table probes below are serial.
+    std::uint64_t const total = keys.offset[n];
+    if (cks_.size() < total)
+    {
+        cks_.resize(total);
+        homes_.resize(total);
+    }
+    hits_before_.resize(n);
+    need_.resize(n);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
     for (std::size_t u = 0; u < n; ++u)
     {
-        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-        std::uint64_t const * const v = keys.values.data() + keys.offset[u];
+        std::uint64_t const off = keys.offset[u];
         std::uint32_t const c = keys.count[u];
         std::uint32_t hits = 0;
         for (std::uint32_t j = 0; j < c; ++j)
-            hits += v[j] >= min_count;
+        {
+            if (keys.values[off + j] >= min_count)
+            {
+                ++hits;
+                continue;
+            }
+            std::uint64_t const ck = filter.collision_key(keys.keys[off + j]);
+            cks_[off + j] = ck;
+            homes_[off + j] = static_cast<std::size_t>(mix64(ck)) & mask;
+        }
+        hits_before_[u] = hits;
+        need_[u] = hits_needed(c, fraction);
+    }
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::uint64_t const off = keys.offset[u];
+        std::uint64_t const * const v = keys.values.data() + off;
+        std::uint64_t const * const ck = cks_.data() + off;
+        std::size_t const * const home = homes_.data() + off;
+        std::uint32_t const c = keys.count[u];
+        std::uint32_t hits = hits_before_[u];
+        std::uint64_t const need = need_[u];
         // Counts added inside the batch only raise counts: enough hits before the batch decide "known".
-        std::uint64_t const need = hits_needed(c, fraction);
         if (hits >= need && !exact_hits)
         {
             results[u] = unit_result{c, hits, true};
             continue;
         }
-        // Collision keys and home slots of the keys still below min_count, prefetched, then probed.
+        // The keys still below min_count: home slots prefetched, then probed.
         std::uint32_t m = 0;
         for (std::uint32_t j = 0; j < c; ++j)
             if (v[j] < min_count)
             {
-                std::uint64_t const ck = filter.collision_key(k[j]);
-                std::size_t const home = static_cast<std::size_t>(mix64(ck)) & mask;
-                __builtin_prefetch(table + home);
-                cks_[m] = ck;
-                slots_[m] = static_cast<std::uint32_t>(j);
-                ++m;
+                __builtin_prefetch(table + home[j]);
+                slots_[m++] = j;
             }
         std::uint32_t extra = 0;
         for (std::uint32_t a = 0; a < m; ++a)
         {
-            std::uint64_t const ck = cks_[a];
-            std::size_t i = static_cast<std::size_t>(mix64(ck)) & mask;
-            while (table[i].stamp == epoch && table[i].key != ck)
+            std::uint32_t const j = slots_[a];
+            std::size_t i = home[j];
+            while (table[i].stamp == epoch && table[i].key != ck[j])
                 i = (i + 1) & mask;
-            if (table[i].stamp == epoch && v[slots_[a]] + table[i].count >= min_count)
+            if (table[i].stamp == epoch && v[j] + table[i].count >= min_count)
                 ++extra;
-            slots_[a] = static_cast<std::uint32_t>(i); // probe position: reused by the insertion below
         }
         hits += extra;
         bool const known = hits >= need;
@@ -467,15 +489,15 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         if (known)
             continue;
         // Novel: its keys below min_count are tracked (keys already at min_count are hits for every later
-        // read). An earlier key of this unit may have taken the recorded slot: probe on from there.
+        // read).
         for (std::uint32_t a = 0; a < m; ++a)
         {
-            std::uint64_t const ck = cks_[a];
-            std::size_t i = slots_[a];
-            while (table[i].stamp == epoch && table[i].key != ck)
+            std::uint32_t const j = slots_[a];
+            std::size_t i = home[j];
+            while (table[i].stamp == epoch && table[i].key != ck[j])
                 i = (i + 1) & mask;
             if (table[i].stamp != epoch)
-                table[i] = entry{ck, 0, epoch};
+                table[i] = entry{ck[j], 0, epoch};
             ++table[i].count;
         }
     }

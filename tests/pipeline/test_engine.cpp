@@ -89,7 +89,7 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
                 for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                     ++added[filter->collision_key(keys.keys[p])];
         }
-        ksieve::dedup_resolver exact, fast;
+        ksieve::dedup_resolver exact{3}, fast{2}; // parallel pre-pass with several threads
         std::vector<ksieve::unit_result> got_exact, got_fast;
         exact.resolve(*filter, keys, min_count, fraction, true, got_exact);
         fast.resolve(*filter, keys, min_count, fraction, false, got_fast);

@@ -141,6 +141,9 @@ private:
 class dedup_resolver
 {
 public:
+    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is serial). */
+    explicit dedup_resolver(unsigned const threads = 1) : threads_{threads < 1 ? 1u : threads} {}
+
     /*! \pre filter.collision_keys(); keys.values hold the counts before the batch.
      * \param exact_hits false: results[u].hits of a unit that is known from the counts before the batch
      * alone may miss hits added inside the batch (classes are exact either way). */
@@ -157,8 +160,12 @@ private:
         std::uint32_t stamp{0};
     };
     std::vector<entry> table_;
-    std::vector<std::uint64_t> cks_;   // per unit: collision keys of the keys below min_count
-    std::vector<std::uint32_t> slots_; // their key index, then their probe position
+    std::vector<std::uint64_t> cks_;         // per key below min_count: collision key
+    std::vector<std::size_t> homes_;         // ... and its home slot in table_
+    std::vector<std::uint32_t> hits_before_; // per unit: keys at min_count before the batch
+    std::vector<std::uint64_t> need_;        // per unit: hits_needed()
+    std::vector<std::uint32_t> slots_;       // per unit: indices of its keys below min_count
+    unsigned threads_{1};
     std::uint32_t epoch_{0};
 };
 
