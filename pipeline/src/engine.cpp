@@ -304,7 +304,18 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
     start.assign(shards + 1, 0);
     if (part_count_.size() < threads_)
         part_count_.resize(threads_);
-    auto selected = [&](std::size_t const u) noexcept { return only_novel == nullptr || !(*only_novel)[u].known; };
+    // fn(key) for every key to insert of units [u0, u1), in order
+    auto for_each_key = [&](std::size_t const u0, std::size_t const u1, auto && fn) noexcept {
+        for (std::size_t u = u0; u < u1; ++u)
+        {
+            if (only_novel != nullptr && (*only_novel)[u].known)
+                continue;
+            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+                if (!skip || keys.values[keys.offset[u] + j] < skip_at)
+                    fn(k[j]);
+        }
+    };
 #pragma omp parallel num_threads(threads_)
     {
         std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
@@ -312,15 +323,7 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
         std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
         std::vector<std::uint64_t> & cnt = part_count_[t];
         cnt.assign(shards, 0);
-        for (std::size_t u = u0; u < u1; ++u)
-        {
-            if (!selected(u))
-                continue;
-            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-                if (!skip || keys.values[keys.offset[u] + j] < skip_at)
-                    ++cnt[filter.shard_of(k[j])];
-        }
+        for_each_key(u0, u1, [&](std::uint64_t const key) noexcept { ++cnt[filter.shard_of(key)]; });
 #pragma omp barrier
 #pragma omp single
         {
@@ -340,15 +343,9 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
             if (part.size() < total)
                 part.resize(total);
         }
-        for (std::size_t u = u0; u < u1; ++u)
-        {
-            if (!selected(u))
-                continue;
-            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-                if (!skip || keys.values[keys.offset[u] + j] < skip_at)
-                    part[cnt[filter.shard_of(k[j])]++] = filter.local_key(k[j]);
-        }
+        for_each_key(u0, u1, [&](std::uint64_t const key) noexcept {
+            part[cnt[filter.shard_of(key)]++] = filter.local_key(key);
+        });
     }
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)

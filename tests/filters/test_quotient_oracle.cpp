@@ -5,6 +5,7 @@
 #include <ksieve/filters/quotient_filter.hpp>
 
 #include "../../filters/src/quotient_filter_isa.hpp"
+#include "qf_isa_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -117,17 +118,8 @@ void exact_interleaved(unsigned const q, unsigned const r, double const target, 
 }
 
 // Runs the test with the filter's hot paths forced to one instruction-set copy (test-only hook).
-class QuotientOracle : public ::testing::TestWithParam<qf_isa>
+class QuotientOracle : public ksieve::test::quotient_isa_fixture
 {
-protected:
-    void SetUp() override
-    {
-        if (!ksieve::detail::qf_isa_supported(GetParam()))
-            GTEST_SKIP() << "no separate BMI2 copy in this build or on this CPU";
-        ksieve::detail::qf_force_isa(GetParam());
-        ASSERT_EQ(ksieve::detail::qf_active_isa(), GetParam());
-    }
-    void TearDown() override { ksieve::detail::qf_reset_isa(); }
 };
 
 } // namespace
