@@ -28,7 +28,7 @@ void add_inputs(CLI::App & app, input_args & in)
     app.add_flag("--interleaved", in.interleaved, "Each input holds mates consecutively; a pair is one unit");
 }
 
-void add_filter_options(CLI::App & app, filter_args & f, std::string & type)
+void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std::string & expected)
 {
     app.add_option("-k,--kmer", f.k, "k-mer length, 1..32")->default_val(31);
     app.add_flag("!--no-canonical", f.canonical, "Use forward k-mers instead of canonical ones");
@@ -36,7 +36,9 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type)
         ->default_val("qf");
     app.add_option("--fpr", f.fpr, "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
         ->default_val(0.001);
-    app.add_option("--expected", f.expected, "Expected distinct k-mers (Bloom/cuckoo: sized from a first pass if absent)");
+    app.add_option("--expected", expected,
+                   "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; Bloom/cuckoo "
+                   "builds do that when it is absent)");
     app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)");
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed);
@@ -76,12 +78,12 @@ int run_cli(int argc, char ** argv)
     dedup_args dedup;
     merge_args merge;
     info_args info;
-    std::string build_type, dedup_type, shard_text;
+    std::string build_type, dedup_type, shard_text, build_expected, dedup_expected;
 
     auto * cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
     add_common(*cmd_build, build.common);
     cmd_build->add_option("-o,--output", build.output, "Filter file to write")->required();
-    add_filter_options(*cmd_build, build.filter, build_type);
+    add_filter_options(*cmd_build, build.filter, build_type, build_expected);
     cmd_build->add_option("--shard", shard_text, "Build only the k-mers whose hash falls in range I of S (I/S, I from 0)");
     add_inputs(*cmd_build, build.input);
 
@@ -97,7 +99,7 @@ int run_cli(int argc, char ** argv)
         "dedup", "Streaming deduplication / digital normalization: a read is known if enough of its k-mers were\n"
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
     add_common(*cmd_dedup, dedup.common);
-    add_filter_options(*cmd_dedup, dedup.filter, dedup_type);
+    add_filter_options(*cmd_dedup, dedup.filter, dedup_type, dedup_expected);
     add_classify_outputs(*cmd_dedup, dedup.out);
     cmd_dedup->add_option("--save-filter", dedup.save_filter, "Write the accumulated filter here");
     add_inputs(*cmd_dedup, dedup.input);
@@ -133,6 +135,7 @@ int run_cli(int argc, char ** argv)
         if (cmd_build->parsed())
         {
             build.filter.type = parse_filter_type(build_type);
+            parse_expected(build_expected, build.filter);
             if (!shard_text.empty())
                 build.shard = parse_shard_range(shard_text);
             run_build(build);
@@ -142,6 +145,7 @@ int run_cli(int argc, char ** argv)
         else if (cmd_dedup->parsed())
         {
             dedup.filter.type = parse_filter_type(dedup_type);
+            parse_expected(dedup_expected, dedup.filter);
             run_dedup(dedup);
         }
         else if (cmd_merge->parsed())

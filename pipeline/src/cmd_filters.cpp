@@ -32,6 +32,23 @@ shard_range parse_shard_range(std::string const & text)
     return r;
 }
 
+void parse_expected(std::string const & text, filter_args & f)
+{
+    f.expected = 0;
+    f.expected_auto = false;
+    if (text.empty())
+        return;
+    if (text == "auto")
+    {
+        f.expected_auto = true;
+        return;
+    }
+    if (text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19 ||
+        text.find_first_not_of('0') == std::string::npos)
+        throw usage_error{"--expected expects a positive number of distinct k-mers or 'auto', got '" + text + "'"};
+    f.expected = std::stoull(text);
+}
+
 void run_merge(merge_args const & args)
 {
     if (args.inputs.empty())

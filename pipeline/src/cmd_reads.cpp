@@ -351,6 +351,9 @@ run_summary run_dedup(dedup_args const & args)
     check_filter_options(args.filter);
     if (args.out.min_count > 1 && args.filter.type != filter_type::quotient)
         throw usage_error{"--min-count above 1 needs --type qf"};
+    if (args.filter.expected_auto)
+        throw usage_error{"dedup cannot use --expected auto (it reads its input once): give a number, or leave it out "
+                          "for a quotient filter, which grows"};
     unsigned const threads = resolve_threads(args.common.threads);
     filter_config cfg = make_config(args.filter);
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
@@ -431,11 +434,15 @@ run_summary run_build(build_args const & args)
     shard_range const * const range = args.shard ? &*args.shard : nullptr;
 
     check_output_paths({{"-o/--output", args.output}});
-    if (cfg.type != filter_type::quotient && cfg.expected == 0)
+    // A quotient filter without --expected is designed for a fixed number of k-mers (data-independent
+    // fingerprints, so that filters built apart merge exactly); --expected auto sizes it to this input.
+    if ((cfg.type != filter_type::quotient && cfg.expected == 0) || args.filter.expected_auto)
     {
         if (range != nullptr)
-            throw usage_error{"--shard with --type " + std::string{to_string(cfg.type)} +
-                              " needs --expected (the distinct k-mers of the FULL input, the same for every shard "
+            throw usage_error{"--shard with " +
+                              std::string{args.filter.expected_auto ? "--expected auto"
+                                                                    : "--type " + std::string{to_string(cfg.type)}} +
+                              " needs --expected N (the distinct k-mers of the FULL input, the same for every shard "
                               "job, so that the parts have equal sizes and merge)"};
         // First pass: estimate the distinct k-mers (HyperLogLog over the hashed keys). Only regular files
         // can be read twice.
@@ -444,8 +451,8 @@ run_summary run_build(build_args const & args)
             std::error_code ec;
             if (in == "-" || !std::filesystem::is_regular_file(in, ec))
                 throw usage_error{"a " + std::string{to_string(cfg.type)} + " filter built from '" + in +
-                                  "' (stdin, a pipe or a device) needs --expected: it is sized from a first pass "
-                                  "over the input"};
+                                  "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
+                                  "takes a first pass, and only regular files can be read twice"};
         }
         unit_source source{args.input, reader_opts(threads)};
         batch_engine engine{cfg.kmer, threads, range};

@@ -131,6 +131,72 @@ TEST_F(commands, errorfree_reads_of_the_reference_are_all_known_and_foreign_read
     }
 }
 
+TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_every_promise)
+{
+    std::string const ref = data("HS11286.fa").string();
+    std::string const fixed = build_hs();
+    auto number = [](std::string const & json, std::string const & key) {
+        auto const p = json.find("\"" + key + "\":");
+        EXPECT_NE(p, std::string::npos) << key;
+        return std::stod(json.substr(p + key.size() + 3));
+    };
+    std::string first;
+    for (int const t : {1, 2})
+    {
+        std::string const f = tmp / ("auto" + std::to_string(t) + ".ksf");
+        auto const b = run_ksieve("build -q -t " + std::to_string(t) + " --expected auto -o '" + f + "' '" + ref + "'", tmp);
+        ASSERT_EQ(b.status, 0) << b.err;
+        if (t == 1)
+            first = read_file(f);
+        else
+            EXPECT_EQ(read_file(f), first) << "--expected auto, threads " << t;
+    }
+    std::string const f = tmp / "auto1.ksf";
+    // Smaller than the data-independent default, sized from a count close to the exact one.
+    EXPECT_LT(first.size() * 10, read_file(fixed).size() * 8);
+    auto const info = run_ksieve("info --json '" + f + "'", tmp);
+    ASSERT_EQ(info.status, 0) << info.err;
+    double const distinct = static_cast<double>(kmer_set_of_fasta(ref, 31).size());
+    EXPECT_GE(number(info.out, "expected"), distinct);        // 5% margin over the estimate
+    EXPECT_LE(number(info.out, "expected"), 1.15 * distinct);
+    EXPECT_LE(number(info.out, "estimated_fpr"), 0.001);
+    // No false negatives, and the measured FPR as asked.
+    for (auto const & [input, expect_known] : std::vector<std::pair<std::string, bool>>{
+             {"hs_errfree.fq", true}, {"lambda_reads.fq", false}, {"sra.fq.gz", false}})
+    {
+        std::string const report = tmp / (input + ".auto.tsv");
+        auto const r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::uint64_t kmers = 0, hits = 0, known = 0;
+        auto const rows = read_report(report);
+        for (auto const & row : rows)
+        {
+            kmers += row.kmers;
+            hits += row.hits;
+            known += row.cls == "known";
+        }
+        if (expect_known)
+        {
+            EXPECT_EQ(hits, kmers) << input;
+            EXPECT_EQ(known, rows.size()) << input;
+        }
+        else
+            EXPECT_LE(static_cast<double>(hits), 1.5 * 0.001 * static_cast<double>(kmers)) << input;
+    }
+    // Where a first pass is impossible or sizes would differ between jobs: usage errors, nothing written.
+    for (std::string const & args : {"build -q --expected auto --shard 0/2 -o '" + (tmp / "s.ksf") + "' '" + ref + "'",
+                                     "dedup -q --expected auto '" + ref + "'",
+                                     "build -q --expected 0 -o '" + (tmp / "z.ksf") + "' '" + ref + "'",
+                                     "build -q --expected lots -o '" + (tmp / "z.ksf") + "' '" + ref + "'"})
+    {
+        auto const r = run_ksieve(args, tmp);
+        EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+        EXPECT_NE(r.err.find("--expected"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(tmp / "s.ksf"));
+    EXPECT_FALSE(std::filesystem::exists(tmp / "z.ksf"));
+}
+
 TEST_F(commands, exact_quotient_filter_gives_exactly_the_hits_of_an_exact_kmer_set)
 {
     std::string const f = tmp / "lambda.ksf";

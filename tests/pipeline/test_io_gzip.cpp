@@ -226,7 +226,9 @@ void expect_same_failure(std::vector<decoded> const & r, std::string const & ori
         ASSERT_LE(r[i].bytes.size(), original.size());
         EXPECT_TRUE(original.compare(0, r[i].bytes.size(), r[i].bytes) == 0) << "output is not a prefix";
         if (whole)
+        {
             EXPECT_EQ(r[i].bytes.size(), original.size());
+        }
     }
 }
 

@@ -43,6 +43,11 @@ struct shard_range
 /*! \brief Parse "I/S". \throws usage_error */
 [[nodiscard]] shard_range parse_shard_range(std::string const & text);
 
+struct filter_args;
+/*! \brief Parse the value of --expected into f: a positive number of distinct k-mers, or "auto" (sized from a
+ * first pass over the input). \throws usage_error */
+void parse_expected(std::string const & text, filter_args & f);
+
 /*! \brief Input description shared by build, classify and dedup. */
 struct input_args
 {
@@ -59,6 +64,7 @@ struct filter_args
     filter_type type{filter_type::quotient};
     double fpr{0.001};
     std::uint64_t expected{0};
+    bool expected_auto{false};           //!< --expected auto: size from a first pass over the input (build)
     unsigned shards{0};                  //!< power of two; 0 = default (64, fewer for k < 7)
     std::uint64_t seed{default_hash_seed};
     double max_load{0.9};
