@@ -390,34 +390,12 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
 {
     std::size_t const n = keys.units();
     results.resize(n);
-    // Table capacity: a power of two >= 2 x the keys that may need tracking in this batch.
-    std::uint64_t candidates = 0;
     std::uint32_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
-    {
-        candidates += keys.count[u];
         longest = std::max(longest, keys.count[u]);
-    }
-    std::size_t cap = 1024;
-    while (cap < 2 * candidates)
-        cap *= 2;
-    if (table_.size() < cap)
-    {
-        table_.assign(cap, entry{});
-        epoch_ = 0;
-    }
-    cap = table_.size();
-    if (++epoch_ == 0) // stamp wrap-around: clear once every 2^32 batches
-    {
-        std::fill(table_.begin(), table_.end(), entry{});
-        epoch_ = 1;
-    }
     if (slots_.size() < longest)
         slots_.resize(longest);
-    std::size_t const mask = cap - 1;
-    entry * const table = table_.data();
-    std::uint32_t const epoch = epoch_;
-    // Parallel pre-pass: hits before the batch, hits needed, and the collision keys and home slots of the keys
+    // Parallel pre-pass: hits before the batch, hits needed, and the collision keys and their hashes of the keys
     // still below min_count. Only the table probes below are serial.
     std::uint64_t const total = keys.offset[n];
     if (cks_.size() < total)
@@ -427,7 +405,8 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
     }
     hits_before_.resize(n);
     need_.resize(n);
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
+    std::uint64_t tracked = 0; // keys that may be probed: below min_count, in units not decided before the batch
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 256) reduction(+ : tracked)
     for (std::size_t u = 0; u < n; ++u)
     {
         std::uint64_t const off = keys.offset[u];
@@ -442,11 +421,31 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
             }
             std::uint64_t const ck = filter.collision_key(keys.keys[off + j]);
             cks_[off + j] = ck;
-            homes_[off + j] = static_cast<std::size_t>(mix64(ck)) & mask;
+            homes_[off + j] = static_cast<std::size_t>(mix64(ck));
         }
         hits_before_[u] = hits;
         need_[u] = hits_needed(c, fraction);
+        if (exact_hits || hits < need_[u])
+            tracked += c - hits;
     }
+    // Table capacity: a power of two >= 2 x the keys that may be tracked in this batch (small when most units
+    // are decided before the batch, so that the table stays in cache); entries beyond it are not used.
+    std::size_t cap = 1024;
+    while (cap < 2 * tracked)
+        cap *= 2;
+    if (table_.size() < cap)
+    {
+        table_.assign(cap, entry{});
+        epoch_ = 0;
+    }
+    if (++epoch_ == 0) // stamp wrap-around: clear once every 2^32 batches
+    {
+        std::fill(table_.begin(), table_.end(), entry{});
+        epoch_ = 1;
+    }
+    std::size_t const mask = cap - 1;
+    entry * const table = table_.data();
+    std::uint32_t const epoch = epoch_;
     for (std::size_t u = 0; u < n; ++u)
     {
         std::uint64_t const off = keys.offset[u];
@@ -467,14 +466,14 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         for (std::uint32_t j = 0; j < c; ++j)
             if (v[j] < min_count)
             {
-                __builtin_prefetch(table + home[j]);
+                __builtin_prefetch(table + (home[j] & mask));
                 slots_[m++] = j;
             }
         std::uint32_t extra = 0;
         for (std::uint32_t a = 0; a < m; ++a)
         {
             std::uint32_t const j = slots_[a];
-            std::size_t i = home[j];
+            std::size_t i = home[j] & mask;
             while (table[i].stamp == epoch && table[i].key != ck[j])
                 i = (i + 1) & mask;
             if (table[i].stamp == epoch && v[j] + table[i].count >= min_count)
@@ -490,7 +489,7 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         for (std::uint32_t a = 0; a < m; ++a)
         {
             std::uint32_t const j = slots_[a];
-            std::size_t i = home[j];
+            std::size_t i = home[j] & mask;
             while (table[i].stamp == epoch && table[i].key != ck[j])
                 i = (i + 1) & mask;
             if (table[i].stamp != epoch)

@@ -161,7 +161,7 @@ private:
     };
     std::vector<entry> table_;
     std::vector<std::uint64_t> cks_;         // per key below min_count: collision key
-    std::vector<std::size_t> homes_;         // ... and its home slot in table_
+    std::vector<std::size_t> homes_;         // ... and its hash (home slot: hash & (capacity - 1))
     std::vector<std::uint32_t> hits_before_; // per unit: keys at min_count before the batch
     std::vector<std::uint64_t> need_;        // per unit: hits_needed()
     std::vector<std::uint32_t> slots_;       // per unit: indices of its keys below min_count
