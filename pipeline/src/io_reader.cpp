@@ -102,6 +102,11 @@ public:
     fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options)
         : path_{std::move(path)}, source_{std::move(source)}, options_{options}
     {
+        // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record: dropped.
+        while (carry_.size() < 3 && !eof_)
+            refill(carry_, read_chunk, 1);
+        if (std::string_view{carry_}.starts_with("\xEF\xBB\xBF"))
+            carry_.erase(0, 3);
         std::size_t p = 0;
         for (;;)
         {

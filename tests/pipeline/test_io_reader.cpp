@@ -71,6 +71,26 @@ TEST(io_reader, crlf_kept_in_raw_stripped_from_views)
     EXPECT_EQ(frecs[1], (record{"b", "b", "TT", "", ">b\r\nTT\r\n"}));
 }
 
+TEST(io_reader, utf8_byte_order_mark_at_the_start_is_dropped)
+{
+    temp_dir dir;
+    std::string const bom = "\xEF\xBB\xBF";
+    std::string const fq = random_fastq(50, 3, 100, false);
+    std::string const fa = ">a x\nACGT\nGG\n>b\nTT\n";
+    write_file(dir / "bom.fq", bom + fq);
+    write_file(dir / "bom.fa", bom + fa);
+    write_file(dir / "bom_only", bom);
+    seq_format format{};
+    EXPECT_EQ(read_all(dir / "bom.fq", small_batches(7, 1 << 20), &format), naive_fastq(fq));
+    EXPECT_EQ(format, seq_format::fastq);
+    EXPECT_EQ(read_all(dir / "bom.fa", {}, &format), naive_fasta(fa));
+    EXPECT_EQ(format, seq_format::fasta);
+    EXPECT_TRUE(read_all(dir / "bom_only").empty());
+    // Only at the start: a BOM-like byte sequence later is data (here: a malformed FASTQ record).
+    write_file(dir / "late.fq", fq + bom + fq);
+    EXPECT_THROW(read_all(dir / "late.fq"), ksieve::input_error);
+}
+
 TEST(io_reader, empty_inputs_have_no_records)
 {
     temp_dir dir;
