@@ -438,12 +438,6 @@ run_summary run_build(build_args const & args)
     // fingerprints, so that filters built apart merge exactly); --expected auto sizes it to this input.
     if ((cfg.type != filter_type::quotient && cfg.expected == 0) || args.filter.expected_auto)
     {
-        if (range != nullptr)
-            throw usage_error{"--shard with " +
-                              std::string{args.filter.expected_auto ? "--expected auto"
-                                                                    : "--type " + std::string{to_string(cfg.type)}} +
-                              " needs --expected N (the distinct k-mers of the FULL input, the same for every shard "
-                              "job, so that the parts have equal sizes and merge)"};
         // First pass: estimate the distinct k-mers (HyperLogLog over the hashed keys). Only regular files
         // can be read twice.
         for (auto const & in : args.input.inputs)
@@ -454,8 +448,10 @@ run_summary run_build(build_args const & args)
                                   "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
                                   "takes a first pass, and only regular files can be read twice"};
         }
+        // Over all k-mers, also for --shard: every shard job gets the same estimate, so the parts have equal
+        // parameters and merge into the filter a full build makes.
         unit_source source{args.input, reader_opts(threads)};
-        batch_engine engine{cfg.kmer, threads, range};
+        batch_engine engine{cfg.kmer, threads, nullptr};
         batch_keys keys;
         hyperloglog hll;
         run_stream(
