@@ -165,7 +165,9 @@ void make_views(record_batch & batch, std::vector<record_offsets> const & offset
         std::uint64_t const seq_off =
             (o.seq_off & joined_flag) != 0 ? joined_base + (o.seq_off & ~joined_flag) : o.seq_off;
         r.seq = std::string_view{base + seq_off, o.seq_len};
-        r.qual = std::string_view{base + o.qual_off, o.qual_len};
+        std::uint64_t const qual_off =
+            (o.qual_off & joined_flag) != 0 ? joined_base + (o.qual_off & ~joined_flag) : o.qual_off;
+        r.qual = std::string_view{base + qual_off, o.qual_len};
         bases += o.seq_len;
     }
     batch.bases_ = bases;

@@ -40,7 +40,13 @@ constexpr std::size_t read_chunk = std::size_t{1} << 20;
 
 std::string record_message(std::string const & path, std::uint64_t const record, std::string const & what)
 {
-    return "'" + display_name(path) + "': record " + std::to_string(record) + ": " + what;
+    std::string m{"'"};
+    m += display_name(path);
+    m += "': record ";
+    m += std::to_string(record);
+    m += ": ";
+    m += what;
+    return m;
 }
 
 std::string describe_byte(char const c)
@@ -237,9 +243,14 @@ private:
                                 std::uint64_t const record) const
     {
         auto const lines = std::count(s.begin() + static_cast<std::ptrdiff_t>(pos), s.end(), '\n');
+        if (lines >= 3 && s.find("\n+", pos) == std::string::npos)
+            throw input_error{record_message(path_, record,
+                                             "truncated FASTQ record (input ends before the '+' line after its "
+                                             "sequence)")};
         throw input_error{record_message(path_, record,
-                                         "truncated FASTQ record (input ends after " + std::to_string(lines) +
-                                             " of its 4 lines)")};
+                                         lines < 4 ? "truncated FASTQ record (input ends after " + std::to_string(lines) +
+                                                         " of its 4 lines)"
+                                                   : std::string{"truncated FASTQ record (input ends inside its quality)"})};
     }
 
     static std::size_t name_length(char const * const header, std::size_t const len) noexcept
@@ -258,7 +269,7 @@ private:
     }
 
     parse_status parse_fastq(std::string const & s, std::size_t & pos, record_offsets & rec,
-                             std::uint64_t const record) const
+                             std::uint64_t const record)
     {
         char const * const b = s.data();
         std::size_t const size = s.size();
@@ -288,8 +299,12 @@ private:
         if (p_beg >= size)
             return parse_status::partial;
         if (b[p_beg] != '+')
-            throw input_error{record_message(
-                path_, record, "expected a '+' line after the sequence, found " + describe_byte(b[p_beg]))};
+        {
+            if (!is_sequence_byte(b[p_beg]))
+                throw input_error{record_message(
+                    path_, record, "expected a '+' line after the sequence, found " + describe_byte(b[p_beg]))};
+            return parse_fastq_multiline(s, pos, rec, record, h_end);
+        }
         std::size_t const p_end = eol(p_beg);
         if (p_end == std::string::npos)
             return parse_status::partial;
@@ -317,6 +332,101 @@ private:
         rec.qual_off = q_beg;
         rec.qual_len = qual_end - q_beg;
         pos = q_end + 1;
+        return parse_status::record;
+    }
+
+    // A byte that can start a wrapped sequence line (IUPAC letters, gaps, '*'); never '@' or '+'.
+    static bool is_sequence_byte(char const c) noexcept
+    {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*';
+    }
+
+    // A FASTQ record whose sequence is wrapped over several lines (old Sanger-style files): sequence lines up
+    // to the '+' line, then quality lines until they hold as many characters as the sequence. Both are
+    // joined (without line ends) into joined_; raw keeps the record's bytes as they are. A one-line sequence
+    // never takes this path, so its quality must be one line too (a short quality is an error, not a wrap).
+    parse_status parse_fastq_multiline(std::string const & s, std::size_t & pos, record_offsets & rec,
+                                       std::uint64_t const record, std::size_t const h_end)
+    {
+        char const * const b = s.data();
+        std::size_t const size = s.size();
+        std::size_t const p = pos;
+        auto const line_end = [&](std::size_t const from) -> std::size_t
+        {
+            void const * const q = from < size ? std::memchr(b + from, '\n', size - from) : nullptr;
+            return q == nullptr ? std::string::npos : static_cast<std::size_t>(static_cast<char const *>(q) - b);
+        };
+        auto const content_end = [&](std::size_t const beg, std::size_t const end)
+        { return end > beg && b[end - 1] == '\r' ? end - 1 : end; };
+        std::size_t const joined_seq = joined_.size();
+        auto const undo = [&] { joined_.resize(joined_seq); };
+        // sequence lines
+        std::size_t q = h_end + 1;
+        for (;;)
+        {
+            if (q >= size)
+            {
+                undo();
+                return parse_status::partial;
+            }
+            if (b[q] == '+')
+                break;
+            if (!is_sequence_byte(b[q]) && b[q] != '\n' && b[q] != '\r')
+            {
+                undo();
+                throw input_error{record_message(
+                    path_, record, "expected a '+' line after the sequence, found " + describe_byte(b[q]))};
+            }
+            std::size_t const e = line_end(q);
+            if (e == std::string::npos)
+            {
+                undo();
+                return parse_status::partial;
+            }
+            joined_.append(b + q, content_end(q, e) - q);
+            q = e + 1;
+        }
+        std::size_t const seq_len = joined_.size() - joined_seq;
+        std::size_t const plus_end = line_end(q);
+        if (plus_end == std::string::npos)
+        {
+            undo();
+            return parse_status::partial;
+        }
+        // quality lines until they hold seq_len characters
+        std::size_t const joined_qual = joined_.size();
+        q = plus_end + 1;
+        while (joined_.size() - joined_qual < seq_len)
+        {
+            std::size_t const e = line_end(q);
+            if (e == std::string::npos)
+            {
+                undo();
+                return parse_status::partial;
+            }
+            joined_.append(b + q, content_end(q, e) - q);
+            q = e + 1;
+        }
+        std::size_t const qual_len = joined_.size() - joined_qual;
+        if (qual_len != seq_len)
+        {
+            undo();
+            throw input_error{record_message(path_, record,
+                                             "quality length " + std::to_string(qual_len) +
+                                                 " differs from sequence length " + std::to_string(seq_len) +
+                                                 " (wrapped record)")};
+        }
+        std::size_t const hdr_end = content_end(p + 1, h_end);
+        rec.raw_off = p;
+        rec.raw_len = q - p;
+        rec.header_off = p + 1;
+        rec.header_len = hdr_end - (p + 1);
+        rec.name_len = name_length(b + p + 1, rec.header_len);
+        rec.seq_off = joined_seq | joined_flag;
+        rec.seq_len = seq_len;
+        rec.qual_off = joined_qual | joined_flag;
+        rec.qual_len = qual_len;
+        pos = q;
         return parse_status::record;
     }
 

@@ -71,6 +71,68 @@ TEST(io_reader, crlf_kept_in_raw_stripped_from_views)
     EXPECT_EQ(frecs[1], (record{"b", "b", "TT", "", ">b\r\nTT\r\n"}));
 }
 
+// Wrapped (multi-line) FASTQ: sequence lines up to '+', quality lines up to the sequence's length (a quality
+// line may start with '@' or '+'); raw keeps the record's bytes, seq/qual are joined. Against records made
+// by wrapping one-line records, in batches of every size (records cut at every place by refills).
+TEST(io_reader, wrapped_fastq_records_are_joined_and_kept_verbatim)
+{
+    temp_dir dir;
+    std::string const one_line = "@r1 c\nACGTACGTAC\n+\n@+IIIIIIII\n@r2\nAC\n+\nII\n@r3\nacgtNacgtNa\n+r3\n++@@##!!IIJ\n";
+    // r1 wrapped at 4, r2 as is, r3 wrapped at 3 with CRLF ends
+    std::string const wrapped = "@r1 c\nACGT\nACGT\nAC\n+\n@+II\nIIII\nII\n@r2\nAC\n+\nII\n"
+                                "@r3\r\nacg\r\ntNa\r\ncgt\r\nNa\r\n+r3\r\n++@\r\n@##\r\n!!I\r\nIJ\r\n";
+    write_file(dir / "one.fq", one_line);
+    write_file(dir / "wrapped.fq", wrapped);
+    auto const expect = read_all(dir / "one.fq");
+    ASSERT_EQ(expect.size(), 3u);
+    for (std::size_t const records : {1, 2, 3})
+        for (std::size_t const bases : {1, 5, 1000})
+        {
+            auto const got = read_all(dir / "wrapped.fq", small_batches(records, bases));
+            ASSERT_EQ(got.size(), 3u) << records << " " << bases;
+            for (std::size_t i = 0; i < 3; ++i)
+            {
+                EXPECT_EQ(got[i].name, expect[i].name);
+                EXPECT_EQ(got[i].header, expect[i].header);
+                EXPECT_EQ(got[i].seq, expect[i].seq) << i;
+                EXPECT_EQ(got[i].qual, expect[i].qual) << i;
+            }
+            EXPECT_EQ(got[0].raw, "@r1 c\nACGT\nACGT\nAC\n+\n@+II\nIIII\nII\n");
+            EXPECT_EQ(got[2].raw, "@r3\r\nacg\r\ntNa\r\ncgt\r\nNa\r\n+r3\r\n++@\r\n@##\r\n!!I\r\nIJ\r\n");
+        }
+    // Many wrapped records across refills of the reader's 1 MiB chunks.
+    std::string big_one, big_wrapped;
+    std::mt19937 rng{5};
+    for (int i = 0; i < 20000; ++i)
+    {
+        std::string seq, qual;
+        std::size_t const len = 1 + rng() % 150;
+        for (std::size_t j = 0; j < len; ++j)
+        {
+            seq += "ACGT"[rng() % 4];
+            qual += static_cast<char>('!' + rng() % 40);
+        }
+        std::string const name = "@q" + std::to_string(i) + "\n";
+        big_one += name + seq + "\n+\n" + qual + "\n";
+        big_wrapped += name;
+        for (std::size_t j = 0; j < len; j += 60)
+            big_wrapped += seq.substr(j, 60) + "\n";
+        big_wrapped += "+\n";
+        for (std::size_t j = 0; j < len; j += 60)
+            big_wrapped += qual.substr(j, 60) + "\n";
+    }
+    write_file(dir / "big_one.fq", big_one);
+    write_file(dir / "big_wrapped.fq", big_wrapped);
+    auto const a = read_all(dir / "big_one.fq");
+    auto const b = read_all(dir / "big_wrapped.fq", small_batches(777, 1 << 16));
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+    {
+        ASSERT_EQ(a[i].seq, b[i].seq) << i;
+        ASSERT_EQ(a[i].qual, b[i].qual) << i;
+    }
+}
+
 TEST(io_reader, utf8_byte_order_mark_at_the_start_is_dropped)
 {
     temp_dir dir;
@@ -227,6 +289,9 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
     std::vector<bad_case> const cases = {
         {good + "@c\nACG\n+\nII\n", "record 3", "quality length 2 differs from sequence length 3"},
         {good + "@c\nACG\nIII\n", "record 3", "'+'"},
+        {good + "@c\nACG\n@d\nAC\n+\nII\n", "record 3", "expected a '+' line"},
+        {good + "@c\nAC\nG\n+\nIIII\n@d\nAC\n+\nII\n", "record 3", "quality length 4 differs from sequence length 3"},
+        {good + "@c\nAC\nG\n+\nII\n", "record 3", "truncated"},
         {good + "@c\nACG\n", "record 3", "truncated"},
         {good + "@c\nACG\n+\n", "record 3", "truncated"},
         {good + "@c", "record 3", "truncated"},
