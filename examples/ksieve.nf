@@ -13,7 +13,8 @@ process KSIEVE_BUILD_SHARD {
     output:
     path "host.${i}.ksf"
     script:
-    "ksieve build -q -t ${task.cpus} --shard ${i}/${params.shards} -o host.${i}.ksf ${ref}"
+    // --expected auto: sized to the host genome; every shard job counts the whole input, so the parts match
+    "ksieve build -q -t ${task.cpus} --expected auto --shard ${i}/${params.shards} -o host.${i}.ksf ${ref}"
 }
 
 process KSIEVE_MERGE_HOST {
