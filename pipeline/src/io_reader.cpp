@@ -360,15 +360,25 @@ private:
         { return end > beg && b[end - 1] == '\r' ? end - 1 : end; };
         std::size_t const joined_seq = joined_.size();
         auto const undo = [&] { joined_.resize(joined_seq); };
+        auto const partial = [&] {
+            undo();
+            return parse_status::partial;
+        };
+        // Appends the line at q (without its line end) to joined_ and moves q past it; false if incomplete.
+        auto const append_line = [&](std::size_t & q) {
+            std::size_t const e = line_end(q);
+            if (e == std::string::npos)
+                return false;
+            joined_.append(b + q, content_end(q, e) - q);
+            q = e + 1;
+            return true;
+        };
         // sequence lines
         std::size_t q = h_end + 1;
         for (;;)
         {
             if (q >= size)
-            {
-                undo();
-                return parse_status::partial;
-            }
+                return partial();
             if (b[q] == '+')
                 break;
             if (!is_sequence_byte(b[q]) && b[q] != '\n' && b[q] != '\r')
@@ -377,36 +387,19 @@ private:
                 throw input_error{record_message(
                     path_, record, "expected a '+' line after the sequence, found " + describe_byte(b[q]))};
             }
-            std::size_t const e = line_end(q);
-            if (e == std::string::npos)
-            {
-                undo();
-                return parse_status::partial;
-            }
-            joined_.append(b + q, content_end(q, e) - q);
-            q = e + 1;
+            if (!append_line(q))
+                return partial();
         }
         std::size_t const seq_len = joined_.size() - joined_seq;
         std::size_t const plus_end = line_end(q);
         if (plus_end == std::string::npos)
-        {
-            undo();
-            return parse_status::partial;
-        }
+            return partial();
         // quality lines until they hold seq_len characters
         std::size_t const joined_qual = joined_.size();
         q = plus_end + 1;
         while (joined_.size() - joined_qual < seq_len)
-        {
-            std::size_t const e = line_end(q);
-            if (e == std::string::npos)
-            {
-                undo();
-                return parse_status::partial;
-            }
-            joined_.append(b + q, content_end(q, e) - q);
-            q = e + 1;
-        }
+            if (!append_line(q))
+                return partial();
         std::size_t const qual_len = joined_.size() - joined_qual;
         if (qual_len != seq_len)
         {
