@@ -101,7 +101,7 @@ io::reader_options reader_opts(unsigned const threads)
 class output_set
 {
 public:
-    output_set(classify_output_args const & a, unit_source const & src, unsigned const threads, bool const paired) :
+    output_set(classify_output_args const & a, unit_source & src, unsigned const threads, bool const paired) :
         paired_{paired}
     {
         io::writer_options wo;
@@ -120,6 +120,12 @@ public:
         check_output_paths({{"--novel", a.novel}, {"--known", a.known}, {"--novel2", a.novel2},
                             {"--known2", a.known2}, {"--report", a.report}, {"--stats", a.stats}});
         format_ = src.format();
+        for (std::string const * const p : {&a.novel, &a.known, &a.novel2, &a.known2})
+        {
+            io::seq_format const of = p->empty() ? io::seq_format::fasta : io::format_from_extension(*p, format_);
+            if (of == io::seq_format::sam || of == io::seq_format::bam || of == io::seq_format::cram)
+                src.require_same_dictionary();
+        }
         novel_ = open(a.novel);
         known_ = open(a.known);
         novel2_ = open(a.novel2);

@@ -76,10 +76,16 @@ void unit_source::open_next()
             sam_header_ = single_->sam_header();
         }
     }
+    if (first || !same_dictionary_)
+        return;
+    io::seq_format const f = single_ != nullptr ? single_->format() : pair_->format();
+    if (f != io::seq_format::sam && f != io::seq_format::bam && f != io::seq_format::cram)
+        return; // FASTA/FASTQ records are written unaligned: no reference ids
     std::string const & header = single_ != nullptr ? single_->sam_header() : pair_->sam_header();
-    if (!first && sq_lines(header) != sq_lines(sam_header_))
+    if (sq_lines(header) != sq_lines(sam_header_))
         throw input_error{"'" + args_.inputs[next_input_ - 1] + "': its SAM/BAM/CRAM reference dictionary (@SQ lines) "
-                          "differs from the first input '" + args_.inputs[0] + "'; process them separately"};
+                          "differs from the first input '" + args_.inputs[0] + "', so its records cannot be written "
+                          "under one SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
 }
 
 bool unit_source::next(io::record_batch & r1, io::record_batch & r2)

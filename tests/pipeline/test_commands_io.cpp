@@ -121,6 +121,85 @@ TEST_F(commands_io, sam_and_bam_inputs_lose_nothing_and_classify_like_fastq)
     EXPECT_EQ(sam_records(read_file(tmp / "n2.sam")), sam_records(read_file(tmp / "n.sam")));
 }
 
+TEST_F(commands_io, sam_inputs_with_different_dictionaries_go_together_unless_written_as_sam)
+{
+    // The reads of mixed.fq split over two unaligned SAM files whose headers name different references.
+    auto const fq = split_fastq(read_file(data("mixed.fq").string()));
+    ASSERT_GT(fq.size(), 10u);
+    std::string sam[2] = {"@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:chrA\tLN:1000\n",
+                          "@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:chrB\tLN:2000\n"};
+    std::string fq_again; // the same reads as the FASTQ that SAM -> FASTQ conversion writes (QNAME only)
+    for (std::size_t i = 0; i < fq.size(); ++i)
+    {
+        std::istringstream s{fq[i]};
+        std::string name, seq, plus, qual;
+        std::getline(s, name);
+        std::getline(s, seq);
+        std::getline(s, plus);
+        std::getline(s, qual);
+        std::string const qname = name.substr(1, name.find_first_of(" \t") - 1);
+        sam[i < fq.size() / 2 ? 0 : 1] += qname + "\t4\t*\t0\t0\t*\t*\t0\t0\t" + seq + "\t" + qual + "\n";
+        fq_again += "@" + qname + "\n" + seq + "\n+\n" + qual + "\n";
+    }
+    write_file(tmp / "a.sam", sam[0]);
+    write_file(tmp / "b.sam", sam[1]);
+    write_file(tmp / "ab.fq", fq_again);
+    std::string const both = " '" + (tmp / "a.sam") + "' '" + (tmp / "b.sam") + "'";
+
+    // FASTQ outputs: both inputs are read, nothing is lost, the classes are those of the same reads as FASTQ.
+    auto const f = run_ksieve("classify -q -f '" + filter + "' --report '" + (tmp / "fq.tsv") + "' --known '" +
+                                  (tmp / "k.fq") + "' --novel '" + (tmp / "n.fq") + "' '" + (tmp / "ab.fq") + "'",
+                              tmp);
+    ASSERT_EQ(f.status, 0) << f.err;
+    auto const s = run_ksieve("classify -q -f '" + filter + "' --report '" + (tmp / "sam.tsv") + "' --known '" +
+                                  (tmp / "ks.fq") + "' --novel '" + (tmp / "ns.fq") + "'" + both,
+                              tmp);
+    ASSERT_EQ(s.status, 0) << s.err;
+    EXPECT_EQ(read_file(tmp / "sam.tsv"), read_file(tmp / "fq.tsv"));
+    EXPECT_EQ(read_file(tmp / "ks.fq"), read_file(tmp / "k.fq"));
+    EXPECT_EQ(read_file(tmp / "ns.fq"), read_file(tmp / "n.fq"));
+    EXPECT_FALSE(read_file(tmp / "ks.fq").empty());
+    EXPECT_FALSE(read_file(tmp / "ns.fq").empty());
+
+    // build and dedup take them too: the same filter and the same decisions as from the FASTQ.
+    auto const b1 = run_ksieve("build -q -k 25 -o '" + (tmp / "sam.ksf") + "'" + both, tmp);
+    ASSERT_EQ(b1.status, 0) << b1.err;
+    auto const b2 = run_ksieve("build -q -k 25 -o '" + (tmp / "fq.ksf") + "' '" + (tmp / "ab.fq") + "'", tmp);
+    ASSERT_EQ(b2.status, 0) << b2.err;
+    EXPECT_EQ(read_file(tmp / "sam.ksf"), read_file(tmp / "fq.ksf"));
+    auto const d1 = run_ksieve("dedup -q -k 25 --report '" + (tmp / "dsam.tsv") + "'" + both, tmp);
+    ASSERT_EQ(d1.status, 0) << d1.err;
+    auto const d2 = run_ksieve("dedup -q -k 25 --report '" + (tmp / "dfq.tsv") + "' '" + (tmp / "ab.fq") + "'", tmp);
+    ASSERT_EQ(d2.status, 0) << d2.err;
+    EXPECT_EQ(read_file(tmp / "dsam.tsv"), read_file(tmp / "dfq.tsv"));
+
+    // SAM/BAM outputs would carry b.sam's records under a.sam's header: refused, naming the file, and
+    // nothing is left behind.
+    for (std::string const ext : {".sam", ".bam"})
+    {
+        auto const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / ("out" + ext)) +
+                                      "' --stats '" + (tmp / "out.json") + "'" + both,
+                                  tmp);
+        EXPECT_EQ(r.status, 1) << ext;
+        EXPECT_NE(r.err.find("ksieve: error: "), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("b.sam"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("reference dictionary"), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(tmp / ("out" + ext)));
+        EXPECT_FALSE(std::filesystem::exists(tmp / "out.json"));
+    }
+    // With the same dictionary, SAM output works (the reads of b.sam under a.sam's header).
+    std::string b_same = sam[1];
+    std::string const other = "SN:chrB\tLN:2000";
+    b_same.replace(b_same.find(other), other.size(), "SN:chrA\tLN:1000");
+    write_file(tmp / "b2.sam", b_same);
+    auto const ok = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "ok.sam") + "' --known '" +
+                                   (tmp / "okk.sam") + "' '" + (tmp / "a.sam") + "' '" + (tmp / "b2.sam") + "'",
+                               tmp);
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    EXPECT_EQ(sam_records(read_file(tmp / "ok.sam")).size() + sam_records(read_file(tmp / "okk.sam")).size(),
+              fq.size());
+}
+
 TEST_F(commands_io, sigint_exits_130_and_leaves_no_partial_output)
 {
     // An endless FASTQ stream on stdin; SIGINT after a second.

@@ -63,7 +63,8 @@ inline run_result run_ksieve(std::string const & args, temp_dir const & tmp)
 {
     std::string const out = tmp / "stdout.txt";
     std::string const err = tmp / "stderr.txt";
-    std::string const cmd = "'" + binary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    std::string cmd{"'"}; // appended piecewise: `"..." + std::string&&` trips a GCC 12 -Wrestrict false positive
+    cmd.append(binary()).append("' ").append(args).append(" >'").append(out).append("' 2>'").append(err).append("'");
     int const raw = std::system(cmd.c_str());
     run_result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);

@@ -42,6 +42,11 @@ public:
     [[nodiscard]] io::seq_format format() const noexcept { return format_; }
     [[nodiscard]] std::string const & sam_header() const noexcept { return sam_header_; }
     [[nodiscard]] bool paired() const noexcept { return paired_; }
+    /*! \brief Refuse (input_error, when it is opened) a later SAM/BAM/CRAM input whose reference dictionary
+     * (@SQ lines) differs from the first input's. Needed only when records are written to SAM/BAM/CRAM
+     * under the first input's header (their reference ids would point elsewhere); FASTA/FASTQ outputs,
+     * reports and `build` take such inputs together. \pre called before the first next(). */
+    void require_same_dictionary() noexcept { same_dictionary_ = true; }
 
 private:
     void open_next();
@@ -54,6 +59,7 @@ private:
     std::unique_ptr<io::paired_reader> pair_;
     io::seq_format format_{io::seq_format::fastq};
     std::string sam_header_;
+    bool same_dictionary_{false};
 };
 
 /*! \brief Runs process(item) on the calling thread for every batch in input order, with reading ahead in
