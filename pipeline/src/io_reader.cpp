@@ -614,13 +614,21 @@ public:
             cleanup();
             throw input_error{"'" + display_name(path_) + "': record 1: " + unsupported_message({})};
         }
-        if (options_.threads > 1)
-            hts_set_threads(fp_, static_cast<int>(options_.threads));
         hdr_ = sam_hdr_read(fp_);
         if (hdr_ == nullptr)
         {
             cleanup();
             throw input_error{"'" + display_name(path_) + "': cannot read the SAM/BAM/CRAM header"};
+        }
+        // Decompression threads only after the header, and only for a BGZF file that ends with its EOF
+        // marker: with threads, htslib 1.16 waits forever in sam_hdr_read() on a truncated BAM, or reports
+        // the truncated end as a clean end of file. Single-threaded reading reports truncation as an error
+        // (and is used for pipes, whose end cannot be checked beforehand).
+        if (options_.threads > 1)
+        {
+            int const eof = hts_check_EOF(fp_); // 1: marker present, 3: a format without one
+            if (eof == 1 || eof == 3)
+                hts_set_threads(fp_, static_cast<int>(options_.threads));
         }
         header_.assign(sam_hdr_str(hdr_), sam_hdr_length(hdr_));
         rec_ = bam_init1();

@@ -200,6 +200,51 @@ TEST_F(commands_io, sam_inputs_with_different_dictionaries_go_together_unless_wr
               fq.size());
 }
 
+TEST_F(commands_io, truncated_bam_is_an_error_for_every_thread_count)
+{
+    // htslib 1.16 with decompression threads attached before the header hung on a truncated BAM (waiting
+    // for its EOF marker) or read its truncated end as a clean end of file.
+    auto const w = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "all.bam") + "' '" +
+                                  data("mixed.fq").string() + "'",
+                              tmp);
+    ASSERT_EQ(w.status, 0) << w.err;
+    std::string const bam = read_file(tmp / "all.bam");
+    ASSERT_GT(bam.size(), 20000u);
+    for (std::size_t const cut : {std::size_t{60}, std::size_t{2000}, bam.size() / 2, bam.size() - 10})
+    {
+        write_file(tmp / "cut.bam", bam.substr(0, cut));
+        for (int const t : {1, 2, 4})
+        {
+            std::string const cmd = "timeout 60 '" + binary() + "' classify -q -t " + std::to_string(t) + " -f '" +
+                                    filter + "' --novel '" + (tmp / "n.fq") + "' '" + (tmp / "cut.bam") + "' 2>'" +
+                                    (tmp / "err.txt") + "'";
+            int const raw = std::system(cmd.c_str());
+            ASSERT_TRUE(WIFEXITED(raw));
+            EXPECT_EQ(WEXITSTATUS(raw), 1) << "cut " << cut << ", -t " << t << " (124 = hung)";
+            std::string const err = read_file(tmp / "err.txt");
+            EXPECT_EQ(err.rfind("ksieve: error: '" + (tmp / "cut.bam") + "'", 0), 0u) << err;
+            EXPECT_FALSE(std::filesystem::exists(tmp / "n.fq"));
+        }
+    }
+    // The whole file still reads with threads, and gives the records the single-threaded run gives.
+    auto const a = run_ksieve("classify -q -t 1 -f '" + filter + "' --report '" + (tmp / "t1.tsv") + "' '" +
+                                  (tmp / "all.bam") + "'",
+                              tmp);
+    auto const b = run_ksieve("classify -q -t 4 -f '" + filter + "' --report '" + (tmp / "t4.tsv") + "' '" +
+                                  (tmp / "all.bam") + "'",
+                              tmp);
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(read_file(tmp / "t1.tsv"), read_file(tmp / "t4.tsv"));
+    // all.bam holds the novel reads of mixed.fq
+    auto const fq = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "all.fq") + "' '" +
+                                   data("mixed.fq").string() + "'",
+                               tmp);
+    ASSERT_EQ(fq.status, 0) << fq.err;
+    EXPECT_EQ(read_report(tmp / "t1.tsv").size(), split_fastq(read_file(tmp / "all.fq")).size());
+    EXPECT_GT(read_report(tmp / "t1.tsv").size(), 1000u);
+}
+
 TEST_F(commands_io, sigint_exits_130_and_leaves_no_partial_output)
 {
     // An endless FASTQ stream on stdin; SIGINT after a second.
