@@ -75,6 +75,16 @@ TEST(io_paired, mate_names_match)
     EXPECT_FALSE(mate_names_match("read1/3", "read1/4"));
     EXPECT_FALSE(mate_names_match("read1", "read10"));
     EXPECT_TRUE(mate_names_match("", ""));
+    // fastq-dump --readids: NAME.1 / NAME.2 (and _ or : as separator), mate 1 first
+    EXPECT_TRUE(mate_names_match("SRR059298.1.1", "SRR059298.1.2"));
+    EXPECT_TRUE(mate_names_match("SRR059298.7.1 7 length=100", "SRR059298.7.2 7 length=100"));
+    EXPECT_TRUE(mate_names_match("frag_1", "frag_2"));
+    EXPECT_TRUE(mate_names_match("frag:1", "frag:2"));
+    EXPECT_FALSE(mate_names_match("SRR059298.1.2", "SRR059298.1.1"));
+    EXPECT_FALSE(mate_names_match("SRR059298.1.1", "SRR059298.2.2"));
+    EXPECT_FALSE(mate_names_match("SRR059298.11", "SRR059298.12"));
+    EXPECT_FALSE(mate_names_match("frag.1", "frag_2"));
+    EXPECT_FALSE(mate_names_match("1", "2"));
 }
 
 TEST(io_paired, two_files_in_lock_step)

@@ -225,7 +225,8 @@ public:
 };
 
 /*! \brief Mate-name equality used by paired readers: compare up to the first whitespace, after
- * stripping a trailing "/1" or "/2" from each name. */
+ * stripping a trailing "/1" or "/2" from each name; names that then differ only in a last ".1"/".2",
+ * "_1"/"_2" or ":1"/":2" (mate 1 `a` ending in 1, mate 2 `b` in 2; fastq-dump --readids style) match too. */
 [[nodiscard]] bool mate_names_match(std::string_view a, std::string_view b) noexcept;
 
 } // namespace ksieve::io
