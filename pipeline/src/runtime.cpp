@@ -15,29 +15,42 @@ namespace ksieve
 namespace
 {
 std::atomic<bool> interrupt_flag{false};
+std::atomic<int> interrupt_signal{SIGINT};
 
-extern "C" void on_sigint(int) noexcept
+extern "C" void on_signal(int const sig) noexcept
 {
+    interrupt_signal.store(sig);
     interrupt_flag.store(true);
-    std::signal(SIGINT, SIG_DFL); // a second Ctrl-C ends the process at once
+    std::signal(sig, SIG_DFL); // a second signal ends the process at once
 }
 } // namespace
 
 void install_interrupt_handler() noexcept
 {
     struct sigaction sa{};
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;
-    sigaction(SIGINT, &sa, nullptr);
+    for (int const sig : {SIGINT, SIGTERM, SIGHUP})
+        sigaction(sig, &sa, nullptr);
+    // A reader of our stdout that goes away (`| head`) makes writes fail with EPIPE, reported and cleaned
+    // up like any write error, instead of killing the process with temporary files left behind.
+    std::signal(SIGPIPE, SIG_IGN);
 }
 
 bool interrupted() noexcept { return interrupt_flag.load(std::memory_order_relaxed); }
-void request_interrupt(bool const value) noexcept { interrupt_flag.store(value); }
+void request_interrupt(bool const value) noexcept
+{
+    interrupt_signal.store(SIGINT);
+    interrupt_flag.store(value);
+}
 void throw_if_interrupted()
 {
-    if (interrupted())
-        throw interrupted_error{"interrupted"};
+    if (!interrupted())
+        return;
+    int const sig = interrupt_signal.load();
+    char const * const name = sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
+    throw interrupted_error{std::string{"interrupted ("} + name + ")", 128 + sig};
 }
 
 unsigned resolve_threads(unsigned const requested) noexcept

@@ -245,18 +245,47 @@ TEST_F(commands_io, truncated_bam_is_an_error_for_every_thread_count)
     EXPECT_GT(read_report(tmp / "t1.tsv").size(), 1000u);
 }
 
-TEST_F(commands_io, sigint_exits_130_and_leaves_no_partial_output)
+TEST_F(commands_io, signals_exit_128_plus_signal_and_leave_no_partial_output)
 {
-    // An endless FASTQ stream on stdin; SIGINT after a second.
-    std::string const args = "classify -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' --report '" +
-                             (tmp / "r.tsv") + "' -";
-    std::string const cmd = "yes '@r\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII' | "
-                            "timeout --preserve-status -s INT 2 '" + binary() + "' " + args + " 2>'" + (tmp / "err.txt") + "'";
-    int const raw = std::system(("bash -c \"" + cmd + "\"; echo $? > '" + (tmp / "status.txt") + "'").c_str());
+    // An endless FASTQ stream on stdin; the signal after two seconds. SIGTERM is what schedulers
+    // (Snakemake, Nextflow, SLURM, timeout) send on cancel.
+    for (auto const & [sig, status] : {std::pair{"INT", "130"}, std::pair{"TERM", "143"}, std::pair{"HUP", "129"}})
+    {
+        std::string const args = "classify -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' --known '" +
+                                 (tmp / "k.fq.gz") + "' --report '" + (tmp / "r.tsv") + "' -";
+        std::string const cmd =
+            "yes '@r\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII' | "
+            "timeout --preserve-status -s " + std::string{sig} + " 2 '" + binary() + "' " + args + " 2>'" +
+            (tmp / "err.txt") + "'";
+        int const raw = std::system(("bash -c \"" + cmd + "\"; echo $? > '" + (tmp / "status.txt") + "'").c_str());
+        (void)raw;
+        EXPECT_EQ(read_file(tmp / "status.txt"), std::string{status} + "\n") << sig << ": " << read_file(tmp / "err.txt");
+        EXPECT_NE(read_file(tmp / "err.txt").find("ksieve: error: interrupted (SIG" + std::string{sig} + ")"),
+                  std::string::npos)
+            << read_file(tmp / "err.txt");
+        for (auto const & entry : std::filesystem::directory_iterator{tmp.path()})
+        {
+            std::string const name = entry.path().filename().string();
+            EXPECT_TRUE(name == "hs.ksf" || name == "err.txt" || name == "status.txt" || name == "stdout.txt" ||
+                        name == "stderr.txt")
+                << sig << ": left behind: " << name;
+        }
+    }
+}
+
+// A reader of stdout that goes away (`| head -1`): exit 1 with the write error, no temporary file left.
+TEST_F(commands_io, a_closed_stdout_pipe_is_a_write_error_and_leaves_nothing_behind)
+{
+    std::string cmd{"'"};
+    cmd.append(binary()).append("' classify -f '").append(filter).append("' --novel - --known '");
+    cmd.append(tmp / "k.fq.gz").append("' --report '").append(tmp / "r.tsv").append("' '");
+    cmd.append(data("mixed.fq").string()).append("' 2>'").append(tmp / "err.txt");
+    cmd.append("' | head -c 1 >/dev/null; echo \\${PIPESTATUS[0]} > '").append(tmp / "status.txt").append("'");
+    int const raw = std::system(("bash -c \"" + cmd + "\"").c_str());
     (void)raw;
-    std::string status = read_file(tmp / "status.txt");
-    EXPECT_EQ(status, "130\n") << read_file(tmp / "err.txt");
-    EXPECT_NE(read_file(tmp / "err.txt").find("ksieve: error: interrupted"), std::string::npos);
+    EXPECT_EQ(read_file(tmp / "status.txt"), "1\n") << read_file(tmp / "err.txt");
+    EXPECT_NE(read_file(tmp / "err.txt").find("ksieve: error: '-': write failed"), std::string::npos)
+        << read_file(tmp / "err.txt");
     for (auto const & entry : std::filesystem::directory_iterator{tmp.path()})
     {
         std::string const name = entry.path().filename().string();

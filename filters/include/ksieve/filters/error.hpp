@@ -66,12 +66,16 @@ public:
     using error::error;
 };
 
-/*! \brief The run was interrupted by SIGINT. Exit status 130. */
+/*! \brief The run was interrupted by a signal (SIGINT, SIGTERM, SIGHUP). Exit status 128 + the signal's
+ * number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, as a shell reports a process killed by it. */
 class interrupted_error : public error
 {
 public:
-    using error::error;
-    [[nodiscard]] int exit_status() const noexcept override { return 130; }
+    explicit interrupted_error(std::string const & what, int const status = 130) : error{what}, status_{status} {}
+    [[nodiscard]] int exit_status() const noexcept override { return status_; }
+
+private:
+    int status_;
 };
 
 } // namespace ksieve

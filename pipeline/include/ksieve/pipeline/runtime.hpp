@@ -1,6 +1,7 @@
 #pragma once
 /*! \file
- * \brief Process-level helpers of the pipeline: SIGINT flag, progress line, thread count.
+ * \brief Process-level helpers of the pipeline: interrupt flag (SIGINT/SIGTERM/SIGHUP), progress line,
+ * thread count.
  * Thread safety: interrupted() and request_interrupt() are async-signal-safe atomics; progress is used by
  * one thread.
  */
@@ -11,13 +12,15 @@
 namespace ksieve
 {
 
-/*! \brief Install the SIGINT handler (first SIGINT sets the flag, a second one kills the process). */
+/*! \brief Install the handler of SIGINT, SIGTERM and SIGHUP (the first sets the flag, so that the run stops
+ * at the next check and removes its temporary outputs; a second signal kills the process) and ignore SIGPIPE
+ * (a closed stdout then fails the write with EPIPE, an io_error). */
 void install_interrupt_handler() noexcept;
-/*! \brief Whether SIGINT was received. */
+/*! \brief Whether one of those signals was received. */
 [[nodiscard]] bool interrupted() noexcept;
 /*! \brief Set the flag by hand (tests). */
 void request_interrupt(bool value = true) noexcept;
-/*! \brief Throw interrupted_error if the flag is set. */
+/*! \brief Throw interrupted_error (exit status 128 + signal) if the flag is set. */
 void throw_if_interrupted();
 
 /*! \brief A progress line on stderr, shown only when stderr is a terminal and not quiet; rate-limited. */
