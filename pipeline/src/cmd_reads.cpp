@@ -350,6 +350,22 @@ run_summary run_classify(classify_args const & args)
     return summary;
 }
 
+// A filter that took far more k-mers than it was sized for (--expected) answers with a higher false-positive
+// rate than asked: a quotient filter grows but keeps its fingerprint width, a Bloom filter fills up (a cuckoo
+// filter fails instead). Say so rather than miss the FPR silently.
+void warn_if_overgrown(any_filter const & filter, double const asked, std::string const & what)
+{
+    if (filter.type() == filter_type::cuckoo || asked <= 0.0)
+        return;
+    filter_stats const s = filter.stats();
+    if (s.estimated_fpr <= 1.5 * asked)
+        return;
+    std::fprintf(stderr,
+                 "ksieve: warning: %s holds %llu distinct k-mers, more than the --expected it was sized for; its "
+                 "estimated false-positive rate is %.3g instead of %.3g: give a larger --expected (or leave it out)\n",
+                 what.c_str(), static_cast<unsigned long long>(s.distinct), s.estimated_fpr, asked);
+}
+
 run_summary run_dedup(dedup_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
@@ -410,6 +426,8 @@ run_summary run_dedup(dedup_args const & args)
         });
     progress.finish();
     throw_if_interrupted();
+    warn_if_overgrown(*filter, args.filter.fpr,
+                      args.save_filter.empty() ? std::string{"the dedup filter"} : "filter '" + args.save_filter + "'");
     std::unique_ptr<io::output_file> saved;
     if (!args.save_filter.empty())
     {
@@ -494,6 +512,7 @@ run_summary run_build(build_args const & args)
         {});
     progress.finish();
     throw_if_interrupted();
+    warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
     filter->save(args.output);
     summary.novel_units = summary.novel_records = 0;
     summary.seconds = seconds_since(t0);

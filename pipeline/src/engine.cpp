@@ -10,6 +10,22 @@
 namespace ksieve
 {
 
+namespace
+{
+// The error for a filter that takes no more k-mers, with advice that fits its type.
+std::string full_message(any_filter const & filter, std::string const & filter_name)
+{
+    std::string const what = filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
+    if (filter.type() == filter_type::quotient)
+        return what + " is full: the quotient filter cannot grow further, its fingerprints (sized by --expected) "
+                      "have too few remainder bits left (raise --expected, or leave it out for the default design "
+                      "size of 2^30 k-mers)";
+    return what + " is full: the " + std::string{to_string(filter.type())} +
+           " filter cannot take more k-mers (raise --expected, or use --type qf, which grows)";
+}
+} // namespace
+
+
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, shard_range const * const range) :
     kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(1u, threads)}
 {
@@ -358,8 +374,7 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
             full.store(true, std::memory_order_relaxed);
     }
     if (full.load())
-        throw full_error{"filter '" + filter_name + "' is full: " + std::string{to_string(filter.type())} +
-                         " filter cannot take more k-mers (raise --expected, or use --type qf which grows)"};
+        throw full_error{full_message(filter, filter_name)};
 }
 
 void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, double const fraction,
@@ -380,8 +395,7 @@ void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, do
             continue;
         for (std::uint32_t j = 0; j < c; ++j)
             if (filter.insert(k[j]) != insert_status::ok)
-                throw full_error{"filter '" + filter_name + "' is full: " + std::string{to_string(filter.type())} +
-                                 " filter cannot take more k-mers (raise --expected, or use --type qf which grows)"};
+                throw full_error{full_message(filter, filter_name)};
     }
 }
 

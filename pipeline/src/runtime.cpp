@@ -77,10 +77,14 @@ void progress_line::update(std::uint64_t const records, std::uint64_t const know
         return;
     last_ = now;
     double const secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f%% known, %.0f reads/s   ", command_.c_str(),
-                 static_cast<unsigned long long>(records),
-                 units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units),
-                 secs > 0 ? static_cast<double>(records) / secs : 0.0);
+    double const rate = secs > 0 ? static_cast<double>(records) / secs : 0.0;
+    if (command_ == "build") // no classes to show
+        std::fprintf(stderr, "\rksieve %s: %llu reads, %.0f reads/s   ", command_.c_str(),
+                     static_cast<unsigned long long>(records), rate);
+    else
+        std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f%% known, %.0f reads/s   ", command_.c_str(),
+                     static_cast<unsigned long long>(records),
+                     units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units), rate);
     std::fflush(stderr);
     printed_ = true;
 }

@@ -135,11 +135,7 @@ TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_ev
 {
     std::string const ref = data("HS11286.fa").string();
     std::string const fixed = build_hs();
-    auto number = [](std::string const & json, std::string const & key) {
-        auto const p = json.find("\"" + key + "\":");
-        EXPECT_NE(p, std::string::npos) << key;
-        return std::stod(json.substr(p + key.size() + 3));
-    };
+    auto const number = json_number;
     std::string first;
     for (int const t : {1, 2})
     {
@@ -710,4 +706,63 @@ TEST_F(commands, a_full_filter_is_a_clear_error)
     EXPECT_NE(r.err.find("full"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;
     EXPECT_FALSE(std::filesystem::exists(tmp / "c.ksf"));
+
+    // A quotient filter grows, but not past the remainder bits its --expected leaves: the error says so.
+    auto const q = run_ksieve("build -q --expected 1000 -o '" + (tmp / "q.ksf") + "' '" + data("HS11286.fa").string() + "'",
+                              tmp);
+    EXPECT_EQ(q.status, 1) << q.err;
+    EXPECT_EQ(q.err.rfind("ksieve: error: filter '" + (tmp / "q.ksf") + "' is full", 0), 0u) << q.err;
+    EXPECT_NE(q.err.find("raise --expected"), std::string::npos) << q.err;
+    EXPECT_EQ(q.err.find("--type qf"), std::string::npos) << q.err; // the advice for Bloom/cuckoo only
+    EXPECT_FALSE(std::filesystem::exists(tmp / "q.ksf"));
+}
+
+TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated_fpr)
+{
+    // Sized for 1000 k-mers, given lambda's 48,000: a quotient filter grows with its fingerprint width fixed,
+    // a Bloom filter fills up. Both still answer without false negatives, with a warning naming the FPR.
+    auto const e = run_ksieve("build -q --fpr 0 -o '" + (tmp / "exact.ksf") + "' '" + data("lambda.fa").string() + "'",
+                              tmp);
+    ASSERT_EQ(e.status, 0) << e.err;
+    auto const er = run_ksieve("classify -q -f '" + (tmp / "exact.ksf") + "' --report '" + (tmp / "exact.tsv") + "' '" +
+                                   data("lambda_reads.fq").string() + "'",
+                               tmp);
+    ASSERT_EQ(er.status, 0) << er.err;
+    for (std::string const type : {"qf", "bloom"})
+    {
+        std::string const f = tmp / (type + ".ksf");
+        auto const b = run_ksieve("build -q --type " + type + " --expected 1000 -o '" + f + "' '" +
+                                      data("lambda.fa").string() + "'",
+                                  tmp);
+        ASSERT_EQ(b.status, 0) << b.err;
+        EXPECT_EQ(b.err.rfind("ksieve: warning: filter '" + f + "' holds ", 0), 0u) << b.err;
+        EXPECT_NE(b.err.find("estimated false-positive rate is"), std::string::npos) << b.err;
+        EXPECT_NE(b.err.find("instead of 0.001"), std::string::npos) << b.err;
+        auto const info = run_ksieve("info --json '" + f + "'", tmp);
+        ASSERT_EQ(info.status, 0) << info.err;
+        EXPECT_GT(json_number(info.out, "estimated_fpr"), 0.0015) << type;
+        // No false negatives: every read has at least the hits of an exact k-mer set.
+        auto const c = run_ksieve("classify -q -f '" + f + "' --report '" + (tmp / "over.tsv") + "' '" +
+                                      data("lambda_reads.fq").string() + "'",
+                                  tmp);
+        ASSERT_EQ(c.status, 0) << c.err;
+        auto const over = read_report(tmp / "over.tsv");
+        auto const exact = read_report(tmp / "exact.tsv");
+        ASSERT_EQ(over.size(), exact.size());
+        for (std::size_t i = 0; i < over.size(); ++i)
+            EXPECT_GE(over[i].hits, exact[i].hits) << type << " " << over[i].id;
+    }
+    // A filter sized for its input says nothing.
+    for (std::string const sizing : {"", "--expected auto", "--type bloom"})
+    {
+        auto const b = run_ksieve("build -q " + sizing + " -o '" + (tmp / "ok.ksf") + "' '" +
+                                      data("lambda.fa").string() + "'",
+                                  tmp);
+        ASSERT_EQ(b.status, 0) << b.err;
+        EXPECT_EQ(b.err, "") << sizing;
+    }
+    // dedup's own filter too.
+    auto const d = run_ksieve("dedup -q --type bloom --expected 1000 '" + data("mixed.fq").string() + "'", tmp);
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_EQ(d.err.rfind("ksieve: warning: the dedup filter holds ", 0), 0u) << d.err;
 }

@@ -58,6 +58,14 @@ struct run_result
     std::string out;
 };
 
+/*! The number after `"key":` in a flat JSON text (--stats, info --json); a failure if the key is missing. */
+inline double json_number(std::string const & json, std::string const & key)
+{
+    auto const p = json.find("\"" + key + "\":");
+    EXPECT_NE(p, std::string::npos) << key;
+    return p == std::string::npos ? -1.0 : std::stod(json.substr(p + key.size() + 3));
+}
+
 /*! Run `ksieve ARGS` through the shell; capture exit status, stdout and stderr. */
 inline run_result run_ksieve(std::string const & args, temp_dir const & tmp)
 {
