@@ -58,7 +58,9 @@ void add_classify_outputs(CLI::App & app, classify_output_args & o)
     app.add_option("--known2", o.known2, "Mate 2 of known pairs");
     app.add_option("--report", o.report, "Per-read TSV: read_id, kmers, hits, class");
     app.add_option("--stats", o.stats, "JSON summary (MultiQC-friendly)");
-    app.add_option("--compression-level", o.compression_level, "gzip/BGZF level of .gz outputs")->default_val(6);
+    app.add_option("--compression-level", o.compression_level, "gzip/BGZF level of .gz outputs")
+        ->default_val(6)
+        ->check(CLI::Range(0, 9));
 }
 
 } // namespace

@@ -635,6 +635,7 @@ TEST_F(commands, usage_errors_exit_2)
                                    "dedup --min-hit-fraction 0 '" + in + "'",                // fraction out of range
                                    "dedup --type bloom --min-count 3 --expected 1000 '" + in + "'",
                                    "build -o x.ksf --shard 3/3 '" + in + "'",
+                                   "dedup --compression-level 10 --novel x.fq.gz '" + in + "'",
                                    "frobnicate"})
     {
         auto const r = run_ksieve(args, tmp);

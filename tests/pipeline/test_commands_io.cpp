@@ -200,6 +200,36 @@ TEST_F(commands_io, sam_inputs_with_different_dictionaries_go_together_unless_wr
               fq.size());
 }
 
+TEST_F(commands_io, sam_to_fastq_writes_reverse_strand_reads_as_sequenced)
+{
+    // As samtools fastq: FLAG 0x10 reverse-complements SEQ (IUPAC codes too) and reverses QUAL.
+    std::string const sam = "@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:c\tLN:1000\n"
+                            "fwd\t0\tc\t1\t60\t40M\t*\t0\t0\tACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\t"
+                            "ABCDEFGHIJABCDEFGHIJABCDEFGHIJABCDEFGHIJ\n"
+                            "rev\t16\tc\t1\t60\t40M\t*\t0\t0\tAACCGGTTNRYKMBVDHSWAACCGGTTAACCGGTTAACCG\t"
+                            "ABCDEFGHIJABCDEFGHIJABCDEFGHIJABCDEFGHIJ\n";
+    write_file(tmp / "s.sam", sam);
+    for (std::string const ext : {".fq", ".fa"})
+    {
+        auto const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / ("o" + ext)) + "' --known '" +
+                                      (tmp / ("k" + ext)) + "' '" + (tmp / "s.sam") + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::string const fwd = "ACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA";
+        std::string const rev = "CGGTTAACCGGTTAACCGGTTWSDHBVKMRYNAACCGGTT"; // reverse complement, by hand
+        std::string const q = "ABCDEFGHIJABCDEFGHIJABCDEFGHIJABCDEFGHIJ";
+        std::string const rq{q.rbegin(), q.rend()};
+        std::string const expect = ext == ".fq" ? "@fwd\n" + fwd + "\n+\n" + q + "\n@rev\n" + rev + "\n+\n" + rq + "\n"
+                                                : ">fwd\n" + fwd + "\n>rev\n" + rev + "\n";
+        EXPECT_EQ(read_file(tmp / ("o" + ext)) + read_file(tmp / ("k" + ext)), expect) << ext;
+    }
+    // SAM to SAM keeps the record as stored.
+    auto const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "o.sam") + "' '" + (tmp / "s.sam") + "'",
+                              tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sam_records(read_file(tmp / "o.sam")), sam_records(sam));
+}
+
 TEST_F(commands_io, truncated_bam_is_an_error_for_every_thread_count)
 {
     // htslib 1.16 with decompression threads attached before the header hung on a truncated BAM (waiting
