@@ -74,6 +74,20 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
     }
 }
 
+// An output that is also an input (or a filter read by the run) would replace it: refuse before reading.
+void check_outputs_are_not_inputs(std::vector<std::string> const & outputs, std::vector<std::string> const & inputs)
+{
+    for (auto const & out : outputs)
+    {
+        std::error_code ec;
+        if (out.empty() || out == "-" || !std::filesystem::is_regular_file(out, ec))
+            continue;
+        for (auto const & in : inputs)
+            if (in != "-" && std::filesystem::equivalent(out, in, ec))
+                throw usage_error{"'" + out + "' is both an input and an output of this run; it would be replaced"};
+    }
+}
+
 filter_config make_config(filter_args const & f)
 {
     filter_config cfg;
@@ -308,6 +322,11 @@ run_summary run_classify(classify_args const & args)
                               std::string{to_string(owned.back()->type())} + " filter"};
     }
     check_query_compatible(filters, args.filters);
+    std::vector<std::string> read = args.input.inputs;
+    read.insert(read.end(), args.filters.begin(), args.filters.end());
+    check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2, args.out.report,
+                                  args.out.stats},
+                                 read);
 
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
@@ -387,6 +406,9 @@ run_summary run_dedup(dedup_args const & args)
     check_output_paths({{"--save-filter", args.save_filter}, {"--novel", args.out.novel}, {"--known", args.out.known},
                         {"--novel2", args.out.novel2}, {"--known2", args.out.known2}, {"--report", args.out.report},
                         {"--stats", args.out.stats}});
+    check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2, args.out.known2,
+                                  args.out.report, args.out.stats},
+                                 args.input.inputs);
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
     batch_engine engine{cfg.kmer, threads};
@@ -458,6 +480,7 @@ run_summary run_build(build_args const & args)
     shard_range const * const range = args.shard ? &*args.shard : nullptr;
 
     check_output_paths({{"-o/--output", args.output}});
+    check_outputs_are_not_inputs({args.output}, args.input.inputs);
     // A quotient filter without --expected is designed for a fixed number of k-mers (data-independent
     // fingerprints, so that filters built apart merge exactly); --expected auto sizes it to this input.
     if ((cfg.type != filter_type::quotient && cfg.expected == 0) || args.filter.expected_auto)

@@ -644,6 +644,34 @@ TEST_F(commands, usage_errors_exit_2)
     }
 }
 
+TEST_F(commands, an_output_that_is_an_input_is_refused_and_the_input_kept)
+{
+    std::string const in = tmp / "in.fq";
+    std::string const text = read_file(data("mixed.fq").string());
+    write_file(in, text);
+    std::string const f = tmp / "f.ksf";
+    ASSERT_EQ(run_ksieve("build -q -k 25 -o '" + f + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
+    std::filesystem::create_symlink(in, tmp / "link.fq");
+    for (std::string const & args :
+         {"classify -f '" + f + "' --novel '" + in + "' '" + in + "'",
+          "classify -f '" + f + "' --report '" + (tmp / "link.fq") + "' '" + in + "'", // the same file by another name
+          "classify -f '" + f + "' --stats '" + f + "' '" + in + "'",                  // the filter read
+          "dedup --known '" + in + "' '" + in + "'", "dedup --save-filter '" + in + "' '" + in + "'",
+          "build -o '" + in + "' '" + in + "'"})
+    {
+        auto const r = run_ksieve(args, tmp);
+        EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+        EXPECT_NE(r.err.find("is both an input and an output"), std::string::npos) << r.err;
+        EXPECT_EQ(read_file(in), text) << args;
+    }
+    EXPECT_EQ(run_ksieve("info '" + f + "'", tmp).status, 0);
+    // merge may write over one of its inputs (an incremental union), since the result is renamed into place.
+    std::string const g = tmp / "g.ksf";
+    ASSERT_EQ(run_ksieve("build -q -k 25 -o '" + g + "' '" + in + "'", tmp).status, 0);
+    auto const m = run_ksieve("merge -o '" + f + "' '" + f + "' '" + g + "'", tmp);
+    EXPECT_EQ(m.status, 0) << m.err;
+}
+
 TEST_F(commands, every_filter_type_has_no_false_negatives_and_info_reports_it)
 {
     for (std::string const type : {"qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"})
