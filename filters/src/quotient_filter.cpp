@@ -47,6 +47,8 @@ constexpr std::size_t batch_stage_gap = 8;
 // Home slots at or past this index of their block also prefetch the next block's header in batch lookups
 // (at 0.9 load about 5% of the runs of slot 48 and half of those of slot 60 end in the next block).
 constexpr std::uint64_t next_header_from = 48;
+// ... in tables larger than this (a typical last-level cache); a pipeline shard is far smaller.
+constexpr std::uint64_t next_header_min_bytes = std::uint64_t{32} << 20;
 
 // Result codes of the internal editing functions.
 constexpr int rc_ok = 0;
