@@ -469,6 +469,62 @@ run_summary run_dedup(dedup_args const & args)
     return summary;
 }
 
+// build hashes a batch's k-mers at once, unless a record is long (a chromosome): then the records are cut
+// into windows (for_each_window: exactly the record's k-mers) and hashed in pieces of about one reader batch,
+// so that key memory stays bounded by the batch size instead of growing with the longest record.
+constexpr std::size_t build_window_bases = std::size_t{256} << 10;
+constexpr std::size_t build_piece_bases = std::size_t{2} << 20;
+
+// fn(keys) for each piece of the batch's k-mers; kmers[u] = the k-mers of unit u.
+template <typename Fn>
+void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
+                        std::vector<std::uint64_t> & kmers, Fn && fn)
+{
+    std::size_t const n = item.r1.size();
+    bool const pairs = !item.r2.empty();
+    std::size_t longest = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
+    kmers.assign(n, 0);
+    if (longest <= build_window_bases)
+    {
+        engine.extract(item.r1, &item.r2, keys);
+        for (std::size_t u = 0; u < n; ++u)
+            kmers[u] = keys.count[u];
+        fn(keys);
+        return;
+    }
+    std::vector<std::string_view> windows;
+    std::vector<std::size_t> owner;
+    std::size_t bases = 0;
+    auto flush = [&] {
+        engine.extract_windows(windows, keys);
+        for (std::size_t w = 0; w < windows.size(); ++w)
+            kmers[owner[w]] += keys.count[w];
+        fn(keys);
+        windows.clear();
+        owner.clear();
+        bases = 0;
+    };
+    auto add = [&](std::size_t const u, std::string_view const seq) {
+        engine.for_each_window(seq, build_window_bases, [&](std::string_view const w) {
+            windows.push_back(w);
+            owner.push_back(u);
+            bases += w.size();
+            if (bases >= build_piece_bases)
+                flush();
+        });
+    };
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        add(u, item.r1[u].seq);
+        if (pairs)
+            add(u, item.r2[u].seq);
+    }
+    if (!windows.empty())
+        flush();
+}
+
 run_summary run_build(build_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
@@ -500,14 +556,16 @@ run_summary run_build(build_args const & args)
         unit_source source{args.input, reader_opts(threads)};
         batch_engine engine{cfg.kmer, threads, nullptr};
         batch_keys keys;
+        std::vector<std::uint64_t> kmers;
         hyperloglog hll;
         run_stream(
             source,
             [&](work_item & item) {
-                engine.extract(item.r1, &item.r2, keys);
-                for (std::size_t u = 0; u < keys.units(); ++u)
-                    for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-                        hll.add(keys.keys[keys.offset[u] + j]);
+                for_each_key_piece(engine, item, keys, kmers, [&](batch_keys const & piece) {
+                    for (std::size_t u = 0; u < piece.units(); ++u)
+                        for (std::uint32_t j = 0; j < piece.count[u]; ++j)
+                            hll.add(piece.keys[piece.offset[u] + j]);
+                });
             },
             {});
         cfg.expected = std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
@@ -517,6 +575,7 @@ run_summary run_build(build_args const & args)
     unit_source source{args.input, reader_opts(threads)};
     batch_engine engine{cfg.kmer, threads, range};
     batch_keys keys;
+    std::vector<std::uint64_t> kmers;
     run_summary summary;
     summary.threads = threads;
     summary.paired = source.paired();
@@ -524,11 +583,12 @@ run_summary run_build(build_args const & args)
     run_stream(
         source,
         [&](work_item & item) {
-            engine.extract(item.r1, &item.r2, keys);
-            engine.insert(*filter, keys, nullptr, args.output);
+            for_each_key_piece(engine, item, keys, kmers, [&](batch_keys const & piece) {
+                engine.insert(*filter, piece, nullptr, args.output);
+            });
             item.results.assign(item.r1.size(), unit_result{});
-            for (std::size_t u = 0; u < keys.units(); ++u)
-                item.results[u].kmers = keys.count[u];
+            for (std::size_t u = 0; u < item.r1.size(); ++u)
+                item.results[u].kmers = static_cast<std::uint32_t>(kmers[u]);
             account(summary, item);
             progress.update(summary.records, 0, summary.units);
         },

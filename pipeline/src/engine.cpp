@@ -36,10 +36,10 @@ batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, sha
     }
 }
 
-void batch_engine::extract(io::record_batch const & r1, io::record_batch const * const r2, batch_keys & out) const
+// sequences(u, fn) calls fn(seq) for each sequence of unit u (one, or two for a pair).
+template <typename Sequences>
+void batch_engine::extract_units(std::size_t const n, Sequences const & sequences, batch_keys & out) const
 {
-    std::size_t const n = r1.size();
-    bool const pairs = r2 != nullptr && !r2->empty();
     out.count.resize(n);
     out.offset.resize(n + 1);
     // Without a key range the number of k-mers of a unit is known before hashing: exact offsets, so the
@@ -47,9 +47,8 @@ void batch_engine::extract(io::record_batch const & r1, io::record_batch const *
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
     {
-        std::size_t c = use_range_ ? r1[u].seq.size() : scanner_.count(r1[u].seq);
-        if (pairs)
-            c += use_range_ ? (*r2)[u].seq.size() : scanner_.count((*r2)[u].seq);
+        std::size_t c = 0;
+        sequences(u, [&](std::string_view const seq) { c += use_range_ ? seq.size() : scanner_.count(seq); });
         out.offset[u + 1] = c;
     }
     out.offset[0] = 0;
@@ -69,11 +68,28 @@ void batch_engine::extract(io::record_batch const & r1, io::record_batch const *
             if (!use_range_ || range_.contains(h, bits))
                 dst[c++] = h;
         };
-        scanner_.for_each(r1[u].seq, emit);
-        if (pairs)
-            scanner_.for_each((*r2)[u].seq, emit);
+        sequences(u, [&](std::string_view const seq) { scanner_.for_each(seq, emit); });
         out.count[u] = c;
     }
+}
+
+void batch_engine::extract(io::record_batch const & r1, io::record_batch const * const r2, batch_keys & out) const
+{
+    bool const pairs = r2 != nullptr && !r2->empty();
+    extract_units(
+        r1.size(),
+        [&](std::size_t const u, auto && fn) {
+            fn(r1[u].seq);
+            if (pairs)
+                fn((*r2)[u].seq);
+        },
+        out);
+}
+
+void batch_engine::extract_windows(std::span<std::string_view const> const windows, batch_keys & out) const
+{
+    extract_units(
+        windows.size(), [&](std::size_t const u, auto && fn) { fn(windows[u]); }, out);
 }
 
 namespace

@@ -1,4 +1,4 @@
-// Unit tests of the batch engine's decision rule.
+// Unit tests of the batch engine: decision rule, dedup resolver, windows of long records.
 #include <ksieve/pipeline/engine.hpp>
 
 #include <ksieve/filters/sharded_filter.hpp>
@@ -106,6 +106,56 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
         }
     }
     EXPECT_GT(known_from_batch, 20u); // the shortcut (and so the exact_hits distinction) was exercised
+}
+
+} // namespace
+
+namespace
+{
+
+// A long record hashed window by window (build's bounded-memory path) must give exactly the keys of the
+// whole record, in order: every k-mer position in exactly one window, none across an N lost or doubled.
+// Oracles: the whole sequence as one window, and a naive count of the ACGT-only k-mer positions.
+TEST(engine, windows_of_a_record_give_exactly_its_keys)
+{
+    std::mt19937_64 rng{7};
+    for (unsigned const k : {1u, 5u, 21u, 31u, 32u})
+    {
+        ksieve::kmer_params p;
+        p.k = k;
+        ksieve::batch_engine const engine{p, 2};
+        for (std::size_t const len : {std::size_t{0}, std::size_t{1}, std::size_t{k - 1}, std::size_t{k},
+                                      std::size_t{k + 1}, std::size_t{1000}, std::size_t{70000}})
+        {
+            std::string seq(len, 'A');
+            for (auto & c : seq)
+                c = "ACGTacgtN"[rng() % (rng() % 50 == 0 ? 9 : 8)]; // a few N and lowercase bases
+            std::size_t naive = 0;
+            for (std::size_t i = 0; i + k <= len; ++i)
+                naive += seq.substr(i, k).find('N') == std::string::npos;
+            ksieve::batch_keys whole;
+            std::string_view const all[] = {seq};
+            engine.extract_windows(all, whole);
+            ASSERT_EQ(whole.count[0], naive) << "k " << k << " len " << len;
+            std::vector<std::uint64_t> const expect(whole.keys.begin(), whole.keys.begin() + whole.count[0]);
+            for (std::size_t const window : {std::size_t{1}, std::size_t{2}, std::size_t{k}, std::size_t{7},
+                                             std::size_t{300}, std::size_t{1} << 20})
+            {
+                std::vector<std::string_view> windows;
+                engine.for_each_window(seq, window, [&](std::string_view const w) { windows.push_back(w); });
+                ASSERT_FALSE(windows.empty());
+                for (auto const & w : windows)
+                    ASSERT_LE(w.size(), window + k - 1);
+                ksieve::batch_keys cut;
+                engine.extract_windows(windows, cut);
+                std::vector<std::uint64_t> got;
+                for (std::size_t u = 0; u < cut.units(); ++u)
+                    got.insert(got.end(), cut.keys.begin() + static_cast<std::ptrdiff_t>(cut.offset[u]),
+                               cut.keys.begin() + static_cast<std::ptrdiff_t>(cut.offset[u] + cut.count[u]));
+                EXPECT_EQ(got, expect) << "k " << k << " len " << len << " window " << window;
+            }
+        }
+    }
 }
 
 } // namespace

@@ -73,6 +73,21 @@ public:
     /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty). */
     void extract(io::record_batch const & r1, io::record_batch const * r2, batch_keys & out) const;
 
+    /*! \brief Hash the k-mers of sequence windows, one unit per window (for_each_window() cuts a long record
+     * into windows whose k-mers are exactly the record's). Memory stays bounded by the windows' total length. */
+    void extract_windows(std::span<std::string_view const> windows, batch_keys & out) const;
+
+    /*! \brief fn(w) for the windows of `seq`: at most `window + k - 1` bases each, overlapping by k - 1, so
+     * that every k-mer position of `seq` lies in exactly one window (an empty `seq` gives one empty window).
+     * \pre window > 0. */
+    template <typename Fn>
+    void for_each_window(std::string_view const seq, std::size_t const window, Fn && fn) const
+    {
+        std::size_t const k = kmer_.k;
+        for (std::size_t start = 0; start == 0 || start + k <= seq.size(); start += window)
+            fn(seq.substr(start, window + k - 1));
+    }
+
     /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
      * \pre constructed without a key range (keys of consecutive units are contiguous). */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
@@ -111,6 +126,9 @@ public:
 
 private:
     kmer_params kmer_;
+    template <typename Sequences>
+    void extract_units(std::size_t n, Sequences const & sequences, batch_keys & out) const;
+
     kmer_scanner scanner_;
     kmer_hasher hasher_;
     unsigned threads_;
