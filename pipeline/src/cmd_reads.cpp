@@ -136,9 +136,14 @@ public:
         format_ = src.format();
         for (std::string const * const p : {&a.novel, &a.known, &a.novel2, &a.known2})
         {
-            io::seq_format const of = p->empty() ? io::seq_format::fasta : io::format_from_extension(*p, format_);
+            if (p->empty())
+                continue;
+            io::seq_format const of = io::format_from_extension(*p, format_);
             if (of == io::seq_format::sam || of == io::seq_format::bam || of == io::seq_format::cram)
                 src.require_same_dictionary();
+            // no format extension (or stdout): the first input's format, whatever the later inputs are
+            if (io::format_from_extension(*p, io::seq_format::fasta) != io::format_from_extension(*p, io::seq_format::fastq))
+                src.require_same_format(*p);
         }
         novel_ = open(a.novel);
         known_ = open(a.known);

@@ -112,6 +112,24 @@ bool mate_names_match(std::string_view a, std::string_view b) noexcept
            (x[n - 2] == '.' || x[n - 2] == '_' || x[n - 2] == ':') && x.substr(0, n - 2) == y.substr(0, n - 2);
 }
 
+std::string format_name(seq_format const f)
+{
+    switch (f)
+    {
+    case seq_format::fasta:
+        return "FASTA";
+    case seq_format::fastq:
+        return "FASTQ";
+    case seq_format::sam:
+        return "SAM";
+    case seq_format::bam:
+        return "BAM";
+    case seq_format::cram:
+        return "CRAM";
+    }
+    return "?";
+}
+
 seq_format format_from_extension(std::string const & path, seq_format const fallback) noexcept
 {
     std::string lower(path.size(), '\0');

@@ -21,24 +21,6 @@ std::string quoted(std::string const & path)
     return s;
 }
 
-std::string format_name(seq_format const f)
-{
-    switch (f)
-    {
-    case seq_format::fasta:
-        return "FASTA";
-    case seq_format::fastq:
-        return "FASTQ";
-    case seq_format::sam:
-        return "SAM";
-    case seq_format::bam:
-        return "BAM";
-    case seq_format::cram:
-        return "CRAM";
-    }
-    return "?";
-}
-
 class two_file_reader final : public paired_reader
 {
 public:

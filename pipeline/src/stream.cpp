@@ -76,10 +76,24 @@ void unit_source::open_next()
             sam_header_ = single_->sam_header();
         }
     }
-    if (first || !same_dictionary_)
+    if (first)
         return;
     io::seq_format const f = single_ != nullptr ? single_->format() : pair_->format();
-    if (f != io::seq_format::sam && f != io::seq_format::bam && f != io::seq_format::cram)
+    auto const family = [](io::seq_format const x) {
+        return x == io::seq_format::bam || x == io::seq_format::cram ? io::seq_format::sam : x;
+    };
+    if (!same_format_output_.empty() && family(f) != family(format_))
+        throw input_error{"'" + args_.inputs[next_input_ - 1] + "' is " + io::format_name(f) +
+                          " but the first input '" + args_.inputs[0] + "' is " + io::format_name(format_) +
+                          (same_format_output_ == "-"
+                               ? std::string{", and standard output takes the first input's format; write to files "
+                                             "named .fq, .fa, .sam, .bam or .cram, or process the inputs separately"}
+                               : ", and the output '" + same_format_output_ +
+                                     "' has no extension naming its format (it would take the first input's); "
+                                     "name it .fq, .fa, .sam, .bam or .cram")};
+    if (!same_dictionary_)
+        return;
+    if (family(f) != io::seq_format::sam)
         return; // FASTA/FASTQ records are written unaligned: no reference ids
     std::string const & header = single_ != nullptr ? single_->sam_header() : pair_->sam_header();
     if (sq_lines(header) != sq_lines(sam_header_))

@@ -230,6 +230,41 @@ TEST_F(commands_io, sam_to_fastq_writes_reverse_strand_reads_as_sequenced)
     EXPECT_EQ(sam_records(read_file(tmp / "o.sam")), sam_records(sam));
 }
 
+TEST_F(commands_io, mixed_fasta_and_fastq_inputs_need_outputs_that_name_their_format)
+{
+    // FASTA then FASTQ: an output without a format extension (or stdout) would take FASTA and drop the
+    // FASTQ qualities; refused, naming the input. With .fq/.fa outputs the run goes through, nothing lost.
+    auto const fq = split_fastq(read_file(data("mixed.fq").string()));
+    std::string const a = tmp / "a.fa";
+    std::string const b = tmp / "b.fq";
+    write_file(a, ">x comment\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n>y\nTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\n");
+    write_file(b, fq[0] + fq[1] + fq[2]);
+    std::string const both = " '" + a + "' '" + b + "'";
+    for (std::string const & out : {std::string{"--novel '"} + (tmp / "o.txt") + "'", std::string{"--novel -"},
+                                  std::string{"--novel '"} + (tmp / "o.fq") + "' --known '" + (tmp / "k") + "'"})
+    {
+        auto const r = run_ksieve("classify -q -f '" + filter + "' " + out + both, tmp);
+        EXPECT_EQ(r.status, 1) << out;
+        EXPECT_EQ(r.err.rfind("ksieve: error: '" + b + "' is FASTQ but the first input '" + a + "' is FASTA", 0), 0u)
+            << r.err;
+        EXPECT_FALSE(std::filesystem::exists(tmp / "o.txt"));
+        EXPECT_FALSE(std::filesystem::exists(tmp / "o.fq"));
+        EXPECT_FALSE(std::filesystem::exists(tmp / "k"));
+    }
+    auto const ok = run_ksieve("classify -q -f '" + filter + "' --min-hit-fraction 1 --novel '" + (tmp / "n.fq") +
+                                   "' --known '" + (tmp / "k.fq") + "'" + both,
+                               tmp);
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    // FASTA records get 'I' qualities in a .fq output; the FASTQ records stay byte for byte.
+    EXPECT_EQ(read_file(tmp / "n.fq") + read_file(tmp / "k.fq"),
+              "@x comment\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n+\n" + std::string(40, 'I') + "\n@y\n" +
+                  std::string(41, 'T') + "\n+\n" + std::string(41, 'I') + "\n" + fq[0] + fq[1] + fq[2]);
+    // The same format family throughout: an output without extension is fine.
+    auto const same = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "s.txt") + "' '" + b + "' '" + b + "'",
+                                 tmp);
+    EXPECT_EQ(same.status, 0) << same.err;
+}
+
 TEST_F(commands_io, truncated_bam_is_an_error_for_every_thread_count)
 {
     // htslib 1.16 with decompression threads attached before the header hung on a truncated BAM (waiting

@@ -178,6 +178,9 @@ private:
     bool committed_{false};
 };
 
+/*! \brief "FASTA", "FASTQ", "SAM", "BAM" or "CRAM", for messages. */
+[[nodiscard]] std::string format_name(seq_format f);
+
 /*! \brief Format of an output path from its extension (.fq/.fastq/.fa/.fasta/.fna/.sam/.bam/.cram,
  * optionally followed by .gz); `fallback` if none matches (and for "-"). */
 [[nodiscard]] seq_format format_from_extension(std::string const & path, seq_format fallback) noexcept;

@@ -47,6 +47,11 @@ public:
      * under the first input's header (their reference ids would point elsewhere); FASTA/FASTQ outputs,
      * reports and `build` take such inputs together. \pre called before the first next(). */
     void require_same_dictionary() noexcept { same_dictionary_ = true; }
+    /*! \brief Refuse (input_error, when it is opened) a later input of another format family (FASTA, FASTQ,
+     * SAM/BAM/CRAM) than the first, naming `output`: an output without a format extension takes the first
+     * input's format, so records of the other family would be converted (FASTQ qualities dropped) without
+     * being asked for. \pre called before the first next(). */
+    void require_same_format(std::string output) { same_format_output_ = std::move(output); }
 
 private:
     void open_next();
@@ -60,6 +65,7 @@ private:
     io::seq_format format_{io::seq_format::fastq};
     std::string sam_header_;
     bool same_dictionary_{false};
+    std::string same_format_output_; //!< empty: mixed formats allowed
 };
 
 /*! \brief Runs process(item) on the calling thread for every batch in input order, with reading ahead in
