@@ -317,6 +317,8 @@ private:
         std::size_t const hdr_end = trim_cr(p + 1, h_end);
         std::size_t const seq_end = trim_cr(s_beg, s_end);
         std::size_t const qual_end = trim_cr(q_beg, q_end);
+        if (std::size_t const plus_end = trim_cr(p_beg, p_end); plus_end - p_beg > 1) [[unlikely]]
+            check_plus_line({b + p + 1, hdr_end - (p + 1)}, {b + p_beg + 1, plus_end - (p_beg + 1)}, record);
         if (qual_end - q_beg != seq_end - s_beg)
             throw input_error{record_message(path_, record,
                                              "quality length " + std::to_string(qual_end - q_beg) +
@@ -333,6 +335,16 @@ private:
         rec.qual_len = qual_end - q_beg;
         pos = q_end + 1;
         return parse_status::record;
+    }
+
+    // A '+' line that repeats a title must repeat this record's (its whole header, or its name).
+    void check_plus_line(std::string_view const header, std::string_view const plus, std::uint64_t const record) const
+    {
+        if (plus == header || plus == header.substr(0, name_length(header.data(), header.size())))
+            return;
+        throw input_error{record_message(path_, record,
+                                         "the '+' line names '" + std::string{plus.substr(0, 80)} +
+                                             "', not this record's '" + std::string{header.substr(0, 80)} + "'")};
     }
 
     // A byte that can start a wrapped sequence line (IUPAC letters, gaps, '*'); never '@' or '+'.
@@ -394,6 +406,19 @@ private:
         std::size_t const plus_end = line_end(q);
         if (plus_end == std::string::npos)
             return partial();
+        if (std::size_t const plus_content = content_end(q, plus_end); plus_content - q > 1)
+        {
+            std::size_t const hdr = content_end(p + 1, h_end);
+            try
+            {
+                check_plus_line({b + p + 1, hdr - (p + 1)}, {b + q + 1, plus_content - (q + 1)}, record);
+            }
+            catch (...)
+            {
+                undo();
+                throw;
+            }
+        }
         // quality lines until they hold seq_len characters
         std::size_t const joined_qual = joined_.size();
         q = plus_end + 1;

@@ -294,6 +294,8 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
         {good + "@c\nAC\nG\n+\nII\n", "record 3", "truncated"},
         {good + "@c\nACG\n", "record 3", "truncated"},
         {good + "@c\nACG\n+\n", "record 3", "truncated"},
+        {good + "@c x\nACG\n+d\nIII\n", "record 3", "the '+' line names 'd', not this record's 'c x'"},
+        {good + "@c\nAC\nG\n+c2\nIII\n", "record 3", "the '+' line names 'c2'"}, // wrapped
         {good + "@c", "record 3", "truncated"},
         {good + "XYZ\n", "record 3", "expected '@'"},
         {"\x01garbage", "record 1", "byte 0x01"},
@@ -307,6 +309,11 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
         expect_input_error([&] { read_all(path, small_batches(1, 1)); }, {q(path), c.record, c.what});
         expect_input_error([&] { read_all(path); }, {q(path), c.record, c.what});
     }
+    // A '+' line may repeat the whole header or the name (CRLF too, and in a wrapped record).
+    write_file(dir / "plus.fq", "@a x\nAC\n+a x\nII\n@b y\r\nAC\r\n+b\r\nII\r\n@c\nA\nC\n+c\nI\nI\n");
+    auto const plus = read_all(dir / "plus.fq");
+    ASSERT_EQ(plus.size(), 3u);
+    EXPECT_EQ(plus[2].seq, "AC");
     write_file(dir / "bad.fa", ">a\nAC\nx>b\n");
     EXPECT_EQ(read_all(dir / "bad.fa").at(0).seq, "ACx>b"); // '>' inside a line is sequence
 }
