@@ -128,7 +128,10 @@ void run_info(info_args const & args, std::ostream & out)
     row("shards", filter->num_shards());
     row("target_fpr", h.fpr);
     row("exact", filter->type() == filter_type::quotient && h.fpr == 0.0 ? "yes" : "no");
-    row("expected", h.expected);
+    if (h.expected == 0 && filter->type() == filter_type::quotient)
+        row("expected", "0 (not given: fingerprints sized for up to 2^30 k-mers, so that such filters merge exactly)");
+    else
+        row("expected", h.expected);
     row("file_bytes", file->file_size());
     row("payload_bytes", s.bytes);
     row("slots", s.slots);

@@ -12,6 +12,7 @@
 
 #include <bit>
 #include <filesystem>
+#include <limits>
 #include <unistd.h>
 #include <chrono>
 #include <cmath>
@@ -384,10 +385,14 @@ void warn_if_overgrown(any_filter const & filter, double const asked, std::strin
     filter_stats const s = filter.stats();
     if (s.estimated_fpr <= 1.5 * asked)
         return;
+    bool const given = filter.expected() != 0;
     std::fprintf(stderr,
-                 "ksieve: warning: %s holds %llu distinct k-mers, more than the --expected it was sized for; its "
-                 "estimated false-positive rate is %.3g instead of %.3g: give a larger --expected (or leave it out)\n",
-                 what.c_str(), static_cast<unsigned long long>(s.distinct), s.estimated_fpr, asked);
+                 "ksieve: warning: %s holds %llu distinct k-mers, more than %s; its estimated false-positive "
+                 "rate is %.3g instead of %.3g: give %s\n",
+                 what.c_str(), static_cast<unsigned long long>(s.distinct),
+                 given ? "the --expected it was sized for" : "the 2^30 k-mers a quotient filter is sized for by default",
+                 s.estimated_fpr, asked,
+                 given ? "a larger --expected (or leave it out)" : "--expected with the number of distinct k-mers");
 }
 
 run_summary run_dedup(dedup_args const & args)
@@ -593,7 +598,8 @@ run_summary run_build(build_args const & args)
             });
             item.results.assign(item.r1.size(), unit_result{});
             for (std::size_t u = 0; u < item.r1.size(); ++u)
-                item.results[u].kmers = static_cast<std::uint32_t>(kmers[u]);
+                item.results[u].kmers = static_cast<std::uint32_t>(
+                    std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
             account(summary, item);
             progress.update(summary.records, 0, summary.units);
         },

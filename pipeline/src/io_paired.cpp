@@ -55,6 +55,7 @@ public:
 
     [[nodiscard]] seq_format format() const noexcept override { return a_->format(); }
     [[nodiscard]] std::string const & sam_header() const noexcept override { return a_->sam_header(); }
+    [[nodiscard]] std::string const & mate2_sam_header() const noexcept override { return b_->sam_header(); }
 
 private:
     // `shorter` ended after `count` records while `longer` has more.

@@ -338,9 +338,15 @@ private:
     }
 
     // A '+' line that repeats a title must repeat this record's (its whole header, or its name).
-    void check_plus_line(std::string_view const header, std::string_view const plus, std::uint64_t const record) const
+    void check_plus_line(std::string_view header, std::string_view plus, std::uint64_t const record) const
     {
-        if (plus == header || plus == header.substr(0, name_length(header.data(), header.size())))
+        auto const rtrim = [](std::string_view & v) {
+            while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
+                v.remove_suffix(1);
+        };
+        rtrim(header);
+        rtrim(plus);
+        if (plus.empty() || plus == header || plus == header.substr(0, name_length(header.data(), header.size())))
             return;
         throw input_error{record_message(path_, record,
                                          "the '+' line names '" + std::string{plus.substr(0, 80)} +

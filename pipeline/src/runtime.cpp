@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
+#include <ctime>
 #include <cstdio>
 
 #include <omp.h>
@@ -16,12 +18,29 @@ namespace
 {
 std::atomic<bool> interrupt_flag{false};
 std::atomic<int> interrupt_signal{SIGINT};
+std::atomic<std::int64_t> first_signal_ns{0};
+
+std::int64_t monotonic_ns() noexcept
+{
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t); // async-signal-safe
+    return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
 
 extern "C" void on_signal(int const sig) noexcept
 {
-    interrupt_signal.store(sig);
-    interrupt_flag.store(true);
-    std::signal(sig, SIG_DFL); // a second signal ends the process at once
+    std::int64_t const now = monotonic_ns();
+    std::int64_t expected = 0;
+    if (first_signal_ns.compare_exchange_strong(expected, now))
+    {
+        interrupt_signal.store(sig);
+        interrupt_flag.store(true, std::memory_order_release);
+        return;
+    }
+    // A second signal ends the process at once, unless it is the same event delivered twice (timeout and
+    // schedulers signal the process and then its group): only one more than a second after the first.
+    if (now - expected > 1000000000)
+        _exit(128 + sig);
 }
 } // namespace
 
@@ -32,7 +51,14 @@ void install_interrupt_handler() noexcept
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;
     for (int const sig : {SIGINT, SIGTERM, SIGHUP})
+    {
+        // A signal the parent set to be ignored stays ignored (nohup for SIGHUP, background jobs of sh for
+        // SIGINT).
+        struct sigaction old{};
+        if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         sigaction(sig, &sa, nullptr);
+    }
     // A reader of our stdout that goes away (`| head`) makes writes fail with EPIPE, reported and cleaned
     // up like any write error, instead of killing the process with temporary files left behind.
     std::signal(SIGPIPE, SIG_IGN);
@@ -42,11 +68,13 @@ bool interrupted() noexcept { return interrupt_flag.load(std::memory_order_relax
 void request_interrupt(bool const value) noexcept
 {
     interrupt_signal.store(SIGINT);
-    interrupt_flag.store(value);
+    if (!value)
+        first_signal_ns.store(0);
+    interrupt_flag.store(value, std::memory_order_release);
 }
 void throw_if_interrupted()
 {
-    if (!interrupted())
+    if (!interrupt_flag.load(std::memory_order_acquire))
         return;
     int const sig = interrupt_signal.load();
     char const * const name = sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";

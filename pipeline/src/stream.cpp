@@ -76,30 +76,44 @@ void unit_source::open_next()
             sam_header_ = single_->sam_header();
         }
     }
-    if (first)
-        return;
+    check_opened(first, next_input_ - (args_.paired ? 2 : 1));
+}
+
+void unit_source::require_same_dictionary()
+{
+    same_dictionary_ = true;
+    if (pair_ != nullptr && next_input_ > 0)
+        check_opened(true, next_input_ - (args_.paired ? 2 : 1)); // mate 2 of the first pair
+}
+
+void unit_source::check_opened(bool const first, std::size_t const at) const
+{
     io::seq_format const f = single_ != nullptr ? single_->format() : pair_->format();
     auto const family = [](io::seq_format const x) {
         return x == io::seq_format::bam || x == io::seq_format::cram ? io::seq_format::sam : x;
     };
-    if (!same_format_output_.empty() && family(f) != family(format_))
-        throw input_error{"'" + args_.inputs[next_input_ - 1] + "' is " + io::format_name(f) +
-                          " but the first input '" + args_.inputs[0] + "' is " + io::format_name(format_) +
+    if (!first && !same_format_output_.empty() && family(f) != family(format_))
+        throw input_error{"'" + args_.inputs[at] + "' is " + io::format_name(f) + " but the first input '" +
+                          args_.inputs[0] + "' is " + io::format_name(format_) +
                           (same_format_output_ == "-"
                                ? std::string{", and standard output takes the first input's format; write to files "
                                              "named .fq, .fa, .sam, .bam or .cram, or process the inputs separately"}
                                : ", and the output '" + same_format_output_ +
                                      "' has no extension naming its format (it would take the first input's); "
                                      "name it .fq, .fa, .sam, .bam or .cram")};
-    if (!same_dictionary_)
-        return;
-    if (family(f) != io::seq_format::sam)
+    if (!same_dictionary_ || family(f) != io::seq_format::sam)
         return; // FASTA/FASTQ records are written unaligned: no reference ids
-    std::string const & header = single_ != nullptr ? single_->sam_header() : pair_->sam_header();
-    if (sq_lines(header) != sq_lines(sam_header_))
-        throw input_error{"'" + args_.inputs[next_input_ - 1] + "': its SAM/BAM/CRAM reference dictionary (@SQ lines) "
-                          "differs from the first input '" + args_.inputs[0] + "', so its records cannot be written "
-                          "under one SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
+    std::string const want = sq_lines(sam_header_);
+    auto const check = [&](std::string const & header, std::string const & path) {
+        if (sq_lines(header) != want)
+            throw input_error{"'" + path + "': its SAM/BAM/CRAM reference dictionary (@SQ lines) differs from the "
+                              "first input '" + args_.inputs[0] + "', so its records cannot be written under one "
+                              "SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
+    };
+    if (!first)
+        check(single_ != nullptr ? single_->sam_header() : pair_->sam_header(), args_.inputs[at]);
+    if (args_.paired)
+        check(pair_->mate2_sam_header(), args_.inputs[at + 1]);
 }
 
 bool unit_source::next(io::record_batch & r1, io::record_batch & r2)

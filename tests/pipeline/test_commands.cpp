@@ -781,7 +781,7 @@ TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated
         for (std::size_t i = 0; i < over.size(); ++i)
             EXPECT_GE(over[i].hits, exact[i].hits) << type << " " << over[i].id;
     }
-    // A filter sized for its input says nothing.
+    // A filter sized for its input says nothing; info explains a default quotient filter's design size.
     for (std::string const sizing : {"", "--expected auto", "--type bloom"})
     {
         auto const b = run_ksieve("build -q " + sizing + " -o '" + (tmp / "ok.ksf") + "' '" +
@@ -789,6 +789,11 @@ TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated
                                   tmp);
         ASSERT_EQ(b.status, 0) << b.err;
         EXPECT_EQ(b.err, "") << sizing;
+        auto const info = run_ksieve("info '" + (tmp / "ok.ksf") + "'", tmp);
+        ASSERT_EQ(info.status, 0) << info.err;
+        EXPECT_EQ(info.out.find("expected\t0 (not given: fingerprints sized for up to 2^30 k-mers"),
+                  sizing.empty() ? info.out.find("expected\t") : std::string::npos)
+            << sizing << "\n" << info.out;
     }
     // dedup's own filter too.
     auto const d = run_ksieve("dedup -q --type bloom --expected 1000 '" + data("mixed.fq").string() + "'", tmp);

@@ -230,6 +230,46 @@ TEST_F(commands_io, sam_to_fastq_writes_reverse_strand_reads_as_sequenced)
     EXPECT_EQ(sam_records(read_file(tmp / "o.sam")), sam_records(sam));
 }
 
+TEST_F(commands_io, paired_sam_mates_with_different_dictionaries_are_refused_for_sam_outputs_only)
+{
+    // Mate 2's file is written under mate 1's header too: its dictionary must match for SAM/BAM outputs.
+    auto to_sam = [](std::string const & fq_path, std::string const & sq) {
+        std::string sam = "@HD\tVN:1.6\tSO:unsorted\n" + sq;
+        for (auto const & rec : split_fastq(read_file(fq_path)))
+        {
+            std::istringstream s{rec};
+            std::string name, seq, plus, qual;
+            std::getline(s, name);
+            std::getline(s, seq);
+            std::getline(s, plus);
+            std::getline(s, qual);
+            std::string qname = name.substr(1, name.find_first_of(" \t") - 1);
+            if (qname.size() > 2 && qname[qname.size() - 2] == '/')
+                qname.resize(qname.size() - 2);
+            sam += qname + "\t4\t*\t0\t0\t*\t*\t0\t0\t" + seq + "\t" + qual + "\n";
+        }
+        return sam;
+    };
+    write_file(tmp / "m1.sam", to_sam(data("hs_R1.fq").string(), "@SQ\tSN:chrA\tLN:1000\n"));
+    write_file(tmp / "m2.sam", to_sam(data("hs_R2.fq").string(), "@SQ\tSN:chrB\tLN:1000\n"));
+    std::string const pair = " --paired '" + (tmp / "m1.sam") + "' '" + (tmp / "m2.sam") + "'";
+    auto const bad = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "n.bam") + "' --novel2 '" +
+                                    (tmp / "n2.bam") + "'" + pair,
+                                tmp);
+    EXPECT_EQ(bad.status, 1) << bad.err;
+    EXPECT_EQ(bad.err.rfind("ksieve: error: '" + (tmp / "m2.sam") + "': its SAM/BAM/CRAM reference dictionary", 0), 0u)
+        << bad.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "n.bam"));
+    EXPECT_FALSE(std::filesystem::exists(tmp / "n2.bam"));
+    auto const ok = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' --novel2 '" +
+                                   (tmp / "n2.fq") + "' --known '" + (tmp / "k.fq") + "' --known2 '" + (tmp / "k2.fq") +
+                                   "'" + pair,
+                               tmp);
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    EXPECT_EQ(split_fastq(read_file(tmp / "n.fq")).size() + split_fastq(read_file(tmp / "k.fq")).size(),
+              split_fastq(read_file(data("hs_R1.fq").string())).size());
+}
+
 TEST_F(commands_io, mixed_fasta_and_fastq_inputs_need_outputs_that_name_their_format)
 {
     // FASTA then FASTQ: an output without a format extension (or stdout) would take FASTA and drop the

@@ -310,9 +310,10 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
         expect_input_error([&] { read_all(path); }, {q(path), c.record, c.what});
     }
     // A '+' line may repeat the whole header or the name (CRLF too, and in a wrapped record).
-    write_file(dir / "plus.fq", "@a x\nAC\n+a x\nII\n@b y\r\nAC\r\n+b\r\nII\r\n@c\nA\nC\n+c\nI\nI\n");
+    write_file(dir / "plus.fq",
+               "@a x\nAC\n+a x\nII\n@b y\r\nAC\r\n+b\r\nII\r\n@c\nA\nC\n+c\nI\nI\n@d x \nAC\n+d x\nII\n");
     auto const plus = read_all(dir / "plus.fq");
-    ASSERT_EQ(plus.size(), 3u);
+    ASSERT_EQ(plus.size(), 4u); // trailing blanks of the header or the '+' line do not count
     EXPECT_EQ(plus[2].seq, "AC");
     write_file(dir / "bad.fa", ">a\nAC\nx>b\n");
     EXPECT_EQ(read_all(dir / "bad.fa").at(0).seq, "ACx>b"); // '>' inside a line is sequence

@@ -150,6 +150,8 @@ public:
     virtual bool next(record_batch & r1, record_batch & r2) = 0;
     [[nodiscard]] virtual seq_format format() const noexcept = 0;
     [[nodiscard]] virtual std::string const & sam_header() const noexcept = 0;
+    /*! \brief The SAM header of mate 2's file (sam_header() for interleaved input). */
+    [[nodiscard]] virtual std::string const & mate2_sam_header() const noexcept { return sam_header(); }
 };
 
 /*! \brief An output destination that appears complete or not at all (CONTRACT promise 6).

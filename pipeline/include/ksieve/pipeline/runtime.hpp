@@ -12,9 +12,10 @@
 namespace ksieve
 {
 
-/*! \brief Install the handler of SIGINT, SIGTERM and SIGHUP (the first sets the flag, so that the run stops
- * at the next check and removes its temporary outputs; a second signal kills the process) and ignore SIGPIPE
- * (a closed stdout then fails the write with EPIPE, an io_error). */
+/*! \brief Install the handler of SIGINT, SIGTERM and SIGHUP, except those the parent set to be ignored (the
+ * first signal sets the flag, so that the run stops at the next check and removes its temporary outputs; a
+ * second one more than a second later ends the process at once, exit 128 + signal) and ignore SIGPIPE (a
+ * closed stdout then fails the write with EPIPE, an io_error). */
 void install_interrupt_handler() noexcept;
 /*! \brief Whether one of those signals was received. */
 [[nodiscard]] bool interrupted() noexcept;

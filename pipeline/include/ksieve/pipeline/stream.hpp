@@ -45,8 +45,9 @@ public:
     /*! \brief Refuse (input_error, when it is opened) a later SAM/BAM/CRAM input whose reference dictionary
      * (@SQ lines) differs from the first input's. Needed only when records are written to SAM/BAM/CRAM
      * under the first input's header (their reference ids would point elsewhere); FASTA/FASTQ outputs,
-     * reports and `build` take such inputs together. \pre called before the first next(). */
-    void require_same_dictionary() noexcept { same_dictionary_ = true; }
+     * reports and `build` take such inputs together. Mate 2's file of a pair is compared too (for the first
+     * pair at once: \throws input_error). \pre called before the first next(). */
+    void require_same_dictionary();
     /*! \brief Refuse (input_error, when it is opened) a later input of another format family (FASTA, FASTQ,
      * SAM/BAM/CRAM) than the first, naming `output`: an output without a format extension takes the first
      * input's format, so records of the other family would be converted (FASTQ qualities dropped) without
@@ -55,6 +56,8 @@ public:
 
 private:
     void open_next();
+    // The checks that require_same_*() ask for, on the input(s) just opened, the first at inputs[at].
+    void check_opened(bool first, std::size_t at) const;
 
     input_args args_;
     io::reader_options options_;
