@@ -109,7 +109,8 @@ bool mate_names_match(std::string_view a, std::string_view b) noexcept
     // fastq-dump --readids and similar: "NAME.1" / "NAME.2", "NAME_1" / "NAME_2", "NAME:1" / "NAME:2"
     std::size_t const n = x.size();
     return n >= 2 && y.size() == n && x.back() == '1' && y.back() == '2' && x[n - 2] == y[n - 2] &&
-           (x[n - 2] == '.' || x[n - 2] == '_' || x[n - 2] == ':') && x.substr(0, n - 2) == y.substr(0, n - 2);
+           (x[n - 2] == '.' || x[n - 2] == '_' || x[n - 2] == ':') &&
+           x.substr(0, n - 2) == y.substr(0, n - 2);
 }
 
 std::string format_name(seq_format const f)

@@ -290,23 +290,40 @@ private:
     {
         switch (c)
         {
-        case 'A': return 'T';
-        case 'C': return 'G';
-        case 'G': return 'C';
-        case 'T': return 'A';
-        case 'a': return 't';
-        case 'c': return 'g';
-        case 'g': return 'c';
-        case 't': return 'a';
-        case 'M': return 'K';
-        case 'K': return 'M';
-        case 'R': return 'Y';
-        case 'Y': return 'R';
-        case 'V': return 'B';
-        case 'B': return 'V';
-        case 'H': return 'D';
-        case 'D': return 'H';
-        default: return c; // N, S, W, '=' are their own complements
+        case 'A':
+            return 'T';
+        case 'C':
+            return 'G';
+        case 'G':
+            return 'C';
+        case 'T':
+            return 'A';
+        case 'a':
+            return 't';
+        case 'c':
+            return 'g';
+        case 'g':
+            return 'c';
+        case 't':
+            return 'a';
+        case 'M':
+            return 'K';
+        case 'K':
+            return 'M';
+        case 'R':
+            return 'Y';
+        case 'Y':
+            return 'R';
+        case 'V':
+            return 'B';
+        case 'B':
+            return 'V';
+        case 'H':
+            return 'D';
+        case 'D':
+            return 'H';
+        default:
+            return c; // N, S, W, '=' are their own complements
         }
     }
     std::string rc_seq_;

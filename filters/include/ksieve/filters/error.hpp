@@ -71,7 +71,10 @@ public:
 class interrupted_error : public error
 {
 public:
-    explicit interrupted_error(std::string const & what, int const status = 130) : error{what}, status_{status} {}
+    explicit interrupted_error(std::string const & what, int const status = 130)
+        : error{what}, status_{status}
+    {
+    }
     [[nodiscard]] int exit_status() const noexcept override { return status_; }
 
 private:
