@@ -38,7 +38,7 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
         ->default_val(0.001);
     app.add_option("--expected", expected,
                    "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; Bloom/cuckoo "
-                   "builds do that when it is absent)");
+                   "filters do that when it is absent, also in dedup; from stdin they need a number)");
     app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)");
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed);

@@ -375,6 +375,94 @@ run_summary run_classify(classify_args const & args)
     return summary;
 }
 
+// build hashes a batch's k-mers at once, unless a record is long (a chromosome): then the records are cut
+// into windows (for_each_window: exactly the record's k-mers) and hashed in pieces of about one reader batch,
+// so that key memory stays bounded by the batch size instead of growing with the longest record.
+constexpr std::size_t build_window_bases = std::size_t{256} << 10;
+constexpr std::size_t build_piece_bases = std::size_t{2} << 20;
+
+// fn(keys) for each piece of the batch's k-mers; kmers[u] = the k-mers of unit u.
+template <typename Fn>
+void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
+                        std::vector<std::uint64_t> & kmers, Fn && fn)
+{
+    std::size_t const n = item.r1.size();
+    bool const pairs = !item.r2.empty();
+    std::size_t longest = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
+    kmers.assign(n, 0);
+    if (longest <= build_window_bases)
+    {
+        engine.extract(item.r1, &item.r2, keys);
+        for (std::size_t u = 0; u < n; ++u)
+            kmers[u] = keys.count[u];
+        fn(keys);
+        return;
+    }
+    std::vector<std::string_view> windows;
+    std::vector<std::size_t> owner;
+    std::size_t bases = 0;
+    auto flush = [&] {
+        engine.extract_windows(windows, keys);
+        for (std::size_t w = 0; w < windows.size(); ++w)
+            kmers[owner[w]] += keys.count[w];
+        fn(keys);
+        windows.clear();
+        owner.clear();
+        bases = 0;
+    };
+    auto add = [&](std::size_t const u, std::string_view const seq) {
+        engine.for_each_window(seq, build_window_bases, [&](std::string_view const w) {
+            windows.push_back(w);
+            owner.push_back(u);
+            bases += w.size();
+            if (bases >= build_piece_bases)
+                flush();
+        });
+    };
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        add(u, item.r1[u].seq);
+        if (pairs)
+            add(u, item.r2[u].seq);
+    }
+    if (!windows.empty())
+        flush();
+}
+
+// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%), for a filter sized from a
+// first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
+// have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
+std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer, unsigned const threads,
+                                  filter_type const type, char const * const command)
+{
+    for (auto const & in : input.inputs)
+    {
+        std::error_code ec;
+        if (in == "-" || !std::filesystem::is_regular_file(in, ec))
+            throw usage_error{"a " + std::string{to_string(type)} + " filter " + command + " '" + in +
+                              "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
+                              "takes a first pass, and only regular files can be read twice"};
+    }
+    unit_source source{input, reader_opts(threads)};
+    batch_engine engine{kmer, threads, nullptr};
+    batch_keys keys;
+    std::vector<std::uint64_t> kmers;
+    hyperloglog hll;
+    run_stream(
+        source,
+        [&](work_item & item) {
+            for_each_key_piece(engine, item, keys, kmers, [&](batch_keys const & piece) {
+                for (std::size_t u = 0; u < piece.units(); ++u)
+                    for (std::uint32_t j = 0; j < piece.count[u]; ++j)
+                        hll.add(piece.keys[piece.offset[u] + j]);
+            });
+        },
+        {});
+    return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
+}
+
 // A filter that took far more k-mers than it was sized for (--expected) answers with a higher false-positive
 // rate than asked: a quotient filter grows but keeps its fingerprint width, a Bloom filter fills up (a cuckoo
 // filter fails instead). Say so rather than miss the FPR silently.
@@ -407,9 +495,10 @@ run_summary run_dedup(dedup_args const & args)
                           "for a quotient filter, which grows"};
     unsigned const threads = resolve_threads(args.common.threads);
     filter_config cfg = make_config(args.filter);
+    // A Bloom or cuckoo filter is sized from a first pass over the input (all its k-mers: an upper bound
+    // of those dedup inserts), as in build; a quotient filter grows.
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
-        throw usage_error{"dedup with --type " + std::string{to_string(cfg.type)} +
-                          " needs --expected (a streaming filter cannot be sized from a first pass)"};
+        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of");
     auto filter = make_filter(cfg);
     std::vector<any_filter const *> const query_filters{filter.get()};
 
@@ -479,62 +568,6 @@ run_summary run_dedup(dedup_args const & args)
     return summary;
 }
 
-// build hashes a batch's k-mers at once, unless a record is long (a chromosome): then the records are cut
-// into windows (for_each_window: exactly the record's k-mers) and hashed in pieces of about one reader batch,
-// so that key memory stays bounded by the batch size instead of growing with the longest record.
-constexpr std::size_t build_window_bases = std::size_t{256} << 10;
-constexpr std::size_t build_piece_bases = std::size_t{2} << 20;
-
-// fn(keys) for each piece of the batch's k-mers; kmers[u] = the k-mers of unit u.
-template <typename Fn>
-void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
-                        std::vector<std::uint64_t> & kmers, Fn && fn)
-{
-    std::size_t const n = item.r1.size();
-    bool const pairs = !item.r2.empty();
-    std::size_t longest = 0;
-    for (std::size_t u = 0; u < n; ++u)
-        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
-    kmers.assign(n, 0);
-    if (longest <= build_window_bases)
-    {
-        engine.extract(item.r1, &item.r2, keys);
-        for (std::size_t u = 0; u < n; ++u)
-            kmers[u] = keys.count[u];
-        fn(keys);
-        return;
-    }
-    std::vector<std::string_view> windows;
-    std::vector<std::size_t> owner;
-    std::size_t bases = 0;
-    auto flush = [&] {
-        engine.extract_windows(windows, keys);
-        for (std::size_t w = 0; w < windows.size(); ++w)
-            kmers[owner[w]] += keys.count[w];
-        fn(keys);
-        windows.clear();
-        owner.clear();
-        bases = 0;
-    };
-    auto add = [&](std::size_t const u, std::string_view const seq) {
-        engine.for_each_window(seq, build_window_bases, [&](std::string_view const w) {
-            windows.push_back(w);
-            owner.push_back(u);
-            bases += w.size();
-            if (bases >= build_piece_bases)
-                flush();
-        });
-    };
-    for (std::size_t u = 0; u < n; ++u)
-    {
-        add(u, item.r1[u].seq);
-        if (pairs)
-            add(u, item.r2[u].seq);
-    }
-    if (!windows.empty())
-        flush();
-}
-
 run_summary run_build(build_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
@@ -551,34 +584,7 @@ run_summary run_build(build_args const & args)
     // fingerprints, so that filters built apart merge exactly); --expected auto sizes it to this input.
     if ((cfg.type != filter_type::quotient && cfg.expected == 0) || args.filter.expected_auto)
     {
-        // First pass: estimate the distinct k-mers (HyperLogLog over the hashed keys). Only regular files
-        // can be read twice.
-        for (auto const & in : args.input.inputs)
-        {
-            std::error_code ec;
-            if (in == "-" || !std::filesystem::is_regular_file(in, ec))
-                throw usage_error{"a " + std::string{to_string(cfg.type)} + " filter built from '" + in +
-                                  "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
-                                  "takes a first pass, and only regular files can be read twice"};
-        }
-        // Over all k-mers, also for --shard: every shard job gets the same estimate, so the parts have equal
-        // parameters and merge into the filter a full build makes.
-        unit_source source{args.input, reader_opts(threads)};
-        batch_engine engine{cfg.kmer, threads, nullptr};
-        batch_keys keys;
-        std::vector<std::uint64_t> kmers;
-        hyperloglog hll;
-        run_stream(
-            source,
-            [&](work_item & item) {
-                for_each_key_piece(engine, item, keys, kmers, [&](batch_keys const & piece) {
-                    for (std::size_t u = 0; u < piece.units(); ++u)
-                        for (std::uint32_t j = 0; j < piece.count[u]; ++j)
-                            hll.add(piece.keys[piece.offset[u] + j]);
-                });
-            },
-            {});
-        cfg.expected = std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
+        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from");
     }
 
     auto filter = make_filter(cfg);

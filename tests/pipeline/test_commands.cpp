@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <unordered_set>
 
 using namespace ksieve::test;
@@ -744,6 +745,36 @@ TEST_F(commands, a_full_filter_is_a_clear_error)
     EXPECT_NE(q.err.find("raise --expected"), std::string::npos) << q.err;
     EXPECT_EQ(q.err.find("--type qf"), std::string::npos) << q.err; // the advice for Bloom/cuckoo only
     EXPECT_FALSE(std::filesystem::exists(tmp / "q.ksf"));
+}
+
+TEST_F(commands, dedup_sizes_bloom_and_cuckoo_filters_from_a_first_pass)
+{
+    // Without --expected a Bloom or cuckoo dedup filter is sized from the input's distinct k-mers (as in
+    // build); from stdin that takes --expected. The exact quotient filter (--fpr 0) is the oracle.
+    std::string const in = data("mixed.fq").string();
+    auto const exact = run_ksieve("dedup -q --fpr 0 --stats - '" + in + "'", tmp);
+    ASSERT_EQ(exact.status, 0) << exact.err;
+    double const known = json_number(exact.out, "known");
+    ASSERT_GT(known, 100.0);
+    for (std::string const type : {"bloom", "cuckoo"})
+    {
+        for (int const t : {1, 2})
+        {
+            auto const r = run_ksieve("dedup -q -t " + std::to_string(t) + " --type " + type + " --stats - --novel '" +
+                                          (tmp / (type + std::to_string(t) + ".fq")) + "' '" + in + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << type << ": " << r.err;
+            EXPECT_EQ(r.err, "") << type; // sized for its input: no over-fill warning
+            double const k = json_number(r.out, "known");
+            // A false positive can turn a read known (and then not inserted), which can change later decisions
+            // either way; at --fpr 0.001 with the 0.5 rule that stays rare.
+            EXPECT_LE(std::abs(k - known), 0.01 * known) << type << ": " << k << " known, exact " << known;
+        }
+        EXPECT_EQ(read_file(tmp / (type + "1.fq")), read_file(tmp / (type + "2.fq"))) << type;
+        auto const s = run_ksieve("dedup -q --type " + type + " - < '" + in + "'", tmp);
+        EXPECT_EQ(s.status, 2) << s.err;
+        EXPECT_NE(s.err.find("needs --expected N"), std::string::npos) << s.err;
+    }
 }
 
 TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated_fpr)
