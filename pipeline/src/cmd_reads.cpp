@@ -139,8 +139,7 @@ public:
         {
             if (p->empty())
                 continue;
-            io::seq_format const of = io::format_from_extension(*p, format_);
-            if (of == io::seq_format::sam || of == io::seq_format::bam || of == io::seq_format::cram)
+            if (io::hts_format(io::format_from_extension(*p, format_)))
                 src.require_same_dictionary();
             // no format extension (or stdout): the first input's format, whatever the later inputs are
             if (io::format_from_extension(*p, io::seq_format::fasta) != io::format_from_extension(*p, io::seq_format::fastq))

@@ -113,6 +113,11 @@ bool mate_names_match(std::string_view a, std::string_view b) noexcept
            x.substr(0, n - 2) == y.substr(0, n - 2);
 }
 
+bool hts_format(seq_format const f) noexcept
+{
+    return f == seq_format::sam || f == seq_format::bam || f == seq_format::cram;
+}
+
 std::string format_name(seq_format const f)
 {
     switch (f)

@@ -129,11 +129,6 @@ void output_file::commit()
 namespace
 {
 
-bool hts_format(seq_format const f) noexcept
-{
-    return f == seq_format::sam || f == seq_format::bam || f == seq_format::cram;
-}
-
 bool gz_extension(std::string const & path)
 {
     std::string lower = path;

@@ -89,9 +89,7 @@ void unit_source::require_same_dictionary()
 void unit_source::check_opened(bool const first, std::size_t const at) const
 {
     io::seq_format const f = single_ != nullptr ? single_->format() : pair_->format();
-    auto const family = [](io::seq_format const x) {
-        return x == io::seq_format::bam || x == io::seq_format::cram ? io::seq_format::sam : x;
-    };
+    auto const family = [](io::seq_format const x) { return io::hts_format(x) ? io::seq_format::sam : x; };
     if (!first && !same_format_output_.empty() && family(f) != family(format_))
         throw input_error{"'" + args_.inputs[at] + "' is " + io::format_name(f) + " but the first input '" +
                           args_.inputs[0] + "' is " + io::format_name(format_) +
@@ -101,7 +99,7 @@ void unit_source::check_opened(bool const first, std::size_t const at) const
                                : ", and the output '" + same_format_output_ +
                                      "' has no extension naming its format (it would take the first input's); "
                                      "name it .fq, .fa, .sam, .bam or .cram")};
-    if (!same_dictionary_ || family(f) != io::seq_format::sam)
+    if (!same_dictionary_ || !io::hts_format(f))
         return; // FASTA/FASTQ records are written unaligned: no reference ids
     std::string const want = sq_lines(sam_header_);
     auto const check = [&](std::string const & header, std::string const & path) {

@@ -180,6 +180,9 @@ private:
     bool committed_{false};
 };
 
+/*! \brief Whether `f` is SAM, BAM or CRAM (one family: records carry reference ids and a header). */
+[[nodiscard]] bool hts_format(seq_format f) noexcept;
+
 /*! \brief "FASTA", "FASTQ", "SAM", "BAM" or "CRAM", for messages. */
 [[nodiscard]] std::string format_name(seq_format f);
 
