@@ -634,6 +634,12 @@ insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const
     return KSIEVE_QF_DISPATCH(*this, insert_batch(keys));
 }
 
+insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys,
+                                            std::uint64_t * const old) noexcept
+{
+    return KSIEVE_QF_DISPATCH(*this, insert_batch(keys, old));
+}
+
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
     KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
@@ -735,11 +741,12 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
     cs.lock(first);
     std::int64_t du = 0;
     std::uint64_t nd = 0;
+    std::uint64_t old_unused = 0;
     int rc;
     for (;;)
     {
         std::uint64_t const limit = std::min(phys_slots_, std::uint64_t{last + 1} << region_slot_bits);
-        rc = k.insert_fp(h, x, count, limit, true, none, du, nd);
+        rc = k.insert_fp(h, x, count, limit, true, none, du, nd, old_unused);
         if (rc == rc_beyond && limit < phys_slots_)
         {
             cs.lock(++last);
@@ -754,7 +761,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
             cs.unlock(i);
         for (std::size_t i = 0; i < cs.n; ++i)
             cs.lock(i);
-        rc = k.insert_fp(h, x, count, phys_slots_, false, none, du, nd);
+        rc = k.insert_fp(h, x, count, phys_slots_, false, none, du, nd, old_unused);
         if (rc == rc_ok)
         {
             auto & g = cs.regions[first];

@@ -263,6 +263,42 @@ TEST(QuotientFilter, BatchEqualsSingle)
         ASSERT_EQ(out[i], b.count(queries[i]));
 }
 
+// insert_batch with old counts (the fetch-and-add dedup uses): old[i] is the count keys[i] had just before
+// its own insertion, repeats inside the batch included, through growth of the table; the table is the one
+// plain insert_batch builds. Oracle: an unordered_map of counts, updated key by key.
+TEST(QuotientFilter, BatchWithOldCounts)
+{
+    for (double const fpr : {0.0, 0.01})
+    {
+        filter_config cfg;
+        cfg.fpr = fpr;
+        auto a = quotient_filter::create(cfg, 40, 0);
+        auto b = quotient_filter::create(cfg, 40, 0);
+        std::unordered_map<std::uint64_t, std::uint64_t> oracle; // by fingerprint: what count() reports
+        std::mt19937_64 rng{5};
+        std::vector<std::uint64_t> pool(20000);
+        for (auto & k : pool)
+            k = rng() & mask_of(40);
+        unsigned const q0 = a.quotient_bits();
+        for (int round = 0; round < 20; ++round)
+        {
+            std::vector<std::uint64_t> keys(1 + rng() % 6000);
+            for (auto & k : keys)
+                k = pool[rng() % (round < 10 ? pool.size() : 300)]; // later rounds: many repeats
+            std::vector<std::uint64_t> old(keys.size(), 12345);
+            ASSERT_EQ(a.insert_batch(keys, old.data()), insert_status::ok);
+            ASSERT_EQ(b.insert_batch(keys), insert_status::ok);
+            for (std::size_t i = 0; i < keys.size(); ++i)
+                ASSERT_EQ(old[i], oracle[a.fingerprint(keys[i])]++)
+                    << "fpr " << fpr << " round " << round << " i " << i;
+        }
+        EXPECT_GT(a.quotient_bits(), q0); // it grew inside batches
+        EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()));
+        for (auto const k : pool)
+            ASSERT_EQ(a.count(k), oracle[a.fingerprint(k)]);
+    }
+}
+
 // The table is a canonical function of the multiset: any insertion order gives identical words.
 TEST(QuotientFilter, CanonicalLayout)
 {

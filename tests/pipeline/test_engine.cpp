@@ -113,6 +113,95 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
 namespace
 {
 
+// dedup_speculator against the serial definition run on a second filter: after every batch the classes
+// must be equal and every key's count too. Small key universes, repeated keys inside units, counts around
+// min_count before the batch and small fingerprints (collisions) make in-batch additions, rollbacks and
+// copies inside a unit decide many units. The state carries over between batches, as in dedup.
+TEST(engine, dedup_speculator_equals_the_serial_definition)
+{
+    for (double const fpr : {0.0, 0.2})
+        for (unsigned const threads : {1u, 3u})
+        {
+            ksieve::filter_config cfg;
+            cfg.kmer.k = 15;
+            cfg.fpr = fpr; // 0.2 with a small design size: short fingerprints, many collisions
+            cfg.expected = fpr > 0 ? 16384 : 64;
+            cfg.shard_bits = 2;
+            auto const fast = ksieve::make_filter(cfg);
+            auto const slow = ksieve::make_filter(cfg);
+            ASSERT_TRUE(fast->collision_keys());
+            std::mt19937_64 rng{2026 + threads};
+            ksieve::dedup_speculator speculator{threads};
+            // a pool of 3000 keys (within the filter's design size); each batch draws a small universe from
+            // it
+            std::vector<std::uint64_t> all_keys(3000);
+            for (auto & key : all_keys)
+                key = rng() & ((std::uint64_t{1} << 30) - 1);
+            std::size_t known_units = 0, novel_units = 0;
+            for (int trial = 0; trial < 150; ++trial)
+            {
+                std::uint64_t const min_count = 1 + rng() % 4;
+                double const fraction = std::array{0.3, 0.5, 0.8, 1.0}[rng() % 4];
+                std::uint64_t const universe = 5 + rng() % 80;
+                std::vector<std::uint64_t> key_of(universe);
+                for (auto & key : key_of)
+                    key = all_keys[rng() % all_keys.size()];
+                ksieve::batch_keys keys;
+                std::size_t const units = 1 + rng() % (trial % 3 == 0 ? 300 : 30);
+                keys.offset.push_back(0);
+                for (std::size_t u = 0; u < units; ++u)
+                {
+                    // 0 = a unit without k-mers; up to 40 so that samples of 8 are taken
+                    std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 41 : 12));
+                    for (std::uint32_t j = 0; j < c; ++j)
+                        keys.keys.push_back(key_of[rng() % universe]);
+                    keys.count.push_back(c);
+                    keys.offset.push_back(keys.keys.size());
+                }
+                // Oracle: read by read on the other filter (lookups before the unit's own insertions).
+                std::vector<bool> expect(units);
+                for (std::size_t u = 0; u < units; ++u)
+                {
+                    std::uint32_t hits = 0;
+                    for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                        hits += slow->count(keys.keys[p]) >= min_count;
+                    expect[u] = ksieve::is_known(keys.count[u], hits, fraction);
+                    if (!expect[u])
+                    {
+                        for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                            ASSERT_EQ(slow->insert(keys.keys[p]), ksieve::insert_status::ok);
+                    }
+                }
+                std::vector<ksieve::unit_result> got;
+                speculator.run(*fast, keys, min_count, fraction, got, "test");
+                ASSERT_EQ(got.size(), units);
+                for (std::size_t u = 0; u < units; ++u)
+                {
+                    ASSERT_EQ(got[u].known, expect[u])
+                        << "fpr " << fpr << " trial " << trial << " unit " << u;
+                    ASSERT_EQ(got[u].kmers, keys.count[u]);
+                    (expect[u] ? known_units : novel_units) += 1;
+                }
+                for (std::uint64_t const key : all_keys)
+                    ASSERT_EQ(fast->count(key), slow->count(key)) << "fpr " << fpr << " trial " << trial;
+                ASSERT_EQ(fast->stats().total_count, slow->stats().total_count);
+                ASSERT_EQ(fast->stats().distinct, slow->stats().distinct);
+            }
+            // every path was taken: samples predicting both classes, rollbacks, copies inside a unit
+            auto const & w = speculator.work();
+            EXPECT_GT(known_units, 500u);
+            EXPECT_GT(novel_units, 500u);
+            EXPECT_GT(w.rolled_back_units, 20u) << "fpr " << fpr;
+            EXPECT_GT(w.removed, 100u);
+            EXPECT_GT(w.lookups, 1000u);
+        }
+}
+
+} // namespace
+
+namespace
+{
+
 // A long record hashed window by window (build's bounded-memory path) must give exactly the keys of the
 // whole record, in order: every k-mer position in exactly one window, none across an N lost or doubled.
 // Oracles: the whole sequence as one window, and a naive count of the ACGT-only k-mer positions.

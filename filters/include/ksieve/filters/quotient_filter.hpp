@@ -171,6 +171,10 @@ public:
     /*! \brief insert(keys[i], 1) for i in order, with software prefetch. Stops at the first `full` and
      * returns it (keys before it are inserted, the others are not). */
     insert_status insert_batch(std::span<std::uint64_t const> keys) noexcept;
+    /*! \brief insert_batch(keys) that also reports, in old[i], the count of keys[i]'s fingerprint just before
+     * keys[i] itself was added (so a key repeated in the batch sees its earlier copies): a batched
+     * fetch-and-add. On `full`, old[] is set for the keys inserted. \pre old has keys.size() elements. */
+    insert_status insert_batch(std::span<std::uint64_t const> keys, std::uint64_t * old) noexcept;
     /*! \brief out[i] = count(keys[i]), with software prefetch. \pre out has keys.size() elements. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 

@@ -53,8 +53,16 @@ public:
                              std::uint64_t * out) const noexcept = 0;
     /*! \brief Insert local keys (count 1 each) into shard `shard`. Exclusive per shard. */
     virtual insert_status insert_batch(std::size_t shard, std::span<std::uint64_t const> local_keys) noexcept = 0;
+    /*! \brief Batched fetch-and-add: insert local keys (count 1 each) into shard `shard` in order, setting
+     * old[i] to the count keys[i] had just before its own insertion (earlier copies in the batch included).
+     * Exclusive per shard. \pre old has local_keys.size() elements. */
+    virtual insert_status add_batch(std::size_t shard, std::span<std::uint64_t const> local_keys,
+                                    std::uint64_t * old) noexcept = 0;
     /*! \brief Single-key convenience (routes to the shard). Exclusive per shard. */
     virtual insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
+    /*! \brief Remove `count` occurrences of a key that was inserted (counting filters: quotient). Exclusive
+     * per shard. \returns false if the filter cannot remove or does not hold the key. */
+    virtual bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
     /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
     [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
 
@@ -146,9 +154,35 @@ public:
     {
         return shards_[shard].insert_batch(keys);
     }
+    insert_status add_batch(std::size_t const shard, std::span<std::uint64_t const> const keys,
+                            std::uint64_t * const old) noexcept override
+    {
+        F & f = shards_[shard];
+        if constexpr (requires(F & g, std::span<std::uint64_t const> k, std::uint64_t * o) {
+                          g.insert_batch(k, o);
+                      })
+            return f.insert_batch(keys, old);
+        else
+        {
+            for (std::size_t i = 0; i < keys.size(); ++i)
+            {
+                old[i] = f.count(keys[i]);
+                if (insert_status const st = f.insert(keys[i]); st != insert_status::ok)
+                    return st;
+            }
+            return insert_status::ok;
+        }
+    }
     insert_status insert(std::uint64_t const key, std::uint64_t const count = 1) noexcept override
     {
         return shards_[shard_of(key)].insert(local_key(key), count);
+    }
+    bool remove(std::uint64_t const key, std::uint64_t const count = 1) noexcept override
+    {
+        if constexpr (requires(F & g, std::uint64_t k) { g.remove(k, k); })
+            return shards_[shard_of(key)].remove(local_key(key), count);
+        else
+            return false;
     }
     [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept override
     {

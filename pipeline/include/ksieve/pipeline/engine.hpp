@@ -187,4 +187,81 @@ private:
     std::uint32_t epoch_{0};
 };
 
+/*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters): the same
+ * classes, and the same filter contents afterwards, as query() + dedup_resolver + insert(), with about half
+ * the filter operations.
+ *
+ * 1. Every 8th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
+ *    and their other k-mers are looked up too. A predicted-known unit with enough hits before the batch is
+ *    known for certain (counts added inside the batch only raise counts).
+ * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added to the
+ *    filter at once, shard by shard in input order, by a batched fetch-and-add (any_filter::add_batch) that
+ *    returns the count each k-mer had just before: the count it has in the serial definition, minus copies
+ *    earlier in the same unit, as long as every earlier speculated unit really is novel.
+ * 3. In input order (serial, O(1) per unit while speculation holds), each speculated unit is decided. One
+ *    that turns out known had no right to add its k-mers: they are removed again after the batch, and the
+ *    counts seen by later speculated units are corrected by a small table of those k-mers.
+ *
+ * Classes are exact; results[u].hits is not (a known unit may count fewer, a novel unit with a repeated
+ * k-mer more): where --report / --stats need exact hits, use query() + dedup_resolver + insert(). Afterwards
+ * every k-mer's count equals the serial definition's; counts at or above min_count are not capped (unlike
+ * insert() with skip_at). Thread safety: one controlling thread; runs OpenMP regions internally. */
+class dedup_speculator
+{
+public:
+    /*! \brief \param threads threads of the parallel phases. */
+    explicit dedup_speculator(unsigned threads = 1);
+
+    /*! \brief Decide the units of a batch in input order and add the k-mers of the novel ones to the filter
+     * (each occurrence adds 1).
+     * \pre filter.collision_keys(); keys from batch_engine::extract without a key range.
+     * \throws full_error if the filter is full. */
+    void run(any_filter & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
+             std::vector<unit_result> & results, std::string const & filter_name);
+
+    /*! \brief Work done so far (for benchmarks and tests). */
+    struct counters
+    {
+        std::uint64_t lookups{0};           //!< keys looked up (samples and predicted-known units)
+        std::uint64_t added{0};             //!< keys added speculatively
+        std::uint64_t rolled_back_units{0}; //!< speculated units that turned out known
+        std::uint64_t removed{0};           //!< keys removed again
+    };
+    [[nodiscard]] counters const & work() const noexcept { return work_; }
+
+private:
+    void lookup(any_filter const & filter, std::size_t n);
+    struct entry
+    {
+        std::uint64_t key{0};
+        std::uint32_t count{0};
+        std::uint32_t stamp{0};
+    };
+    // open addressing (collision key -> count) with epoch stamps; grows to a power of two >= 2 * need
+    struct stamp_table
+    {
+        std::vector<entry> slots;
+        std::uint32_t epoch{0};
+        void reset(std::size_t need);
+        std::uint32_t & at(std::uint64_t key) noexcept; // the entry's count, inserted as 0 if absent
+        [[nodiscard]] std::uint32_t find(std::uint64_t key) const noexcept;
+    };
+    unsigned threads_{1};
+    counters work_;
+    std::vector<batch_engine_query_scratch> scratch_;
+    std::vector<std::uint64_t> flat_keys_, flat_values_; // keys looked up, and their counts
+    std::vector<std::uint64_t> flat_offset_;             // per unit: its first key in flat_keys_
+    std::vector<std::uint32_t> hits_;                    // per unit: hits before the batch / speculative hits
+    std::vector<std::uint8_t> speculated_;               // per unit: 1 if its keys were added
+    std::vector<std::uint8_t> exact_;                    // per speculated unit: old_ without its own copies
+    std::vector<std::uint64_t> old_;                     // per key of a speculated unit: count seen
+    std::vector<std::uint64_t> cks_;                     // per key of an exact_ unit: collision key
+    std::vector<std::uint64_t> part_, part_pos_, start_; // speculated keys by shard, their positions
+    std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
+    std::vector<stamp_table> dups_;                      // per thread: earlier copies inside a unit
+    stamp_table corrections_;                            // keys of rolled-back units -> copies added
+    std::vector<std::uint64_t> correction_bits_;         // bitset over mix64(collision key): maybe corrected
+    std::vector<std::uint64_t> rollback_;                // keys to remove after the batch
+};
+
 } // namespace ksieve
