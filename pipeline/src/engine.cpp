@@ -2,6 +2,7 @@
 #include <ksieve/pipeline/engine.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 
@@ -534,6 +535,32 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
 namespace ksieve
 {
 
+namespace
+{
+// Sampled positions are 0, 16, 32, ... (dedup_speculator stride 16); the others are visited offset by offset
+// in this order (bit-reversed, so the first ones spread over the read), each offset's positions increasing.
+constexpr std::uint32_t stride = 16;
+constexpr std::array<std::uint32_t, stride - 1> spread{8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+
+// fn(j) for the non-sampled positions j of a unit of c keys with ranks t0 <= t < t1 in the spread order.
+template <typename Fn>
+void for_rest(std::uint32_t const c, std::uint32_t const t0, std::uint32_t const t1, Fn && fn) noexcept
+{
+    std::uint32_t t = 0;
+    for (std::uint32_t const o : spread)
+    {
+        if (t >= t1)
+            return;
+        if (o >= c)
+            continue;
+        std::uint32_t const count = (c - o + stride - 1) / stride;
+        for (std::uint32_t m = t0 > t ? t0 - t : 0; m < count && t + m < t1; ++m)
+            fn(o + m * stride);
+        t += count;
+    }
+}
+} // namespace
+
 void dedup_speculator::stamp_table::reset(std::size_t const need)
 {
     std::size_t cap = 64;
@@ -598,10 +625,9 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
                            std::string const & filter_name)
 {
     // Every stride-th k-mer is sampled. A unit is predicted known when its sample has at least 0.6 x the hit
-    // fraction asked: leaning to "known" because a wrong guess of known costs the unit's other lookups, a
-    // wrong guess of novel adding and removing all its k-mers (on 2 M reads at C = 20: 0.3% of the units
-    // rolled back, against 1.5% with the plain fraction).
-    constexpr std::uint32_t stride = 8;
+    // fraction asked: leaning to "known" because a wrong guess of known costs some lookups, a wrong guess of
+    // novel adding and removing all its k-mers (on 2 M reads at C = 20: 0.3% of the units rolled back,
+    // against 1.5% with the plain fraction).
     constexpr double lean_known = 0.6;
     std::size_t const n = keys.units();
     results.assign(n, unit_result{});
@@ -652,37 +678,57 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         speculated_[u] = c > 0 && !predicted_known;
         // (written after the loop: flat_offset_ is still read by other threads here)
     }
+    // The other k-mers of predicted-known units, in rounds: each asks an undecided unit for the fewest
+    // further k-mers that could make it known (its last round for all the rest), in a spread order so that
+    // the k-mers lost to one sequencing error do not all come first. A unit stops when it is known, or
+    // speculated when its misses leave too few k-mers for that.
+    need_.resize(n);
+    looked_.assign(n, 0);
+    active_.clear();
     for (std::size_t u = 0; u < n; ++u)
-    {
-        std::uint32_t const c = keys.count[u];
-        bool const rest = c > 0 && !speculated_[u];
-        flat_offset_[u + 1] = rest ? c - (c + stride - 1) / stride : 0;
-    }
-    std::size_t const rest = gather(
-        [&](std::size_t const u, auto && put) noexcept
+        if (keys.count[u] > 0 && !speculated_[u])
         {
-            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-            std::uint32_t const c = keys.count[u];
-            if (c == 0 || speculated_[u])
-                return;
-            for (std::uint32_t j = 0; j < c; ++j)
-                if (j % stride != 0)
-                    put(k[j]);
-        });
-    lookup(filter, rest);
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::size_t u = 0; u < n; ++u)
+            active_.push_back(static_cast<std::uint32_t>(u));
+            need_[u] = static_cast<std::uint32_t>(hits_needed(keys.count[u], fraction));
+        }
+    auto rest_of = [](std::uint32_t const c) noexcept { return c - (c + stride - 1) / stride; };
+    for (unsigned round = 0; !active_.empty(); ++round)
     {
-        std::uint32_t const c = keys.count[u];
-        if (c == 0 || speculated_[u])
-            continue;
-        std::uint32_t h = hits_[u];
-        for (std::uint64_t i = flat_offset_[u]; i < flat_offset_[u + 1]; ++i)
-            h += flat_values_[i] >= min_count;
-        if (is_known(c, h, fraction))
-            results[u] = unit_result{c, h, true}; // known before the batch: known for certain
-        else
-            speculated_[u] = 1;
+        std::fill(flat_offset_.begin(), flat_offset_.end(), 0);
+        for (std::uint32_t const u : active_)
+        {
+            std::uint32_t const left = rest_of(keys.count[u]) - looked_[u];
+            if (hits_[u] + left >= need_[u]) // else it cannot be known before the batch: speculated below
+                flat_offset_[u + 1] = round < 2 ? need_[u] - hits_[u] : left;
+        }
+        std::size_t const taken = gather(
+            [&](std::size_t const u, auto && put) noexcept
+            {
+                std::uint32_t const want = static_cast<std::uint32_t>(flat_offset_[u + 1] - flat_offset_[u]);
+                if (want == 0)
+                    return;
+                std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+                for_rest(keys.count[u], looked_[u], looked_[u] + want,
+                         [&](std::uint32_t const j) noexcept { put(k[j]); });
+            });
+        lookup(filter, taken);
+        std::size_t still = 0;
+        for (std::uint32_t const u : active_)
+        {
+            std::uint32_t const c = keys.count[u];
+            std::uint32_t h = hits_[u];
+            for (std::uint64_t i = flat_offset_[u]; i < flat_offset_[u + 1]; ++i)
+                h += flat_values_[i] >= min_count;
+            hits_[u] = h;
+            looked_[u] += static_cast<std::uint32_t>(flat_offset_[u + 1] - flat_offset_[u]);
+            if (h >= need_[u])
+                results[u] = unit_result{c, h, true}; // known before the batch: known for certain
+            else if (h + (rest_of(c) - looked_[u]) < need_[u])
+                speculated_[u] = 1;
+            else
+                active_[still++] = u;
+        }
+        active_.resize(still);
     }
 
     // 2. add the keys of speculated units, by shard in input order (stable counting sort as in insert())

@@ -191,9 +191,10 @@ private:
  * classes, and the same filter contents afterwards, as query() + dedup_resolver + insert(), with about half
  * the filter operations.
  *
- * 1. Every 8th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
- *    and their other k-mers are looked up too. A predicted-known unit with enough hits before the batch is
- *    known for certain (counts added inside the batch only raise counts).
+ * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
+ *    and their other k-mers are looked up in rounds (the fewest that could make the unit known, in a spread
+ *    order; at most three rounds). A predicted-known unit with enough hits before the batch is known for
+ *    certain (counts added inside the batch only raise counts).
  * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added to the
  *    filter at once, shard by shard in input order, by a batched fetch-and-add (any_filter::add_batch) that
  *    returns the count each k-mer had just before: the count it has in the serial definition, minus copies
@@ -252,6 +253,8 @@ private:
     std::vector<std::uint64_t> flat_keys_, flat_values_; // keys looked up, and their counts
     std::vector<std::uint64_t> flat_offset_;             // per unit: its first key in flat_keys_
     std::vector<std::uint32_t> hits_;                    // per unit: hits before the batch / speculative hits
+    std::vector<std::uint32_t> need_, looked_; // per predicted-known unit: hits_needed, keys looked up
+    std::vector<std::uint32_t> active_;        // predicted-known units not decided yet
     std::vector<std::uint8_t> speculated_;               // per unit: 1 if its keys were added
     std::vector<std::uint8_t> exact_;                    // per speculated unit: old_ without its own copies
     std::vector<std::uint64_t> old_;                     // per key of a speculated unit: count seen
