@@ -487,9 +487,9 @@ TEST_F(commands, dedup_equals_its_serial_definition_with_an_exact_filter)
     }
 }
 
-// Without --report / --stats / --save-filter dedup takes shortcuts (no in-batch lookups for units known
-// before their batch; keys already at min_count not inserted again). The outputs must equal those of the
-// exact run.
+// Without --report / --stats dedup speculates (dedup_speculator: sampled prediction, fetch-and-add,
+// rollback), and without --save-filter either it does not count keys already at min_count again. The outputs
+// must equal those of the exact run (query + resolver + insert), and so must the saved filter.
 TEST_F(commands, dedup_shortcuts_give_the_outputs_of_the_exact_run)
 {
     std::string const input = data("hs_reads.fq.gz").string();
@@ -516,6 +516,15 @@ TEST_F(commands, dedup_shortcuts_give_the_outputs_of_the_exact_run)
             ASSERT_EQ(fast.status, 0) << fast.err;
             EXPECT_EQ(read_file(d + "/kf.fq"), read_file(d + "/k.fq")) << options << " t " << t;
             EXPECT_EQ(read_file(d + "/nf.fq"), read_file(d + "/n.fq")) << options << " t " << t;
+            // speculation with the filter saved: the same filter (here even the same bytes: speculative
+            // additions did not make it grow earlier)
+            auto const saved =
+                run_ksieve("dedup -q -k 25 -t " + std::to_string(t) + " " + options + " --save-filter '" + d +
+                               "/ff.ksf' --novel '" + d + "/ns.fq' '" + input + "' '" + input + "'",
+                           tmp);
+            ASSERT_EQ(saved.status, 0) << saved.err;
+            EXPECT_EQ(read_file(d + "/ns.fq"), read_file(d + "/n.fq")) << options << " t " << t;
+            EXPECT_EQ(read_file(d + "/ff.ksf"), read_file(d + "/f.ksf")) << options << " t " << t;
         }
     }
 }
