@@ -48,6 +48,58 @@ std::string describe(kmer_params const & k)
            std::to_string(k.seed);
 }
 
+constexpr std::uint64_t low_bits(unsigned const bits) noexcept
+{
+    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+// A sharded quotient filter moved to cfg.shard_bits shards, for merging filters built with different
+// --shards. A fingerprint keeps the top s + p bits of a key (s shard bits, p fingerprint bits; all 2k bits in
+// exact mode), and p is chosen per shard from expected / 2^s: so s + p is the same for any --shards with the
+// same
+// --fpr and --expected, and every fingerprint maps to exactly one fingerprint of the new layout (same count).
+// \throws incompatible_error where s + p differs.
+std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config cfg,
+                                             std::string const & name, std::string const & target_name)
+{
+    auto const & src = static_cast<sharded_filter<quotient_filter> const &>(in);
+    cfg.expected = in.expected();
+    auto out = std::make_unique<sharded_filter<quotient_filter>>(cfg);
+    unsigned const kb = in.key_bits();
+    unsigned const s_in = in.shard_bits(), s_out = cfg.shard_bits;
+    quotient_filter const & probe = out->shard(0);
+    unsigned const p_out = probe.fingerprint_bits();
+    for (std::size_t i = 0; i < src.num_shards(); ++i)
+    {
+        quotient_filter const & sh = src.shard(i);
+        bool const ex = sh.exact();
+        unsigned const p_in = sh.fingerprint_bits();
+        if (ex != probe.exact() || (!ex && s_in + p_in != s_out + p_out))
+            throw incompatible_error{
+                "cannot merge '" + name + "' (" + std::to_string(in.num_shards()) + " shards) with '" +
+                target_name + "' (" + std::to_string(out->num_shards()) +
+                " shards): their fingerprints keep " + std::to_string(ex ? kb : s_in + p_in) + " and " +
+                std::to_string(probe.exact() ? kb : s_out + p_out) +
+                " bits of each k-mer's hash (different --fpr or --expected); build them with the same "
+                "--shards"};
+        // value -> the key bits it keeps, then -> (shard, local key) of the new layout
+        unsigned const v_bits = ex ? kb - s_in : p_in;
+        unsigned const g_low = ex ? kb - s_out : p_out; // bits below the new shard index
+        sh.for_each(
+            [&](std::uint64_t const v, std::uint64_t const c)
+            {
+                std::uint64_t const g = s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v;
+                std::size_t const o = s_out == 0 ? 0 : static_cast<std::size_t>(g >> g_low);
+                std::uint64_t const rest = g & low_bits(g_low);
+                std::uint64_t const local = ex ? rest : rest << (kb - s_out - p_out);
+                if (out->shard(o).insert(local, c) != insert_status::ok)
+                    throw full_error{"cannot merge '" + name + "': its filter cannot be moved to " +
+                                     std::to_string(out->num_shards()) + " shards (full)"};
+            });
+    }
+    return out;
+}
+
 } // namespace
 
 std::unique_ptr<any_filter> make_filter(filter_config const & cfg)
@@ -112,10 +164,12 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
             throw incompatible_error{"cannot merge '" + names[i] + "' (" + std::string{to_string(inputs[i]->type())} +
                                      " filter) with '" + names[0] + "' (" + std::string{to_string(first.type())} +
                                      " filter): filter types differ"};
-        if (inputs[i]->shard_bits() != first.shard_bits())
-            throw incompatible_error{"cannot merge '" + names[i] + "' (" + std::to_string(inputs[i]->num_shards()) +
-                                     " shards) with '" + names[0] + "' (" + std::to_string(first.num_shards()) +
-                                     " shards): build them with the same --shards"};
+        if (inputs[i]->shard_bits() != first.shard_bits() && first.type() != filter_type::quotient)
+            throw incompatible_error{"cannot merge '" + names[i] + "' (" +
+                                     std::to_string(inputs[i]->num_shards()) + " shards) with '" + names[0] +
+                                     "' (" + std::to_string(first.num_shards()) +
+                                     " shards): build them with the same --shards (only quotient filters are "
+                                     "re-sharded)"};
         if (inputs[i]->target_fpr() != first.target_fpr())
             throw incompatible_error{"cannot merge '" + names[i] + "' (--fpr " + std::to_string(inputs[i]->target_fpr()) +
                                      ") with '" + names[0] + "' (--fpr " + std::to_string(first.target_fpr()) +
@@ -129,11 +183,22 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
     cfg.expected = 0;
     for (auto const * f : inputs)
         cfg.expected = std::max(cfg.expected, f->expected());
+    // Quotient filters with other --shards than the first are moved to its layout first (exact).
+    std::vector<std::unique_ptr<any_filter>> moved;
+    std::vector<any_filter const *> same(inputs.begin(), inputs.end());
+    if (first.type() == filter_type::quotient)
+        for (std::size_t i = 1; i < inputs.size(); ++i)
+            if (inputs[i]->shard_bits() != first.shard_bits())
+            {
+                moved.push_back(reshard_quotient(*inputs[i], cfg, names[i], names[0]));
+                same[i] = moved.back().get();
+            }
     try
     {
         switch (first.type())
         {
-        case filter_type::quotient: return merge_typed<quotient_filter>(inputs, cfg);
+        case filter_type::quotient:
+            return merge_typed<quotient_filter>(same, cfg);
         case filter_type::bloom: return merge_typed<blocked_bloom_filter>(inputs, cfg);
         case filter_type::bloom_classic: return merge_typed<classic_bloom_filter>(inputs, cfg);
         case filter_type::counting_bloom: return merge_typed<counting_bloom_filter>(inputs, cfg);

@@ -583,6 +583,83 @@ TEST_F(commands, sharded_builds_merged_equal_the_full_build)
     }
 }
 
+// --shards is a performance choice: quotient filters built with different --shards merge (into the first
+// input's layout) exactly as one build of all samples with that layout. Oracle: that build, compared through
+// classify reports with counts (--min-count 2) and info's distinct k-mers and total count.
+TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_build)
+{
+    std::string const samples[] = {data("hs_R1.fq").string(), data("lambda_reads.fq").string(),
+                                   data("hs_R2.fq").string()};
+    std::string const shards[] = {"4", "16", "64"};
+    std::string const reads =
+        "'" + data("hs_R1.fq").string() + "' '" + data("lambda_reads.fq").string() + "'";
+    int setting = 0;
+    for (std::string const opts : {"-k 25", "-k 25 --fpr 0"})
+    {
+        SCOPED_TRACE(opts);
+        std::string const tag = std::to_string(setting++);
+        std::vector<std::string> parts;
+        for (int i = 0; i < 3; ++i)
+        {
+            parts.push_back(tmp / ("s" + tag + "_" + std::to_string(i) + ".ksf"));
+            auto const r = run_ksieve("build -q " + opts + " --shards " + shards[i] + " -o '" + parts.back() +
+                                          "' '" + samples[i] + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+        }
+        auto field = [](std::string const & json, std::string const & key)
+        {
+            auto const p = json.find("\"" + key + "\":");
+            return json.substr(p, json.find(',', p) - p);
+        };
+        // first input with 4 shards, then with 64: the merge takes the first input's layout
+        for (int const first : {0, 2})
+        {
+            std::string const full = tmp / ("full" + tag + "_" + std::to_string(first) + ".ksf");
+            auto r = run_ksieve("build -q " + opts + " --shards " + shards[first] + " -o '" + full + "' '" +
+                                    samples[0] + "' '" + samples[1] + "' '" + samples[2] + "'",
+                                tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+            std::string const merged = tmp / ("merged" + tag + "_" + std::to_string(first) + ".ksf");
+            std::string const order = first == 0 ? "'" + parts[0] + "' '" + parts[1] + "' '" + parts[2] + "'"
+                                                 : "'" + parts[2] + "' '" + parts[0] + "' '" + parts[1] + "'";
+            r = run_ksieve("merge -q -o '" + merged + "' " + order, tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+            auto report_of = [&](std::string const & f)
+            {
+                std::string const rep = f + ".tsv";
+                auto const rr = run_ksieve(
+                    "classify -q --min-count 2 -f '" + f + "' --report '" + rep + "' " + reads, tmp);
+                EXPECT_EQ(rr.status, 0) << rr.err;
+                return read_file(rep);
+            };
+            EXPECT_EQ(report_of(merged), report_of(full));
+            auto const a = run_ksieve("info --json '" + full + "'", tmp);
+            auto const b = run_ksieve("info --json '" + merged + "'", tmp);
+            ASSERT_EQ(a.status, 0) << a.err;
+            ASSERT_EQ(b.status, 0) << b.err;
+            for (char const * key : {"shards", "distinct_kmers", "total_count"})
+                EXPECT_EQ(field(a.out, key), field(b.out, key)) << key;
+        }
+    }
+    // Bloom filters are not re-sharded: a clear error naming --shards
+    std::string const b4 = tmp / "b4.ksf", b16 = tmp / "b16.ksf";
+    ASSERT_EQ(
+        run_ksieve("build -q --type bloom --expected 100000 --shards 4 -o '" + b4 + "' '" + samples[1] + "'",
+                   tmp)
+            .status,
+        0);
+    ASSERT_EQ(run_ksieve("build -q --type bloom --expected 100000 --shards 16 -o '" + b16 + "' '" +
+                             samples[1] + "'",
+                         tmp)
+                  .status,
+              0);
+    auto const r = run_ksieve("merge -q -o '" + (tmp / "bm.ksf") + "' '" + b4 + "' '" + b16 + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--shards"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "bm.ksf"));
+}
+
 TEST_F(commands, bad_input_gives_one_clear_error_and_leaves_no_output)
 {
     std::string const f = build_hs("-k 15");
