@@ -54,11 +54,10 @@ constexpr std::uint64_t low_bits(unsigned const bits) noexcept
 }
 
 // A sharded quotient filter moved to cfg.shard_bits shards, for merging filters built with different
-// --shards. A fingerprint keeps the top s + p bits of a key (s shard bits, p fingerprint bits; all 2k bits in
-// exact mode), and p is chosen per shard from expected / 2^s: so s + p is the same for any --shards with the
-// same
-// --fpr and --expected, and every fingerprint maps to exactly one fingerprint of the new layout (same count).
-// \throws incompatible_error where s + p differs.
+// --shards. A fingerprint keeps the top s + p bits of a key (s shard bits, p fingerprint bits; all 2k bits
+// in exact mode), and p is chosen per shard from expected / 2^s: so s + p is the same for any --shards at
+// equal --fpr and --expected, and every fingerprint maps to exactly one fingerprint of the new layout, with
+// its count. \throws incompatible_error where s + p differs.
 std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config cfg,
                                              std::string const & name, std::string const & target_name)
 {

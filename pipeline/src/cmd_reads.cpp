@@ -530,7 +530,7 @@ run_summary run_dedup(dedup_args const & args)
         source,
         [&](work_item & item) {
             engine.extract(item.r1, &item.r2, keys);
-            // Both quotient-filter paths equal the serial definition. Speculation needs about half the filter
+            // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter
             // operations but does not count exact hits for known reads.
             if (resolvable && !exact_hits)
                 speculator.run(*filter, keys, args.out.min_count, args.out.min_hit_fraction, item.results,

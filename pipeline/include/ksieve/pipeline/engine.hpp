@@ -188,8 +188,9 @@ private:
 };
 
 /*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters): the same
- * classes, and the same filter contents afterwards, as query() + dedup_resolver + insert(), with about half
- * the filter operations.
+ * classes, and the same filter contents afterwards, as query() + dedup_resolver + insert(), with fewer filter
+ * operations (a novel unit costs one per k-mer instead of a lookup and an insert; on the 2 M-read benchmark
+ * 250 M instead of 359 M).
  *
  * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
  *    and their other k-mers are looked up in rounds (the fewest that could make the unit known, in a spread
