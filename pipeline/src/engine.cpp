@@ -682,8 +682,11 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
     for (std::size_t u = 0; u < n; ++u)
         if (keys.count[u] > 0 && !speculated_[u])
         {
-            active_.push_back(static_cast<std::uint32_t>(u));
             need_[u] = static_cast<std::uint32_t>(hits_needed(keys.count[u], fraction));
+            if (hits_[u] >= need_[u]) // the sample alone decides (small fractions)
+                results[u] = unit_result{keys.count[u], hits_[u], true};
+            else
+                active_.push_back(static_cast<std::uint32_t>(u));
         }
     auto rest_of = [](std::uint32_t const c) noexcept { return c - (c + stride - 1) / stride; };
     for (unsigned round = 0; !active_.empty(); ++round)

@@ -493,7 +493,9 @@ TEST_F(commands, dedup_equals_its_serial_definition_with_an_exact_filter)
 TEST_F(commands, dedup_shortcuts_give_the_outputs_of_the_exact_run)
 {
     std::string const input = data("hs_reads.fq.gz").string();
-    for (std::string const options : {"--min-count 1 --min-hit-fraction 0.5", "--min-count 3 --min-hit-fraction 0.3"})
+    for (std::string const options :
+         {"--min-count 1 --min-hit-fraction 0.5", "--min-count 3 --min-hit-fraction 0.3",
+          "--min-count 2 --min-hit-fraction 0.000001"})
     {
         std::string const d = tmp / ("o" + std::to_string(options.size()));
         std::filesystem::create_directories(d);

@@ -141,7 +141,8 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
             for (int trial = 0; trial < 150; ++trial)
             {
                 std::uint64_t const min_count = 1 + rng() % 4;
-                double const fraction = std::array{0.3, 0.5, 0.8, 1.0}[rng() % 4];
+                // 1e-6 and 0.05: the sample alone can make a unit known
+                double const fraction = std::array{1e-6, 0.05, 0.3, 0.5, 0.8, 1.0}[rng() % 6];
                 std::uint64_t const universe = 5 + rng() % 80;
                 std::vector<std::uint64_t> key_of(universe);
                 for (auto & key : key_of)
@@ -151,8 +152,8 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                 keys.offset.push_back(0);
                 for (std::size_t u = 0; u < units; ++u)
                 {
-                    // 0 = a unit without k-mers; up to 40 so that samples of 8 are taken
-                    std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 41 : 12));
+                    // 0 = a unit without k-mers; up to 100 so that samples of several k-mers are taken
+                    std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
                     for (std::uint32_t j = 0; j < c; ++j)
                         keys.keys.push_back(key_of[rng() % universe]);
                     keys.count.push_back(c);
