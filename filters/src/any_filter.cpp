@@ -48,6 +48,14 @@ std::string describe(kmer_params const & k)
            std::to_string(k.seed);
 }
 
+std::string quoted_list(std::span<std::string const> const names)
+{
+    std::string all;
+    for (auto const & n : names)
+        all += (all.empty() ? "'" : ", '") + n + "'";
+    return all;
+}
+
 constexpr std::uint64_t low_bits(unsigned const bits) noexcept
 {
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
@@ -206,10 +214,12 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
     }
     catch (incompatible_error const & e)
     {
-        std::string all;
-        for (auto const & n : names)
-            all += (all.empty() ? "'" : ", '") + n + "'";
-        throw incompatible_error{"cannot merge " + all + ": " + e.what()};
+        throw incompatible_error{"cannot merge " + quoted_list(names) + ": " + e.what()};
+    }
+    catch (full_error const & e)
+    {
+        throw full_error{"cannot merge " + quoted_list(names) + ": " + e.what() +
+                         " (build the inputs with a larger --expected, or leave it out)"};
     }
     throw incompatible_error{"cannot merge '" + names[0] +
                              "': cuckoo filters are not mergeable (rebuild from all inputs, or use --type qf)"};

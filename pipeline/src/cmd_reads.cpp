@@ -499,6 +499,7 @@ run_summary run_dedup(dedup_args const & args)
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of");
     auto filter = make_filter(cfg);
+    std::uint64_t const initial_slots = filter->stats().slots / filter->num_shards(); // per shard
     std::vector<any_filter const *> const query_filters{filter.get()};
 
     check_output_paths({{"--save-filter", args.save_filter}, {"--novel", args.out.novel}, {"--known", args.out.known},
@@ -557,6 +558,11 @@ run_summary run_dedup(dedup_args const & args)
     std::unique_ptr<io::output_file> saved;
     if (!args.save_filter.empty())
     {
+        // Speculative additions that were rolled back may have made a shard grow where a read-by-read run
+        // would not have: its counts only grow, so halving while the load allows gives that run's table
+        // again.
+        if (resolvable && !exact_hits)
+            filter->shrink_to_fit(initial_slots);
         saved = std::make_unique<io::output_file>(args.save_filter);
         filter->save(saved->write_path());
     }

@@ -65,6 +65,10 @@ public:
     virtual bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
     /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
     [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
+    /*! \brief Quotient filters: halve each shard's table while its slots stay above min_slots and its load
+     * within max_load (undoes growth that a later removal made unnecessary). Others: nothing. Exclusive.
+     * \throws std::bad_alloc */
+    virtual void shrink_to_fit(std::uint64_t /*min_slots*/) {}
 
     /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys add
      * up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch exactly without
@@ -187,6 +191,14 @@ public:
     [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept override
     {
         return shards_[shard_of(key)].count(local_key(key));
+    }
+    void shrink_to_fit(std::uint64_t const min_slots) override
+    {
+        if constexpr (requires(F & g) { g.shrink(); })
+            for (F & f : shards_)
+                while (f.slots() > min_slots && f.shrink())
+                {
+                }
     }
 
     [[nodiscard]] bool collision_keys() const noexcept override
