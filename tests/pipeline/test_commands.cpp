@@ -752,6 +752,31 @@ TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
     r = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + cuckoo + "' '" + cuckoo + "'", tmp);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("cuckoo"), std::string::npos) << r.err;
+
+    // Two filters that each fit their small design size (--expected 1000 at --fpr 0.1: 14-bit fingerprints,
+    // at most 2^12 slots) but whose union does not: one clear line naming the inputs, no output.
+    std::mt19937_64 rng{21};
+    std::vector<std::string> small;
+    for (int i = 0; i < 2; ++i)
+    {
+        std::string seq(2500, 'A');
+        for (auto & c : seq)
+            c = "ACGT"[rng() % 4];
+        std::string const fa = tmp / ("rand" + std::to_string(i) + ".fa");
+        write_file(fa, ">r\n" + seq + "\n");
+        small.push_back(tmp / ("small" + std::to_string(i) + ".ksf"));
+        r = run_ksieve("build -q -k 21 --fpr 0.1 --expected 1000 --shards 1 -o '" + small.back() + "' '" +
+                           fa + "'",
+                       tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    r = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + small[0] + "' '" + small[1] + "'", tmp);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("ksieve: error: cannot merge ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("small0.ksf"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("small1.ksf"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "m.ksf"));
 }
 
 TEST_F(commands, usage_errors_exit_2)
