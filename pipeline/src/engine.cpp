@@ -817,6 +817,13 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         }
         exact_[u] = 1;
     };
+    // the per-thread tables get their size here, outside the parallel loop (which must not allocate)
+    std::uint32_t longest = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        if (speculated_[u])
+            longest = std::max(longest, keys.count[u]);
+    for (auto & dup : dups_)
+        dup.reset(longest);
     auto count_hits = [&](std::size_t const u) noexcept
     {
         std::uint32_t h = 0;
