@@ -149,6 +149,64 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
     }
 }
 
+// Stable counting sort by shard, in parallel, of the keys that for_each_key(u0, u1, fn) visits for units
+// [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): thread t counts and places the keys of the
+// t-th contiguous range of units; within a shard its keys follow those of threads < t, so the order is the
+// serial one for any thread count. Afterwards part[start[s], start[s + 1]) holds shard s's local keys and
+// pos (if not null) their indices in keys.keys. counts: per-thread scratch (at least `threads` entries).
+template <typename ForEachKey>
+void partition_units_by_shard(any_filter const & filter, batch_keys const & keys, unsigned const threads,
+                              ForEachKey const & for_each_key,
+                              std::vector<std::vector<std::uint64_t>> & counts,
+                              std::vector<std::uint64_t> & start, std::vector<std::uint64_t> & part,
+                              std::vector<std::uint64_t> * const pos)
+{
+    std::size_t const n = keys.units();
+    std::size_t const shards = filter.num_shards();
+    start.assign(shards + 1, 0);
+    if (counts.size() < threads)
+        counts.resize(threads);
+#pragma omp parallel num_threads(threads)
+    {
+        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
+        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
+        std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
+        std::vector<std::uint64_t> & cnt = counts[t];
+        cnt.assign(shards, 0);
+        for_each_key(u0, u1, [&](std::uint64_t const p) noexcept { ++cnt[filter.shard_of(keys.keys[p])]; });
+#pragma omp barrier
+#pragma omp single
+        {
+            // start[s] = first position of shard s; counts[t][s] becomes thread t's first position in s.
+            std::uint64_t total = 0;
+            for (std::size_t sh = 0; sh < shards; ++sh)
+            {
+                start[sh] = total;
+                for (std::size_t tt = 0; tt < nt; ++tt)
+                {
+                    std::uint64_t const c = counts[tt][sh];
+                    counts[tt][sh] = total;
+                    total += c;
+                }
+            }
+            start[shards] = total;
+            if (part.size() < total)
+                part.resize(total);
+            if (pos != nullptr && pos->size() < total)
+                pos->resize(total);
+        }
+        for_each_key(u0, u1,
+                     [&](std::uint64_t const p) noexcept
+                     {
+                         std::uint64_t const key = keys.keys[p];
+                         std::uint64_t const at = cnt[filter.shard_of(key)]++;
+                         part[at] = filter.local_key(key);
+                         if (pos != nullptr)
+                             (*pos)[at] = p;
+                     });
+    }
+}
+
 } // namespace
 
 std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction) noexcept
@@ -327,59 +385,22 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
                           std::string const & filter_name, std::uint64_t const skip_at)
 {
     bool const skip = skip_at > 0;
-    std::size_t const n = keys.units();
     std::size_t const shards = filter.num_shards();
-    // Stable counting sort of the selected keys by shard (unit order preserved inside a shard), in parallel:
-    // thread t counts and places the keys of the t-th contiguous range of units; within a shard its keys
-    // follow those of threads < t, so the order is the serial one for any thread count.
     std::vector<std::uint64_t> & part = part_keys_;
     std::vector<std::uint64_t> & start = part_start_;
-    start.assign(shards + 1, 0);
-    if (part_count_.size() < threads_)
-        part_count_.resize(threads_);
-    // fn(key) for every key to insert of units [u0, u1), in order
-    auto for_each_key = [&](std::size_t const u0, std::size_t const u1, auto && fn) noexcept {
+    // the keys to insert, by shard in unit order
+    auto for_each_key = [&](std::size_t const u0, std::size_t const u1, auto && fn) noexcept
+    {
         for (std::size_t u = u0; u < u1; ++u)
         {
             if (only_novel != nullptr && (*only_novel)[u].known)
                 continue;
-            std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
-            for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-                if (!skip || keys.values[keys.offset[u] + j] < skip_at)
-                    fn(k[j]);
+            for (std::uint64_t p = keys.offset[u]; p < keys.offset[u] + keys.count[u]; ++p)
+                if (!skip || keys.values[p] < skip_at)
+                    fn(p);
         }
     };
-#pragma omp parallel num_threads(threads_)
-    {
-        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
-        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
-        std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
-        std::vector<std::uint64_t> & cnt = part_count_[t];
-        cnt.assign(shards, 0);
-        for_each_key(u0, u1, [&](std::uint64_t const key) noexcept { ++cnt[filter.shard_of(key)]; });
-#pragma omp barrier
-#pragma omp single
-        {
-            // start[s] = first position of shard s; part_count_[t][s] becomes thread t's first position in s.
-            std::uint64_t total = 0;
-            for (std::size_t sh = 0; sh < shards; ++sh)
-            {
-                start[sh] = total;
-                for (std::size_t tt = 0; tt < nt; ++tt)
-                {
-                    std::uint64_t const c = part_count_[tt][sh];
-                    part_count_[tt][sh] = total;
-                    total += c;
-                }
-            }
-            start[shards] = total;
-            if (part.size() < total)
-                part.resize(total);
-        }
-        for_each_key(u0, u1, [&](std::uint64_t const key) noexcept {
-            part[cnt[filter.shard_of(key)]++] = filter.local_key(key);
-        });
-    }
+    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start, part, nullptr);
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t s = 0; s < shards; ++s)
@@ -728,9 +749,8 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         active_.resize(still);
     }
 
-    // 2. add the keys of speculated units, by shard in input order (stable counting sort as in insert())
+    // 2. add the keys of speculated units, by shard in input order
     std::size_t const shards = filter.num_shards();
-    start_.assign(shards + 1, 0);
     auto for_each_key = [&](std::size_t const u0, std::size_t const u1, auto && fn) noexcept
     {
         for (std::size_t u = u0; u < u1; ++u)
@@ -744,44 +764,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         old_.resize(total_keys);
         cks_.resize(total_keys);
     }
-#pragma omp parallel num_threads(threads_)
-    {
-        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
-        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
-        std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
-        std::vector<std::uint64_t> & cnt = part_count_[t];
-        cnt.assign(shards, 0);
-        for_each_key(u0, u1, [&](std::uint64_t const p) noexcept { ++cnt[filter.shard_of(keys.keys[p])]; });
-#pragma omp barrier
-#pragma omp single
-        {
-            std::uint64_t total = 0;
-            for (std::size_t sh = 0; sh < shards; ++sh)
-            {
-                start_[sh] = total;
-                for (std::size_t tt = 0; tt < nt; ++tt)
-                {
-                    std::uint64_t const c = part_count_[tt][sh];
-                    part_count_[tt][sh] = total;
-                    total += c;
-                }
-            }
-            start_[shards] = total;
-            if (part_.size() < total)
-            {
-                part_.resize(total);
-                part_pos_.resize(total);
-            }
-        }
-        for_each_key(u0, u1,
-                     [&](std::uint64_t const p) noexcept
-                     {
-                         std::uint64_t const key = keys.keys[p];
-                         std::uint64_t const at = cnt[filter.shard_of(key)]++;
-                         part_[at] = filter.local_key(key);
-                         part_pos_[at] = p;
-                     });
-    }
+    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start_, part_, &part_pos_);
     work_.added += start_[shards];
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
