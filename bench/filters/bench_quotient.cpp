@@ -6,9 +6,12 @@
 //
 // - BM_qf_insert: ns per insert while filling an empty table up to the load (the average over the fill, as
 //   in the CQF and VQF papers); mode 0 = insert() per key, 1 = insert_batch() of 4096 keys (three-stage
-//   prefetch pipeline), 2 = insert_concurrent() from one thread (cost of the region locks).
+//   prefetch pipeline), 2 = insert_concurrent() from one thread (cost of the region locks), 3 =
+//   insert_batch() with a batch_scratch on batches of 2^20 keys (table order where ordered_batch() says so:
+//   at 2^26 slots; the sort and the scatter of the results are timed).
 // - BM_qf_lookup: ns per count() / count_batch() of 2^22 keys that are present (hits = 1) or were never
-//   inserted (hits = 0; the hit rate is then the measured FPR).
+//   inserted (hits = 0; the hit rate is then the measured FPR); batch 0 = count(), 1 = count_batch() of
+//   4096 keys, 2 = count_batch() with a batch_scratch on batches of 2^20 keys.
 // - BM_qf_merge: merge() of two tables that hold half of the keys each (a third of them shared) into a new
 //   table sized for the union: ns per input fingerprint (both inputs' fingerprints are streamed).
 // - BM_qf_counts: space of the in-slot counters for k-mer-like count distributions.
@@ -40,6 +43,7 @@ using ksieve::quotient_filter;
 
 constexpr unsigned remainder = 8;
 constexpr std::size_t batch = 4096;
+constexpr std::size_t bulk_batch = std::size_t{1} << 20; // the table-ordered modes
 constexpr std::size_t lookups = std::size_t{1} << 22;
 
 std::uint64_t key_count(int const log2n, int const load_percent)
@@ -107,6 +111,9 @@ void BM_qf_insert(benchmark::State & state)
     int const mode = static_cast<int>(state.range(2));
     auto const keys = std::span{present_keys(log2n)}.first(key_count(log2n, load));
     std::unique_ptr<quotient_filter> last;
+    quotient_filter::batch_scratch scratch;
+    if (mode == 3)
+        scratch.reserve(bulk_batch); // allocated once, as a caller keeps it
     for (auto _ : state)
     {
         state.PauseTiming();
@@ -129,10 +136,16 @@ void BM_qf_insert(benchmark::State & state)
             for (std::size_t i = 0; i < keys.size(); i += batch)
                 ok &= f->insert_batch(keys.subspan(i, std::min(batch, keys.size() - i))) == insert_status::ok;
         }
-        else
+        else if (mode == 2)
         {
             for (auto const k : keys)
                 ok &= f->insert_concurrent(k) == insert_status::ok;
+        }
+        else
+        {
+            for (std::size_t i = 0; i < keys.size(); i += bulk_batch)
+                ok &= f->insert_batch(keys.subspan(i, std::min(bulk_batch, keys.size() - i)), nullptr,
+                                      scratch) == insert_status::ok;
         }
         if (!ok)
             state.SkipWithError("filter full");
@@ -140,6 +153,8 @@ void BM_qf_insert(benchmark::State & state)
         last = std::move(f);
     }
     report(state, *last, keys.size());
+    if (mode == 3)
+        state.counters["ordered"] = last->ordered_batch(bulk_batch, scratch); // at the final size
 }
 
 // range: log2n, load %, batch (0/1), hits (1 present keys, 0 absent keys)
@@ -147,22 +162,28 @@ void BM_qf_lookup(benchmark::State & state)
 {
     int const log2n = static_cast<int>(state.range(0));
     int const load = static_cast<int>(state.range(1));
-    bool const use_batch = state.range(2) != 0;
+    int const use_batch = static_cast<int>(state.range(2));
     bool const hits = state.range(3) != 0;
     auto const & f = built(log2n, load);
     auto const & source = hits ? present_keys(log2n) : absent_keys();
     auto const queries = std::span{source}.first(std::min<std::size_t>(
         {lookups, source.size(), hits ? key_count(log2n, load) : source.size()}));
-    std::vector<std::uint64_t> out(batch);
+    std::size_t const step = use_batch == 2 ? bulk_batch : batch;
+    std::vector<std::uint64_t> out(step);
+    quotient_filter::batch_scratch scratch;
+    scratch.reserve(bulk_batch);
     std::uint64_t found = 0;
     for (auto _ : state)
     {
-        if (use_batch)
+        if (use_batch != 0)
         {
-            for (std::size_t i = 0; i < queries.size(); i += batch)
+            for (std::size_t i = 0; i < queries.size(); i += step)
             {
-                std::size_t const n = std::min(batch, queries.size() - i);
-                f.count_batch(queries.subspan(i, n), out.data());
+                std::size_t const n = std::min(step, queries.size() - i);
+                if (use_batch == 2)
+                    f.count_batch(queries.subspan(i, n), out.data(), scratch);
+                else
+                    f.count_batch(queries.subspan(i, n), out.data());
                 for (std::size_t j = 0; j < n; ++j)
                     found += out[j] != 0;
             }
@@ -179,6 +200,8 @@ void BM_qf_lookup(benchmark::State & state)
     report(state, f, queries.size());
     double const rate = static_cast<double>(found) / static_cast<double>(state.iterations() * queries.size());
     state.counters[hits ? "hit_rate" : "fpr"] = rate;
+    if (use_batch == 2)
+        state.counters["ordered"] = f.ordered_batch(std::min(bulk_batch, queries.size()), scratch);
     state.counters["estimated_fpr"] = f.stats().estimated_fpr;
 }
 
@@ -263,7 +286,7 @@ void lookup_args(benchmark::internal::Benchmark * b)
     b->ArgNames({"log2n", "load", "batch", "hits"});
     for (int const log2n : {22, 26})
         for (int const load : {50, 75, 90, 95})
-            for (int const use_batch : {0, 1})
+            for (int const use_batch : {0, 1, 2})
                 for (int const hits : {1, 0})
                     b->Args({log2n, load, use_batch, hits});
     b->Unit(benchmark::kMillisecond);
@@ -280,7 +303,7 @@ void merge_args(benchmark::internal::Benchmark * b)
     b->Iterations(1);
 }
 
-BENCHMARK(BM_qf_insert)->Apply([](auto * b) { table_args(b, {0, 1, 2}); });
+BENCHMARK(BM_qf_insert)->Apply([](auto * b) { table_args(b, {0, 1, 2, 3}); });
 BENCHMARK(BM_qf_lookup)->Apply(lookup_args);
 BENCHMARK(BM_qf_merge)->Apply(merge_args);
 BENCHMARK(BM_qf_counts)->ArgName("dist")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -645,7 +645,91 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
     KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
 }
 
+void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,
+                                  batch_scratch & scratch) const noexcept
+{
+    if (!order_batch(keys, scratch))
+        KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
+    else
+        KSIEVE_QF_DISPATCH(*this,
+                           count_batch_ordered(scratch.fps_.data(), keys.size(), scratch.pos_.data(), out));
+}
+
+insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys,
+                                            std::uint64_t * const old, batch_scratch & scratch) noexcept
+{
+    if (table_ == nullptr || !order_batch(keys, scratch))
+        return KSIEVE_QF_DISPATCH(*this, insert_batch(keys, old));
+    return KSIEVE_QF_DISPATCH(
+        *this, insert_batch_ordered(scratch.fps_.data(), keys.size(), scratch.pos_.data(), old));
+}
+
 #undef KSIEVE_QF_DISPATCH
+
+bool quotient_filter::batch_scratch::reserve(std::size_t const n) noexcept
+{
+    try
+    {
+        if (fps_.size() < n)
+        {
+            fps_.resize(n);
+            pos_.resize(n);
+        }
+        return true;
+    }
+    catch (...)
+    {
+        return false;
+    }
+}
+
+bool quotient_filter::ordered_batch(std::size_t const n, batch_scratch const & scratch) const noexcept
+{
+    return n >= 2 && n <= std::numeric_limits<std::uint32_t>::max() &&
+           nblocks_ * block_bytes_ > scratch.min_table_bytes && n * order_min_density >= nblocks_;
+}
+
+bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, batch_scratch & s) const noexcept
+{
+    std::size_t const n = keys.size();
+    if (!ordered_batch(n, s))
+        return false;
+    // Regions of a power of two number of blocks, about order_region_bytes; at most 2^12 of them (the counts
+    // stay in L1).
+    std::uint64_t const region_blocks =
+        std::bit_floor(std::max<std::uint64_t>(1, order_region_bytes / block_bytes_));
+    unsigned const slot_bits = 6 + static_cast<unsigned>(std::countr_zero(region_blocks));
+    if (q_ <= slot_bits)
+        return false;
+    unsigned const regions_bits = std::min(q_ - slot_bits, 12u);
+    unsigned const shift = p_ - regions_bits; // region = fingerprint >> shift
+    std::size_t const regions = std::size_t{1} << regions_bits;
+    if (!s.reserve(n))
+        return false;
+    try
+    {
+        s.start_.assign(regions + 1, 0);
+    }
+    catch (...)
+    {
+        return false;
+    }
+    std::uint32_t * const start = s.start_.data();
+    for (std::size_t i = 0; i < n; ++i)
+        ++start[(fingerprint(keys[i]) >> shift) + 1];
+    for (std::size_t g = 0; g < regions; ++g)
+        start[g + 1] += start[g];
+    std::uint64_t * const fps = s.fps_.data();
+    std::uint32_t * const pos = s.pos_.data();
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        std::uint64_t const fp = fingerprint(keys[i]);
+        std::uint32_t const at = start[fp >> shift]++;
+        fps[at] = fp;
+        pos[at] = static_cast<std::uint32_t>(i);
+    }
+    return true;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Public single-key operations.

@@ -299,6 +299,118 @@ TEST(QuotientFilter, BatchWithOldCounts)
     }
 }
 
+// The table-ordered batch overloads give what the input-order ones give: the same old[] (repeats inside a
+// batch see their earlier copies), the same table word for word (also across growth inside a batch), the
+// same counts for present and absent keys, in exact and fingerprint mode. Oracles: the input-order filter
+// and an unordered_map of counts by fingerprint. The scratch orders tables of any size here (tables past
+// the default min_table_bytes would need millions of keys), and a low max_load makes them grow inside
+// ordered batches; the batches are checked to take the ordered path.
+TEST(QuotientFilter, OrderedBatchesEqualInputOrder)
+{
+    for (unsigned const key_bits : {60u, 64u}) // q + r = 61: exact for 60-bit keys, fingerprints for 64
+    {
+        auto a = quotient_filter::with_geometry(key_bits, 18, 43, 0.3, true); // 1.5 MB, then 2.9 MB
+        auto b = quotient_filter::with_geometry(key_bits, 18, 43, 0.3, true);
+        ASSERT_EQ(a.exact(), key_bits == 60);
+        quotient_filter::batch_scratch scratch;
+        EXPECT_FALSE(b.ordered_batch(50000, scratch)); // the default keeps cache-sized tables in input order
+        scratch.min_table_bytes = 0;
+        std::unordered_map<std::uint64_t, std::uint64_t> oracle; // by fingerprint
+        std::mt19937_64 rng{23};
+        std::vector<std::uint64_t> pool(100000);
+        for (auto & k : pool)
+            k = rng() & mask_of(key_bits);
+        unsigned const q0 = a.quotient_bits();
+        std::size_t ordered = 0;
+        for (int round = 0; round < 10; ++round)
+        {
+            std::vector<std::uint64_t> keys(20000 + rng() % 30000);
+            for (auto & k : keys)
+                k = pool[rng() % (round % 3 == 2 ? 300 : pool.size())]; // every third round: many repeats
+            ordered += b.ordered_batch(keys.size(), scratch);
+            std::vector<std::uint64_t> old_a(keys.size(), 777), old_b(keys.size(), 999);
+            ASSERT_EQ(a.insert_batch(keys, old_a.data()), insert_status::ok);
+            ASSERT_EQ(b.insert_batch(keys, old_b.data(), scratch), insert_status::ok);
+            for (std::size_t i = 0; i < keys.size(); ++i)
+            {
+                ASSERT_EQ(old_b[i], old_a[i]) << key_bits << " bits, round " << round << " i " << i;
+                ASSERT_EQ(old_b[i], oracle[b.fingerprint(keys[i])]++);
+            }
+            ASSERT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()))
+                << "round " << round;
+            // lookups: pool keys (present or not yet) and fresh random keys
+            std::vector<std::uint64_t> queries(keys.size());
+            for (std::size_t i = 0; i < queries.size(); ++i)
+                queries[i] = i % 2 == 0 ? pool[rng() % pool.size()] : rng() & mask_of(key_bits);
+            std::vector<std::uint64_t> out_a(queries.size()), out_b(queries.size(), 5);
+            a.count_batch(queries, out_a.data());
+            b.count_batch(queries, out_b.data(), scratch);
+            for (std::size_t i = 0; i < queries.size(); ++i)
+            {
+                ASSERT_EQ(out_b[i], out_a[i]) << "round " << round << " i " << i;
+                auto const it = oracle.find(b.fingerprint(queries[i]));
+                ASSERT_EQ(out_b[i], it == oracle.end() ? 0 : it->second);
+            }
+        }
+        EXPECT_GT(a.quotient_bits(), q0); // it grew inside ordered batches
+        EXPECT_EQ(ordered, 10u);
+        EXPECT_FALSE(b.ordered_batch(100, scratch)); // a sparse batch keeps its order
+        // without old[]
+        auto c = quotient_filter::with_geometry(key_bits, 18, 43, 0.9, true);
+        auto d = quotient_filter::with_geometry(key_bits, 18, 43, 0.9, true);
+        ASSERT_TRUE(c.ordered_batch(pool.size(), scratch));
+        ASSERT_EQ(c.insert_batch(pool, nullptr, scratch), insert_status::ok);
+        ASSERT_EQ(d.insert_batch(pool), insert_status::ok);
+        EXPECT_TRUE(std::equal(c.words().begin(), c.words().end(), d.words().begin(), d.words().end()));
+    }
+}
+
+// An ordered batch into a filter that cannot grow stops at `full`: everything stored before is kept, the
+// keys it did insert have the old counts it reports, and no key gains more than its copies in the batch.
+TEST(QuotientFilter, OrderedBatchFull)
+{
+    auto f = quotient_filter::with_geometry(40, 16, 40, 0.95, false); // 2^16 slots of 40 bits
+    ASSERT_TRUE(f.exact());
+    std::mt19937_64 rng{31};
+    std::vector<std::uint64_t> first(30000), second(50000);
+    for (auto & k : first)
+        k = rng() & mask_of(40);
+    for (auto & k : second)
+        k = rng() & mask_of(40);
+    for (std::size_t i = 0; i < second.size(); i += 10)
+        second[i] = first[i % first.size()]; // some keys already stored
+    for (std::size_t i = 5; i < second.size(); i += 10)
+        second[i] = second[i - 5]; // some repeated in the batch
+    ASSERT_EQ(f.insert_batch(first), insert_status::ok);
+    std::unordered_map<std::uint64_t, std::uint64_t> before, copies;
+    for (auto const k : first)
+        ++before[k];
+    for (auto const k : second)
+        ++copies[k];
+    quotient_filter::batch_scratch scratch;
+    scratch.min_table_bytes = 0;
+    ASSERT_TRUE(f.ordered_batch(second.size(), scratch));
+    std::vector<std::uint64_t> old(second.size(), ~std::uint64_t{0});
+    std::uint64_t const total0 = f.total_count();
+    ASSERT_EQ(f.insert_batch(second, old.data(), scratch), insert_status::full);
+    std::uint64_t inserted = 0;
+    std::unordered_map<std::uint64_t, std::uint64_t>
+        seen; // copies of each key inserted so far, in input order
+    for (std::size_t i = 0; i < second.size(); ++i)
+        if (old[i] != ~std::uint64_t{0})
+        {
+            ++inserted;
+            ASSERT_EQ(old[i], before[second[i]] + seen[second[i]]++) << i; // exact mode: true counts
+        }
+    EXPECT_GT(inserted, 0u);
+    EXPECT_LT(inserted, second.size());
+    EXPECT_EQ(f.total_count(), total0 + inserted);
+    for (auto const & [k, c] : before)
+        ASSERT_GE(f.count(k), c);
+    for (auto const & [k, c] : copies)
+        ASSERT_EQ(f.count(k), before[k] + seen[k]);
+}
+
 // The table is a canonical function of the multiset: any insertion order gives identical words.
 TEST(QuotientFilter, CanonicalLayout)
 {

@@ -51,7 +51,8 @@
  * concurrent insertion. sharded_filter<quotient_filter> needs no locks: one thread owns a shard at a time.
  *
  * Hot paths (insert, count, remove, batches, insert_concurrent) never throw and never allocate, except
- * automatic growth (which reports `full` if memory runs out).
+ * automatic growth (which reports `full` if memory runs out) and the growth of a batch_scratch to a larger
+ * batch (without which the batch keeps its input order).
  *
  * ## Instruction sets
  * x86-64 builds that do not target BMI2 (the portable default) compile insert, count, insert_batch and
@@ -120,6 +121,34 @@ public:
         std::uint64_t count_{0};
     };
 
+    /*! \brief Size of a table region for ordered batches (fits L1 with room to spare). */
+    static constexpr std::uint64_t order_region_bytes = std::uint64_t{32} << 10;
+    /*! \brief Ordered batches need at least one key per this many blocks (see ordered_batch()). */
+    static constexpr std::uint64_t order_min_density = 16;
+    /*! \brief Default batch_scratch::min_table_bytes: a table in the last-level cache gains less from ordered
+     * batches than the sort costs (2^22 slots, 5 MB: ordered lookups 3-5 ns slower; 2^26 slots, 85 MB: 25%
+     * faster, inserts 40% faster; docs/benchmarks_quotient.md). */
+    static constexpr std::uint64_t order_min_table_bytes = std::uint64_t{16} << 20;
+
+    /*! \brief Reusable memory for the table-ordered batch operations (the count_batch / insert_batch
+     * overloads that take one): a copy of the batch's fingerprints and their batch indices (12 bytes per
+     * key), grown to the largest batch seen, after which no call allocates. Thread safety: none; keep one per
+     * thread. */
+    class batch_scratch
+    {
+    public:
+        /*! \brief Grow to room for n keys. \returns false (keeping what it had) if memory runs out. */
+        bool reserve(std::size_t n) noexcept;
+        /*! \brief Tables of at most this many bytes keep the input order (tune to the cache size). */
+        std::uint64_t min_table_bytes{order_min_table_bytes};
+
+    private:
+        friend class quotient_filter;
+        std::vector<std::uint64_t> fps_;   // fingerprints in table order; then the results, in that order
+        std::vector<std::uint32_t> pos_;   // pos_[j]: the batch index of fps_[j]
+        std::vector<std::uint32_t> start_; // per table region: its first position (counting sort)
+    };
+
     /*! \brief Empty filter for `expected` keys of `key_bits` bits (expected already divided among shards;
      * 0 = unknown). Uses cfg.fpr (0 = exact), cfg.max_load, cfg.auto_grow and cfg.shard_bits (only to divide
      * default_design_keys). \throws usage_error for fpr outside [0, 0.5), max_load outside (0, 1] or
@@ -178,6 +207,25 @@ public:
     /*! \brief out[i] = count(keys[i]), with software prefetch. \pre out has keys.size() elements. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 
+    /*! \brief count_batch(keys, out) that visits the keys in table order when that pays (ordered_batch()):
+     * a stable counting sort by table region (about order_region_bytes each, at most 4096 regions), so that
+     * the pipeline walks the table from front to back and reuses a block's cache lines for all the keys
+     * that fall in it instead of missing once per key. Same results as count_batch(keys, out). Never
+     * throws; it may grow `scratch` (and keeps the input order if that fails). Thread safety: as
+     * count_batch, with one scratch per thread. */
+    void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out,
+                     batch_scratch & scratch) const noexcept;
+    /*! \brief insert_batch(keys, old) in table order when that pays (see the count_batch overload); old may
+     * be null. When it returns ok, the table and old[] are those of insert_batch(keys, old): equal
+     * fingerprints keep their input order, and the table does not depend on the order of insertion. On
+     * `full`, the filter keeps everything it held plus an unspecified subset of the batch (not a prefix), and
+     * old[] is set only for those keys. */
+    insert_status insert_batch(std::span<std::uint64_t const> keys, std::uint64_t * old,
+                               batch_scratch & scratch) noexcept;
+    /*! \brief Whether the scratch overloads visit a batch of n keys in table order: the table is larger than
+     * scratch.min_table_bytes and the batch has at least one key per order_min_density blocks (sparser
+     * batches share few cache lines). */
+    [[nodiscard]] bool ordered_batch(std::size_t n, batch_scratch const & scratch) const noexcept;
     /*! \brief insert(key, count) that may run concurrently with other insert_concurrent() calls on this
      * filter (and nothing else). Never grows: returns full when the table has no room left for the key's
      * cluster (or for a view). Statistics reflect these inserts once the threads are joined. */
@@ -250,6 +298,11 @@ private:
     void set_geometry(unsigned q, unsigned r);
     void allocate_table();
     void fold_concurrent() noexcept;
+    /*! \brief Fill the scratch with the batch's fingerprints in table order and their batch indices.
+     * \returns false (use the input order) unless ordered_batch(keys.size(), scratch) and the scratch could
+     * grow. */
+    [[nodiscard]] bool order_batch(std::span<std::uint64_t const> keys,
+                                   batch_scratch & scratch) const noexcept;
     [[nodiscard]] bool can_grow() const noexcept;
     [[nodiscard]] bool try_grow() noexcept;
 
