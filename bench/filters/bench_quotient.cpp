@@ -15,6 +15,8 @@
 // - BM_qf_merge: merge() of two tables that hold half of the keys each (a third of them shared) into a new
 //   table sized for the union: ns per input fingerprint (both inputs' fingerprints are streamed).
 // - BM_qf_counts: space of the in-slot counters for k-mer-like count distributions.
+// - BM_dependent_load: calibration, ns per dependent random load over 128 MB (a single-key operation's
+//   floor at the moment of the run).
 // Counters: ns/op, bits/key (table bits / distinct fingerprints), model_bits ((r + 2.125) / load, the
 // layout's cost per key), fpr (absent keys that were found), load.
 //
@@ -270,6 +272,33 @@ void BM_qf_counts(benchmark::State & state)
     state.counters["fixed32_bits/key"] = (remainder + 2.125 + 32) / 0.9;
 }
 
+// Calibration, the floor of a single-key operation: ns per load in a chain of dependent random loads over
+// a table of 2^log2n bytes (a random cyclic permutation of its 8-byte words, so every load waits for the
+// previous one and misses the cache). At 2^27 bytes it is about what one DRAM miss costs at that moment,
+// on this shared machine different from one hour to the next.
+void BM_dependent_load(benchmark::State & state)
+{
+    std::size_t const n = (std::size_t{1} << state.range(0)) / 8;
+    std::vector<std::uint64_t> next(n);
+    {
+        std::vector<std::uint64_t> order(n);
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = i;
+        std::mt19937_64 rng{99};
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t i = 0; i < n; ++i)
+            next[order[i]] = order[(i + 1) % n];
+    }
+    std::uint64_t at = 0;
+    for (auto _ : state)
+        for (std::size_t i = 0; i < lookups; ++i)
+            at = next[at];
+    benchmark::DoNotOptimize(at);
+    state.counters["ns/op"] = benchmark::Counter(static_cast<double>(lookups) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+}
+
 void table_args(benchmark::internal::Benchmark * b, std::vector<int> const & modes)
 {
     b->ArgNames({"log2n", "load", "mode"});
@@ -306,6 +335,7 @@ void merge_args(benchmark::internal::Benchmark * b)
 BENCHMARK(BM_qf_insert)->Apply([](auto * b) { table_args(b, {0, 1, 2, 3}); });
 BENCHMARK(BM_qf_lookup)->Apply(lookup_args);
 BENCHMARK(BM_qf_merge)->Apply(merge_args);
+BENCHMARK(BM_dependent_load)->ArgName("log2bytes")->Arg(27)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_qf_counts)->ArgName("dist")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 } // namespace
