@@ -268,12 +268,20 @@ TEST(QuotientFilter, BatchEqualsSingle)
 // plain insert_batch builds. Oracle: an unordered_map of counts, updated key by key.
 TEST(QuotientFilter, BatchWithOldCounts)
 {
-    for (double const fpr : {0.0, 0.01})
+    // exact, fingerprints, and short fingerprints (r = 16 down to 10: one-digit counters fit a field-wise
+    // read, so batches add to them in place)
+    for (double const fpr : {0.0, 0.01, -1.0})
     {
         filter_config cfg;
-        cfg.fpr = fpr;
-        auto a = quotient_filter::create(cfg, 40, 0);
-        auto b = quotient_filter::create(cfg, 40, 0);
+        cfg.fpr = std::max(fpr, 0.0);
+        auto make = [&]
+        {
+            return fpr < 0 ? quotient_filter::with_geometry(40, 10, 16, 0.9, true)
+                           : quotient_filter::create(cfg, 40, 0);
+        };
+        auto a = make();
+        auto b = make();
+        auto c = make();                                         // key by key with insert()
         std::unordered_map<std::uint64_t, std::uint64_t> oracle; // by fingerprint: what count() reports
         std::mt19937_64 rng{5};
         std::vector<std::uint64_t> pool(20000);
@@ -288,12 +296,16 @@ TEST(QuotientFilter, BatchWithOldCounts)
             std::vector<std::uint64_t> old(keys.size(), 12345);
             ASSERT_EQ(a.insert_batch(keys, old.data()), insert_status::ok);
             ASSERT_EQ(b.insert_batch(keys), insert_status::ok);
+            for (auto const k : keys)
+                ASSERT_EQ(c.insert(k), insert_status::ok);
             for (std::size_t i = 0; i < keys.size(); ++i)
                 ASSERT_EQ(old[i], oracle[a.fingerprint(keys[i])]++)
                     << "fpr " << fpr << " round " << round << " i " << i;
         }
         EXPECT_GT(a.quotient_bits(), q0); // it grew inside batches
         EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()));
+        EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), c.words().begin(), c.words().end()));
+        EXPECT_EQ(a.total_count(), c.total_count());
         for (auto const k : pool)
             ASSERT_EQ(a.count(k), oracle[a.fingerprint(k)]);
     }
