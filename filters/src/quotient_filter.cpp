@@ -670,11 +670,11 @@ bool quotient_filter::batch_scratch::reserve(std::size_t const n) noexcept
 {
     try
     {
+        // each checked on its own: if one resize throws, the other may already have grown
         if (fps_.size() < n)
-        {
             fps_.resize(n);
+        if (pos_.size() < n)
             pos_.resize(n);
-        }
         return true;
     }
     catch (...)
