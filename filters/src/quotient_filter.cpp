@@ -683,10 +683,24 @@ bool quotient_filter::batch_scratch::reserve(std::size_t const n) noexcept
     }
 }
 
+namespace
+{
+// Home-slot bits of one region of an ordered batch: a power of two number of blocks of about
+// order_region_bytes.
+unsigned order_region_slot_bits(std::uint64_t const block_bytes) noexcept
+{
+    std::uint64_t const region_blocks =
+        std::bit_floor(std::max<std::uint64_t>(1, quotient_filter::order_region_bytes / block_bytes));
+    return 6 + static_cast<unsigned>(std::countr_zero(region_blocks));
+}
+} // namespace
+
 bool quotient_filter::ordered_batch(std::size_t const n, batch_scratch const & scratch) const noexcept
 {
+    // more than one region, else there is nothing to order
     return n >= 2 && n <= std::numeric_limits<std::uint32_t>::max() &&
-           nblocks_ * block_bytes_ > scratch.min_table_bytes && n * order_min_density >= nblocks_;
+           nblocks_ * block_bytes_ > scratch.min_table_bytes && n * order_min_density >= nblocks_ &&
+           q_ > order_region_slot_bits(block_bytes_);
 }
 
 bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, batch_scratch & s) const noexcept
@@ -694,13 +708,8 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
     std::size_t const n = keys.size();
     if (!ordered_batch(n, s))
         return false;
-    // Regions of a power of two number of blocks, about order_region_bytes; at most 2^12 of them (the counts
-    // stay in L1).
-    std::uint64_t const region_blocks =
-        std::bit_floor(std::max<std::uint64_t>(1, order_region_bytes / block_bytes_));
-    unsigned const slot_bits = 6 + static_cast<unsigned>(std::countr_zero(region_blocks));
-    if (q_ <= slot_bits)
-        return false;
+    // At most 2^12 regions (the counts stay in L1).
+    unsigned const slot_bits = order_region_slot_bits(block_bytes_);
     unsigned const regions_bits = std::min(q_ - slot_bits, 12u);
     unsigned const shift = p_ - regions_bits; // region = fingerprint >> shift
     std::size_t const regions = std::size_t{1} << regions_bits;

@@ -223,8 +223,8 @@ public:
     insert_status insert_batch(std::span<std::uint64_t const> keys, std::uint64_t * old,
                                batch_scratch & scratch) noexcept;
     /*! \brief Whether the scratch overloads visit a batch of n keys in table order: the table is larger than
-     * scratch.min_table_bytes and the batch has at least one key per order_min_density blocks (sparser
-     * batches share few cache lines). */
+     * scratch.min_table_bytes and spans more than one region of about order_region_bytes, and the batch has
+     * at least one key per order_min_density blocks (sparser batches share few cache lines). */
     [[nodiscard]] bool ordered_batch(std::size_t n, batch_scratch const & scratch) const noexcept;
     /*! \brief insert(key, count) that may run concurrently with other insert_concurrent() calls on this
      * filter (and nothing else). Never grows: returns full when the table has no room left for the key's
