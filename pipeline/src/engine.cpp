@@ -636,6 +636,79 @@ void dedup_speculator::lookup(any_filter const & filter, std::size_t const n)
     work_.lookups += n;
 }
 
+// Like lookup(), for keys that only need to be told hit (count >= min_count before the batch) or not:
+// flat_values_[i] = min_count if flat_keys_[i] is in hit_keys_, else 0. hit_keys_ holds only keys that are
+// hits, so a unit's hits counted this way never exceed its true hits (a few keys sharing a fingerprint with
+// a hit may be missed): a unit it makes known is known, and any other unit is speculated, which is exact.
+void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const n,
+                                   std::uint64_t const min_count)
+{
+    if (!use_hit_keys_)
+    {
+        lookup(filter, n);
+        return;
+    }
+    if (flat_values_.size() < n)
+        flat_values_.resize(n);
+#pragma omp parallel num_threads(threads_)
+    {
+        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
+        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
+        std::size_t const k0 = n * t / nt, k1 = n * (t + 1) / nt;
+        hit_keys_.lookup(flat_keys_.data() + k0, k1 - k0, flat_values_.data() + k0, min_count);
+    }
+    work_.hit_lookups += n;
+}
+
+// After a batch: the keys whose addition found min_count - 1 (candidates_, per shard, at the front of
+// each shard's part_pos_ range) and whose count is still >= min_count after the rollbacks join hit_keys_.
+// Counts before a batch never fall, and a key can only reach min_count through such an addition, so
+// hit_keys_ is then every key added with a count >= min_count. The table may take at most twice the
+// filter's bytes (16 MiB at least); beyond, hit_keys_ is dropped and lookups go to the filter again.
+void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & keys,
+                                  std::uint64_t const min_count, bool const rolled_back)
+{
+    if (!use_hit_keys_)
+        return;
+    // A candidate's count is >= min_count unless a rolled-back key shares its collision key: only those
+    // (the front of flat_keys_; the others fill it from the back) are looked up again.
+    std::size_t total = 0, doubtful = 0;
+    for (std::uint64_t const c : candidates_)
+        total += c;
+    if (flat_keys_.size() < total)
+        flat_keys_.resize(total);
+    std::size_t sure = 0;
+    for (std::size_t s = 0; s < candidates_.size(); ++s)
+        for (std::uint64_t j = 0; j < candidates_[s]; ++j)
+        {
+            std::uint64_t const key = keys.keys[part_pos_[start_[s] + j]];
+            bool doubt = false;
+            if (rolled_back)
+            {
+                std::uint64_t const ck = filter.collision_key(key);
+                std::uint64_t const bit = mix64(ck) & (correction_bits_.size() * 64 - 1);
+                doubt = ((correction_bits_[bit / 64] >> (bit % 64)) & 1) != 0 && corrections_.find(ck) != 0;
+            }
+            if (doubt)
+                flat_keys_[doubtful++] = key;
+            else
+                flat_keys_[total - ++sure] = key;
+        }
+    lookup(filter, doubtful);
+    std::size_t first = doubtful; // flat_keys_[first, total): the keys to learn
+    for (std::size_t i = doubtful; i-- > 0;)
+        if (flat_values_[i] >= min_count)
+            flat_keys_[--first] = flat_keys_[i];
+    std::size_t const cap = std::max<std::size_t>(2 * filter.stats().bytes, std::size_t{16} << 20);
+    if (!hit_keys_.reserve(total - first, cap))
+    {
+        use_hit_keys_ = false;
+        hit_keys_ = hit_set{};
+        return;
+    }
+    hit_keys_.insert(flat_keys_.data() + first, total - first);
+}
+
 void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::uint64_t const min_count,
                            double const fraction, std::vector<unit_result> & results,
                            std::string const & filter_name)
@@ -645,6 +718,15 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
     // novel adding and removing all its k-mers (on 2 M reads at C = 20, sampling every 8th k-mer: 0.3% of the
     // units rolled back, against 1.5% with the plain fraction; every 16th: 0.4%).
     constexpr double lean_known = 0.6;
+    // hit_keys_ holds the hits of one min_count: from another min_count on, lookups go to the filter (with
+    // min_count 1 every key is a hit, and the set would copy the filter)
+    if (hit_keys_min_count_ == 0 && filter.stats().total_count == 0)
+        hit_keys_min_count_ = min_count;
+    if (min_count <= 1 || min_count != hit_keys_min_count_)
+    {
+        use_hit_keys_ = false;
+        hit_keys_ = hit_set{};
+    }
     std::size_t const n = keys.units();
     results.assign(n, unit_result{});
     hits_.assign(n, 0);
@@ -679,7 +761,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
             for (std::uint32_t j = 0; j < keys.count[u]; j += stride)
                 put(k[j]);
         });
-    lookup(filter, sampled);
+    lookup_hits(filter, sampled, min_count);
     // prediction; the other k-mers of predicted-known units
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
@@ -717,7 +799,14 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         {
             std::uint32_t const left = rest_of(keys.count[u]) - looked_[u];
             if (hits_[u] + left >= need_[u]) // else it cannot be known before the batch: speculated below
-                flat_offset_[u + 1] = round < 2 ? need_[u] - hits_[u] : left;
+            {
+                // rounds 0 to 2 ask for the fewest k-mers that could make the unit known (from round 1 on
+                // 1.5 x that: earlier misses show the unit needs more), round 3 for all the rest
+                double const ask = round == 0 ? 1.0 : 1.5;
+                std::uint32_t const want = static_cast<std::uint32_t>(
+                    std::min<double>(left, std::ceil(ask * static_cast<double>(need_[u] - hits_[u]))));
+                flat_offset_[u + 1] = round < 3 ? want : left;
+            }
         }
         std::size_t const taken = gather(
             [&](std::size_t const u, auto && put) noexcept
@@ -729,7 +818,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
                 for_rest(keys.count[u], looked_[u], looked_[u] + want,
                          [&](std::uint32_t const j) noexcept { put(k[j]); });
             });
-        lookup(filter, taken);
+        lookup_hits(filter, taken, min_count);
         std::size_t still = 0;
         for (std::uint32_t const u : active_)
         {
@@ -766,6 +855,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
     }
     partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start_, part_, &part_pos_);
     work_.added += start_[shards];
+    candidates_.assign(shards, 0);
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t s = 0; s < shards; ++s)
@@ -777,8 +867,16 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         if (filter.add_batch(s, std::span<std::uint64_t const>{part_.data() + a, b - a}, cks_.data() + a) !=
             insert_status::ok)
             full.store(true, std::memory_order_relaxed);
+        // the positions of keys that reached min_count here move to the front of the shard's part_pos_
+        std::uint64_t m = a;
         for (std::uint64_t i = a; i < b; ++i)
-            old_[part_pos_[i]] = cks_[i];
+        {
+            std::uint64_t const p = part_pos_[i];
+            old_[p] = cks_[i];
+            part_pos_[m] = p;
+            m += cks_[i] + 1 == min_count;
+        }
+        candidates_[s] = m - a;
     }
     if (full.load())
         throw full_error{full_message(filter, filter_name)};
@@ -897,6 +995,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         if (!filter.remove(key, 1))
             throw error{"internal error: dedup could not remove a k-mer it added (" + filter_name + ")"};
     work_.removed += rollback_.size();
+    learn_hits(filter, keys, min_count, corrected);
 }
 
 } // namespace ksieve

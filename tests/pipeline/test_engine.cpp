@@ -121,96 +121,107 @@ namespace
 // copies inside a unit decide many units. The state carries over between batches, as in dedup.
 TEST(engine, dedup_speculator_equals_the_serial_definition)
 {
-    for (double const fpr : {0.0, 0.2})
-        for (unsigned const threads : {1u, 3u})
-        {
-            ksieve::filter_config cfg;
-            cfg.kmer.k = 15;
-            cfg.fpr = fpr; // 0.2 with a small design size: short fingerprints, many collisions
-            cfg.expected = fpr > 0 ? 16384 : 64;
-            cfg.shard_bits = 2;
-            auto const fast = ksieve::make_filter(cfg);
-            auto const slow = ksieve::make_filter(cfg);
-            std::uint64_t const initial_slots = fast->stats().slots / fast->num_shards();
-            ASSERT_TRUE(fast->collision_keys());
-            std::mt19937_64 rng{2026 + threads};
-            ksieve::dedup_speculator speculator{threads};
-            // a pool of 3000 keys (within the filter's design size); each batch draws a small universe from
-            // it
-            std::vector<std::uint64_t> all_keys(3000);
-            for (auto & key : all_keys)
-                key = rng() & ((std::uint64_t{1} << 30) - 1);
-            std::size_t known_units = 0, novel_units = 0;
-            for (int trial = 0; trial < 150; ++trial)
+    // fixed_min_count: one min_count for the whole run, as in dedup, so that lookups go to the set of hits
+    // learnt from the additions (else min_count changes between batches, and they go to the filter)
+    for (bool const fixed_min_count : {false, true})
+        for (double const fpr : {0.0, 0.2})
+            for (unsigned const threads : {1u, 3u})
             {
-                std::uint64_t const min_count = 1 + rng() % 4;
-                // 1e-6 and 0.05: the sample alone can make a unit known
-                double const fraction = std::array{1e-6, 0.05, 0.3, 0.5, 0.8, 1.0}[rng() % 6];
-                std::uint64_t const universe = 5 + rng() % 80;
-                std::vector<std::uint64_t> key_of(universe);
-                for (auto & key : key_of)
-                    key = all_keys[rng() % all_keys.size()];
-                ksieve::batch_keys keys;
-                std::size_t const units = 1 + rng() % (trial % 3 == 0 ? 300 : 30);
-                keys.offset.push_back(0);
-                for (std::size_t u = 0; u < units; ++u)
+                ksieve::filter_config cfg;
+                cfg.kmer.k = 15;
+                cfg.fpr = fpr; // 0.2 with a small design size: short fingerprints, many collisions
+                cfg.expected = fpr > 0 ? 16384 : 64;
+                cfg.shard_bits = 2;
+                auto const fast = ksieve::make_filter(cfg);
+                auto const slow = ksieve::make_filter(cfg);
+                std::uint64_t const initial_slots = fast->stats().slots / fast->num_shards();
+                ASSERT_TRUE(fast->collision_keys());
+                std::mt19937_64 rng{2026 + threads};
+                ksieve::dedup_speculator speculator{threads};
+                // a pool of 3000 keys (within the filter's design size); each batch draws a small universe
+                // from it
+                std::vector<std::uint64_t> all_keys(3000);
+                for (auto & key : all_keys)
+                    key = rng() & ((std::uint64_t{1} << 30) - 1);
+                std::size_t known_units = 0, novel_units = 0;
+                for (int trial = 0; trial < 150; ++trial)
                 {
-                    // 0 = a unit without k-mers; up to 100 so that samples of several k-mers are taken
-                    std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
-                    for (std::uint32_t j = 0; j < c; ++j)
-                        keys.keys.push_back(key_of[rng() % universe]);
-                    keys.count.push_back(c);
-                    keys.offset.push_back(keys.keys.size());
-                }
-                // Oracle: read by read on the other filter (lookups before the unit's own insertions).
-                std::vector<bool> expect(units);
-                for (std::size_t u = 0; u < units; ++u)
-                {
-                    std::uint32_t hits = 0;
-                    for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
-                        hits += slow->count(keys.keys[p]) >= min_count;
-                    expect[u] = ksieve::is_known(keys.count[u], hits, fraction);
-                    if (!expect[u])
+                    // (the first batches at 2, 3, 4, ...: the set of hits starts, and must stop when
+                    // min_count changes)
+                    std::uint64_t const min_count =
+                        fixed_min_count ? 3 : (trial < 20 ? 2 + trial % 3 : 1 + rng() % 4);
+                    // 1e-6 and 0.05: the sample alone can make a unit known
+                    double const fraction = std::array{1e-6, 0.05, 0.3, 0.5, 0.8, 1.0}[rng() % 6];
+                    std::uint64_t const universe = 5 + rng() % 80;
+                    std::vector<std::uint64_t> key_of(universe);
+                    for (auto & key : key_of)
+                        key = all_keys[rng() % all_keys.size()];
+                    ksieve::batch_keys keys;
+                    std::size_t const units = 1 + rng() % (trial % 3 == 0 ? 300 : 30);
+                    keys.offset.push_back(0);
+                    for (std::size_t u = 0; u < units; ++u)
                     {
-                        for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
-                            ASSERT_EQ(slow->insert(keys.keys[p]), ksieve::insert_status::ok);
+                        // 0 = a unit without k-mers; up to 100 so that samples of several k-mers are taken
+                        std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
+                        for (std::uint32_t j = 0; j < c; ++j)
+                            keys.keys.push_back(key_of[rng() % universe]);
+                        keys.count.push_back(c);
+                        keys.offset.push_back(keys.keys.size());
                     }
+                    // Oracle: read by read on the other filter (lookups before the unit's own insertions).
+                    std::vector<bool> expect(units);
+                    for (std::size_t u = 0; u < units; ++u)
+                    {
+                        std::uint32_t hits = 0;
+                        for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                            hits += slow->count(keys.keys[p]) >= min_count;
+                        expect[u] = ksieve::is_known(keys.count[u], hits, fraction);
+                        if (!expect[u])
+                        {
+                            for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                                ASSERT_EQ(slow->insert(keys.keys[p]), ksieve::insert_status::ok);
+                        }
+                    }
+                    std::vector<ksieve::unit_result> got;
+                    speculator.run(*fast, keys, min_count, fraction, got, "test");
+                    ASSERT_EQ(got.size(), units);
+                    for (std::size_t u = 0; u < units; ++u)
+                    {
+                        ASSERT_EQ(got[u].known, expect[u])
+                            << "fpr " << fpr << " trial " << trial << " unit " << u;
+                        ASSERT_EQ(got[u].kmers, keys.count[u]);
+                        (expect[u] ? known_units : novel_units) += 1;
+                    }
+                    for (std::uint64_t const key : all_keys)
+                        ASSERT_EQ(fast->count(key), slow->count(key)) << "fpr " << fpr << " trial " << trial;
+                    ASSERT_EQ(fast->stats().total_count, slow->stats().total_count);
+                    ASSERT_EQ(fast->stats().distinct, slow->stats().distinct);
                 }
-                std::vector<ksieve::unit_result> got;
-                speculator.run(*fast, keys, min_count, fraction, got, "test");
-                ASSERT_EQ(got.size(), units);
-                for (std::size_t u = 0; u < units; ++u)
+                // every path was taken: samples predicting both classes, rollbacks, copies inside a unit
+                auto const & w = speculator.work();
+                EXPECT_GT(known_units, 500u);
+                EXPECT_GT(novel_units, 500u);
+                EXPECT_GT(w.rolled_back_units, 20u) << "fpr " << fpr;
+                EXPECT_GT(w.removed, 100u);
+                EXPECT_GT(w.lookups + w.hit_lookups, 1000u);
+                if (fixed_min_count)
                 {
-                    ASSERT_EQ(got[u].known, expect[u])
-                        << "fpr " << fpr << " trial " << trial << " unit " << u;
-                    ASSERT_EQ(got[u].kmers, keys.count[u]);
-                    (expect[u] ? known_units : novel_units) += 1;
+                    EXPECT_GT(w.hit_lookups, 1000u);
                 }
-                for (std::uint64_t const key : all_keys)
-                    ASSERT_EQ(fast->count(key), slow->count(key)) << "fpr " << fpr << " trial " << trial;
-                ASSERT_EQ(fast->stats().total_count, slow->stats().total_count);
-                ASSERT_EQ(fast->stats().distinct, slow->stats().distinct);
+                // What dedup --save-filter writes: undo growth that only rolled-back additions needed; then
+                // the tables are those of the read-by-read run, word for word.
+                std::uint64_t const grown = fast->stats().slots;
+                fast->shrink_to_fit(initial_slots);
+                EXPECT_EQ(fast->stats().slots, slow->stats().slots)
+                    << "fpr " << fpr << " slots before " << grown;
+                auto const & a = dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*fast);
+                auto const & b = dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*slow);
+                for (std::size_t sh = 0; sh < a.num_shards(); ++sh)
+                {
+                    auto const wa = a.shard(sh).words(), wb = b.shard(sh).words();
+                    EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end())) << "shard " << sh;
+                }
             }
-            // every path was taken: samples predicting both classes, rollbacks, copies inside a unit
-            auto const & w = speculator.work();
-            EXPECT_GT(known_units, 500u);
-            EXPECT_GT(novel_units, 500u);
-            EXPECT_GT(w.rolled_back_units, 20u) << "fpr " << fpr;
-            EXPECT_GT(w.removed, 100u);
-            EXPECT_GT(w.lookups, 1000u);
-            // What dedup --save-filter writes: undo growth that only rolled-back additions needed; then the
-            // tables are those of the read-by-read run, word for word.
-            std::uint64_t const grown = fast->stats().slots;
-            fast->shrink_to_fit(initial_slots);
-            EXPECT_EQ(fast->stats().slots, slow->stats().slots) << "fpr " << fpr << " slots before " << grown;
-            auto const & a = dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*fast);
-            auto const & b = dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*slow);
-            for (std::size_t sh = 0; sh < a.num_shards(); ++sh)
-            {
-                auto const wa = a.shard(sh).words(), wb = b.shard(sh).words();
-                EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end())) << "shard " << sh;
-            }
-        }
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/pipeline/commands.hpp>
+#include <ksieve/pipeline/hit_set.hpp>
 #include <ksieve/pipeline/io.hpp>
 
 namespace ksieve
@@ -194,8 +195,11 @@ private:
  *
  * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
  *    and their other k-mers are looked up in rounds (the fewest that could make the unit known, in a spread
- *    order; at most three rounds). A predicted-known unit with enough hits before the batch is known for
- *    certain (counts added inside the batch only raise counts).
+ *    order; at most four rounds). A predicted-known unit with enough hits before the batch is known for
+ *    certain (counts added inside the batch only raise counts). These lookups only ask "hit or not": with
+ *    min_count >= 2 they go to a hit_set of the keys that have reached min_count, learnt from the additions
+ *    of earlier batches (a key reaches it by an addition that returns min_count - 1); a plain hash table
+ *    lookup is a fraction of a quotient-filter lookup. The set may take at most twice the filter's bytes.
  * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added to the
  *    filter at once, shard by shard in input order, by a batched fetch-and-add (any_filter::add_batch) that
  *    returns the count each k-mer had just before: the count it has in the serial definition, minus copies
@@ -224,7 +228,8 @@ public:
     /*! \brief Work done so far (for benchmarks and tests). */
     struct counters
     {
-        std::uint64_t lookups{0};           //!< keys looked up (samples and predicted-known units)
+        std::uint64_t lookups{0};           //!< keys looked up in the filter
+        std::uint64_t hit_lookups{0};       //!< keys looked up in the set of hits instead
         std::uint64_t added{0};             //!< keys added speculatively
         std::uint64_t rolled_back_units{0}; //!< speculated units that turned out known
         std::uint64_t removed{0};           //!< keys removed again
@@ -233,6 +238,9 @@ public:
 
 private:
     void lookup(any_filter const & filter, std::size_t n);
+    void lookup_hits(any_filter const & filter, std::size_t n, std::uint64_t min_count);
+    void learn_hits(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count,
+                    bool rolled_back);
     struct entry
     {
         std::uint64_t key{0};
@@ -266,6 +274,14 @@ private:
     stamp_table corrections_;                            // keys of rolled-back units -> copies added
     std::vector<std::uint64_t> correction_bits_;         // bitset over mix64(collision key): maybe corrected
     std::vector<std::uint64_t> rollback_;                // keys to remove after the batch
+    std::vector<std::uint64_t> candidates_;              // per shard: keys added with count min_count - 1
+    // Keys whose count had reached min_count before the batch (all of them, or a subset if other keys share
+    // their fingerprints), learnt from the additions: for the lookups that only need "hit or not". Used
+    // from a first batch on an empty filter for as long as min_count stays the same (and is above 1), and
+    // the table stays within its memory cap.
+    hit_set hit_keys_;
+    std::uint64_t hit_keys_min_count_{0};
+    bool use_hit_keys_{true};
 };
 
 } // namespace ksieve
