@@ -677,8 +677,19 @@ void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & 
         total += c;
     if (flat_keys_.size() < total)
         flat_keys_.resize(total);
-    std::size_t sure = 0;
-    for (std::size_t s = 0; s < candidates_.size(); ++s)
+    // in parallel over shards: each shard's candidates go to their place in cand_keys_ (shard order), with
+    // a flag for the doubtful ones; then, serially, the split
+    std::size_t const shards = candidates_.size();
+    remove_start_.assign(shards + 1, 0);
+    for (std::size_t s = 0; s < shards; ++s)
+        remove_start_[s + 1] = remove_start_[s] + candidates_[s];
+    if (cand_keys_.size() < total)
+    {
+        cand_keys_.resize(total);
+        cand_doubt_.resize(total);
+    }
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 4)
+    for (std::size_t s = 0; s < shards; ++s)
         for (std::uint64_t j = 0; j < candidates_[s]; ++j)
         {
             std::uint64_t const key = keys.keys[part_pos_[start_[s] + j]];
@@ -689,11 +700,17 @@ void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & 
                 std::uint64_t const bit = mix64(ck) & (correction_bits_.size() * 64 - 1);
                 doubt = ((correction_bits_[bit / 64] >> (bit % 64)) & 1) != 0 && corrections_.find(ck) != 0;
             }
-            if (doubt)
-                flat_keys_[doubtful++] = key;
-            else
-                flat_keys_[total - ++sure] = key;
+            cand_keys_[remove_start_[s] + j] = key;
+            cand_doubt_[remove_start_[s] + j] = doubt;
         }
+    std::size_t sure = 0;
+    for (std::size_t i = 0; i < total; ++i)
+    {
+        if (cand_doubt_[i])
+            flat_keys_[doubtful++] = cand_keys_[i];
+        else
+            flat_keys_[total - ++sure] = cand_keys_[i];
+    }
     lookup(filter, doubtful);
     std::size_t first = doubtful; // flat_keys_[first, total): the keys to learn
     for (std::size_t i = doubtful; i-- > 0;)
@@ -990,10 +1007,31 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         }
         ++work_.rolled_back_units;
     }
-    // 5. the rolled-back units' keys leave the filter (in input order: deterministic)
-    for (std::uint64_t const key : rollback_)
-        if (!filter.remove(key, 1))
+    // 5. the rolled-back units' keys leave the filter, shard by shard in parallel (a table is the same for
+    // any order of removals: deterministic). part_ is free again after step 2.
+    if (!rollback_.empty())
+    {
+        remove_start_.assign(shards + 1, 0);
+        for (std::uint64_t const key : rollback_)
+            ++remove_start_[filter.shard_of(key) + 1];
+        for (std::size_t sh = 0; sh < shards; ++sh)
+            remove_start_[sh + 1] += remove_start_[sh];
+        if (part_.size() < rollback_.size())
+            part_.resize(rollback_.size());
+        for (std::uint64_t const key : rollback_)
+            part_[remove_start_[filter.shard_of(key)]++] = key;
+        for (std::size_t sh = shards; sh > 0; --sh)
+            remove_start_[sh] = remove_start_[sh - 1];
+        remove_start_[0] = 0;
+        std::atomic<bool> failed{false};
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+        for (std::size_t sh = 0; sh < shards; ++sh)
+            for (std::uint64_t i = remove_start_[sh]; i < remove_start_[sh + 1]; ++i)
+                if (!filter.remove(part_[i], 1))
+                    failed.store(true, std::memory_order_relaxed);
+        if (failed.load())
             throw error{"internal error: dedup could not remove a k-mer it added (" + filter_name + ")"};
+    }
     work_.removed += rollback_.size();
     learn_hits(filter, keys, min_count, corrected);
 }

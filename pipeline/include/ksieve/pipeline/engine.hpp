@@ -275,6 +275,9 @@ private:
     std::vector<std::uint64_t> correction_bits_;         // bitset over mix64(collision key): maybe corrected
     std::vector<std::uint64_t> rollback_;                // keys to remove after the batch
     std::vector<std::uint64_t> candidates_;              // per shard: keys added with count min_count - 1
+    std::vector<std::uint64_t> remove_start_;            // per shard: first key to remove / learn
+    std::vector<std::uint64_t> cand_keys_;               // keys that may have reached min_count
+    std::vector<std::uint8_t> cand_doubt_; // ... 1 if a rolled-back key shares its collision key
     // Keys whose count had reached min_count before the batch (all of them, or a subset if other keys share
     // their fingerprints), learnt from the additions: for the lookups that only need "hit or not". Used
     // from a first batch on an empty filter for as long as min_count stays the same (and is above 1), and
