@@ -972,7 +972,9 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
             continue;
         std::uint64_t const off = keys.offset[u];
         std::uint32_t const c = keys.count[u];
-        std::uint32_t h = corrected ? corrected_hits(u) : hits_[u];
+        // hits_[u] is an upper bound (corrections and copies only take hits off): a unit it leaves novel is
+        // novel, without a look at its keys
+        std::uint32_t h = corrected && is_known(c, hits_[u], fraction) ? corrected_hits(u) : hits_[u];
         if (is_known(c, h, fraction) && !exact_[u])
         {
             make_exact(u, dups_[0]);
