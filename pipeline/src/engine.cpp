@@ -663,8 +663,9 @@ void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const 
 // After a batch: the keys whose addition found min_count - 1 (candidates_, per shard, at the front of
 // each shard's part_pos_ range) and whose count is still >= min_count after the rollbacks join hit_keys_.
 // Counts before a batch never fall, and a key can only reach min_count through such an addition, so
-// hit_keys_ is then every key added with a count >= min_count. The table may take at most twice the
-// filter's bytes (16 MiB at least); beyond, hit_keys_ is dropped and lookups go to the filter again.
+// hit_keys_ is then every key added with a count >= min_count. Its tables may take at most twice the
+// filter's bytes (16 MiB at least), growth included; beyond, hit_keys_ is dropped and lookups go to the
+// filter again.
 void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & keys,
                                   std::uint64_t const min_count, bool const rolled_back)
 {

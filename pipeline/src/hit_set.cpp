@@ -78,7 +78,7 @@ bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
     std::size_t nb = std::max(min_buckets, nbuckets_);
     while (static_cast<double>(need) > max_load * static_cast<double>(nb * bucket_keys))
         nb *= 2;
-    if (nb * sizeof(bucket) > max_bytes)
+    if (nb * sizeof(bucket) + bytes() > max_bytes) // the old table lives until the new one is filled
         return false;
     memory fresh{nb};
     memory const old = std::move(mem_);

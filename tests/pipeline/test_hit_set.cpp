@@ -106,6 +106,15 @@ TEST(hit_set, reserve_beyond_the_cap_changes_nothing)
     EXPECT_FALSE(set.contains(4));
     EXPECT_TRUE(set.reserve(std::size_t{1} << 10, bytes)); // fits: no growth needed
     EXPECT_EQ(set.bytes(), bytes);
+    // a doubling needs the old and the new table at once: 3 x bytes, not 2 x
+    std::size_t const twice_the_keys =
+        static_cast<std::size_t>(ksieve::hit_set::max_load * static_cast<double>(bytes / 8));
+    EXPECT_FALSE(set.reserve(twice_the_keys, 2 * bytes));
+    EXPECT_EQ(set.bytes(), bytes);
+    EXPECT_TRUE(set.reserve(twice_the_keys, 3 * bytes));
+    EXPECT_EQ(set.bytes(), 2 * bytes);
+    for (std::uint64_t const key : keys)
+        EXPECT_TRUE(set.contains(key));
 }
 
 // An empty set answers no for every key, the key 0 included.

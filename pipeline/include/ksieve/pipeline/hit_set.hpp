@@ -28,7 +28,8 @@ public:
     hit_set() = default;
 
     /*! \brief Room for `more` further keys without passing max_load, growing (rehashing) if needed, unless
-     * the table would then take more than `max_bytes`: then nothing changes and the answer is false.
+     * the old and the new table together would take more than `max_bytes` (the peak of a growth): then
+     * nothing changes and the answer is false.
      * \throws std::bad_alloc */
     bool reserve(std::size_t more, std::size_t max_bytes);
 
