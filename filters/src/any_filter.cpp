@@ -158,6 +158,50 @@ void check_query_compatible(std::span<any_filter const * const> const inputs, st
                                      ") cannot be used together: k, canonical mode and hash seed must agree"};
 }
 
+namespace
+{
+
+std::vector<key_parts> parts_of(std::span<any_filter const * const> const inputs)
+{
+    std::vector<key_parts> parts;
+    parts.reserve(inputs.size());
+    for (auto const * f : inputs)
+        parts.push_back(f->parts());
+    return parts;
+}
+
+// The union of the parts of split `split` among `parts`.
+key_parts union_of_split(std::span<key_parts const> const parts, std::uint64_t const split)
+{
+    key_parts u;
+    bool first = true;
+    for (auto const & p : parts)
+        if (!p.complete() && p.split == split)
+        {
+            if (first)
+                u = p;
+            else
+                u.add(p);
+            first = false;
+        }
+    return u;
+}
+
+} // namespace
+
+void check_parts_complete(std::span<any_filter const * const> const inputs,
+                          std::span<std::string const> const names)
+{
+    std::vector<key_parts> const parts = parts_of(inputs);
+    std::size_t const i = first_incomplete_split(parts);
+    if (i == parts.size())
+        return;
+    throw incompatible_error{"filter '" + names[i] + "' holds only " + parts[i].describe() +
+                             " of the key space (build --shard), but no filter given holds " +
+                             union_of_split(parts, parts[i].split).describe_missing() +
+                             ": k-mers there would all be misses (give every part as -f, or their merge)"};
+}
+
 std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> const inputs,
                                           std::span<std::string const> const names)
 {
@@ -182,6 +226,25 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
                                      ") with '" + names[0] + "' (--fpr " + std::to_string(first.target_fpr()) +
                                      "): build them with the same --fpr"};
     }
+    // The key parts of the result: whole if every split among the inputs is complete, else the union of one
+    // split's parts when that is all the merge holds (the merge of some parts, to be completed later).
+    std::vector<key_parts> const parts = parts_of(inputs);
+    key_parts result_parts = key_parts::whole();
+    if (std::size_t const i = first_incomplete_split(parts); i < parts.size())
+    {
+        bool const one_split =
+            std::all_of(parts.begin(), parts.end(),
+                        [&](key_parts const & p) { return !p.complete() && p.split == parts[i].split; });
+        result_parts = union_of_split(parts, parts[i].split);
+        if (!one_split)
+            throw incompatible_error{
+                "cannot merge '" + names[i] + "' (" + parts[i].describe() +
+                " of the key space, from build --shard) with filters of the whole key space "
+                "or of another split while " +
+                result_parts.describe_missing() +
+                " are missing: the result could not tell which k-mers it lacks (merge all "
+                "parts of the split together)"};
+    }
     filter_config cfg;
     cfg.type = first.type();
     cfg.kmer = first.kmer();
@@ -202,14 +265,27 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
             }
     try
     {
+        std::unique_ptr<any_filter> out;
         switch (first.type())
         {
         case filter_type::quotient:
-            return merge_typed<quotient_filter>(same, cfg);
-        case filter_type::bloom: return merge_typed<blocked_bloom_filter>(inputs, cfg);
-        case filter_type::bloom_classic: return merge_typed<classic_bloom_filter>(inputs, cfg);
-        case filter_type::counting_bloom: return merge_typed<counting_bloom_filter>(inputs, cfg);
+            out = merge_typed<quotient_filter>(same, cfg);
+            break;
+        case filter_type::bloom:
+            out = merge_typed<blocked_bloom_filter>(inputs, cfg);
+            break;
+        case filter_type::bloom_classic:
+            out = merge_typed<classic_bloom_filter>(inputs, cfg);
+            break;
+        case filter_type::counting_bloom:
+            out = merge_typed<counting_bloom_filter>(inputs, cfg);
+            break;
         case filter_type::cuckoo: break;
+        }
+        if (out)
+        {
+            out->set_parts(result_parts);
+            return out;
         }
     }
     catch (incompatible_error const & e)

@@ -105,7 +105,10 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
         throw error{"internal: shard count does not match shard bits while writing '" + path.string() + "'"};
 
     // Header size first, so that payload offsets can be written in the shard table.
-    std::uint64_t header_size = fixed_header + 8 * h.params.size();
+    if (h.parts.split < 1 || h.parts.split > key_parts::max_split ||
+        h.parts.held.size() != (h.parts.split + 63) / 64)
+        throw error{"internal: invalid key parts while writing '" + path.string() + "'"};
+    std::uint64_t header_size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size();
     for (auto const & s : shards)
         header_size += 32 + 8 * s.params.size();
     header_size += 8; // header checksum
@@ -125,6 +128,9 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     w.u32(static_cast<std::uint32_t>(h.params.size()));
     for (auto const p : h.params)
         w.u64(p);
+    w.u64(h.parts.split);
+    for (auto const word : h.parts.held)
+        w.u64(word);
     std::uint64_t offset = align64(header_size);
     std::uint64_t checksum_of_checksums = 0;
     for (auto const & s : shards)
@@ -312,6 +318,26 @@ void mapped_filter_file::parse(bool const verify_payload)
     header_.params.resize(nparams);
     for (auto & p : header_.params)
         p = hr.u64();
+    header_.version = version;
+    header_.parts = key_parts::whole();
+    if (version >= 2)
+    {
+        key_parts & parts = header_.parts;
+        parts.split = hr.u64();
+        if (parts.split < 1 || parts.split > key_parts::max_split)
+            throw corrupt("key split " + std::to_string(parts.split) + " out of range");
+        parts.held.resize((parts.split + 63) / 64);
+        bool any = false;
+        for (auto & word : parts.held)
+        {
+            word = hr.u64();
+            any = any || word != 0;
+        }
+        if (!any || (parts.split % 64 != 0 && (parts.held.back() >> (parts.split % 64)) != 0))
+            throw corrupt("invalid key part bitmap");
+        if (parts.complete())
+            parts = key_parts::whole();
+    }
     std::size_t const nshards = std::size_t{1} << header_.shard_bits;
     shards_.resize(nshards);
     std::uint64_t payload_end = align64(header_size);

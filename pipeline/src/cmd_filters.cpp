@@ -29,6 +29,9 @@ shard_range parse_shard_range(std::string const & text)
     shard_range r{parse(text.substr(0, slash)), parse(text.substr(slash + 1))};
     if (r.count == 0 || r.index >= r.count)
         throw bad();
+    if (r.count > key_parts::max_split)
+        throw usage_error{"--shard I/S: S is at most " + std::to_string(key_parts::max_split) + ", got '" +
+                          text + "'"};
     return r;
 }
 
@@ -95,13 +98,15 @@ void run_info(info_args const & args, std::ostream & out)
     {
         nlohmann::ordered_json j;
         j["file"] = args.filter;
-        j["format_version"] = filter_format_version;
+        j["format_version"] = h.version;
         j["type"] = std::string{to_string(filter->type())};
         j["k"] = h.kmer.k;
         j["canonical"] = h.kmer.canonical;
         j["hash"] = "mix2k_v1";
         j["hash_seed"] = seed;
         j["shards"] = filter->num_shards();
+        j["key_split"] = filter->parts().split;
+        j["key_parts"] = filter->parts().describe();
         j["target_fpr"] = h.fpr;
         j["exact"] = filter->type() == filter_type::quotient && h.fpr == 0.0;
         j["expected"] = h.expected;
@@ -120,12 +125,18 @@ void run_info(info_args const & args, std::ostream & out)
     }
     auto row = [&](char const * key, auto const & value) { out << key << '\t' << value << '\n'; };
     row("file", args.filter);
-    row("format_version", filter_format_version);
+    row("format_version", h.version);
     row("type", to_string(filter->type()));
     row("k", h.kmer.k);
     row("canonical", h.kmer.canonical ? "yes" : "no");
     row("hash", std::string{"mix2k_v1 seed "} + seed);
     row("shards", filter->num_shards());
+    if (filter->parts().complete())
+        row("key_parts", "all");
+    else
+        row("key_parts", filter->parts().describe() +
+                             " (from build --shard; merge it with, or classify it beside, " +
+                             filter->parts().describe_missing() + ")");
     row("target_fpr", h.fpr);
     row("exact", filter->type() == filter_type::quotient && h.fpr == 0.0 ? "yes" : "no");
     if (h.expected == 0 && filter->type() == filter_type::quotient)

@@ -327,6 +327,7 @@ run_summary run_classify(classify_args const & args)
                               std::string{to_string(owned.back()->type())} + " filter"};
     }
     check_query_compatible(filters, args.filters);
+    check_parts_complete(filters, args.filters);
     std::vector<std::string> read = args.input.inputs;
     read.insert(read.end(), args.filters.begin(), args.filters.end());
     check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2, args.out.report,
@@ -599,6 +600,8 @@ run_summary run_build(build_args const & args)
     }
 
     auto filter = make_filter(cfg);
+    if (range != nullptr)
+        filter->set_parts(key_parts::one(range->index, range->count)); // recorded in the file
     unit_source source{args.input, reader_opts(threads)};
     batch_engine engine{cfg.kmer, threads, range};
     batch_keys keys;

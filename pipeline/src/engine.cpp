@@ -140,6 +140,13 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
             if (s.start[sh + 1] > s.start[sh])
                 f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
                                s.result.data() + s.start[sh]);
+        // A filter of some parts of the key space (build --shard) answers only for keys there: elsewhere its
+        // answers could only be false positives (Bloom parts), so they count as absent.
+        key_parts const & parts = f->parts();
+        if (!parts.complete())
+            for (std::size_t p = 0; p < n; ++p)
+                if (!parts.holds_key(keys[s.index[p]], f->key_bits()))
+                    s.result[p] = 0;
         if (fi == 0)
             for (std::size_t p = 0; p < n; ++p)
                 best[s.index[p]] = s.result[p];

@@ -108,6 +108,8 @@ file_layout layout_of(bytes_t const & b)
     std::uint64_t const nparams = get_u32(b, 60);
     std::uint64_t const nshards = std::uint64_t{1} << get_u32(b, 56);
     std::uint64_t pos = 64 + 8 * nparams;
+    if (get_u32(b, 8) >= 2) // key split S, then ceil(S / 64) bitmap words
+        pos += 8 + 8 * ((get_u64(b, pos) + 63) / 64);
     std::uint64_t prev_end = l.header_size;
     for (std::uint64_t s = 0; s < nshards; ++s)
     {
@@ -658,3 +660,164 @@ TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchec
 }
 
 } // namespace
+
+// Format version 2 records the key parts a filter holds (build --shard I/S); bitmaps of several words.
+TEST_F(filter_file_test, key_parts_round_trip_and_are_validated)
+{
+    hand_made h = make_hand_made();
+    for (std::uint64_t const split : {3u, 64u, 70u, 200u})
+    {
+        SCOPED_TRACE(split);
+        ksieve::key_parts parts = ksieve::key_parts::one(1, split);
+        parts.add(ksieve::key_parts::one(split - 1, split));
+        h.header.parts = parts;
+        fs::path const p = dir_ / "parts.ksf";
+        write_hand_made(p, h);
+        auto const f = mapped_filter_file::open(p);
+        EXPECT_EQ(f->header().version, ksieve::filter_format_version);
+        EXPECT_EQ(f->header().parts, parts);
+        EXPECT_EQ(f->header().parts.list(), (std::vector<std::uint64_t>{1, split - 1}));
+
+        // Well-formed headers (resealed) with an invalid split or bitmap are refused as corrupted.
+        bytes_t const good = read_bytes(p);
+        std::size_t const at = 64 + 8 * h.header.params.size(); // the split field
+        ASSERT_EQ(get_u64(good, at), split);
+        auto refused_with = [&](bytes_t bad, std::string const & what)
+        {
+            reseal_header(bad);
+            try
+            {
+                (void)mapped_filter_file::from_bytes(as_bytes(bad), p.string());
+                return ::testing::AssertionFailure() << what << " accepted";
+            }
+            catch (format_error const & e)
+            {
+                if (std::string{e.what()}.find(p.string()) == std::string::npos)
+                    return ::testing::AssertionFailure() << e.what();
+                return ::testing::AssertionSuccess();
+            }
+        };
+        bytes_t bad = good;
+        put_u64(bad, at, 0);
+        EXPECT_TRUE(refused_with(bad, "split 0"));
+        bad = good;
+        put_u64(bad, at, ksieve::key_parts::max_split + 1);
+        EXPECT_TRUE(refused_with(bad, "split too large"));
+        bad = good;
+        for (std::size_t w = 0; w < (split + 63) / 64; ++w)
+            put_u64(bad, at + 8 + 8 * w, 0);
+        EXPECT_TRUE(refused_with(bad, "no part held"));
+        if (split % 64 != 0)
+        {
+            bad = good;
+            std::size_t const last = at + 8 + 8 * (split / 64);
+            put_u64(bad, last, get_u64(bad, last) | (std::uint64_t{1} << (split % 64)));
+            EXPECT_TRUE(refused_with(bad, "a part beyond the split"));
+        }
+    }
+    // Every part held is stored as the whole key space.
+    ksieve::key_parts all = ksieve::key_parts::one(0, 2);
+    all.add(ksieve::key_parts::one(1, 2));
+    EXPECT_EQ(all, ksieve::key_parts::whole());
+    h.header.parts = all;
+    write_hand_made(dir_ / "all.ksf", h);
+    EXPECT_EQ(mapped_filter_file::open(dir_ / "all.ksf")->header().parts, ksieve::key_parts::whole());
+}
+
+// A version 1 file (no key split fields) is still read, as holding the whole key space.
+TEST_F(filter_file_test, version_1_files_are_read_as_the_whole_key_space)
+{
+    hand_made h = make_hand_made();
+    h.header.parts = ksieve::key_parts::one(2, 5);
+    fs::path const p = dir_ / "v2.ksf";
+    write_hand_made(p, h);
+    bytes_t const v2 = read_bytes(p);
+    // Version 1 layout: drop the split and its one bitmap word (16 bytes) from the header, keep every payload
+    // where it is (their offsets are in the shard table) by adding 16 zero bytes of padding after the header.
+    std::size_t const at = 64 + 8 * h.header.params.size();
+    std::uint32_t const header_size = get_u32(v2, 12);
+    bytes_t v1(v2.begin(), v2.begin() + static_cast<std::ptrdiff_t>(at));
+    v1.insert(v1.end(), v2.begin() + static_cast<std::ptrdiff_t>(at + 16), v2.begin() + header_size);
+    v1.insert(v1.end(), 16, 0);
+    v1.insert(v1.end(), v2.begin() + header_size, v2.end());
+    ASSERT_EQ(v1.size(), v2.size());
+    put_u32(v1, 8, 1);
+    put_u32(v1, 12, header_size - 16);
+    reseal_header(v1);
+    auto const f = mapped_filter_file::from_bytes(as_bytes(v1), "v1.ksf");
+    EXPECT_EQ(f->header().version, 1u);
+    EXPECT_EQ(f->header().parts, ksieve::key_parts::whole());
+    EXPECT_EQ(f->header().params, h.header.params);
+    ASSERT_EQ(f->shards().size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(f->shards()[i].params, h.params[i]);
+        EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
+                  h.words[i]);
+    }
+    // The same bytes labelled version 2 are refused (the header no longer holds what version 2 needs).
+    bytes_t mislabelled = v1;
+    put_u32(mislabelled, 8, 2);
+    reseal_header(mislabelled);
+    EXPECT_TRUE(refused(mislabelled, "v1-as-v2.ksf"));
+}
+
+// key_parts against a std::set oracle: unions, completeness, descriptions, first_incomplete_split.
+TEST(key_parts, unions_and_descriptions_match_a_set_oracle)
+{
+    using ksieve::key_parts;
+    std::mt19937_64 rng{7};
+    for (int trial = 0; trial < 300; ++trial)
+    {
+        std::uint64_t const split = 1 + rng() % 150;
+        std::set<std::uint64_t> oracle;
+        key_parts p = key_parts::one(rng() % split, split);
+        std::vector<std::uint64_t> const first = p.list();
+        oracle.insert(first.begin(), first.end());
+        int const adds = static_cast<int>(rng() % 8);
+        for (int a = 0; a < adds && !p.complete(); ++a)
+        {
+            std::uint64_t const i = rng() % split;
+            p.add(key_parts::one(i, split));
+            oracle.insert(i);
+        }
+        bool const full = oracle.size() == split;
+        EXPECT_EQ(p.complete(), full);
+        if (full)
+        {
+            EXPECT_EQ(p, key_parts::whole());
+            EXPECT_EQ(p.describe(), "all");
+            continue;
+        }
+        EXPECT_EQ(p.list(), std::vector<std::uint64_t>(oracle.begin(), oracle.end()));
+        for (std::uint64_t i = 0; i < split; ++i)
+            EXPECT_EQ(p.has(i), oracle.contains(i));
+        // every part named in describe() is held, every one in describe_missing() is not
+        std::string const d = p.describe(), m = p.describe_missing();
+        EXPECT_NE(d.find(" of " + std::to_string(split)), std::string::npos) << d;
+        EXPECT_EQ(d.rfind(oracle.size() == 1 ? "part " : "parts ", 0), 0u) << d;
+        EXPECT_NE(d.find(std::to_string(*oracle.begin())), std::string::npos) << d;
+        EXPECT_NE(d.find(std::to_string(*oracle.rbegin())), std::string::npos) << d;
+        std::uint64_t first_missing = 0;
+        while (oracle.contains(first_missing))
+            ++first_missing;
+        EXPECT_EQ(m.find(std::to_string(first_missing)), m.find_first_of("0123456789")) << m;
+    }
+    EXPECT_EQ(key_parts::one(2, 4).describe(), "part 2 of 4");
+    key_parts p = key_parts::one(0, 10);
+    for (std::uint64_t const i : {1u, 2u, 3u, 5u, 7u, 8u})
+        p.add(key_parts::one(i, 10));
+    EXPECT_EQ(p.describe(), "parts 0-3, 5, 7, 8 of 10");
+    EXPECT_EQ(p.describe_missing(), "parts 4, 6, 9 of 10");
+
+    // first_incomplete_split: splits are completed separately; whole filters complete nothing.
+    std::vector<key_parts> v{key_parts::whole(), key_parts::one(0, 2), key_parts::one(1, 3),
+                             key_parts::one(1, 2)};
+    EXPECT_EQ(ksieve::first_incomplete_split(v), 2u) << "split 3 lacks parts 0 and 2";
+    v.push_back(key_parts::one(0, 3));
+    v.push_back(key_parts::one(2, 3));
+    EXPECT_EQ(ksieve::first_incomplete_split(v), v.size());
+    v.push_back(key_parts::one(3, 5));
+    EXPECT_EQ(ksieve::first_incomplete_split(v), v.size() - 1);
+    EXPECT_EQ(ksieve::first_incomplete_split(std::vector<key_parts>{}), 0u);
+}

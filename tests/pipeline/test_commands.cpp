@@ -779,6 +779,89 @@ TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
     EXPECT_FALSE(std::filesystem::exists(tmp / "m.ksf"));
 }
 
+// A --shard I/S part records which part it holds: info shows it, classify refuses a split with a part
+// missing (its k-mers would all be misses), merge keeps the union (whole once every part is in) and refuses
+// to hide missing parts behind whole filters. Oracle: the full build's report.
+TEST_F(commands, shard_parts_are_recorded_and_checked)
+{
+    std::string const ref = data("HS11286.fa").string();
+    std::string const reads =
+        "'" + data("hs_R1.fq").string() + "' '" + data("lambda_reads.fq").string() + "'";
+    for (std::string const opts : {"-k 25", "-k 25 --type bloom"})
+    {
+        SCOPED_TRACE(opts);
+        std::string const tag = opts.find("bloom") == std::string::npos ? "q" : "b";
+        std::string const full = tmp / ("full_" + tag + ".ksf");
+        ASSERT_EQ(run_ksieve("build -q " + opts + " -o '" + full + "' '" + ref + "'", tmp).status, 0);
+        std::vector<std::string> part;
+        for (int i = 0; i < 3; ++i)
+        {
+            part.push_back(tmp / ("p_" + tag + std::to_string(i) + ".ksf"));
+            auto const r = run_ksieve("build -q " + opts + " --shard " + std::to_string(i) + "/3 -o '" +
+                                          part.back() + "' '" + ref + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+        }
+        auto info = [&](std::string const & f)
+        {
+            auto const r = run_ksieve("info --json '" + f + "'", tmp);
+            EXPECT_EQ(r.status, 0) << r.err;
+            return r.out;
+        };
+        EXPECT_NE(info(part[1]).find("\"key_parts\": \"part 1 of 3\""), std::string::npos) << info(part[1]);
+        EXPECT_NE(info(part[1]).find("\"key_split\": 3"), std::string::npos) << info(part[1]);
+        EXPECT_NE(info(full).find("\"key_parts\": \"all\""), std::string::npos) << info(full);
+        EXPECT_NE(info(full).find("\"format_version\": 2"), std::string::npos) << info(full);
+
+        auto classify = [&](std::string const & filters, std::string const & name)
+        {
+            std::string const rep = tmp / (name + tag + ".tsv");
+            auto r = run_ksieve("classify -q " + filters + " --report '" + rep + "' " + reads, tmp);
+            r.out = r.status == 0 ? read_file(rep) : std::string{};
+            EXPECT_FALSE(r.status != 0 && fs::exists(rep)) << "no partial output";
+            return r;
+        };
+        std::string const expected = classify("-f '" + full + "'", "full").out;
+        ASSERT_FALSE(expected.empty());
+
+        // classify with a part missing: a clear error naming a part's file and the missing part
+        for (auto const & filters : {"-f '" + part[0] + "' -f '" + part[1] + "'", "-f '" + part[2] + "'",
+                                     "-f '" + full + "' -f '" + part[0] + "' -f '" + part[2] + "'"})
+        {
+            SCOPED_TRACE(filters);
+            auto const r = classify(filters, "missing");
+            EXPECT_EQ(r.status, 1) << r.err;
+            EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;
+            EXPECT_NE(r.err.find(".ksf'"), std::string::npos) << r.err;
+            EXPECT_NE(r.err.find("of 3"), std::string::npos) << r.err;
+        }
+
+        // merge of two parts: still a part (parts 0, 1 of 3), then completed by the third
+        std::string const m01 = tmp / ("m01_" + tag + ".ksf");
+        auto r = run_ksieve("merge -q -o '" + m01 + "' '" + part[0] + "' '" + part[1] + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(info(m01).find("\"key_parts\": \"parts 0, 1 of 3\""), std::string::npos) << info(m01);
+        EXPECT_EQ(classify("-f '" + m01 + "'", "m01").status, 1);
+        std::string const all = tmp / ("all_" + tag + ".ksf");
+        r = run_ksieve("merge -q -o '" + all + "' '" + m01 + "' '" + part[2] + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(info(all).find("\"key_parts\": \"all\""), std::string::npos) << info(all);
+        EXPECT_EQ(classify("-f '" + all + "'", "all").out, expected);
+        if (tag == "q") // quotient filter parts as several -f answer exactly as the full build
+        {
+            EXPECT_EQ(classify("-f '" + m01 + "' -f '" + part[2] + "'", "m01_p2").out, expected);
+        }
+
+        // merge of a part with a whole filter would hide the missing parts: refused, nothing written
+        std::string const bad = tmp / ("bad_" + tag + ".ksf");
+        r = run_ksieve("merge -q -o '" + bad + "' '" + full + "' '" + part[0] + "'", tmp);
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find(part[0]), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("parts 1, 2 of 3"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(bad));
+    }
+}
+
 TEST_F(commands, usage_errors_exit_2)
 {
     std::string const in = data("lambda_reads.fq").string();

@@ -274,4 +274,63 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
     }
 }
 
+// Filters of some key parts (build --shard) answer only for keys of their parts: a key's value is the
+// answer of the filters holding its part, never a false positive from another part's filter. Oracle: each
+// key asked of each filter alone, kept only where the filter holds the key's part.
+TEST(engine, filters_of_key_parts_answer_only_for_their_parts)
+{
+    std::mt19937_64 rng{11};
+    ksieve::kmer_params p;
+    p.k = 15;
+    unsigned const bits = p.key_bits();
+    for (auto const type : {ksieve::filter_type::bloom, ksieve::filter_type::quotient})
+    {
+        SCOPED_TRACE(static_cast<int>(type));
+        ksieve::filter_config cfg;
+        cfg.type = type;
+        cfg.kmer = p;
+        cfg.fpr = 0.3; // many false positives: each would show
+        cfg.expected = 3000;
+        cfg.shard_bits = 2;
+        std::uint64_t const split = 3;
+        std::vector<std::unique_ptr<ksieve::any_filter>> parts;
+        for (std::uint64_t i = 0; i < split; ++i)
+        {
+            parts.push_back(ksieve::make_filter(cfg));
+            parts.back()->set_parts(ksieve::key_parts::one(i, split));
+        }
+        for (int j = 0; j < 3000; ++j)
+        {
+            std::uint64_t const key = rng() & ksieve::kmer_mask(p.k);
+            ASSERT_EQ(parts[ksieve::key_parts::part_of(key, bits, split)]->insert(key),
+                      ksieve::insert_status::ok);
+        }
+        std::vector<ksieve::any_filter const *> const filters{parts[0].get(), parts[1].get(), parts[2].get()};
+        ksieve::batch_keys keys;
+        keys.keys.resize(20000);
+        for (auto & key : keys.keys)
+            key = rng() & ksieve::kmer_mask(p.k);
+        keys.offset = {0, keys.keys.size()};
+        keys.count = {static_cast<std::uint32_t>(keys.keys.size())};
+        keys.values.assign(keys.keys.size(), 99);
+        ksieve::batch_engine const engine{p, 2};
+        engine.query(filters, keys);
+        std::size_t unrouted_extra = 0;
+        for (std::size_t i = 0; i < keys.keys.size(); ++i)
+        {
+            std::uint64_t const key = keys.keys[i];
+            std::uint64_t const own = parts[ksieve::key_parts::part_of(key, bits, split)]->count(key);
+            ASSERT_EQ(keys.values[i], own) << "key " << i;
+            std::uint64_t any = 0;
+            for (auto const & f : parts)
+                any = std::max(any, f->count(key));
+            unrouted_extra += any > own;
+        }
+        if (type == ksieve::filter_type::bloom)
+        {
+            EXPECT_GT(unrouted_extra, 100u) << "other parts' false positives, which the routing must drop";
+        }
+    }
+}
+
 } // namespace

@@ -66,6 +66,62 @@ struct filter_config
     bool auto_grow{true};       //!< quotient filter: false -> insert returns full instead of growing
 };
 
+/*! \brief Which parts of a split of the key space a filter holds.
+ *
+ * `build --shard I/S` keeps only the keys whose hash lies in range I of S equal ranges of the key space
+ * (`floor(h * S / 2^key_bits) == I`); the filter then holds part I of split S. A merge holds the union of
+ * its inputs' parts; a union that covers every part of its split is stored as the whole key space (split 1),
+ * so the merge of all S parts is indistinguishable from the full build. Recorded in the filter file (format
+ * version 2; version 1 files hold the whole key space).
+ *
+ * Thread safety: a value type; const members from any thread. */
+struct key_parts
+{
+    static constexpr std::uint64_t max_split = std::uint64_t{1} << 16; //!< largest S accepted
+
+    std::uint64_t split{1};             //!< S: the key space cut into S ranges (1 = not cut)
+    std::vector<std::uint64_t> held{1}; //!< bitmap of the parts held, ceil(S / 64) words
+
+    /*! \brief The whole key space (split 1). */
+    [[nodiscard]] static key_parts whole() { return key_parts{}; }
+    /*! \brief Part `index` of `split`. \pre index < split <= max_split. */
+    [[nodiscard]] static key_parts one(std::uint64_t index, std::uint64_t split);
+
+    /*! \brief Whether part i is held. \pre i < split. */
+    [[nodiscard]] bool has(std::uint64_t const i) const noexcept { return (held[i / 64] >> (i % 64)) & 1; }
+    /*! \brief The part of the split that a hashed key of key_bits bits lies in: floor(key * split /
+     * 2^key_bits). \pre key < 2^key_bits, key_bits <= 64. */
+    [[nodiscard]] static std::uint64_t part_of(std::uint64_t const key, unsigned const key_bits,
+                                               std::uint64_t const split) noexcept
+    {
+        __extension__ using u128 = unsigned __int128; // GCC/Clang extension, silences -Wpedantic
+        return static_cast<std::uint64_t>((static_cast<u128>(key) * split) >> key_bits);
+    }
+    /*! \brief Whether the part of a hashed key is held (always true for the whole key space). */
+    [[nodiscard]] bool holds_key(std::uint64_t const key, unsigned const key_bits) const noexcept
+    {
+        return split == 1 || has(part_of(key, key_bits, split));
+    }
+    /*! \brief Whether every part of the split is held (true for split 1). */
+    [[nodiscard]] bool complete() const noexcept;
+    /*! \brief Add the parts of `other`. \pre other.split == split. The result is normalised (complete ->
+     * whole). */
+    void add(key_parts const & other);
+    /*! \brief The parts held, in increasing order. */
+    [[nodiscard]] std::vector<std::uint64_t> list() const;
+    /*! \brief "all", "part 2 of 4", "parts 0, 1, 3 of 4" (long lists shortened with ranges "0-9"). */
+    [[nodiscard]] std::string describe() const;
+    /*! \brief The parts of the split that are missing, as describe() writes them ("part 3 of 4"). */
+    [[nodiscard]] std::string describe_missing() const;
+
+    friend bool operator==(key_parts const &, key_parts const &) = default;
+};
+
+/*! \brief Coverage of several filters' parts, grouped by split: for each split S > 1 among `parts`, the
+ * union of the parts of that split. \returns the index (into parts) of the first filter whose split's union
+ * misses a part, or parts.size() when every split is complete. */
+[[nodiscard]] std::size_t first_incomplete_split(std::span<key_parts const> parts);
+
 /*! \brief Statistics of one shard or (summed) of a whole filter. */
 struct filter_stats
 {

@@ -2,12 +2,13 @@
 /*! \file
  * \brief The ksieve filter file format (one format for every filter type) and read-only mmap access.
  *
- * Layout, all integers little-endian, written field by field (format version 1):
+ * Layout, all integers little-endian, written field by field (format version 2; version 1 has no key
+ * split fields and holds the whole key space):
  *
  * | offset | size | field |
  * |---|---|---|
  * | 0  | 8 | magic "KSIEVEfl" |
- * | 8  | 4 | format version (1) |
+ * | 8  | 4 | format version (2) |
  * | 12 | 4 | header size in bytes H (everything up to and including the header checksum) |
  * | 16 | 4 | filter type (filter_type) |
  * | 20 | 4 | k |
@@ -19,6 +20,8 @@
  * | 56 | 4 | shard bits s (2^s shards) |
  * | 60 | 4 | number of type-level parameters P |
  * | 64 | 8P | type-level parameters (u64) |
+ * | 64+8P | 8 | key split S (version >= 2; 1 = the whole key space, at most key_parts::max_split) |
+ * | 72+8P | 8W | bitmap of the parts of S held, W = ceil(S / 64) words, bits >= S zero, not all zero |
  * | .. | .. | shard table, 2^s entries: offset u64, words u64, payload checksum u64, parameter count
  *              u32, reserved u32 (0), parameters u64[count] |
  * | H-8 | 8 | header checksum (checksum64 of bytes [0, H-8)) |
@@ -49,7 +52,7 @@ namespace ksieve
 {
 
 /*! \brief Current (and highest readable) format version. */
-inline constexpr std::uint32_t filter_format_version = 1;
+inline constexpr std::uint32_t filter_format_version = 2;
 
 /*! \brief Everything in a filter file except the payloads. */
 struct filter_file_header
@@ -60,6 +63,8 @@ struct filter_file_header
     std::uint64_t expected{0};
     unsigned shard_bits{0};
     std::vector<std::uint64_t> params; //!< type-level parameters
+    key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
+    std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 
 /*! \brief One shard as stored: its parameters and payload words. */

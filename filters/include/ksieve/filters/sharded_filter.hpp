@@ -39,6 +39,11 @@ public:
     [[nodiscard]] std::size_t num_shards() const noexcept { return std::size_t{1} << shard_bits_; }
     [[nodiscard]] double target_fpr() const noexcept { return fpr_; }
     [[nodiscard]] std::uint64_t expected() const noexcept { return expected_; }
+    /*! \brief The parts of the key space this filter holds (`build --shard I/S`; see key_parts). */
+    [[nodiscard]] key_parts const & parts() const noexcept { return parts_; }
+    /*! \brief Record the parts held (saved with the filter). \pre p.split <= key_parts::max_split. Exclusive.
+     */
+    void set_parts(key_parts p) { parts_ = std::move(p); }
 
     /*! \brief Shard of a hashed key. \pre key < 2^key_bits(). */
     [[nodiscard]] std::size_t shard_of(std::uint64_t const key) const noexcept
@@ -94,7 +99,7 @@ protected:
     {}
     [[nodiscard]] filter_file_header file_header(std::vector<std::uint64_t> params = {}) const
     {
-        return filter_file_header{type_, kmer_, fpr_, expected_, shard_bits_, std::move(params)};
+        return filter_file_header{type_, kmer_, fpr_, expected_, shard_bits_, std::move(params), parts_};
     }
 
 private:
@@ -104,6 +109,7 @@ private:
     double fpr_;
     std::uint64_t expected_;
     std::uint64_t local_mask_;
+    key_parts parts_;
 };
 
 /*! \brief any_filter over 2^s shards of type F. */
@@ -128,6 +134,7 @@ public:
                    file->header().expected},
         file_{std::move(file)}
     {
+        set_parts(file_->header().parts);
         shards_.reserve(num_shards());
         for (std::size_t i = 0; i < num_shards(); ++i)
         {
@@ -255,7 +262,9 @@ public:
         for (auto const & s : shards_)
             copies.push_back(s.clone());
         filter_config cfg{F::type_id, kmer(), target_fpr(), expected(), shard_bits()};
-        return std::make_unique<sharded_filter>(cfg, std::move(copies));
+        auto copy = std::make_unique<sharded_filter>(cfg, std::move(copies));
+        copy->set_parts(parts());
+        return copy;
     }
 
     /*! \brief Direct access to a shard (tests, merge). */
@@ -277,13 +286,22 @@ private:
                                                       bool verify_payload = true);
 
 /*! \brief Union of filters: quotient filters exactly (counts add), Bloom filters by OR (equal parameters).
+ * The result holds the union of the inputs' key parts (whole if every split among them is complete).
  * \throws incompatible_error naming the offending file (names[i] belongs to inputs[i]) when k, canonical
- * mode, hash, seed, type, shard count or (Bloom) size differ, or the type cannot be merged (cuckoo). */
+ * mode, hash, seed, type, shard count or (Bloom) size differ, or the type cannot be merged (cuckoo); also
+ * when the parts of a split (`build --shard I/S`) are incomplete while other inputs (whole filters or
+ * another split) are merged with them: the result could not say which keys it lacks. */
 [[nodiscard]] std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> inputs,
                                                         std::span<std::string const> names);
 
 /*! \brief Check that filters can be queried together (same k, canonical mode, hash, seed).
  * \throws incompatible_error naming names[i] of the first that differs from inputs[0]. */
 void check_query_compatible(std::span<any_filter const * const> inputs, std::span<std::string const> names);
+
+/*! \brief Check that the parts of every split among the filters are all there (`build --shard I/S` parts
+ * given together): a missing part would turn all its k-mers into misses.
+ * \throws incompatible_error naming names[i] of the first filter whose split lacks a part, and the parts
+ * missing. */
+void check_parts_complete(std::span<any_filter const * const> inputs, std::span<std::string const> names);
 
 } // namespace ksieve

@@ -31,12 +31,8 @@ struct shard_range
     /*! \brief Whether a hashed key of key_bits bits lies in range index of count. */
     [[nodiscard]] bool contains(std::uint64_t const key, unsigned const key_bits) const noexcept
     {
-        if (count == 1)
-            return true;
-        // floor(key * count / 2^key_bits) computed without overflow.
-        __extension__ using u128 = unsigned __int128; // GCC/Clang extension, silences -Wpedantic
-        u128 const x = static_cast<u128>(key) * count;
-        return static_cast<std::uint64_t>(x >> key_bits) == index;
+        // floor(key * count / 2^key_bits), as the filter file's key_parts record it
+        return count == 1 || key_parts::part_of(key, key_bits, count) == index;
     }
 };
 
