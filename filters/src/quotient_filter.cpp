@@ -1,5 +1,6 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/zeroed_memory.hpp>
 
 #include "quotient_filter_isa.hpp"
 
@@ -15,9 +16,6 @@
 #include <string>
 #include <thread>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -205,42 +203,13 @@ std::uint64_t words_for(std::uint64_t const nblocks, unsigned const r) noexcept
 
 struct quotient_filter::memory
 {
-    std::uint64_t * ptr{nullptr};
-    std::size_t bytes{0};
-    bool mapped{false};
+    zeroed_memory block;
+    std::uint64_t * ptr;
 
     explicit memory(std::size_t const words)
+        : block{std::max<std::size_t>(words, 1) * 8}, ptr{block.as<std::uint64_t>()}
     {
-        bytes = std::max<std::size_t>(words, 1) * 8;
-#if defined(__linux__)
-        if (bytes >= (std::size_t{4} << 20))
-        {
-            void * const m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (m == MAP_FAILED)
-                throw std::bad_alloc{};
-#if defined(MADV_HUGEPAGE)
-            ::madvise(m, bytes, MADV_HUGEPAGE); // fewer TLB misses on random access; a hint only
-#endif
-            ptr = static_cast<std::uint64_t *>(m);
-            mapped = true;
-            return;
-        }
-#endif
-        ptr = new std::uint64_t[bytes / 8]();
     }
-    ~memory()
-    {
-#if defined(__linux__)
-        if (mapped)
-        {
-            ::munmap(ptr, bytes);
-            return;
-        }
-#endif
-        delete[] ptr;
-    }
-    memory(memory const &) = delete;
-    memory & operator=(memory const &) = delete;
 };
 
 struct quotient_filter::concurrency

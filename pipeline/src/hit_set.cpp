@@ -5,10 +5,6 @@
 #include <new>
 #include <utility>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace ksieve
 {
 
@@ -17,57 +13,6 @@ namespace
 constexpr std::size_t min_buckets = 1024;
 constexpr std::size_t prefetch_ahead = 16;
 } // namespace
-
-hit_set::memory::memory(std::size_t const buckets) : bytes{buckets * sizeof(bucket)}
-{
-#if defined(__linux__)
-    if (bytes >= (std::size_t{4} << 20))
-    {
-        void * const m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            throw std::bad_alloc{};
-#if defined(MADV_HUGEPAGE)
-        ::madvise(m, bytes, MADV_HUGEPAGE); // a hint only
-#endif
-        ptr = static_cast<bucket *>(m);
-        mapped = true;
-        return;
-    }
-#endif
-    ptr = new bucket[buckets]();
-}
-
-hit_set::memory::memory(memory && other) noexcept
-    : ptr{std::exchange(other.ptr, nullptr)}, bytes{std::exchange(other.bytes, 0)}, mapped{std::exchange(
-                                                                                        other.mapped, false)}
-{
-}
-
-hit_set::memory & hit_set::memory::operator=(memory && other) noexcept
-{
-    if (this != &other)
-    {
-        memory gone{std::move(*this)};
-        ptr = std::exchange(other.ptr, nullptr);
-        bytes = std::exchange(other.bytes, 0);
-        mapped = std::exchange(other.mapped, false);
-    }
-    return *this;
-}
-
-hit_set::memory::~memory()
-{
-    if (ptr == nullptr)
-        return;
-#if defined(__linux__)
-    if (mapped)
-    {
-        ::munmap(ptr, bytes);
-        return;
-    }
-#endif
-    delete[] ptr;
-}
 
 bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
 {
@@ -86,12 +31,12 @@ bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
     mem_ = std::move(fresh);
     nbuckets_ = nb;
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(nb));
-    std::uint64_t const * const slots = old_buckets == 0 ? nullptr : old.ptr[0].key;
+    std::uint64_t const * const slots = old_buckets == 0 ? nullptr : old.ptr()[0].key;
     std::size_t const old_slots = old_buckets * bucket_keys;
     for (std::size_t i = 0; i < old_slots; ++i)
     {
         if (i + prefetch_ahead < old_slots && slots[i + prefetch_ahead] != 0)
-            __builtin_prefetch(&mem_.ptr[home(slots[i + prefetch_ahead])], 1, 3);
+            __builtin_prefetch(&mem_.ptr()[home(slots[i + prefetch_ahead])], 1, 3);
         if (slots[i] != 0)
             place(slots[i]);
     }
@@ -103,7 +48,7 @@ void hit_set::place(std::uint64_t const key) noexcept
     std::size_t b = home(key);
     for (;;)
     {
-        for (std::uint64_t & slot : mem_.ptr[b].key)
+        for (std::uint64_t & slot : mem_.ptr()[b].key)
             if (slot == 0)
             {
                 slot = key;
@@ -133,7 +78,7 @@ void hit_set::insert(std::uint64_t const * const keys, std::size_t const n) noex
     for (std::size_t i = 0; i < n; ++i)
     {
         if (i + prefetch_ahead < n && nbuckets_ != 0)
-            __builtin_prefetch(&mem_.ptr[home(keys[i + prefetch_ahead])], 1, 3);
+            __builtin_prefetch(&mem_.ptr()[home(keys[i + prefetch_ahead])], 1, 3);
         insert(keys[i]);
     }
 }
@@ -148,7 +93,7 @@ bool hit_set::contains(std::uint64_t const key) const noexcept
     for (;;)
     {
         bool hit = false, empty = false;
-        for (std::uint64_t const slot : mem_.ptr[b].key)
+        for (std::uint64_t const slot : mem_.ptr()[b].key)
         {
             hit |= slot == key;
             empty |= slot == 0;
@@ -176,12 +121,12 @@ void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n, std:
     for (std::size_t i = 0; i < n; ++i)
     {
         if (i + prefetch_ahead < n)
-            __builtin_prefetch(&mem_.ptr[home(keys[i + prefetch_ahead])], 0, 3);
+            __builtin_prefetch(&mem_.ptr()[home(keys[i + prefetch_ahead])], 0, 3);
         // the home bucket decides unless it is full without the key (rare at max_load)
         using lanes = std::uint64_t __attribute__((vector_size(64)));
         std::uint64_t const key = keys[i];
         lanes v;
-        __builtin_memcpy(&v, mem_.ptr[home(key)].key, sizeof v);
+        __builtin_memcpy(&v, mem_.ptr()[home(key)].key, sizeof v);
         lanes const hits = v == key, empties = v == 0;
         std::uint64_t hit = 0, empty = 0;
         for (std::size_t j = 0; j < bucket_keys; ++j)

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <ksieve/filters/zeroed_memory.hpp>
+
 namespace ksieve
 {
 
@@ -68,14 +70,10 @@ private:
     // advised to use transparent huge pages: fewer page faults and TLB misses)
     struct memory
     {
-        bucket * ptr{nullptr};
-        std::size_t bytes{0};
-        bool mapped{false};
+        zeroed_memory block;
         memory() = default;
-        explicit memory(std::size_t buckets); // \throws std::bad_alloc
-        memory(memory && other) noexcept;
-        memory & operator=(memory && other) noexcept;
-        ~memory();
+        explicit memory(std::size_t const buckets) : block{buckets * sizeof(bucket)} {}
+        [[nodiscard]] bucket * ptr() const noexcept { return block.as<bucket>(); }
     };
     memory mem_;
     std::size_t nbuckets_{0}; // 0 or a power of two

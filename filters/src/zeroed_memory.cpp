@@ -1,0 +1,53 @@
+#include <ksieve/filters/zeroed_memory.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace ksieve
+{
+
+namespace
+{
+constexpr std::align_val_t block_alignment{64};
+} // namespace
+
+zeroed_memory::zeroed_memory(std::size_t const bytes) : bytes_{std::max<std::size_t>(bytes, 1)}
+{
+#if defined(__linux__)
+    if (bytes_ >= map_min_bytes)
+    {
+        void * const m = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            throw std::bad_alloc{};
+#if defined(MADV_HUGEPAGE)
+        ::madvise(m, bytes_, MADV_HUGEPAGE); // a hint only
+#endif
+        ptr_ = m;
+        mapped_ = true;
+        return;
+    }
+#endif
+    ptr_ = ::operator new(bytes_, block_alignment);
+    std::memset(ptr_, 0, bytes_);
+}
+
+zeroed_memory::~zeroed_memory()
+{
+    if (ptr_ == nullptr)
+        return;
+#if defined(__linux__)
+    if (mapped_)
+    {
+        ::munmap(ptr_, bytes_);
+        return;
+    }
+#endif
+    ::operator delete(ptr_, block_alignment);
+}
+
+} // namespace ksieve
