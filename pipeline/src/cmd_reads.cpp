@@ -308,6 +308,68 @@ double seconds_since(std::chrono::steady_clock::time_point const t0)
 
 } // namespace
 
+// build (and classify with exact hit counts) hash a batch's k-mers at once, unless a record is long (a
+// chromosome): then the records are cut
+// into windows (for_each_window: exactly the record's k-mers) and hashed in pieces of about one reader batch,
+// so that key memory stays bounded by the batch size instead of growing with the longest record.
+constexpr std::size_t build_window_bases = std::size_t{256} << 10;
+constexpr std::size_t build_piece_bases = std::size_t{2} << 20;
+
+// fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of the batch
+// (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.
+template <typename Fn>
+void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
+                        std::vector<std::uint64_t> & kmers, Fn && fn)
+{
+    std::size_t const n = item.r1.size();
+    bool const pairs = !item.r2.empty();
+    std::size_t longest = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
+    kmers.assign(n, 0);
+    if (longest <= build_window_bases)
+    {
+        engine.extract(item.r1, &item.r2, keys);
+        for (std::size_t u = 0; u < n; ++u)
+            kmers[u] = keys.count[u];
+        fn(keys, std::span<std::size_t const>{});
+        return;
+    }
+    std::vector<std::string_view> windows;
+    std::vector<std::size_t> owner;
+    std::size_t bases = 0;
+    auto flush = [&]
+    {
+        engine.extract_windows(windows, keys);
+        for (std::size_t w = 0; w < windows.size(); ++w)
+            kmers[owner[w]] += keys.count[w];
+        fn(keys, std::span<std::size_t const>{owner});
+        windows.clear();
+        owner.clear();
+        bases = 0;
+    };
+    auto add = [&](std::size_t const u, std::string_view const seq)
+    {
+        engine.for_each_window(seq, build_window_bases,
+                               [&](std::string_view const w)
+                               {
+                                   windows.push_back(w);
+                                   owner.push_back(u);
+                                   bases += w.size();
+                                   if (bases >= build_piece_bases)
+                                       flush();
+                               });
+    };
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        add(u, item.r1[u].seq);
+        if (pairs)
+            add(u, item.r2[u].seq);
+    }
+    if (!windows.empty())
+        flush();
+}
+
 run_summary run_classify(classify_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
@@ -338,6 +400,8 @@ run_summary run_classify(classify_args const & args)
     output_set outputs{args.out, source, threads, source.paired()};
     batch_engine engine{filters.front()->kmer(), threads};
     batch_keys keys;
+    std::vector<std::uint64_t> kmers, hits;
+    std::vector<unit_result> piece_results;
     run_summary summary;
     summary.threads = threads;
     summary.paired = source.paired();
@@ -350,9 +414,26 @@ run_summary run_classify(classify_args const & args)
         [&](work_item & item) {
             if (full_counts)
             {
-                engine.extract(item.r1, &item.r2, keys);
-                engine.query(filters, keys);
-                engine.decide(keys, args.out.min_count, args.out.min_hit_fraction, item.results);
+                // long records (chromosomes, contigs) in windows, so that memory stays bounded by the batch
+                std::size_t const n = item.r1.size();
+                hits.assign(n, 0);
+                for_each_key_piece(engine, item, keys, kmers,
+                                   [&](batch_keys & piece, std::span<std::size_t const> const owner)
+                                   {
+                                       engine.query(filters, piece);
+                                       engine.decide(piece, args.out.min_count, args.out.min_hit_fraction,
+                                                     piece_results);
+                                       for (std::size_t w = 0; w < piece.units(); ++w)
+                                           hits[owner.empty() ? w : owner[w]] += piece_results[w].hits;
+                                   });
+                item.results.resize(n);
+                for (std::size_t u = 0; u < n; ++u)
+                {
+                    auto const c = static_cast<std::uint32_t>(
+                        std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
+                    auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits[u], c));
+                    item.results[u] = unit_result{c, h, is_known(c, h, args.out.min_hit_fraction)};
+                }
             }
             else
                 engine.classify_early(item.r1, &item.r2, filters, args.out.min_count, args.out.min_hit_fraction,
@@ -375,62 +456,6 @@ run_summary run_classify(classify_args const & args)
     return summary;
 }
 
-// build hashes a batch's k-mers at once, unless a record is long (a chromosome): then the records are cut
-// into windows (for_each_window: exactly the record's k-mers) and hashed in pieces of about one reader batch,
-// so that key memory stays bounded by the batch size instead of growing with the longest record.
-constexpr std::size_t build_window_bases = std::size_t{256} << 10;
-constexpr std::size_t build_piece_bases = std::size_t{2} << 20;
-
-// fn(keys) for each piece of the batch's k-mers; kmers[u] = the k-mers of unit u.
-template <typename Fn>
-void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
-                        std::vector<std::uint64_t> & kmers, Fn && fn)
-{
-    std::size_t const n = item.r1.size();
-    bool const pairs = !item.r2.empty();
-    std::size_t longest = 0;
-    for (std::size_t u = 0; u < n; ++u)
-        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
-    kmers.assign(n, 0);
-    if (longest <= build_window_bases)
-    {
-        engine.extract(item.r1, &item.r2, keys);
-        for (std::size_t u = 0; u < n; ++u)
-            kmers[u] = keys.count[u];
-        fn(keys);
-        return;
-    }
-    std::vector<std::string_view> windows;
-    std::vector<std::size_t> owner;
-    std::size_t bases = 0;
-    auto flush = [&] {
-        engine.extract_windows(windows, keys);
-        for (std::size_t w = 0; w < windows.size(); ++w)
-            kmers[owner[w]] += keys.count[w];
-        fn(keys);
-        windows.clear();
-        owner.clear();
-        bases = 0;
-    };
-    auto add = [&](std::size_t const u, std::string_view const seq) {
-        engine.for_each_window(seq, build_window_bases, [&](std::string_view const w) {
-            windows.push_back(w);
-            owner.push_back(u);
-            bases += w.size();
-            if (bases >= build_piece_bases)
-                flush();
-        });
-    };
-    for (std::size_t u = 0; u < n; ++u)
-    {
-        add(u, item.r1[u].seq);
-        if (pairs)
-            add(u, item.r2[u].seq);
-    }
-    if (!windows.empty())
-        flush();
-}
-
 // The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%), for a filter sized from a
 // first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
 // have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
@@ -450,16 +475,18 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
     batch_keys keys;
     std::vector<std::uint64_t> kmers;
     hyperloglog hll;
-    run_stream(
-        source,
-        [&](work_item & item) {
-            for_each_key_piece(engine, item, keys, kmers, [&](batch_keys const & piece) {
-                for (std::size_t u = 0; u < piece.units(); ++u)
-                    for (std::uint32_t j = 0; j < piece.count[u]; ++j)
-                        hll.add(piece.keys[piece.offset[u] + j]);
-            });
-        },
-        {});
+    run_stream(source,
+               [&](work_item & item)
+               {
+                   for_each_key_piece(engine, item, keys, kmers,
+                                      [&](batch_keys const & piece, auto const &)
+                                      {
+                                          for (std::size_t u = 0; u < piece.units(); ++u)
+                                              for (std::uint32_t j = 0; j < piece.count[u]; ++j)
+                                                  hll.add(piece.keys[piece.offset[u] + j]);
+                                      });
+               },
+               {});
     return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
 }
 
@@ -610,20 +637,20 @@ run_summary run_build(build_args const & args)
     summary.threads = threads;
     summary.paired = source.paired();
     progress_line progress{"build", args.common.quiet};
-    run_stream(
-        source,
-        [&](work_item & item) {
-            for_each_key_piece(engine, item, keys, kmers, [&](batch_keys const & piece) {
-                engine.insert(*filter, piece, nullptr, args.output);
-            });
-            item.results.assign(item.r1.size(), unit_result{});
-            for (std::size_t u = 0; u < item.r1.size(); ++u)
-                item.results[u].kmers = static_cast<std::uint32_t>(
-                    std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
-            account(summary, item);
-            progress.update(summary.records, 0, summary.units);
-        },
-        {});
+    run_stream(source,
+               [&](work_item & item)
+               {
+                   for_each_key_piece(engine, item, keys, kmers,
+                                      [&](batch_keys const & piece, auto const &)
+                                      { engine.insert(*filter, piece, nullptr, args.output); });
+                   item.results.assign(item.r1.size(), unit_result{});
+                   for (std::size_t u = 0; u < item.r1.size(); ++u)
+                       item.results[u].kmers = static_cast<std::uint32_t>(
+                           std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
+                   account(summary, item);
+                   progress.update(summary.records, 0, summary.units);
+               },
+               {});
     progress.finish();
     throw_if_interrupted();
     warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");

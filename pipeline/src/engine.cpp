@@ -294,11 +294,32 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
             s.count[i] = static_cast<std::uint32_t>(cnt);
             s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
         }
+        // long units keep no codes here: they are looked up in windows below
+        s.long_units.clear();
+        for (std::size_t i = 0; i < m; ++i)
+            if (s.count[i] > early_window_kmers)
+                s.long_units.push_back(static_cast<std::uint32_t>(i));
+        if (!s.long_units.empty())
+        {
+            std::uint32_t dropped = 0;
+            for (std::size_t i = 0; i < m; ++i)
+            {
+                dropped += s.count[i] > early_window_kmers ? s.count[i] : 0;
+                s.offset[i + 1] -= dropped;
+            }
+        }
         if (s.keys.size() < s.offset[m])
             s.keys.resize(s.offset[m]);
         s.active.clear();
         for (std::size_t i = 0; i < m; ++i)
         {
+            if (s.count[i] > early_window_kmers)
+            {
+                std::uint64_t const need = hits_needed(s.count[i], fraction);
+                s.need[i] =
+                    static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
+                continue;
+            }
             // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in increasing j.
             std::uint32_t const cnt = s.count[i];
             std::uint32_t base[8];
@@ -366,6 +387,34 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
                     s.next_active.push_back(i);
             }
             std::swap(s.active, s.next_active);
+        }
+        // long units: windows of at most early_window_kmers k-mers in sequence order, until decided
+        for (std::uint32_t const i : s.long_units)
+        {
+            if (s.qkeys.size() < early_window_kmers)
+            {
+                s.qkeys.resize(early_window_kmers);
+                s.qvalues.resize(early_window_kmers);
+            }
+            std::uint32_t const cnt = s.count[i], need = s.need[i];
+            if (need > cnt)
+                continue; // never known
+            auto decided = [&] { return s.hits[i] >= need || s.queried[i] - s.hits[i] > cnt - need; };
+            auto window = [&](std::string_view const w)
+            {
+                if (decided())
+                    return;
+                std::size_t q = 0;
+                scanner_.for_each(w, [&](std::size_t, std::uint64_t const code) noexcept
+                                  { s.qkeys[q++] = hasher_(code); });
+                query_keys(filters, s.qkeys.data(), q, s.qvalues.data(), s.q);
+                for (std::size_t j = 0; j < q; ++j)
+                    s.hits[i] += s.qvalues[j] >= min_count;
+                s.queried[i] += static_cast<std::uint32_t>(q);
+            };
+            for_each_window(r1[u0 + i].seq, early_window_kmers, window);
+            if (pairs)
+                for_each_window((*r2)[u0 + i].seq, early_window_kmers, window);
         }
         for (std::size_t i = 0; i < m; ++i)
             results[u0 + i] = unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <random>
 #include <unordered_set>
 
@@ -859,6 +860,105 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
         EXPECT_NE(r.err.find(part[0]), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("parts 1, 2 of 3"), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(bad));
+    }
+}
+
+// Records longer than classify's window (contigs, chromosomes, chimeras around the 50% rule) are looked up
+// in windows: the report's counts and every class equal those of the same records cut into overlapping
+// pieces of 100,000 k-mer positions (the short-record path), summed; with and without early decisions.
+TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
+{
+    unsigned const k = 25;
+    auto sequences_of = [](std::string const & path)
+    {
+        std::vector<std::string> seqs;
+        for (std::string const & rec : split_fasta(read_file(path)))
+        {
+            std::string seq;
+            for (std::size_t p = rec.find('\n') + 1; p < rec.size(); ++p)
+                if (rec[p] != '\n')
+                    seq += rec[p];
+            seqs.push_back(seq);
+        }
+        return seqs;
+    };
+    std::vector<std::string> const host = sequences_of(data("HS11286.fa").string());
+    std::vector<std::string> const lambda = sequences_of(data("lambda.fa").string());
+    ASSERT_FALSE(host.empty());
+    ASSERT_FALSE(lambda.empty());
+    auto lowercase = [](std::string text)
+    {
+        for (char & c : text)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return text;
+    };
+    std::string lam6;
+    for (int i = 0; i < 6; ++i)
+        lam6 += lambda[0];
+    std::vector<std::pair<std::string, std::string>> const records{
+        {"lambda6", lam6},                           // novel, 291 kbp
+        {"above", host[0].substr(0, 300000) + lam6}, // 50.8% host k-mers: known
+        {"below", host[0].substr(0, 290000) + lam6}, // 49.9%: novel
+        {"chromosome", host[0]},                     // 5.3 Mbp: known
+        {"short", host[0].substr(1000, 150)},        // an ordinary read between them
+        {"mixed_case_N",
+         lowercase(host[1].substr(0, 200000)) + std::string(50, 'N') + lam6.substr(0, 100000)}};
+    std::string whole, pieces;
+    for (auto const & [name, seq] : records)
+    {
+        whole += ">" + name + "\n" + seq + "\n";
+        for (std::size_t start = 0, j = 0; start == 0 || start + k <= seq.size(); start += 100000, ++j)
+            pieces += ">" + name + "__" + std::to_string(j) + "\n" + seq.substr(start, 100000 + k - 1) + "\n";
+    }
+    write_file(tmp / "long.fa", whole);
+    write_file(tmp / "pieces.fa", pieces);
+    std::string const filter = tmp / "exact.ksf";
+    auto r =
+        run_ksieve("build -q -k 25 --fpr 0 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run_ksieve("classify -q -f '" + filter + "' --report '" + tmp / "pieces.tsv" + "' '" +
+                       tmp / "pieces.fa" + "'",
+                   tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> sum; // kmers, hits per record
+    for (auto const & row : read_report(tmp / "pieces.tsv"))
+    {
+        auto & [kmers, hits] = sum[row.id.substr(0, row.id.rfind("__"))];
+        kmers += row.kmers;
+        hits += row.hits;
+    }
+    std::string expected_known;
+    for (auto const & [name, seq] : records)
+    {
+        auto const [kmers, hits] = sum[name];
+        if (kmers > 0 && static_cast<double>(hits) / static_cast<double>(kmers) >= 0.5)
+            expected_known += ">" + name + "\n" + seq + "\n";
+    }
+    EXPECT_NE(expected_known.find(">above"), std::string::npos);
+    EXPECT_EQ(expected_known.find(">below"), std::string::npos);
+    for (std::string const threads : {"1", "2"})
+    {
+        SCOPED_TRACE(threads);
+        std::string const rep = tmp / ("long" + threads + ".tsv");
+        std::string const known_full = tmp / ("known_full" + threads + ".fa");
+        std::string const known_early = tmp / ("known_early" + threads + ".fa");
+        r = run_ksieve("classify -q -t " + threads + " -f '" + filter + "' --report '" + rep + "' --known '" +
+                           known_full + "' '" + tmp / "long.fa" + "'",
+                       tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto const rows = read_report(rep);
+        ASSERT_EQ(rows.size(), records.size());
+        for (auto const & row : rows)
+        {
+            EXPECT_EQ(row.kmers, sum[row.id].first) << row.id;
+            EXPECT_EQ(row.hits, sum[row.id].second) << row.id;
+        }
+        EXPECT_EQ(read_file(known_full), expected_known);
+        r = run_ksieve("classify -q -t " + threads + " -f '" + filter + "' --known '" + known_early + "' '" +
+                           tmp / "long.fa" + "'",
+                       tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_file(known_early), expected_known);
     }
 }
 

@@ -93,16 +93,21 @@ public:
      * \pre constructed without a key range (keys of consecutive units are contiguous). */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
 
-    /*! \brief Hash, query and classify the units of a batch, stopping each unit's lookups as soon as its class is
-     * decided (no more hits can make it novel, or no more misses can make it known). The classes equal
-     * query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the hits found
-     * before the decision). Keys are looked up in rounds over chunks of units: each round asks, per undecided
-     * unit, for the fewest further k-mers that could decide it, taken in a spread order (every 8th position
-     * first), so that a run of k-mers broken by one sequencing error rarely delays the decision.
-     * \pre constructed without a key range. */
+    /*! \brief Hash, query and classify the units of a batch, stopping each unit's lookups as soon as its
+     * class is decided (no more hits can make it novel, or no more misses can make it known). The classes
+     * equal query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the hits
+     * found before the decision). Keys are looked up in rounds over chunks of units: each round asks, per
+     * undecided unit, for the fewest further k-mers that could decide it, taken in a spread order (every 8th
+     * position first), so that a run of k-mers broken by one sequencing error rarely delays the decision. A
+     * unit of more than early_window_kmers k-mers (a contig, a chromosome) is looked up in windows of that
+     * many k-mers instead, in sequence order, so that memory does not grow with the longest record. \pre
+     * constructed without a key range. */
     void classify_early(io::record_batch const & r1, io::record_batch const * r2,
                         std::span<any_filter const * const> filters, std::uint64_t min_count, double fraction,
                         std::vector<unit_result> & results) const;
+
+    /*! \brief classify_early() looks up units of more k-mers than this in windows of this many k-mers. */
+    static constexpr std::uint32_t early_window_kmers = std::uint32_t{1} << 18;
 
     /*! \brief Classify every unit against values (hit iff value >= min_count). */
     void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
@@ -144,6 +149,7 @@ private:
         query_scratch q;
         std::vector<std::uint64_t> keys, qkeys, qvalues; // keys: canonical codes (hashed on lookup)
         std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
+        std::vector<std::uint32_t> long_units; // units of more than early_window_kmers k-mers: in windows
     };
     mutable std::vector<early_scratch> early_;
     mutable std::vector<std::size_t> chunk_begin_;
