@@ -48,11 +48,15 @@ std::string describe(kmer_params const & k)
            std::to_string(k.seed);
 }
 
+// 'a', 'b', 'c' (at most 5 names, then "and N more": a merge of 1000 parts stays one readable line)
 std::string quoted_list(std::span<std::string const> const names)
 {
+    constexpr std::size_t shown = 5;
     std::string all;
-    for (auto const & n : names)
-        all += (all.empty() ? "'" : ", '") + n + "'";
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+        all += (all.empty() ? "'" : ", '") + names[i] + "'";
+    if (names.size() > shown)
+        all += " and " + std::to_string(names.size() - shown) + " more";
     return all;
 }
 

@@ -86,7 +86,9 @@ int run_cli(int argc, char ** argv)
     add_common(*cmd_build, build.common);
     cmd_build->add_option("-o,--output", build.output, "Filter file to write")->required();
     add_filter_options(*cmd_build, build.filter, build_type, build_expected);
-    cmd_build->add_option("--shard", shard_text, "Build only the k-mers whose hash falls in range I of S (I/S, I from 0)");
+    cmd_build->add_option(
+        "--shard", shard_text,
+        "Build only the k-mers of part I of S (I/S, I from 0; S <= 65536): scatter over S jobs, then merge");
     add_inputs(*cmd_build, build.input);
 
     auto * cmd_classify = app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");

@@ -58,7 +58,6 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
     std::uint64_t const total = out.offset[n];
     if (out.keys.size() < total)
         out.keys.resize(total);
-    unsigned const bits = kmer_.key_bits();
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
     for (std::size_t u = 0; u < n; ++u)
     {
@@ -66,7 +65,7 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
         std::uint32_t c = 0;
         auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
             std::uint64_t const h = hasher_(code);
-            if (!use_range_ || range_.contains(h, bits))
+            if (!use_range_ || range_.contains(h))
                 dst[c++] = h;
         };
         sequences(u, [&](std::string_view const seq) { scanner_.for_each(seq, emit); });
@@ -140,12 +139,13 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
             if (s.start[sh + 1] > s.start[sh])
                 f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
                                s.result.data() + s.start[sh]);
-        // A filter of some parts of the key space (build --shard) answers only for keys there: elsewhere its
-        // answers could only be false positives (Bloom parts), so they count as absent.
+        // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys
+        // there: elsewhere its answers could only be false positives. A quotient filter part keeps them: a
+        // fingerprint it shares with a key of another part answers as in the full build.
         key_parts const & parts = f->parts();
-        if (!parts.complete())
+        if (!parts.complete() && f->type() != filter_type::quotient)
             for (std::size_t p = 0; p < n; ++p)
-                if (!parts.holds_key(keys[s.index[p]], f->key_bits()))
+                if (!parts.holds_key(keys[s.index[p]]))
                     s.result[p] = 0;
         if (fi == 0)
             for (std::size_t p = 0; p < n; ++p)

@@ -821,3 +821,35 @@ TEST(key_parts, unions_and_descriptions_match_a_set_oracle)
     EXPECT_EQ(ksieve::first_incomplete_split(v), v.size() - 1);
     EXPECT_EQ(ksieve::first_incomplete_split(std::vector<key_parts>{}), 0u);
 }
+
+// part_of must not depend on the top bits that pick shards and quotients (a part of a filter with few shards
+// would crowd the slots of the shards a plain key range cuts through): for keys of every top-bits slice, each
+// part gets its share. Also: every key in exactly one part, the same part every time.
+TEST(key_parts, parts_spread_over_every_slice_of_the_key_space)
+{
+    std::mt19937_64 rng{3};
+    for (unsigned const key_bits : {30u, 50u, 64u})
+        for (std::uint64_t const split : {2u, 3u, 7u, 64u})
+        {
+            SCOPED_TRACE(std::to_string(key_bits) + " bits, split " + std::to_string(split));
+            constexpr std::size_t slices = 16, per_slice = 20000;
+            for (std::size_t slice = 0; slice < slices; ++slice)
+            {
+                std::vector<std::size_t> in_part(split, 0);
+                for (std::size_t j = 0; j < per_slice; ++j)
+                {
+                    std::uint64_t const low =
+                        key_bits == 64 ? rng() >> 4 : rng() & ((std::uint64_t{1} << (key_bits - 4)) - 1);
+                    std::uint64_t const key = (std::uint64_t{slice} << (key_bits - 4)) | low;
+                    std::uint64_t const p = ksieve::key_parts::part_of(key, split);
+                    ASSERT_LT(p, split);
+                    ASSERT_EQ(ksieve::key_parts::part_of(key, split), p);
+                    ++in_part[p];
+                }
+                double const share = static_cast<double>(per_slice) / static_cast<double>(split);
+                for (std::uint64_t p = 0; p < split; ++p)
+                    EXPECT_NEAR(static_cast<double>(in_part[p]), share, 0.2 * share + 30)
+                        << "slice " << slice << " part " << p;
+            }
+        }
+}

@@ -861,6 +861,30 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
         EXPECT_NE(r.err.find("parts 1, 2 of 3"), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(bad));
     }
+    // Lossy quotient filter parts whose fingerprints collide across parts (a small --expected, a high --fpr,
+    // 40 parts): as several -f they still answer as the full build, hit for hit.
+    std::string const lam = data("lambda.fa").string();
+    std::string const opts = "-k 25 --fpr 0.2 --expected 48000";
+    std::string const full = tmp / "lossy_full.ksf";
+    ASSERT_EQ(run_ksieve("build -q " + opts + " -o '" + full + "' '" + lam + "'", tmp).status, 0);
+    std::string several;
+    for (int i = 0; i < 40; ++i)
+    {
+        std::string const part = tmp / ("lossy_" + std::to_string(i) + ".ksf");
+        auto const r = run_ksieve("build -q " + opts + " --shard " + std::to_string(i) + "/40 -o '" + part +
+                                      "' '" + lam + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        several += " -f '" + part + "'";
+    }
+    for (auto const & [filters, name] : std::vector<std::pair<std::string, std::string>>{
+             {"-f '" + full + "'", "lossy_full"}, {several, "lossy_parts"}})
+    {
+        auto const r =
+            run_ksieve("classify -q " + filters + " --report '" + tmp / (name + ".tsv") + "' " + reads, tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    EXPECT_EQ(read_file(tmp / "lossy_parts.tsv"), read_file(tmp / "lossy_full.tsv"));
 }
 
 // Records longer than classify's window (contigs, chromosomes, chimeras around the 50% rule) are looked up

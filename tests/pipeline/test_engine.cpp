@@ -282,7 +282,6 @@ TEST(engine, filters_of_key_parts_answer_only_for_their_parts)
     std::mt19937_64 rng{11};
     ksieve::kmer_params p;
     p.k = 15;
-    unsigned const bits = p.key_bits();
     for (auto const type : {ksieve::filter_type::bloom, ksieve::filter_type::quotient})
     {
         SCOPED_TRACE(static_cast<int>(type));
@@ -302,8 +301,7 @@ TEST(engine, filters_of_key_parts_answer_only_for_their_parts)
         for (int j = 0; j < 3000; ++j)
         {
             std::uint64_t const key = rng() & ksieve::kmer_mask(p.k);
-            ASSERT_EQ(parts[ksieve::key_parts::part_of(key, bits, split)]->insert(key),
-                      ksieve::insert_status::ok);
+            ASSERT_EQ(parts[ksieve::key_parts::part_of(key, split)]->insert(key), ksieve::insert_status::ok);
         }
         std::vector<ksieve::any_filter const *> const filters{parts[0].get(), parts[1].get(), parts[2].get()};
         ksieve::batch_keys keys;
@@ -319,17 +317,17 @@ TEST(engine, filters_of_key_parts_answer_only_for_their_parts)
         for (std::size_t i = 0; i < keys.keys.size(); ++i)
         {
             std::uint64_t const key = keys.keys[i];
-            std::uint64_t const own = parts[ksieve::key_parts::part_of(key, bits, split)]->count(key);
-            ASSERT_EQ(keys.values[i], own) << "key " << i;
+            std::uint64_t const own = parts[ksieve::key_parts::part_of(key, split)]->count(key);
             std::uint64_t any = 0;
             for (auto const & f : parts)
                 any = std::max(any, f->count(key));
+            // Bloom: only the key's own part answers; quotient filter: every part (a fingerprint shared with
+            // another part's key is a hit of the full build too)
+            ASSERT_EQ(keys.values[i], type == ksieve::filter_type::bloom ? own : any) << "key " << i;
             unrouted_extra += any > own;
         }
-        if (type == ksieve::filter_type::bloom)
-        {
-            EXPECT_GT(unrouted_extra, 100u) << "other parts' false positives, which the routing must drop";
-        }
+        // many keys answered by another part than their own: the two rules above differ on them
+        EXPECT_GT(unrouted_extra, 100u);
     }
 }
 

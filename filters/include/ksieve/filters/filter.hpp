@@ -68,8 +68,10 @@ struct filter_config
 
 /*! \brief Which parts of a split of the key space a filter holds.
  *
- * `build --shard I/S` keeps only the keys whose hash lies in range I of S equal ranges of the key space
- * (`floor(h * S / 2^key_bits) == I`); the filter then holds part I of split S. A merge holds the union of
+ * `build --shard I/S` keeps only the keys of part I of S (part_of(): `floor(mix64(h ^ part_salt) * S /
+ * 2^64)`, a function of every bit of the hashed key h, so that each part fills every shard and every quotient
+ * or Bloom block range of its filter evenly; a slice of the key space would crowd the slots of a few shards);
+ * the filter then holds part I of split S. A merge holds the union of
  * its inputs' parts; a union that covers every part of its split is stored as the whole key space (split 1),
  * so the merge of all S parts is indistinguishable from the full build. Recorded in the filter file (format
  * version 2; version 1 files hold the whole key space).
@@ -89,18 +91,20 @@ struct key_parts
 
     /*! \brief Whether part i is held. \pre i < split. */
     [[nodiscard]] bool has(std::uint64_t const i) const noexcept { return (held[i / 64] >> (i % 64)) & 1; }
-    /*! \brief The part of the split that a hashed key of key_bits bits lies in: floor(key * split /
-     * 2^key_bits). \pre key < 2^key_bits, key_bits <= 64. */
-    [[nodiscard]] static std::uint64_t part_of(std::uint64_t const key, unsigned const key_bits,
-                                               std::uint64_t const split) noexcept
+    /*! \brief Salt of part_of(): its hash differs from the Bloom filters' mix64(key). Fixed by the file
+     * format (a part's keys are defined by it). */
+    static constexpr std::uint64_t part_salt = 0x6b73706172747321ULL;
+    /*! \brief The part of a split that a hashed key belongs to: floor(mix64(key ^ part_salt) * split / 2^64).
+     */
+    [[nodiscard]] static std::uint64_t part_of(std::uint64_t const key, std::uint64_t const split) noexcept
     {
         __extension__ using u128 = unsigned __int128; // GCC/Clang extension, silences -Wpedantic
-        return static_cast<std::uint64_t>((static_cast<u128>(key) * split) >> key_bits);
+        return static_cast<std::uint64_t>((static_cast<u128>(mix64(key ^ part_salt)) * split) >> 64);
     }
     /*! \brief Whether the part of a hashed key is held (always true for the whole key space). */
-    [[nodiscard]] bool holds_key(std::uint64_t const key, unsigned const key_bits) const noexcept
+    [[nodiscard]] bool holds_key(std::uint64_t const key) const noexcept
     {
-        return split == 1 || has(part_of(key, key_bits, split));
+        return split == 1 || has(part_of(key, split));
     }
     /*! \brief Whether every part of the split is held (true for split 1). */
     [[nodiscard]] bool complete() const noexcept;

@@ -23,16 +23,15 @@ struct common_args
     bool quiet{false};
 };
 
-/*! \brief `--shard I/S`: keep only keys whose hash falls in range I of S (I counted from 0). */
+/*! \brief `--shard I/S`: keep only the keys of part I of S (key_parts::part_of; I counted from 0). */
 struct shard_range
 {
     std::uint64_t index{0};
     std::uint64_t count{1};
-    /*! \brief Whether a hashed key of key_bits bits lies in range index of count. */
-    [[nodiscard]] bool contains(std::uint64_t const key, unsigned const key_bits) const noexcept
+    /*! \brief Whether a hashed key belongs to part index of count. */
+    [[nodiscard]] bool contains(std::uint64_t const key) const noexcept
     {
-        // floor(key * count / 2^key_bits), as the filter file's key_parts record it
-        return count == 1 || key_parts::part_of(key, key_bits, count) == index;
+        return count == 1 || key_parts::part_of(key, count) == index;
     }
 };
 
