@@ -309,11 +309,11 @@ double seconds_since(std::chrono::steady_clock::time_point const t0)
 } // namespace
 
 // build (and classify with exact hit counts) hash a batch's k-mers at once, unless a record is long (a
-// chromosome): then the records are cut
-// into windows (for_each_window: exactly the record's k-mers) and hashed in pieces of about one reader batch,
-// so that key memory stays bounded by the batch size instead of growing with the longest record.
-constexpr std::size_t build_window_bases = std::size_t{256} << 10;
-constexpr std::size_t build_piece_bases = std::size_t{2} << 20;
+// chromosome): then the records are cut into windows (for_each_window: exactly the record's k-mers) and
+// hashed in pieces of about one reader batch, so that key memory stays bounded by the batch size instead of
+// growing with the longest record.
+constexpr std::size_t long_record_window_bases = std::size_t{256} << 10;
+constexpr std::size_t long_record_piece_bases = std::size_t{2} << 20;
 
 // fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of the batch
 // (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.
@@ -327,7 +327,7 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
     for (std::size_t u = 0; u < n; ++u)
         longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
     kmers.assign(n, 0);
-    if (longest <= build_window_bases)
+    if (longest <= long_record_window_bases)
     {
         engine.extract(item.r1, &item.r2, keys);
         for (std::size_t u = 0; u < n; ++u)
@@ -350,13 +350,13 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
     };
     auto add = [&](std::size_t const u, std::string_view const seq)
     {
-        engine.for_each_window(seq, build_window_bases,
+        engine.for_each_window(seq, long_record_window_bases,
                                [&](std::string_view const w)
                                {
                                    windows.push_back(w);
                                    owner.push_back(u);
                                    bases += w.size();
-                                   if (bases >= build_piece_bases)
+                                   if (bases >= long_record_piece_bases)
                                        flush();
                                });
     };
