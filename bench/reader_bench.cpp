@@ -7,7 +7,7 @@
 //
 // Output (tab separated): mode, records, bases, bytes (raw record bytes), seconds, MB/s of raw bytes.
 #include <ksieve/filters/error.hpp>
-#include <ksieve/pipeline/io.hpp>
+#include <ksieve/io/io.hpp>
 
 #ifdef KSIEVE_HAVE_SEQAN3
 #include <seqan3/io/sequence_file/input.hpp>

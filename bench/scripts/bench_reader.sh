@@ -48,18 +48,7 @@ find_driver()
     for c in "$REPO"/build*/bench/ksieve_reader_bench; do
         if [[ -x $c ]]; then DRIVER=$c; return; fi
     done
-    local lib=""
-    for c in ${KSIEVE_BUILD_DIR:-} "$REPO/build-io" "$REPO/build-bench-e2e" "$REPO/build"; do
-        if [[ -n $c && -f $c/pipeline/libksieve_pipeline.a ]]; then lib=$c/pipeline/libksieve_pipeline.a; break; fi
-    done
-    [[ -n $lib ]] || die "no ksieve_reader_bench and no libksieve_pipeline.a; build ksieve_pipeline first"
-    DRIVER=$RDIR/ksieve_reader_bench
-    log "compiling $DRIVER against $lib"
-    local isal=()
-    # a library built with ISA-L (KSIEVE_HAVE_ISAL) needs -lisal
-    if nm -C "$lib" 2>/dev/null | grep ' U isal_inflate$' > /dev/null; then isal=(-lisal); fi
-    g++ -O3 -DNDEBUG -std=c++20 -I "$REPO/pipeline/include" -I "$REPO/filters/include" \
-        "$REPO/bench/reader_bench.cpp" "$lib" -lhts -ldeflate "${isal[@]}" -lz -pthread -o "$DRIVER"
+    die "no ksieve_reader_bench found: build it first (cmake --build build --target ksieve_reader_bench)"
 }
 
 # ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,137 @@
+#pragma once
+/*! \file
+ * \brief The subcommands: one arguments struct and one core function each. `main` only parses the
+ * command line into these structs (cli.cpp); tests call the core functions directly.
+ *
+ * Every core function throws ksieve::error (or a subclass) on failure and leaves no partial output file
+ * behind (outputs are committed only when the whole run succeeded).
+ */
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ksieve/engine/shard_range.hpp>
+#include <ksieve/filters/filter.hpp>
+#include <ksieve/io/unit_source.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Options shared by every subcommand. */
+struct common_args
+{
+    unsigned threads{0}; //!< 0 = all cores
+    bool quiet{false};
+};
+
+/*! \brief Parse "I/S". \throws usage_error */
+[[nodiscard]] shard_range parse_shard_range(std::string const & text);
+
+struct filter_args;
+/*! \brief Parse the value of --expected into f: a positive number of distinct k-mers, or "auto" (sized from a
+ * first pass over the input). \throws usage_error */
+void parse_expected(std::string const & text, filter_args & f);
+
+/*! \brief Filter construction options (build, dedup). */
+struct filter_args
+{
+    unsigned k{31};
+    bool canonical{true};
+    filter_type type{filter_type::quotient};
+    double fpr{0.001};
+    std::uint64_t expected{0};
+    bool expected_auto{false};           //!< --expected auto: size from a first pass over the input (build)
+    unsigned shards{0};                  //!< power of two; 0 = default (64, fewer for k < 7)
+    std::uint64_t seed{default_hash_seed};
+    double max_load{0.9};
+};
+
+/*! \brief Classification options and outputs (classify, dedup). */
+struct classify_output_args
+{
+    double min_hit_fraction{0.5};
+    std::uint64_t min_count{1};
+    std::string novel, known, novel2, known2; //!< empty = not written
+    std::string report;                       //!< per-read TSV
+    std::string stats;                        //!< JSON summary
+    int compression_level{6};
+};
+
+struct build_args
+{
+    common_args common;
+    input_args input;
+    filter_args filter;
+    std::string output;
+    std::optional<shard_range> shard;
+};
+
+struct classify_args
+{
+    common_args common;
+    input_args input;
+    std::vector<std::string> filters;
+    classify_output_args out;
+    /*! \brief Look up every k-mer so that run_summary::hits is exact even without --report / --stats
+     * (slower; classes are the same either way). */
+    bool full_counts{false};
+};
+
+struct dedup_args
+{
+    common_args common;
+    input_args input;
+    filter_args filter;
+    classify_output_args out;
+    std::string save_filter;
+};
+
+struct merge_args
+{
+    common_args common;
+    std::vector<std::string> inputs;
+    std::string output;
+};
+
+struct info_args
+{
+    common_args common;
+    std::string filter;
+    bool json{false};
+};
+
+/*! \brief Summary of a build/classify/dedup run (what --stats writes).
+ * Records are counted one by one (known_records + novel_records = records); units are what is
+ * classified: a read, or a pair with --paired/--interleaved. */
+struct run_summary
+{
+    std::uint64_t records{0};
+    std::uint64_t known_records{0};
+    std::uint64_t novel_records{0};
+    std::uint64_t units{0};
+    std::uint64_t known_units{0};
+    std::uint64_t novel_units{0};
+    std::uint64_t kmers{0};   //!< valid k-mer positions (classify/dedup: of all units; build: inserted)
+    std::uint64_t hits{0};   //!< classify: exact only with --report, --stats or full_counts (else a lower bound)
+    std::uint64_t bases{0};
+    double seconds{0};
+    unsigned threads{1};
+    bool paired{false};
+};
+
+/*! \brief `ksieve build`. */
+run_summary run_build(build_args const & args);
+/*! \brief `ksieve classify`. */
+run_summary run_classify(classify_args const & args);
+/*! \brief `ksieve dedup`. */
+run_summary run_dedup(dedup_args const & args);
+/*! \brief `ksieve merge`. */
+void run_merge(merge_args const & args);
+/*! \brief `ksieve info`: writes the description to `out`. */
+void run_info(info_args const & args, std::ostream & out);
+
+/*! \brief Resolve -t: 0 -> number of cores. */
+[[nodiscard]] unsigned resolve_threads(unsigned requested) noexcept;
+
+} // namespace ksieve

@@ -1,0 +1,44 @@
+#pragma once
+/*! \file
+ * \brief Process-level helpers of the pipeline: interrupt flag (SIGINT/SIGTERM/SIGHUP), progress line,
+ * thread count.
+ * Thread safety: the handler only touches atomics (see ksieve/engine/cancel.hpp); progress is used by
+ * one thread.
+ */
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <ksieve/engine/cancel.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Install the handler of SIGINT, SIGTERM and SIGHUP, except those the parent set to be ignored (the
+ * first signal sets the flag, so that the run stops at the next check and removes its temporary outputs; a
+ * second one more than a second later ends the process at once, exit 128 + signal) and ignore SIGPIPE (a
+ * closed stdout then fails the write with EPIPE, an io_error). */
+void install_interrupt_handler() noexcept;
+/*! \brief Clear the cancel token and forget an earlier signal (tests). */
+void reset_interrupt() noexcept;
+
+/*! \brief A progress line on stderr, shown only when stderr is a terminal and not quiet; rate-limited. */
+class progress_line
+{
+public:
+    progress_line(std::string command, bool quiet);
+    ~progress_line();
+    /*! \brief Update counters; prints at most about once per second. */
+    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units);
+    /*! \brief Erase the line. */
+    void finish();
+
+private:
+    std::string command_;
+    bool enabled_;
+    bool printed_{false};
+    std::chrono::steady_clock::time_point last_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+} // namespace ksieve

@@ -1,0 +1,117 @@
+#include <ksieve/engine/cancel.hpp>
+#include <ksieve/filters/error.hpp>
+#include <ksieve/app/commands.hpp>
+#include <ksieve/app/runtime.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <ctime>
+#include <cstdio>
+
+#include <omp.h>
+#include <unistd.h>
+
+namespace ksieve
+{
+
+namespace
+{
+std::atomic<std::int64_t> first_signal_ns{0};
+
+std::int64_t monotonic_ns() noexcept
+{
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t); // async-signal-safe
+    return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+extern "C" void on_signal(int const sig) noexcept
+{
+    std::int64_t const now = monotonic_ns();
+    std::int64_t expected = 0;
+    if (first_signal_ns.compare_exchange_strong(expected, now))
+    {
+        request_interrupt(true, sig);
+        return;
+    }
+    // A second signal ends the process at once, unless it is the same event delivered twice (timeout and
+    // schedulers signal the process and then its group): only one more than a second after the first.
+    if (now - expected > 1000000000)
+        _exit(128 + sig);
+}
+} // namespace
+
+void install_interrupt_handler() noexcept
+{
+    struct sigaction sa{};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    for (int const sig : {SIGINT, SIGTERM, SIGHUP})
+    {
+        // A signal the parent set to be ignored stays ignored (nohup for SIGHUP, background jobs of sh for
+        // SIGINT).
+        struct sigaction old{};
+        if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sig, &sa, nullptr);
+    }
+    // A reader of our stdout that goes away (`| head`) makes writes fail with EPIPE, reported and cleaned
+    // up like any write error, instead of killing the process with temporary files left behind.
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
+void reset_interrupt() noexcept
+{
+    first_signal_ns.store(0);
+    request_interrupt(false);
+}
+
+unsigned resolve_threads(unsigned const requested) noexcept
+{
+    if (requested != 0)
+        return requested;
+    int const n = omp_get_num_procs();
+    return n > 0 ? static_cast<unsigned>(n) : 1u;
+}
+
+progress_line::progress_line(std::string command, bool const quiet) :
+    command_{std::move(command)}, enabled_{!quiet && ::isatty(STDERR_FILENO) == 1},
+    last_{std::chrono::steady_clock::now()}, start_{last_}
+{}
+
+progress_line::~progress_line() { finish(); }
+
+void progress_line::update(std::uint64_t const records, std::uint64_t const known_units, std::uint64_t const units)
+{
+    if (!enabled_)
+        return;
+    auto const now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds{1})
+        return;
+    last_ = now;
+    double const secs = std::chrono::duration<double>(now - start_).count();
+    double const rate = secs > 0 ? static_cast<double>(records) / secs : 0.0;
+    if (command_ == "build") // no classes to show
+        std::fprintf(stderr, "\rksieve %s: %llu reads, %.0f reads/s   ", command_.c_str(),
+                     static_cast<unsigned long long>(records), rate);
+    else
+        std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f%% known, %.0f reads/s   ", command_.c_str(),
+                     static_cast<unsigned long long>(records),
+                     units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units), rate);
+    std::fflush(stderr);
+    printed_ = true;
+}
+
+void progress_line::finish()
+{
+    if (printed_)
+    {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+        printed_ = false;
+    }
+}
+
+} // namespace ksieve

@@ -1,0 +1,153 @@
+#pragma once
+/*! \file
+ * \brief dedup inside the batch engine: the serial definition (a read is known iff enough of its k-mers were
+ * added by earlier novel reads) computed batch by batch, by in-order resolution (dedup_resolver) or by
+ * speculation with roll-back (dedup_speculator). Both give exactly the serial definition's classes and filter
+ * contents for any thread count.
+ */
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ksieve/engine/engine.hpp>
+#include <ksieve/engine/hit_set.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Serial in-batch resolution for dedup: decides units in input order against the state before
+ * the batch (keys.values) plus what earlier novel units of the same batch added, tracked per collision key
+ * (the filter's shard and fingerprint), so that fingerprint collisions count exactly as the filter would
+ * count them. Exactly the serial definition of the contract. */
+class dedup_resolver
+{
+public:
+    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is serial). */
+    explicit dedup_resolver(unsigned const threads = 1) : threads_{threads < 1 ? 1u : threads} {}
+
+    /*! \pre filter.collision_keys(); keys.values hold the counts before the batch.
+     * \param exact_hits false: results[u].hits of a unit that is known from the counts before the batch
+     * alone may miss hits added inside the batch (classes are exact either way). */
+    void resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
+                 bool exact_hits, std::vector<unit_result> & results);
+
+private:
+    // open addressing table collision key -> count added inside the current batch (one cache line access
+    // per probe); an entry is empty iff its stamp != epoch_
+    struct entry
+    {
+        std::uint64_t key{0};
+        std::uint32_t count{0};
+        std::uint32_t stamp{0};
+    };
+    std::vector<entry> table_;
+    std::vector<std::uint64_t> cks_;         // per key below min_count: collision key
+    std::vector<std::size_t> homes_;         // ... and its hash (home slot: hash & (capacity - 1))
+    std::vector<std::uint32_t> hits_before_; // per unit: keys at min_count before the batch
+    std::vector<std::uint64_t> need_;        // per unit: hits_needed()
+    std::vector<std::uint32_t> slots_;       // per unit: indices of its keys below min_count
+    unsigned threads_{1};
+    std::uint32_t epoch_{0};
+};
+
+/*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters): the same
+ * classes, and the same filter contents afterwards, as query() + dedup_resolver + insert(), with fewer filter
+ * operations (a novel unit costs one per k-mer instead of a lookup and an insert; on the 2 M-read benchmark
+ * 250 M instead of 359 M).
+ *
+ * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
+ *    and their other k-mers are looked up in rounds (the fewest that could make the unit known, in a spread
+ *    order; at most four rounds). A predicted-known unit with enough hits before the batch is known for
+ *    certain (counts added inside the batch only raise counts). These lookups only ask "hit or not": with
+ *    min_count >= 2 they go to a hit_set of the keys that have reached min_count, learnt from the additions
+ *    of earlier batches (a key reaches it by an addition that returns min_count - 1); a plain hash table
+ *    lookup is a fraction of a quotient-filter lookup. The set may take at most twice the filter's bytes
+ *    (16 MiB at least), growth included.
+ * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added to the
+ *    filter at once, shard by shard in input order, by a batched fetch-and-add (any_filter::add_batch) that
+ *    returns the count each k-mer had just before: the count it has in the serial definition, minus copies
+ *    earlier in the same unit, as long as every earlier speculated unit really is novel.
+ * 3. In input order (serial, O(1) per unit while speculation holds), each speculated unit is decided. One
+ *    that turns out known had no right to add its k-mers: they are removed again after the batch, and the
+ *    counts seen by later speculated units are corrected by a small table of those k-mers.
+ *
+ * Classes are exact; results[u].hits is not (a known unit may count fewer, a novel unit with a repeated
+ * k-mer more): where --report / --stats need exact hits, use query() + dedup_resolver + insert(). Afterwards
+ * every k-mer's count equals the serial definition's; counts at or above min_count are not capped (unlike
+ * insert() with skip_at). Thread safety: one controlling thread; runs OpenMP regions internally. */
+class dedup_speculator
+{
+public:
+    /*! \brief \param threads threads of the parallel phases. */
+    explicit dedup_speculator(unsigned threads = 1);
+
+    /*! \brief Decide the units of a batch in input order and add the k-mers of the novel ones to the filter
+     * (each occurrence adds 1).
+     * \pre filter.collision_keys(); keys from batch_engine::extract without a key range.
+     * \throws full_error if the filter is full. */
+    void run(any_filter & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
+             std::vector<unit_result> & results, std::string const & filter_name);
+
+    /*! \brief Work done so far (for benchmarks and tests). */
+    struct counters
+    {
+        std::uint64_t lookups{0};           //!< keys looked up in the filter
+        std::uint64_t hit_lookups{0};       //!< keys looked up in the set of hits instead
+        std::uint64_t added{0};             //!< keys added speculatively
+        std::uint64_t rolled_back_units{0}; //!< speculated units that turned out known
+        std::uint64_t removed{0};           //!< keys removed again
+    };
+    [[nodiscard]] counters const & work() const noexcept { return work_; }
+
+private:
+    void lookup(any_filter const & filter, std::size_t n);
+    void lookup_hits(any_filter const & filter, std::size_t n, std::uint64_t min_count);
+    void learn_hits(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count,
+                    bool rolled_back);
+    struct entry
+    {
+        std::uint64_t key{0};
+        std::uint32_t count{0};
+        std::uint32_t stamp{0};
+    };
+    // open addressing (collision key -> count) with epoch stamps; grows to a power of two >= 2 * need
+    struct stamp_table
+    {
+        std::vector<entry> slots;
+        std::uint32_t epoch{0};
+        void reset(std::size_t need);
+        std::uint32_t & at(std::uint64_t key) noexcept; // the entry's count, inserted as 0 if absent
+        [[nodiscard]] std::uint32_t find(std::uint64_t key) const noexcept;
+    };
+    unsigned threads_{1};
+    counters work_;
+    std::vector<batch_engine_query_scratch> scratch_;
+    std::vector<std::uint64_t> flat_keys_, flat_values_; // keys looked up, and their counts
+    std::vector<std::uint64_t> flat_offset_;             // per unit: its first key in flat_keys_
+    std::vector<std::uint32_t> hits_;                    // per unit: hits before the batch / speculative hits
+    std::vector<std::uint32_t> need_, looked_; // per predicted-known unit: hits_needed, keys looked up
+    std::vector<std::uint32_t> active_;        // predicted-known units not decided yet
+    std::vector<std::uint8_t> speculated_;               // per unit: 1 if its keys were added
+    std::vector<std::uint8_t> exact_;                    // per speculated unit: old_ without its own copies
+    std::vector<std::uint64_t> old_;                     // per key of a speculated unit: count seen
+    std::vector<std::uint64_t> cks_;                     // per key of an exact_ unit: collision key
+    std::vector<std::uint64_t> part_, part_pos_, start_; // speculated keys by shard, their positions
+    std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
+    std::vector<stamp_table> dups_;                      // per thread: earlier copies inside a unit
+    stamp_table corrections_;                            // keys of rolled-back units -> copies added
+    std::vector<std::uint64_t> correction_bits_;         // bitset over mix64(collision key): maybe corrected
+    std::vector<std::uint64_t> rollback_;                // keys to remove after the batch
+    std::vector<std::uint64_t> candidates_;              // per shard: keys added with count min_count - 1
+    std::vector<std::uint64_t> remove_start_;            // per shard: first key to remove / learn
+    std::vector<std::uint64_t> cand_keys_;               // keys that may have reached min_count
+    std::vector<std::uint8_t> cand_doubt_; // ... 1 if a rolled-back key shares its collision key
+    // Keys whose count had reached min_count before the batch (all of them, or a subset if other keys share
+    // their fingerprints), learnt from the additions: for the lookups that only need "hit or not". Used
+    // from a first batch on an empty filter for as long as min_count stays the same (and is above 1), and
+    // the table stays within its memory cap.
+    hit_set hit_keys_;
+    std::uint64_t hit_keys_min_count_{0};
+    bool use_hit_keys_{true};
+};
+
+} // namespace ksieve

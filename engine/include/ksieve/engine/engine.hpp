@@ -1,0 +1,161 @@
+#pragma once
+/*! \file
+ * \brief The batch engine: cut the records of a batch into hashed canonical k-mers, query or insert them
+ * shard by shard, and decide known / novel per unit (read or pair).
+ *
+ * Work per batch, no lock per k-mer:
+ * 1. keys: every thread hashes the k-mers of a contiguous range of units into one batch-wide array
+ *    (unit u owns keys [offset[u], offset[u] + kmers[u])).
+ * 2. query: each thread counting-sorts its own keys by shard and calls any_filter::count_batch once per
+ *    shard (prefetching inside the filter), then scatters the counts back.
+ * 3. insert (build, dedup): the keys to insert are counting-sorted by shard in unit order (stable, so the
+ *    insertion order inside a shard is the input order: deterministic for any thread count), and every
+ *    shard is inserted by exactly one thread.
+ *
+ * Thread safety: a batch_engine is used by one controlling thread; it runs OpenMP regions internally.
+ */
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/engine/shard_range.hpp>
+#include <ksieve/io/io.hpp>
+
+namespace ksieve
+{
+
+/*! \brief Per-unit result. */
+struct unit_result
+{
+    std::uint32_t kmers{0};
+    std::uint32_t hits{0};
+    bool known{false};
+};
+
+/*! \brief Keys of a batch, unit by unit. */
+struct batch_keys
+{
+    std::vector<std::uint64_t> keys;    //!< hashed keys; unit u at [offset[u], offset[u] + count[u])
+    std::vector<std::uint64_t> offset;
+    std::vector<std::uint32_t> count;
+    std::vector<std::uint64_t> values;  //!< per key: the count found (query) -- same indexing as keys
+    [[nodiscard]] std::size_t units() const noexcept { return count.size(); }
+};
+
+/*! \brief Known iff kmers > 0 and hits >= fraction * kmers. */
+[[nodiscard]] inline bool is_known(std::uint64_t const kmers, std::uint64_t const hits, double const fraction) noexcept
+{
+    // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares equal to it.
+    return kmers > 0 && static_cast<double>(hits) / static_cast<double>(kmers) >= fraction;
+}
+
+/*! \brief Per-thread scratch of the engine's shard partition (reused between batches: no allocation in
+ * steady state). */
+struct batch_engine_query_scratch
+{
+    std::vector<std::uint64_t> part, result;
+    std::vector<std::uint32_t> index;
+    std::vector<std::size_t> start;
+};
+
+/*! \brief The fewest hits that make a unit of `kmers` k-mers known (kmers + 1 if none does). */
+[[nodiscard]] std::uint64_t hits_needed(std::uint64_t kmers, double fraction) noexcept;
+
+/*! \brief The batch engine (see file comment). */
+class batch_engine
+{
+public:
+    /*! \brief \param range only keys in this range are produced (build --shard); nullptr = all. */
+    batch_engine(kmer_params const & kmer, unsigned threads, shard_range const * range = nullptr);
+
+    /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty). */
+    void extract(io::record_batch const & r1, io::record_batch const * r2, batch_keys & out) const;
+
+    /*! \brief Hash the k-mers of sequence windows, one unit per window (for_each_window() cuts a long record
+     * into windows whose k-mers are exactly the record's). Memory stays bounded by the windows' total length. */
+    void extract_windows(std::span<std::string_view const> windows, batch_keys & out) const;
+
+    /*! \brief fn(w) for the windows of `seq`: at most `window + k - 1` bases each, overlapping by k - 1, so
+     * that every k-mer position of `seq` lies in exactly one window (an empty `seq` gives one empty window).
+     * \pre window > 0. */
+    template <typename Fn>
+    void for_each_window(std::string_view const seq, std::size_t const window, Fn && fn) const
+    {
+        std::size_t const k = kmer_.k;
+        for (std::size_t start = 0; start == 0 || start + k <= seq.size(); start += window)
+            fn(seq.substr(start, window + k - 1));
+    }
+
+    /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
+     * \pre constructed without a key range (keys of consecutive units are contiguous). */
+    void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
+
+    /*! \brief Hash, query and classify the units of a batch, stopping each unit's lookups as soon as its
+     * class is decided (no more hits can make it novel, or no more misses can make it known). The classes
+     * equal query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the hits
+     * found before the decision). Keys are looked up in rounds over chunks of units: each round asks, per
+     * undecided unit, for the fewest further k-mers that could decide it, taken in a spread order (every 8th
+     * position first), so that a run of k-mers broken by one sequencing error rarely delays the decision. A
+     * unit of more than early_window_kmers k-mers (a contig, a chromosome) is looked up in windows of that
+     * many k-mers instead, in sequence order, so that memory does not grow with the longest record. \pre
+     * constructed without a key range. */
+    void classify_early(io::record_batch const & r1, io::record_batch const * r2,
+                        std::span<any_filter const * const> filters, std::uint64_t min_count, double fraction,
+                        std::vector<unit_result> & results) const;
+
+    /*! \brief classify_early() looks up units of more k-mers than this in windows of this many k-mers. */
+    static constexpr std::uint32_t early_window_kmers = std::uint32_t{1} << 18;
+
+    /*! \brief Classify every unit against values (hit iff value >= min_count). */
+    void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
+                std::vector<unit_result> & results) const;
+
+    /*! \brief Insert the keys of the selected units (all units if only_novel is null, else the units not
+     * known) into a mutable filter.
+     * \param skip_at if > 0, keys whose count before the batch (keys.values) is already >= skip_at are not
+     * inserted: for dedup without --save-filter, where counts at or above min_count all mean "hit".
+     * \throws full_error if the filter is full. */
+    void insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * only_novel,
+                std::string const & filter_name, std::uint64_t skip_at = 0);
+
+    /*! \brief dedup, read by read, for filters without collision keys (Bloom, cuckoo): query each unit's
+     * keys against the filter, decide, insert the keys of novel units. Serial; exact serial definition.
+     * \throws full_error */
+    void dedup_serial(any_filter & filter, batch_keys const & keys, double fraction,
+                      std::vector<unit_result> & results, std::string const & filter_name) const;
+
+    [[nodiscard]] unsigned threads() const noexcept { return threads_; }
+    [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
+
+private:
+    kmer_params kmer_;
+    template <typename Sequences>
+    void extract_units(std::size_t n, Sequences const & sequences, batch_keys & out) const;
+
+    kmer_scanner scanner_;
+    kmer_hasher hasher_;
+    unsigned threads_;
+    shard_range range_{};
+    bool use_range_{false};
+    // per-thread query scratch, reused between batches (no allocation in steady state)
+    using query_scratch = batch_engine_query_scratch;
+    mutable std::vector<query_scratch> scratch_;
+    // per-thread classify_early scratch
+    struct early_scratch
+    {
+        query_scratch q;
+        std::vector<std::uint64_t> keys, qkeys, qvalues; // keys: canonical codes (hashed on lookup)
+        std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
+        std::vector<std::uint32_t> long_units; // units of more than early_window_kmers k-mers: in windows
+    };
+    mutable std::vector<early_scratch> early_;
+    mutable std::vector<std::size_t> chunk_begin_;
+    // insert scratch, reused between batches
+    std::vector<std::uint64_t> part_keys_;
+    std::vector<std::uint64_t> part_start_;
+    std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
+};
+
+} // namespace ksieve

@@ -1,0 +1,440 @@
+#include <ksieve/filters/error.hpp>
+#include <ksieve/engine/engine.hpp>
+#include "engine_detail.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+
+#include <omp.h>
+
+namespace ksieve
+{
+
+namespace detail
+{
+
+// The error for a filter that takes no more k-mers, with advice that fits its type.
+std::string full_message(any_filter const & filter, std::string const & filter_name)
+{
+    std::string const what = filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
+    if (filter.type() == filter_type::quotient)
+        return what + " is full: the quotient filter cannot grow further, its fingerprints (sized by --expected) "
+                      "have too few remainder bits left (raise --expected, or leave it out for the default design "
+                      "size of 2^30 k-mers)";
+    return what + " is full: the " + std::string{to_string(filter.type())} +
+           " filter cannot take more k-mers (raise --expected, or use --type qf, which grows)";
+}
+
+// Counting sort of keys[lo, hi) by shard into part (stable), returning per-shard start offsets.
+void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::size_t const n,
+                        std::vector<std::uint64_t> & part, std::vector<std::uint32_t> & index,
+                        std::vector<std::size_t> & start)
+{
+    std::size_t const shards = f.num_shards();
+    start.assign(shards + 1, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        ++start[f.shard_of(keys[i]) + 1];
+    for (std::size_t s = 0; s < shards; ++s)
+        start[s + 1] += start[s];
+    if (part.size() < n)
+    {
+        part.resize(n);
+        index.resize(n);
+    }
+    // start[s] becomes the running insert position; afterwards start[s] = end of shard s = start of s + 1.
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        std::size_t const s = f.shard_of(keys[i]);
+        std::size_t const p = start[s]++;
+        part[p] = f.local_key(keys[i]);
+        index[p] = static_cast<std::uint32_t>(i);
+    }
+    // shift back: start[s] = beginning of shard s
+    for (std::size_t s = shards; s > 0; --s)
+        start[s] = start[s - 1];
+    start[0] = 0;
+}
+
+// out[j] = max over filters of count(keys[j]), for n keys (one thread).
+void query_keys(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
+                std::size_t const n, std::uint64_t * const best, batch_engine_query_scratch & s)
+{
+    for (std::size_t fi = 0; fi < filters.size(); ++fi)
+    {
+        any_filter const * const f = filters[fi];
+        partition_by_shard(*f, keys, n, s.part, s.index, s.start);
+        if (s.result.size() < s.part.size())
+            s.result.resize(s.part.size());
+        for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
+            if (s.start[sh + 1] > s.start[sh])
+                f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
+                               s.result.data() + s.start[sh]);
+        // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys
+        // there: elsewhere its answers could only be false positives. A quotient filter part keeps them: a
+        // fingerprint it shares with a key of another part answers as in the full build.
+        key_parts const & parts = f->parts();
+        if (!parts.complete() && f->type() != filter_type::quotient)
+            for (std::size_t p = 0; p < n; ++p)
+                if (!parts.holds_key(keys[s.index[p]]))
+                    s.result[p] = 0;
+        if (fi == 0)
+            for (std::size_t p = 0; p < n; ++p)
+                best[s.index[p]] = s.result[p];
+        else
+            for (std::size_t p = 0; p < n; ++p)
+                best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
+    }
+}
+
+} // namespace detail
+
+using detail::full_message;
+using detail::partition_units_by_shard;
+using detail::query_keys;
+
+batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, shard_range const * const range) :
+    kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(1u, threads)}
+{
+    if (range != nullptr && range->count > 1)
+    {
+        range_ = *range;
+        use_range_ = true;
+    }
+}
+
+// sequences(u, fn) calls fn(seq) for each sequence of unit u (one, or two for a pair).
+template <typename Sequences>
+void batch_engine::extract_units(std::size_t const n, Sequences const & sequences, batch_keys & out) const
+{
+    out.count.resize(n);
+    out.offset.resize(n + 1);
+    // Without a key range the number of k-mers of a unit is known before hashing: exact offsets, so the
+    // keys of consecutive units are contiguous. With a range (build --shard) offsets are upper bounds.
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::size_t c = 0;
+        sequences(u, [&](std::string_view const seq) { c += use_range_ ? seq.size() : scanner_.count(seq); });
+        out.offset[u + 1] = c;
+    }
+    out.offset[0] = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        out.offset[u + 1] += out.offset[u];
+    std::uint64_t const total = out.offset[n];
+    if (out.keys.size() < total)
+        out.keys.resize(total);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::uint64_t * const dst = out.keys.data() + out.offset[u];
+        std::uint32_t c = 0;
+        auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
+            std::uint64_t const h = hasher_(code);
+            if (!use_range_ || range_.contains(h))
+                dst[c++] = h;
+        };
+        sequences(u, [&](std::string_view const seq) { scanner_.for_each(seq, emit); });
+        out.count[u] = c;
+    }
+}
+
+void batch_engine::extract(io::record_batch const & r1, io::record_batch const * const r2, batch_keys & out) const
+{
+    bool const pairs = r2 != nullptr && !r2->empty();
+    extract_units(
+        r1.size(),
+        [&](std::size_t const u, auto && fn) {
+            fn(r1[u].seq);
+            if (pairs)
+                fn((*r2)[u].seq);
+        },
+        out);
+}
+
+void batch_engine::extract_windows(std::span<std::string_view const> const windows, batch_keys & out) const
+{
+    extract_units(
+        windows.size(), [&](std::size_t const u, auto && fn) { fn(windows[u]); }, out);
+}
+
+
+std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction) noexcept
+{
+    if (kmers == 0)
+        return 1; // never known
+    double const guess = std::ceil(fraction * static_cast<double>(kmers));
+    std::uint64_t h = guess <= 0 ? 0 : (guess > static_cast<double>(kmers) ? kmers + 1 : static_cast<std::uint64_t>(guess));
+    while (h > 0 && is_known(kmers, h - 1, fraction))
+        --h;
+    while (h <= kmers && !is_known(kmers, h, fraction))
+        ++h;
+    return h;
+}
+
+void batch_engine::query(std::span<any_filter const * const> const filters, batch_keys & keys) const
+{
+    std::size_t const n = keys.units();
+    std::uint64_t const total = keys.offset[n];
+    if (keys.values.size() < total)
+        keys.values.resize(total);
+    if (scratch_.size() < threads_)
+        scratch_.resize(threads_);
+#pragma omp parallel num_threads(threads_)
+    {
+        // Each thread takes a contiguous range of keys (keys are contiguous without a key range).
+        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
+        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
+        std::size_t const k0 = total * t / nt, k1 = total * (t + 1) / nt;
+        query_keys(filters, keys.keys.data() + k0, k1 - k0, keys.values.data() + k0, scratch_[t]);
+    }
+}
+
+void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
+                                  std::span<any_filter const * const> const filters, std::uint64_t const min_count,
+                                  double const fraction, std::vector<unit_result> & results) const
+{
+    std::size_t const n = r1.size();
+    bool const pairs = r2 != nullptr && !r2->empty();
+    results.resize(n);
+    // Chunks of at most 512 units and about 64 Ki bases (a chunk's keys stay in the core's L2 cache).
+    constexpr std::size_t chunk_units = 512;
+    constexpr std::size_t chunk_bases = std::size_t{1} << 16;
+    constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
+    chunk_begin_.clear();
+    std::size_t bases = 0;
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        if (u == 0 || u - chunk_begin_.back() >= chunk_units || bases >= chunk_bases)
+        {
+            chunk_begin_.push_back(u);
+            bases = 0;
+        }
+        bases += r1[u].seq.size() + (pairs ? (*r2)[u].seq.size() : 0);
+    }
+    chunk_begin_.push_back(n);
+    std::size_t const chunks = chunk_begin_.size() - 1;
+    if (early_.size() < threads_)
+        early_.resize(threads_);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+    for (std::size_t c = 0; c < chunks; ++c)
+    {
+        early_scratch & s = early_[static_cast<std::size_t>(omp_get_thread_num())];
+        std::size_t const u0 = chunk_begin_[c];
+        std::size_t const m = chunk_begin_[c + 1] - u0;
+        s.offset.resize(m + 1);
+        s.count.resize(m);
+        s.need.resize(m);
+        s.hits.assign(m, 0);
+        s.queried.assign(m, 0);
+        s.qstart.resize(m);
+        s.offset[0] = 0;
+        for (std::size_t i = 0; i < m; ++i)
+        {
+            std::size_t cnt = scanner_.count(r1[u0 + i].seq);
+            if (pairs)
+                cnt += scanner_.count((*r2)[u0 + i].seq);
+            s.count[i] = static_cast<std::uint32_t>(cnt);
+            s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
+        }
+        // long units keep no codes here: they are looked up in windows below
+        s.long_units.clear();
+        for (std::size_t i = 0; i < m; ++i)
+            if (s.count[i] > early_window_kmers)
+                s.long_units.push_back(static_cast<std::uint32_t>(i));
+        if (!s.long_units.empty())
+        {
+            std::uint32_t dropped = 0;
+            for (std::size_t i = 0; i < m; ++i)
+            {
+                dropped += s.count[i] > early_window_kmers ? s.count[i] : 0;
+                s.offset[i + 1] -= dropped;
+            }
+        }
+        if (s.keys.size() < s.offset[m])
+            s.keys.resize(s.offset[m]);
+        s.active.clear();
+        for (std::size_t i = 0; i < m; ++i)
+        {
+            if (s.count[i] > early_window_kmers)
+            {
+                std::uint64_t const need = hits_needed(s.count[i], fraction);
+                s.need[i] =
+                    static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
+                continue;
+            }
+            // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in increasing j.
+            std::uint32_t const cnt = s.count[i];
+            std::uint32_t base[8];
+            std::uint32_t acc = 0;
+            for (unsigned const res : {0u, 4u, 2u, 6u, 1u, 5u, 3u, 7u})
+            {
+                base[res] = acc;
+                acc += cnt > res ? (cnt - res + 7) / 8 : 0;
+            }
+            std::uint64_t * const dst = s.keys.data() + s.offset[i];
+            std::uint32_t j = 0;
+            auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
+                dst[base[j & 7] + (j >> 3)] = code; // hashed when looked up: many never are
+                ++j;
+            };
+            scanner_.for_each(r1[u0 + i].seq, emit);
+            if (pairs)
+                scanner_.for_each((*r2)[u0 + i].seq, emit);
+            std::uint64_t const need = hits_needed(cnt, fraction);
+            s.need[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
+            if (need <= cnt)
+                s.active.push_back(static_cast<std::uint32_t>(i));
+        }
+        for (unsigned round = 0; !s.active.empty(); ++round)
+        {
+            // Per undecided unit: the fewest further lookups that could decide it.
+            std::size_t total = 0;
+            for (std::uint32_t const i : s.active)
+            {
+                std::uint32_t const misses = s.queried[i] - s.hits[i];
+                std::uint32_t const d = round + 1 >= max_rounds
+                                            ? s.count[i] - s.queried[i]
+                                            : std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
+                s.qstart[i] = static_cast<std::uint32_t>(total);
+                total += d;
+            }
+            if (s.qkeys.size() < total)
+            {
+                s.qkeys.resize(total);
+                s.qvalues.resize(total);
+            }
+            for (std::size_t a = 0; a < s.active.size(); ++a)
+            {
+                std::uint32_t const i = s.active[a];
+                std::size_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : total;
+                std::uint64_t const * const src = s.keys.data() + s.offset[i] + s.queried[i];
+                std::uint64_t * const dst = s.qkeys.data() + s.qstart[i];
+                for (std::size_t q = 0; q < q1 - s.qstart[i]; ++q)
+                    dst[q] = hasher_(src[q]);
+            }
+            query_keys(filters, s.qkeys.data(), total, s.qvalues.data(), s.q);
+            s.next_active.clear();
+            for (std::size_t a = 0; a < s.active.size(); ++a)
+            {
+                std::uint32_t const i = s.active[a];
+                std::uint32_t const q0 = s.qstart[i];
+                std::uint32_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : static_cast<std::uint32_t>(total);
+                std::uint32_t h = 0;
+                for (std::uint32_t q = q0; q < q1; ++q)
+                    h += s.qvalues[q] >= min_count;
+                s.hits[i] += h;
+                s.queried[i] += q1 - q0;
+                std::uint32_t const misses = s.queried[i] - s.hits[i];
+                if (s.hits[i] < s.need[i] && misses <= s.count[i] - s.need[i])
+                    s.next_active.push_back(i);
+            }
+            std::swap(s.active, s.next_active);
+        }
+        // long units: windows of at most early_window_kmers k-mers in sequence order, until decided
+        for (std::uint32_t const i : s.long_units)
+        {
+            if (s.qkeys.size() < early_window_kmers)
+            {
+                s.qkeys.resize(early_window_kmers);
+                s.qvalues.resize(early_window_kmers);
+            }
+            std::uint32_t const cnt = s.count[i], need = s.need[i];
+            if (need > cnt)
+                continue; // never known
+            auto decided = [&] { return s.hits[i] >= need || s.queried[i] - s.hits[i] > cnt - need; };
+            auto window = [&](std::string_view const w)
+            {
+                if (decided())
+                    return;
+                std::size_t q = 0;
+                scanner_.for_each(w, [&](std::size_t, std::uint64_t const code) noexcept
+                                  { s.qkeys[q++] = hasher_(code); });
+                query_keys(filters, s.qkeys.data(), q, s.qvalues.data(), s.q);
+                for (std::size_t j = 0; j < q; ++j)
+                    s.hits[i] += s.qvalues[j] >= min_count;
+                s.queried[i] += static_cast<std::uint32_t>(q);
+            };
+            for_each_window(r1[u0 + i].seq, early_window_kmers, window);
+            if (pairs)
+                for_each_window((*r2)[u0 + i].seq, early_window_kmers, window);
+        }
+        for (std::size_t i = 0; i < m; ++i)
+            results[u0 + i] = unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};
+    }
+}
+
+void batch_engine::decide(batch_keys const & keys, std::uint64_t const min_count, double const fraction,
+                          std::vector<unit_result> & results) const
+{
+    std::size_t const n = keys.units();
+    results.resize(n);
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::uint32_t hits = 0;
+        std::uint64_t const * const v = keys.values.data() + keys.offset[u];
+        for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+            hits += v[j] >= min_count;
+        results[u] = unit_result{keys.count[u], hits, is_known(keys.count[u], hits, fraction)};
+    }
+}
+
+void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * const only_novel,
+                          std::string const & filter_name, std::uint64_t const skip_at)
+{
+    bool const skip = skip_at > 0;
+    std::size_t const shards = filter.num_shards();
+    std::vector<std::uint64_t> & part = part_keys_;
+    std::vector<std::uint64_t> & start = part_start_;
+    // the keys to insert, by shard in unit order
+    auto for_each_key = [&](std::size_t const u0, std::size_t const u1, auto && fn) noexcept
+    {
+        for (std::size_t u = u0; u < u1; ++u)
+        {
+            if (only_novel != nullptr && (*only_novel)[u].known)
+                continue;
+            for (std::uint64_t p = keys.offset[u]; p < keys.offset[u] + keys.count[u]; ++p)
+                if (!skip || keys.values[p] < skip_at)
+                    fn(p);
+        }
+    };
+    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start, part, nullptr);
+    std::atomic<bool> full{false};
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+    for (std::size_t s = 0; s < shards; ++s)
+    {
+        if (start[s + 1] == start[s])
+            continue;
+        if (filter.insert_batch(s, std::span<std::uint64_t const>{part.data() + start[s], start[s + 1] - start[s]}) !=
+            insert_status::ok)
+            full.store(true, std::memory_order_relaxed);
+    }
+    if (full.load())
+        throw full_error{full_message(filter, filter_name)};
+}
+
+void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, double const fraction,
+                                std::vector<unit_result> & results, std::string const & filter_name) const
+{
+    std::size_t const n = keys.units();
+    results.resize(n);
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+        std::uint32_t const c = keys.count[u];
+        std::uint32_t hits = 0;
+        for (std::uint32_t j = 0; j < c; ++j)
+            hits += filter.count(k[j]) > 0;
+        bool const known = is_known(c, hits, fraction);
+        results[u] = unit_result{c, hits, known};
+        if (known)
+            continue;
+        for (std::uint32_t j = 0; j < c; ++j)
+            if (filter.insert(k[j]) != insert_status::ok)
+                throw full_error{full_message(filter, filter_name)};
+    }
+}
+
+} // namespace ksieve

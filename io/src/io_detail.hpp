@@ -1,0 +1,70 @@
+#pragma once
+// Internal pieces of the I/O layer shared by the io_*.cpp files (not installed, not public API).
+#include <ksieve/io/io.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct hFILE;
+struct BGZF;
+
+namespace ksieve::io::detail
+{
+
+// Failure of a byte source (truncated or corrupted compressed data, read error). The message names
+// neither file nor record; the parser that sees it adds both.
+class source_error : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A stream of decompressed bytes. read() returns 0 only at the end; throws source_error.
+class byte_source
+{
+public:
+    virtual ~byte_source() = default;
+    virtual std::size_t read(char * dst, std::size_t n) = 0;
+};
+
+// Plain bytes from an hFILE (takes ownership, closes it).
+std::unique_ptr<byte_source> make_hfile_source(hFILE * hf);
+// BGZF through htslib with a pool of `threads` (>= 1) decompression threads (takes ownership of hf).
+std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads);
+// gzip (single or multi-member, BGZF included) inflated by zlib on a separate thread (double buffered).
+std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner);
+
+// Decompress the start of a gzip stream held in memory (as far as it goes, errors ignored).
+std::string inflate_prefix(std::string_view compressed, std::size_t max_out);
+[[nodiscard]] bool is_gzip(std::string_view bytes) noexcept;
+[[nodiscard]] bool is_bgzf(std::string_view bytes) noexcept;
+
+// Name used in messages: the path, or "<stdin>" for "-".
+[[nodiscard]] std::string display_name(std::string const & path);
+
+// Offsets of one record's fields, relative to the batch storage (bit 63 of seq_off: relative to the
+// block of joined sequences appended after the records).
+struct record_offsets
+{
+    std::uint64_t raw_off, raw_len;
+    std::uint64_t header_off, header_len, name_len;
+    std::uint64_t seq_off, seq_len;
+    std::uint64_t qual_off, qual_len;
+};
+inline constexpr std::uint64_t joined_flag = std::uint64_t{1} << 63;
+
+// Turn offsets into views of `batch.storage_`; `joined_base` is where the joined block starts.
+void make_views(record_batch & batch, std::vector<record_offsets> const & offsets, std::uint64_t joined_base);
+
+// Append a copy of `record` to a batch under construction (storage + offsets); views are made later.
+void append_copy(std::string & storage, std::vector<record_offsets> & offsets, record_view const & record);
+
+// Size of the bam1_core_t prefix of a BAM record's raw bytes (raw = core bytes + bam1_t data).
+[[nodiscard]] std::size_t bam_core_bytes() noexcept;
+
+} // namespace ksieve::io::detail

@@ -1,0 +1,135 @@
+#include <ksieve/filters/error.hpp>
+#include <ksieve/io/unit_source.hpp>
+
+namespace ksieve
+{
+
+unit_source::unit_source(input_args const & args, io::reader_options const & options) :
+    args_{args}, options_{options}, paired_{args.paired || args.interleaved}
+{
+    if (args_.inputs.empty())
+        throw usage_error{"no input given"};
+    if (args_.paired && args_.interleaved)
+        throw usage_error{"--paired and --interleaved exclude each other"};
+    if (args_.paired && args_.inputs.size() % 2 != 0)
+        throw usage_error{"--paired needs the inputs in pairs (R1 R2 [R1 R2 ...]); got " +
+                          std::to_string(args_.inputs.size()) + " files"};
+    open_next();
+}
+
+namespace
+{
+// The reference dictionary (@SQ lines) of a SAM header: records of inputs with different dictionaries
+// cannot be written under one output header.
+std::string sq_lines(std::string const & header)
+{
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < header.size())
+    {
+        std::size_t end = header.find('\n', pos);
+        if (end == std::string::npos)
+            end = header.size();
+        if (header.compare(pos, 3, "@SQ") == 0)
+            out.append(header, pos, end - pos + 1);
+        pos = end + 1;
+    }
+    return out;
+}
+} // namespace
+
+void unit_source::open_next()
+{
+    single_.reset();
+    pair_.reset();
+    if (next_input_ >= args_.inputs.size())
+        return;
+    bool const first = next_input_ == 0;
+    if (args_.paired)
+    {
+        pair_ = io::paired_reader::open_pair(args_.inputs[next_input_], args_.inputs[next_input_ + 1], options_);
+        next_input_ += 2;
+        if (first)
+        {
+            format_ = pair_->format();
+            sam_header_ = pair_->sam_header();
+        }
+    }
+    else if (args_.interleaved)
+    {
+        pair_ = io::paired_reader::open_interleaved(args_.inputs[next_input_], options_);
+        next_input_ += 1;
+        if (first)
+        {
+            format_ = pair_->format();
+            sam_header_ = pair_->sam_header();
+        }
+    }
+    else
+    {
+        single_ = io::reader::open(args_.inputs[next_input_], options_);
+        next_input_ += 1;
+        if (first)
+        {
+            format_ = single_->format();
+            sam_header_ = single_->sam_header();
+        }
+    }
+    check_opened(first, next_input_ - (args_.paired ? 2 : 1));
+}
+
+void unit_source::require_same_dictionary()
+{
+    same_dictionary_ = true;
+    if (pair_ != nullptr && next_input_ > 0)
+        check_opened(true, next_input_ - (args_.paired ? 2 : 1)); // mate 2 of the first pair
+}
+
+void unit_source::check_opened(bool const first, std::size_t const at) const
+{
+    io::seq_format const f = single_ != nullptr ? single_->format() : pair_->format();
+    auto const family = [](io::seq_format const x) { return io::hts_format(x) ? io::seq_format::sam : x; };
+    if (!first && !same_format_output_.empty() && family(f) != family(format_))
+        throw input_error{"'" + args_.inputs[at] + "' is " + io::format_name(f) + " but the first input '" +
+                          args_.inputs[0] + "' is " + io::format_name(format_) +
+                          (same_format_output_ == "-"
+                               ? std::string{", and standard output takes the first input's format; write to files "
+                                             "named .fq, .fa, .sam, .bam or .cram, or process the inputs separately"}
+                               : ", and the output '" + same_format_output_ +
+                                     "' has no extension naming its format (it would take the first input's); "
+                                     "name it .fq, .fa, .sam, .bam or .cram")};
+    if (!same_dictionary_ || !io::hts_format(f))
+        return; // FASTA/FASTQ records are written unaligned: no reference ids
+    std::string const want = sq_lines(sam_header_);
+    auto const check = [&](std::string const & header, std::string const & path) {
+        if (sq_lines(header) != want)
+            throw input_error{"'" + path + "': its SAM/BAM/CRAM reference dictionary (@SQ lines) differs from the "
+                              "first input '" + args_.inputs[0] + "', so its records cannot be written under one "
+                              "SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
+    };
+    if (!first)
+        check(single_ != nullptr ? single_->sam_header() : pair_->sam_header(), args_.inputs[at]);
+    if (args_.paired)
+        check(pair_->mate2_sam_header(), args_.inputs[at + 1]);
+}
+
+bool unit_source::next(io::record_batch & r1, io::record_batch & r2)
+{
+    for (;;)
+    {
+        if (single_ == nullptr && pair_ == nullptr)
+        {
+            r1.clear();
+            r2.clear();
+            return false;
+        }
+        bool const got = single_ != nullptr ? single_->next(r1) : pair_->next(r1, r2);
+        if (single_ != nullptr)
+            r2.clear();
+        if (got && !r1.empty())
+            return true;
+        open_next();
+    }
+}
+
+} // namespace ksieve

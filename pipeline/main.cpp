@@ -1,6 +1,0 @@
-#include <ksieve/pipeline/cli.hpp>
-
-int main(int argc, char ** argv)
-{
-    return ksieve::run_cli(argc, argv);
-}
