@@ -46,10 +46,10 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
         ->default_val(0.9);
 }
 
-void add_classify_outputs(CLI::App & app, classify_output_args & o)
+void add_classify_outputs(CLI::App & app, classify_output_args & o, double const default_fraction)
 {
     app.add_option("--min-hit-fraction", o.min_hit_fraction, "Known iff hits / kmers >= F, 0 < F <= 1")
-        ->default_val(0.5);
+        ->default_val(default_fraction);
     app.add_option("--min-count", o.min_count, "A k-mer is a hit only if its count is >= C (quotient filters)")
         ->default_val(1);
     app.add_option("--novel", o.novel, "Write novel reads here (format from the extension; .gz compresses; - = stdout)");
@@ -80,12 +80,16 @@ int run_cli(int argc, char ** argv)
     dedup_args dedup;
     merge_args merge;
     info_args info;
-    std::string build_type, dedup_type, shard_text, build_expected, dedup_expected;
+    std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling;
 
     auto * cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
     add_common(*cmd_build, build.common);
     cmd_build->add_option("-o,--output", build.output, "Filter file to write")->required();
     add_filter_options(*cmd_build, build.filter, build_type, build_expected);
+    cmd_build->add_option("--sampling", build_sampling,
+                          "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
+                          "consecutive ones; classify then looks up the same minimizers of each read)")
+        ->default_val(build_default_sampling);
     cmd_build->add_option(
         "--shard", shard_text,
         "Build only the k-mers of part I of S (I/S, I from 0; S <= 65536): scatter over S jobs, then merge");
@@ -96,7 +100,10 @@ int run_cli(int argc, char ** argv)
     cmd_classify->add_option("-f,--filter", classify.filters, "Filter file (repeat for several; a hit in any counts)")
         ->required()
         ->allow_extra_args(false);
-    add_classify_outputs(*cmd_classify, classify.out);
+    add_classify_outputs(*cmd_classify, classify.out, classify_default_fraction);
+    cmd_classify->add_option("--min-hits", classify.out.min_hits,
+                             "Known also needs at least A hits (a pair: of both mates together)")
+        ->default_val(classify_default_min_hits);
     add_inputs(*cmd_classify, classify.input);
 
     auto * cmd_dedup = app.add_subcommand(
@@ -104,7 +111,7 @@ int run_cli(int argc, char ** argv)
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
     add_common(*cmd_dedup, dedup.common);
     add_filter_options(*cmd_dedup, dedup.filter, dedup_type, dedup_expected);
-    add_classify_outputs(*cmd_dedup, dedup.out);
+    add_classify_outputs(*cmd_dedup, dedup.out, 0.5);
     cmd_dedup->add_option("--save-filter", dedup.save_filter, "Write the accumulated filter here");
     add_inputs(*cmd_dedup, dedup.input);
 
@@ -140,6 +147,7 @@ int run_cli(int argc, char ** argv)
         {
             build.filter.type = parse_filter_type(build_type);
             parse_expected(build_expected, build.filter);
+            parse_sampling(build_sampling, build.filter);
             if (!shard_text.empty())
                 build.shard = parse_shard_range(shard_text);
             run_build(build);

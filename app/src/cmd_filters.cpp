@@ -52,6 +52,20 @@ void parse_expected(std::string const & text, filter_args & f)
     f.expected = std::stoull(text);
 }
 
+void parse_sampling(std::string const & text, filter_args & f)
+{
+    f.window = 1;
+    if (text.empty() || text == "all")
+        return;
+    std::string const prefix = "minimizer:";
+    std::string const w = text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : std::string{};
+    if (w.empty() || w.size() > 4 || w.find_first_not_of("0123456789") != std::string::npos || std::stoul(w) < 1 ||
+        std::stoul(w) > max_sampling_window)
+        throw usage_error{"--sampling expects 'all' or 'minimizer:W' with 1 <= W <= " +
+                          std::to_string(max_sampling_window) + ", got '" + text + "'"};
+    f.window = static_cast<std::uint32_t>(std::stoul(w));
+}
+
 void run_merge(merge_args const & args)
 {
     if (args.inputs.empty())
@@ -72,6 +86,11 @@ void run_merge(merge_args const & args)
 
 namespace
 {
+
+std::string sampling_name(kmer_params const & k)
+{
+    return k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all"};
+}
 
 std::string_view distinct_kind(any_filter const & f)
 {
@@ -104,6 +123,7 @@ void run_info(info_args const & args, std::ostream & out)
         j["canonical"] = h.kmer.canonical;
         j["hash"] = "mix2k_v1";
         j["hash_seed"] = seed;
+        j["sampling"] = sampling_name(h.kmer);
         j["shards"] = filter->num_shards();
         j["key_split"] = filter->parts().split;
         j["key_parts"] = filter->parts().describe();
@@ -129,6 +149,7 @@ void run_info(info_args const & args, std::ostream & out)
     row("type", to_string(filter->type()));
     row("k", h.kmer.k);
     row("canonical", h.kmer.canonical ? "yes" : "no");
+    row("sampling", sampling_name(h.kmer));
     row("hash", std::string{"mix2k_v1 seed "} + seed);
     row("shards", filter->num_shards());
     if (filter->parts().complete())

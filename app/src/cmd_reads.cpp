@@ -94,7 +94,7 @@ filter_config make_config(filter_args const & f)
 {
     filter_config cfg;
     cfg.type = f.type;
-    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed};
+    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed, f.window};
     cfg.fpr = f.fpr;
     cfg.expected = f.expected;
     // Default (0): 64 shards, fewer for tiny k so that every shard keeps at least 8 key bits.
@@ -336,7 +336,7 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
         fn(keys, std::span<std::size_t const>{});
         return;
     }
-    std::vector<std::string_view> windows;
+    std::vector<sequence_piece> windows;
     std::vector<std::size_t> owner;
     std::size_t bases = 0;
     auto flush = [&]
@@ -352,11 +352,11 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
     auto add = [&](std::size_t const u, std::string_view const seq)
     {
         engine.for_each_window(seq, long_record_window_bases,
-                               [&](std::string_view const w)
+                               [&](sequence_piece const & w)
                                {
                                    windows.push_back(w);
                                    owner.push_back(u);
-                                   bases += w.size();
+                                   bases += w.end - w.begin;
                                    if (bases >= long_record_piece_bases)
                                        flush();
                                });
@@ -433,12 +433,12 @@ run_summary run_classify(classify_args const & args)
                     auto const c = static_cast<std::uint32_t>(
                         std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
                     auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits[u], c));
-                    item.results[u] = unit_result{c, h, is_known(c, h, args.out.min_hit_fraction)};
+                    item.results[u] = unit_result{c, h, is_known(c, h, args.out.min_hit_fraction, args.out.min_hits)};
                 }
             }
             else
                 engine.classify_early(item.r1, &item.r2, filters, args.out.min_count, args.out.min_hit_fraction,
-                                      item.results);
+                                      item.results, args.out.min_hits);
         },
         [&](work_item const & item) {
             outputs.write(item);

@@ -104,19 +104,70 @@ batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, sha
     }
 }
 
-// sequences(u, fn) calls fn(seq) for each sequence of unit u (one, or two for a pair).
+std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scratch & s, std::size_t & own_first,
+                                          std::size_t & own_last) const
+{
+    std::string_view const seq = piece.record;
+    std::size_t const k = kmer_.k;
+    std::size_t const w = kmer_.window;
+    std::size_t const positions = seq.size() < k ? 0 : seq.size() - k + 1;
+    std::size_t const b = std::min(piece.begin, positions), e = std::min(piece.end, positions);
+    // the valid k-mers that start in [lo, hi)
+    auto valid_in = [&](std::size_t const lo, std::size_t const hi) {
+        return lo < hi ? scanner_.count(seq.substr(lo, hi - lo + k - 1)) : std::size_t{0};
+    };
+    std::size_t lo = b;
+    for (std::size_t step = 1; lo > 0 && valid_in(lo, b) == 0; step *= 2)
+        lo = b > step ? b - step : 0;
+    std::size_t hi = e;
+    for (std::size_t step = std::max<std::size_t>(w - 1, 1); hi < positions && valid_in(e, hi) < w - 1; step *= 2)
+        hi = std::min(positions, e + step);
+    std::size_t const span = hi > lo ? hi - lo : 0;
+    if (s.keys.size() < span)
+    {
+        s.keys.resize(span);
+        s.order.resize(span);
+        s.pos.resize(span);
+    }
+    std::size_t n = 0;
+    own_first = own_last = 0;
+    if (span == 0)
+        return 0;
+    scanner_.for_each(seq.substr(lo, span + k - 1),
+                      [&](std::size_t const p, std::uint64_t const code) noexcept
+                      {
+                          std::uint64_t const key = hasher_(code);
+                          s.keys[n] = key;
+                          s.order[n] = minimizer_order(key);
+                          s.pos[n] = lo + p;
+                          own_first += lo + p < b;
+                          own_last += lo + p < e;
+                          ++n;
+                      });
+    return n;
+}
+
+// sequences(u, fn) calls fn(piece) for each piece of unit u (one, or two for a pair).
 template <typename Sequences>
 void batch_engine::extract_units(std::size_t const n, Sequences const & sequences, batch_keys & out) const
 {
     out.count.resize(n);
     out.offset.resize(n + 1);
-    // Without a key range the number of k-mers of a unit is known before hashing: exact offsets, so the
-    // keys of consecutive units are contiguous. With a range (build --shard) offsets are upper bounds.
+    // Without a key range or sampling the number of keys of a unit is known before hashing: exact offsets.
+    // Otherwise offsets are upper bounds, and a sampled batch is compacted afterwards, so that the keys of
+    // consecutive units are contiguous (a range keeps its gaps: build --shard only inserts).
+    std::size_t const k = kmer_.k;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
     {
         std::size_t c = 0;
-        sequences(u, [&](std::string_view const seq) { c += use_range_ ? seq.size() : scanner_.count(seq); });
+        sequences(u,
+                  [&](sequence_piece const & p)
+                  {
+                      std::size_t const b = std::min(p.begin, p.record.size());
+                      std::size_t const e = p.end >= p.record.size() ? p.record.size() : std::min(p.record.size(), p.end + k - 1);
+                      c += use_range_ ? e - b : scanner_.count(p.record.substr(b, e - b));
+                  });
         out.offset[u + 1] = c;
     }
     out.offset[0] = 0;
@@ -125,18 +176,33 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
     std::uint64_t const total = out.offset[n];
     if (out.keys.size() < total)
         out.keys.resize(total);
+    if (key_scratch_.size() < threads_)
+        key_scratch_.resize(threads_);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
     for (std::size_t u = 0; u < n; ++u)
     {
+        key_scratch & s = key_scratch_[static_cast<std::size_t>(omp_get_thread_num())];
         std::uint64_t * const dst = out.keys.data() + out.offset[u];
         std::uint32_t c = 0;
-        auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
-            std::uint64_t const h = hasher_(code);
+        auto emit = [&](std::uint64_t const h) noexcept {
             if (!use_range_ || range_.contains(h))
                 dst[c++] = h;
         };
-        sequences(u, [&](std::string_view const seq) { scanner_.for_each(seq, emit); });
+        sequences(u, [&](sequence_piece const & p) { for_each_key(p, s, emit); });
         out.count[u] = c;
+    }
+    if (kmer_.sampled() && !use_range_)
+    {
+        std::uint64_t at = 0;
+        for (std::size_t u = 0; u < n; ++u)
+        {
+            std::uint64_t const from = out.offset[u];
+            out.offset[u] = at;
+            if (from != at)
+                std::copy_n(out.keys.data() + from, out.count[u], out.keys.data() + at);
+            at += out.count[u];
+        }
+        out.offset[n] = at;
     }
 }
 
@@ -146,21 +212,21 @@ void batch_engine::extract(io::record_batch const & r1, io::record_batch const *
     extract_units(
         r1.size(),
         [&](std::size_t const u, auto && fn) {
-            fn(r1[u].seq);
+            fn(sequence_piece{r1[u].seq});
             if (pairs)
-                fn((*r2)[u].seq);
+                fn(sequence_piece{(*r2)[u].seq});
         },
         out);
 }
 
-void batch_engine::extract_windows(std::span<std::string_view const> const windows, batch_keys & out) const
+void batch_engine::extract_windows(std::span<sequence_piece const> const windows, batch_keys & out) const
 {
     extract_units(
         windows.size(), [&](std::size_t const u, auto && fn) { fn(windows[u]); }, out);
 }
 
 
-std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction) noexcept
+std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction, std::uint64_t const min_hits) noexcept
 {
     if (kmers == 0)
         return 1; // never known
@@ -170,7 +236,7 @@ std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction) noex
         --h;
     while (h <= kmers && !is_known(kmers, h, fraction))
         ++h;
-    return h;
+    return std::min(std::max(h, min_hits), kmers + 1);
 }
 
 void batch_engine::query(std::span<any_filter const * const> const filters, batch_keys & keys) const
@@ -193,7 +259,8 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
 
 void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
                                   std::span<any_filter const * const> const filters, std::uint64_t const min_count,
-                                  double const fraction, std::vector<unit_result> & results) const
+                                  double const fraction, std::vector<unit_result> & results,
+                                  std::uint64_t const min_hits) const
 {
     std::size_t const n = r1.size();
     bool const pairs = r2 != nullptr && !r2->empty();
@@ -230,18 +297,34 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
         s.queried.assign(m, 0);
         s.qstart.resize(m);
         s.offset[0] = 0;
-        for (std::size_t i = 0; i < m; ++i)
+        bool const sampled = kmer_.sampled();
+        if (sampled) // the units' minimizers (hashed keys), computed once: their number is not known before
         {
-            std::size_t cnt = scanner_.count(r1[u0 + i].seq);
-            if (pairs)
-                cnt += scanner_.count((*r2)[u0 + i].seq);
-            s.count[i] = static_cast<std::uint32_t>(cnt);
-            s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
+            s.skeys.clear();
+            auto add = [&](std::uint64_t const key) { s.skeys.push_back(key); };
+            for (std::size_t i = 0; i < m; ++i)
+            {
+                std::size_t const before = s.skeys.size();
+                for_each_key(sequence_piece{r1[u0 + i].seq}, s.ks, add);
+                if (pairs)
+                    for_each_key(sequence_piece{(*r2)[u0 + i].seq}, s.ks, add);
+                s.count[i] = static_cast<std::uint32_t>(s.skeys.size() - before);
+                s.offset[i + 1] = s.offset[i] + s.count[i];
+            }
         }
-        // long units keep no codes here: they are looked up in windows below
+        else
+            for (std::size_t i = 0; i < m; ++i)
+            {
+                std::size_t cnt = scanner_.count(r1[u0 + i].seq);
+                if (pairs)
+                    cnt += scanner_.count((*r2)[u0 + i].seq);
+                s.count[i] = static_cast<std::uint32_t>(cnt);
+                s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
+            }
+        // long units keep no codes here: they are looked up in windows below (sampled units are few keys)
         s.long_units.clear();
         for (std::size_t i = 0; i < m; ++i)
-            if (s.count[i] > early_window_kmers)
+            if (s.count[i] > early_window_kmers && !sampled)
                 s.long_units.push_back(static_cast<std::uint32_t>(i));
         if (!s.long_units.empty())
         {
@@ -257,9 +340,9 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
         s.active.clear();
         for (std::size_t i = 0; i < m; ++i)
         {
-            if (s.count[i] > early_window_kmers)
+            if (s.count[i] > early_window_kmers && !sampled)
             {
-                std::uint64_t const need = hits_needed(s.count[i], fraction);
+                std::uint64_t const need = hits_needed(s.count[i], fraction, min_hits);
                 s.need[i] =
                     static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
                 continue;
@@ -279,10 +362,16 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
                 dst[base[j & 7] + (j >> 3)] = code; // hashed when looked up: many never are
                 ++j;
             };
-            scanner_.for_each(r1[u0 + i].seq, emit);
-            if (pairs)
-                scanner_.for_each((*r2)[u0 + i].seq, emit);
-            std::uint64_t const need = hits_needed(cnt, fraction);
+            if (sampled)
+                for (std::uint32_t t = 0; t < cnt; ++t)
+                    emit(0, s.skeys[s.offset[i] + t]);
+            else
+            {
+                scanner_.for_each(r1[u0 + i].seq, emit);
+                if (pairs)
+                    scanner_.for_each((*r2)[u0 + i].seq, emit);
+            }
+            std::uint64_t const need = hits_needed(cnt, fraction, min_hits);
             s.need[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
             if (need <= cnt)
                 s.active.push_back(static_cast<std::uint32_t>(i));
@@ -312,7 +401,7 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
                 std::uint64_t const * const src = s.keys.data() + s.offset[i] + s.queried[i];
                 std::uint64_t * const dst = s.qkeys.data() + s.qstart[i];
                 for (std::size_t q = 0; q < q1 - s.qstart[i]; ++q)
-                    dst[q] = hasher_(src[q]);
+                    dst[q] = sampled ? src[q] : hasher_(src[q]);
             }
             query_keys(filters, s.qkeys.data(), total, s.qvalues.data(), s.q);
             s.next_active.clear();
@@ -344,13 +433,12 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
             if (need > cnt)
                 continue; // never known
             auto decided = [&] { return s.hits[i] >= need || s.queried[i] - s.hits[i] > cnt - need; };
-            auto window = [&](std::string_view const w)
+            auto window = [&](sequence_piece const & w)
             {
                 if (decided())
                     return;
                 std::size_t q = 0;
-                scanner_.for_each(w, [&](std::size_t, std::uint64_t const code) noexcept
-                                  { s.qkeys[q++] = hasher_(code); });
+                for_each_key(w, s.ks, [&](std::uint64_t const key) noexcept { s.qkeys[q++] = key; });
                 query_keys(filters, s.qkeys.data(), q, s.qvalues.data(), s.q);
                 for (std::size_t j = 0; j < q; ++j)
                     s.hits[i] += s.qvalues[j] >= min_count;
@@ -366,7 +454,7 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
 }
 
 void batch_engine::decide(batch_keys const & keys, std::uint64_t const min_count, double const fraction,
-                          std::vector<unit_result> & results) const
+                          std::vector<unit_result> & results, std::uint64_t const min_hits) const
 {
     std::size_t const n = keys.units();
     results.resize(n);
@@ -377,7 +465,7 @@ void batch_engine::decide(batch_keys const & keys, std::uint64_t const min_count
         std::uint64_t const * const v = keys.values.data() + keys.offset[u];
         for (std::uint32_t j = 0; j < keys.count[u]; ++j)
             hits += v[j] >= min_count;
-        results[u] = unit_result{keys.count[u], hits, is_known(keys.count[u], hits, fraction)};
+        results[u] = unit_result{keys.count[u], hits, is_known(keys.count[u], hits, fraction, min_hits)};
     }
 }
 

@@ -45,7 +45,8 @@ std::unique_ptr<any_filter> merge_typed(std::span<any_filter const * const> inpu
 std::string describe(kmer_params const & k)
 {
     return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") + ", seed " +
-           std::to_string(k.seed);
+           std::to_string(k.seed) + ", sampling " +
+           (k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all k-mers"});
 }
 
 // 'a', 'b', 'c' (at most 5 names, then "and N more": a merge of 1000 parts stays one readable line)
@@ -159,7 +160,7 @@ void check_query_compatible(std::span<any_filter const * const> const inputs, st
         if (!(inputs[i]->kmer() == inputs[0]->kmer()))
             throw incompatible_error{"filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" +
                                      names[i] + "' (" + describe(inputs[i]->kmer()) +
-                                     ") cannot be used together: k, canonical mode and hash seed must agree"};
+                                     ") cannot be used together: k, canonical mode, hash seed and sampling must agree"};
 }
 
 namespace

@@ -108,7 +108,7 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     if (h.parts.split < 1 || h.parts.split > key_parts::max_split ||
         h.parts.held.size() != (h.parts.split + 63) / 64)
         throw error{"internal: invalid key parts while writing '" + path.string() + "'"};
-    std::uint64_t header_size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size();
+    std::uint64_t header_size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8;
     for (auto const & s : shards)
         header_size += 32 + 8 * s.params.size();
     header_size += 8; // header checksum
@@ -131,6 +131,8 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     w.u64(h.parts.split);
     for (auto const word : h.parts.held)
         w.u64(word);
+    w.u32(h.kmer.window > 1 ? sampling_minimizer : sampling_none);
+    w.u32(h.kmer.window);
     std::uint64_t offset = align64(header_size);
     std::uint64_t checksum_of_checksums = 0;
     for (auto const & s : shards)
@@ -337,6 +339,17 @@ void mapped_filter_file::parse(bool const verify_payload)
             throw corrupt("invalid key part bitmap");
         if (parts.complete())
             parts = key_parts::whole();
+    }
+    header_.kmer.window = 1;
+    if (version >= 3)
+    {
+        std::uint32_t const scheme = hr.u32();
+        std::uint32_t const window = hr.u32();
+        if (scheme > sampling_minimizer || (scheme == sampling_none) != (window == 1) || window == 0 ||
+            window > max_sampling_window)
+            throw corrupt("invalid sampling scheme " + std::to_string(scheme) + " with window " +
+                          std::to_string(window));
+        header_.kmer.window = window;
     }
     std::size_t const nshards = std::size_t{1} << header_.shard_bits;
     shards_.resize(nshards);

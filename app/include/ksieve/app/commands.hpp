@@ -45,12 +45,24 @@ struct filter_args
     unsigned shards{0};                  //!< power of two; 0 = default (64, fewer for k < 7)
     std::uint64_t seed{default_hash_seed};
     double max_load{0.9};
+    std::uint32_t window{1};             //!< --sampling minimizer:W (1 = every k-mer)
 };
+
+/*! \brief Parse the value of --sampling into f: "all", "minimizer:W" (1 <= W <= 1024; minimizer:1 = every
+ * k-mer). \throws usage_error */
+void parse_sampling(std::string const & text, filter_args & f);
+
+/*! \brief classify's default decision rule and build's default sampling (chosen by measured accuracy on
+ * host depletion; see docs/design.md). */
+inline constexpr double classify_default_fraction = 0.5;
+inline constexpr std::uint64_t classify_default_min_hits = 0;
+inline constexpr char const * build_default_sampling = "all";
 
 /*! \brief Classification options and outputs (classify, dedup). */
 struct classify_output_args
 {
     double min_hit_fraction{0.5};
+    std::uint64_t min_hits{0};                //!< known also needs hits >= this (classify)
     std::uint64_t min_count{1};
     std::string novel, known, novel2, known2; //!< empty = not written
     std::string report;                       //!< per-read TSV

@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include <ksieve/filters/sampling.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/engine/shard_range.hpp>
 #include <ksieve/io/io.hpp>
@@ -44,11 +45,12 @@ struct batch_keys
     [[nodiscard]] std::size_t units() const noexcept { return count.size(); }
 };
 
-/*! \brief Known iff kmers > 0 and hits >= fraction * kmers. */
-[[nodiscard]] inline bool is_known(std::uint64_t const kmers, std::uint64_t const hits, double const fraction) noexcept
+/*! \brief The decision rule: known iff kmers > 0, hits >= min_hits and hits >= fraction * kmers. */
+[[nodiscard]] inline bool is_known(std::uint64_t const kmers, std::uint64_t const hits, double const fraction,
+                                   std::uint64_t const min_hits = 0) noexcept
 {
     // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares equal to it.
-    return kmers > 0 && static_cast<double>(hits) / static_cast<double>(kmers) >= fraction;
+    return kmers > 0 && hits >= min_hits && static_cast<double>(hits) / static_cast<double>(kmers) >= fraction;
 }
 
 /*! \brief Per-thread scratch of the engine's shard partition (reused between batches: no allocation in
@@ -60,8 +62,25 @@ struct batch_engine_query_scratch
     std::vector<std::size_t> start;
 };
 
+/*! \brief The k-mer start positions [begin, end) of a record that one unit of work owns: a whole read
+ * (0, npos) or a window of a long record. With sampling, the minimizers of the windows of valid k-mers that
+ * start in [begin, end) belong to the piece, so that the pieces of a record hold exactly its minimizers. */
+struct sequence_piece
+{
+    std::string_view record;
+    std::size_t begin{0};
+    std::size_t end{static_cast<std::size_t>(-1)};
+};
+
+/*! \brief Per-thread scratch of key extraction (reused: no allocation in steady state). */
+struct key_scratch
+{
+    std::vector<std::uint64_t> keys, order;
+    std::vector<std::size_t> pos;
+};
+
 /*! \brief The fewest hits that make a unit of `kmers` k-mers known (kmers + 1 if none does). */
-[[nodiscard]] std::uint64_t hits_needed(std::uint64_t kmers, double fraction) noexcept;
+[[nodiscard]] std::uint64_t hits_needed(std::uint64_t kmers, double fraction, std::uint64_t min_hits = 0) noexcept;
 
 /*! \brief The batch engine (see file comment). */
 class batch_engine
@@ -73,19 +92,41 @@ public:
     /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty). */
     void extract(io::record_batch const & r1, io::record_batch const * r2, batch_keys & out) const;
 
-    /*! \brief Hash the k-mers of sequence windows, one unit per window (for_each_window() cuts a long record
-     * into windows whose k-mers are exactly the record's). Memory stays bounded by the windows' total length. */
-    void extract_windows(std::span<std::string_view const> windows, batch_keys & out) const;
+    /*! \brief Hash the k-mers of record pieces, one unit per piece (for_each_window() cuts a long record
+     * into pieces whose keys are exactly the record's). Memory stays bounded by the pieces' total length. */
+    void extract_windows(std::span<sequence_piece const> windows, batch_keys & out) const;
 
-    /*! \brief fn(w) for the windows of `seq`: at most `window + k - 1` bases each, overlapping by k - 1, so
-     * that every k-mer position of `seq` lies in exactly one window (an empty `seq` gives one empty window).
-     * \pre window > 0. */
+    /*! \brief fn(piece) for the pieces of `seq`: `window` k-mer start positions each, so that every k-mer
+     * position of `seq` lies in exactly one piece (an empty `seq` gives one empty piece). \pre window > 0. */
     template <typename Fn>
     void for_each_window(std::string_view const seq, std::size_t const window, Fn && fn) const
     {
         std::size_t const k = kmer_.k;
         for (std::size_t start = 0; start == 0 || start + k <= seq.size(); start += window)
-            fn(seq.substr(start, window + k - 1));
+            fn(sequence_piece{seq, start, start + window});
+    }
+
+    /*! \brief fn(key) for the hashed keys of a piece in sequence order: every valid k-mer, or with sampling
+     * (kmer_params::window > 1) the minimizers that belong to the piece. A range (build --shard) is not
+     * applied here. No allocation once `s` has grown; no exceptions. */
+    template <typename Fn>
+    void for_each_key(sequence_piece const & piece, key_scratch & s, Fn && fn) const
+    {
+        std::string_view const seq = piece.record;
+        std::size_t const k = kmer_.k;
+        std::size_t const begin = std::min(piece.begin, seq.size());
+        std::size_t const end = std::min(piece.end, seq.size() < k ? std::size_t{0} : seq.size() - k + 1);
+        if (!kmer_.sampled())
+        {
+            if (begin < end)
+                scanner_.for_each(seq.substr(begin, end - begin + k - 1),
+                                  [&](std::size_t, std::uint64_t const code) noexcept { fn(hasher_(code)); });
+            return;
+        }
+        std::size_t own_first = 0, own_last = 0;
+        std::size_t const n = sampled_context(piece, s, own_first, own_last);
+        for_each_minimizer(s.order.data(), n, kmer_.window, own_first, own_last,
+                           [&](std::size_t const i) noexcept { fn(s.keys[i]); });
     }
 
     /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
@@ -103,14 +144,14 @@ public:
      * constructed without a key range. */
     void classify_early(io::record_batch const & r1, io::record_batch const * r2,
                         std::span<any_filter const * const> filters, std::uint64_t min_count, double fraction,
-                        std::vector<unit_result> & results) const;
+                        std::vector<unit_result> & results, std::uint64_t min_hits = 0) const;
 
     /*! \brief classify_early() looks up units of more k-mers than this in windows of this many k-mers. */
     static constexpr std::uint32_t early_window_kmers = std::uint32_t{1} << 18;
 
     /*! \brief Classify every unit against values (hit iff value >= min_count). */
     void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
-                std::vector<unit_result> & results) const;
+                std::vector<unit_result> & results, std::uint64_t min_hits = 0) const;
 
     /*! \brief Insert the keys of the selected units (all units if only_novel is null, else the units not
      * known) into a mutable filter.
@@ -130,6 +171,12 @@ public:
     [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
 
 private:
+    // Sampling: fill s.keys / s.order with the valid keys of the piece and its context (one valid k-mer before
+    // its own positions, window - 1 after them, or up to the record's ends); [own_first, own_last) are the
+    // entries at its own positions. \returns the number of entries.
+    std::size_t sampled_context(sequence_piece const & piece, key_scratch & s, std::size_t & own_first,
+                                std::size_t & own_last) const;
+
     kmer_params kmer_;
     template <typename Sequences>
     void extract_units(std::size_t n, Sequences const & sequences, batch_keys & out) const;
@@ -149,9 +196,12 @@ private:
         std::vector<std::uint64_t> keys, qkeys, qvalues; // keys: canonical codes (hashed on lookup)
         std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
         std::vector<std::uint32_t> long_units; // units of more than early_window_kmers k-mers: in windows
+        std::vector<std::uint64_t> skeys;       // sampled: the chunk's minimizers, unit after unit
+        key_scratch ks;
     };
     mutable std::vector<early_scratch> early_;
     mutable std::vector<std::size_t> chunk_begin_;
+    mutable std::vector<key_scratch> key_scratch_; // per thread
     // insert scratch, reused between batches
     std::vector<std::uint64_t> part_keys_;
     std::vector<std::uint64_t> part_start_;

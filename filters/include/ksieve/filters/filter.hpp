@@ -48,8 +48,12 @@ struct kmer_params
     bool canonical{true};
     hash_id hash{hash_id::mix2k_v1};
     std::uint64_t seed{default_hash_seed};
+    /*! \brief Sampling: 1 = every valid k-mer; W > 1 = the minimizers of windows of W valid k-mers
+     * (sampling.hpp). Filters of different sampling are never combined. */
+    std::uint32_t window{1};
 
     [[nodiscard]] unsigned key_bits() const noexcept { return 2 * k; }
+    [[nodiscard]] bool sampled() const noexcept { return window > 1; }
     [[nodiscard]] kmer_hasher hasher() const noexcept { return kmer_hasher{k, seed}; }
     friend bool operator==(kmer_params const &, kmer_params const &) = default;
 };

@@ -2,13 +2,14 @@
 /*! \file
  * \brief The ksieve filter file format (one format for every filter type) and read-only mmap access.
  *
- * Layout, all integers little-endian, written field by field (format version 2; version 1 has no key
- * split fields and holds the whole key space):
+ * Layout, all integers little-endian, written field by field (format version 3; version 2 has no
+ * sampling fields and holds every k-mer; version 1 has no key split fields either and holds the whole key
+ * space):
  *
  * | offset | size | field |
  * |---|---|---|
  * | 0  | 8 | magic "KSIEVEfl" |
- * | 8  | 4 | format version (2) |
+ * | 8  | 4 | format version (3) |
  * | 12 | 4 | header size in bytes H (everything up to and including the header checksum) |
  * | 16 | 4 | filter type (filter_type) |
  * | 20 | 4 | k |
@@ -22,6 +23,8 @@
  * | 64 | 8P | type-level parameters (u64) |
  * | 64+8P | 8 | key split S (version >= 2; 1 = the whole key space, at most key_parts::max_split) |
  * | 72+8P | 8W | bitmap of the parts of S held, W = ceil(S / 64) words, bits >= S zero, not all zero |
+ * | 72+8P+8W | 4 | sampling scheme (version >= 3): 0 every k-mer, 1 minimizers (sampling.hpp) |
+ * | 76+8P+8W | 4 | sampling window W (1 for scheme 0, 2 .. max_sampling_window for scheme 1) |
  * | .. | .. | shard table, 2^s entries: offset u64, words u64, payload checksum u64, parameter count
  *              u32, reserved u32 (0), parameters u64[count] |
  * | H-8 | 8 | header checksum (checksum64 of bytes [0, H-8)) |
@@ -52,7 +55,13 @@ namespace ksieve
 {
 
 /*! \brief Current (and highest readable) format version. */
-inline constexpr std::uint32_t filter_format_version = 2;
+inline constexpr std::uint32_t filter_format_version = 3;
+
+/*! \brief Sampling scheme ids stored in the file (never renumber). */
+inline constexpr std::uint32_t sampling_none = 0;
+inline constexpr std::uint32_t sampling_minimizer = 1;
+/*! \brief Largest minimizer window accepted. */
+inline constexpr std::uint32_t max_sampling_window = 1024;
 
 /*! \brief Everything in a filter file except the payloads. */
 struct filter_file_header
