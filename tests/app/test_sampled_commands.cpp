@@ -1,0 +1,187 @@
+// Sampled filters end to end: build --sampling minimizer:W and classify against a naive implementation of the
+// definition (minimizers from the list of valid k-mers, an exact set), for several k, W and thread counts;
+// records longer than the engine's windows; mixed schemes refused.
+#include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/sampling.hpp>
+
+#include "test_helpers.hpp"
+
+#include <set>
+#include <unordered_set>
+
+namespace
+{
+
+using namespace ksieve::test;
+
+// The hashed keys of the minimizers of one sequence, from the definition (naively).
+std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k, std::size_t const w)
+{
+    ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
+    std::vector<std::uint64_t> keys;
+    for (auto & c : seq)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (std::size_t i = 0; i + k <= seq.size(); ++i)
+    {
+        std::string const s = seq.substr(i, k);
+        if (s.find_first_not_of("ACGT") != std::string::npos)
+            continue;
+        std::uint64_t fw = 0, rc = 0;
+        (void)ksieve::encode_kmer(s, fw);
+        (void)ksieve::encode_kmer(revcomp(s), rc);
+        keys.push_back(hash(std::min(fw, rc)));
+    }
+    std::set<std::size_t> chosen;
+    std::size_t const n = keys.size();
+    std::size_t const windows = n == 0 ? 0 : (n < w ? 1 : n - w + 1);
+    for (std::size_t i = 0; i < windows; ++i)
+    {
+        std::size_t best = i;
+        for (std::size_t j = i; j < std::min(n, i + w); ++j)
+            if (ksieve::minimizer_order(keys[j]) < ksieve::minimizer_order(keys[best]))
+                best = j;
+        chosen.insert(best);
+    }
+    std::vector<std::uint64_t> out;
+    for (auto const i : chosen)
+        out.push_back(keys[i]);
+    return out;
+}
+
+std::vector<std::string> fasta_sequences(std::string const & path)
+{
+    std::vector<std::string> out;
+    for (auto const & rec : split_fasta(read_file(path)))
+    {
+        std::string seq;
+        std::size_t const a = rec.find('\n');
+        for (std::size_t i = a + 1; i < rec.size(); ++i)
+            if (rec[i] != '\n' && rec[i] != '\r')
+                seq += rec[i];
+        out.push_back(seq);
+    }
+    return out;
+}
+
+std::string fastq_sequence(std::string const & rec)
+{
+    std::size_t const a = rec.find('\n') + 1;
+    return rec.substr(a, rec.find('\n', a) - a);
+}
+
+class sampled_commands : public ::testing::Test
+{
+protected:
+    void SetUp() override { KSIEVE_REQUIRE_DATA(); }
+    temp_dir tmp;
+};
+
+} // namespace
+
+TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_threads)
+{
+    std::string const ref = data("lambda.fa").string();
+    std::vector<std::string> reads = split_fastq(read_file(data("lambda_reads.fq").string()));
+    auto const foreign = split_fastq(read_file(data("hs_R1.fq").string()));
+    reads.insert(reads.end(), foreign.begin(), foreign.end());
+    for (auto const & [k, w] : std::vector<std::pair<unsigned, std::size_t>>{{31, 15}, {25, 8}, {21, 2}})
+    {
+        std::unordered_set<std::uint64_t> set;
+        for (auto const & seq : fasta_sequences(ref))
+            for (auto const key : naive_sampled_keys(seq, k, w))
+                set.insert(key);
+        std::string const f = tmp / ("m" + std::to_string(w) + ".ksf");
+        auto const b = run_ksieve("build -q -t 2 --fpr 0 -k " + std::to_string(k) + " --sampling minimizer:" +
+                                      std::to_string(w) + " -o '" + f + "' '" + ref + "'",
+                                  tmp);
+        ASSERT_EQ(b.status, 0) << b.err;
+        auto const info = run_ksieve("info --json '" + f + "'", tmp);
+        EXPECT_EQ(json_number(info.out, "distinct_kmers"), static_cast<double>(set.size()));
+        EXPECT_NE(info.out.find("\"minimizer:" + std::to_string(w) + "\""), std::string::npos) << info.out;
+        std::string first_report;
+        for (unsigned const threads : {1u, 3u})
+        {
+            std::string const report = tmp / ("r" + std::to_string(threads) + ".tsv");
+            auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f + "' --report '" +
+                                          report + "' '" + data("lambda_reads.fq").string() + "' '" +
+                                          data("hs_R1.fq").string() + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+            auto const rows = read_report(report);
+            ASSERT_EQ(rows.size(), reads.size());
+            for (std::size_t i = 0; i < rows.size(); ++i)
+            {
+                auto const keys = naive_sampled_keys(fastq_sequence(reads[i]), k, w);
+                std::uint64_t hits = 0;
+                for (auto const key : keys)
+                    hits += set.count(key);
+                ASSERT_EQ(rows[i].kmers, keys.size()) << "k " << k << " w " << w << " read " << i;
+                ASSERT_EQ(rows[i].hits, hits) << "k " << k << " w " << w << " read " << i;
+            }
+            if (threads == 1)
+                first_report = read_file(report);
+            else
+                EXPECT_EQ(read_file(report), first_report);
+        }
+    }
+}
+
+TEST_F(sampled_commands, long_records_with_ns_hold_exactly_their_minimizers)
+{
+    // Records longer than the engine's 256 Ki-base windows, with runs of N across window boundaries.
+    std::mt19937_64 rng{3};
+    std::string fa;
+    std::vector<std::string> seqs;
+    for (std::size_t const len : {700000u, 300000u, 40u})
+    {
+        std::string seq(len, 'A');
+        for (auto & c : seq)
+            c = "ACGT"[rng() % 4];
+        for (std::size_t const at : {262140u, 262150u, 524280u, 100u})
+            if (at + 60 < len)
+                seq.replace(at, 5 + at % 50, std::string(5 + at % 50, 'N'));
+        seqs.push_back(seq);
+        fa += ">r" + std::to_string(len) + "\n" + seq + "\n";
+    }
+    std::string const ref = tmp / "long.fa";
+    write_file(ref, fa);
+    std::unordered_set<std::uint64_t> set;
+    for (auto const & seq : seqs)
+        for (auto const key : naive_sampled_keys(seq, 31, 15))
+            set.insert(key);
+    std::string const f = tmp / "long.ksf";
+    auto const b = run_ksieve("build -q -t 2 --fpr 0 --sampling minimizer:15 -o '" + f + "' '" + ref + "'", tmp);
+    ASSERT_EQ(b.status, 0) << b.err;
+    auto const info = run_ksieve("info --json '" + f + "'", tmp);
+    EXPECT_EQ(json_number(info.out, "distinct_kmers"), static_cast<double>(set.size()));
+    EXPECT_EQ(json_number(info.out, "total_count"), static_cast<double>(set.size())); // each minimizer once
+    // Classified as reads, the records find every one of their minimizers.
+    std::string const report = tmp / "long.tsv";
+    auto const r = run_ksieve("classify -q -t 2 -f '" + f + "' --report '" + report + "' '" + ref + "'", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto const rows = read_report(report);
+    ASSERT_EQ(rows.size(), seqs.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+    {
+        EXPECT_EQ(rows[i].kmers, naive_sampled_keys(seqs[i], 31, 15).size());
+        EXPECT_EQ(rows[i].hits, rows[i].kmers);
+    }
+}
+
+TEST_F(sampled_commands, mixed_schemes_are_refused)
+{
+    std::string const ref = data("lambda.fa").string();
+    std::string const all = tmp / "all.ksf", m15 = tmp / "m15.ksf";
+    ASSERT_EQ(run_ksieve("build -q -o '" + all + "' '" + ref + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling minimizer:15 -o '" + m15 + "' '" + ref + "'", tmp).status, 0);
+    auto const c = run_ksieve("classify -q -f '" + all + "' -f '" + m15 + "' '" + data("hs_R1.fq").string() + "'", tmp);
+    EXPECT_EQ(c.status, 1);
+    EXPECT_NE(c.err.find("sampling must agree"), std::string::npos) << c.err;
+    auto const m = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + all + "' '" + m15 + "'", tmp);
+    EXPECT_EQ(m.status, 1);
+    EXPECT_NE(m.err.find("minimizer:15"), std::string::npos) << m.err;
+    EXPECT_FALSE(fs::exists(tmp / "m.ksf"));
+    auto const bad = run_ksieve("build -q --sampling minimizer:0 -o '" + (tmp / "x.ksf") + "' '" + ref + "'", tmp);
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--sampling"), std::string::npos) << bad.err;
+}

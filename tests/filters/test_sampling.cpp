@@ -1,0 +1,90 @@
+// Minimizer selection against its definition, computed naively: every window of w consecutive entries, its
+// leftmost smallest order value, each selected entry once; a list shorter than w keeps its smallest.
+#include <ksieve/filters/sampling.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <vector>
+
+namespace
+{
+
+std::vector<std::size_t> naive_minimizers(std::vector<std::uint64_t> const & order, std::size_t const w)
+{
+    std::set<std::size_t> selected;
+    std::size_t const n = order.size();
+    if (n == 0)
+        return {};
+    std::size_t const windows = n < w ? 1 : n - w + 1;
+    std::size_t const width = n < w ? n : w;
+    for (std::size_t i = 0; i < windows; ++i)
+    {
+        std::size_t best = i;
+        for (std::size_t j = i; j < i + width; ++j)
+            if (order[j] < order[best])
+                best = j;
+        selected.insert(best);
+    }
+    return {selected.begin(), selected.end()};
+}
+
+std::vector<std::size_t> library_minimizers(std::vector<std::uint64_t> const & order, std::size_t const w)
+{
+    std::vector<std::size_t> out;
+    ksieve::for_each_minimizer(order.data(), order.size(), w, 0, order.size(),
+                               [&](std::size_t const i) { out.push_back(i); });
+    return out;
+}
+
+} // namespace
+
+TEST(sampling, minimizers_equal_the_definition_with_ties)
+{
+    std::mt19937_64 rng{7};
+    for (std::size_t const w : {1u, 2u, 3u, 5u, 15u, 31u})
+        for (std::size_t n = 0; n < 120; ++n)
+            for (std::uint64_t const range : {3ull, 1000ull, ~0ull}) // small ranges force ties
+            {
+                std::vector<std::uint64_t> order(n);
+                for (auto & v : order)
+                    v = rng() % range;
+                ASSERT_EQ(library_minimizers(order, w), naive_minimizers(order, w)) << "w " << w << " n " << n;
+            }
+}
+
+TEST(sampling, slices_with_context_report_exactly_the_whole_selection)
+{
+    std::mt19937_64 rng{11};
+    for (std::size_t const w : {2u, 4u, 15u})
+        for (int trial = 0; trial < 200; ++trial)
+        {
+            std::size_t const n = w + rng() % 300;
+            std::vector<std::uint64_t> order(n);
+            for (auto & v : order)
+                v = rng() % 50;
+            // cut the window starts [0, n - w + 1) into random consecutive slices; each slice sees one entry
+            // before its own windows and w - 1 after them
+            std::vector<std::size_t> got;
+            std::size_t const starts = n - w + 1;
+            for (std::size_t b = 0; b < starts;)
+            {
+                std::size_t const e = std::min(starts, b + 1 + rng() % 40);
+                std::size_t const lo = b > 0 ? b - 1 : 0;
+                std::size_t const hi = std::min(n, e + w - 1);
+                std::vector<std::uint64_t> slice(order.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                 order.begin() + static_cast<std::ptrdiff_t>(hi));
+                ksieve::for_each_minimizer(slice.data(), slice.size(), w, b - lo, e - lo,
+                                           [&](std::size_t const i) { got.push_back(lo + i); });
+                b = e;
+            }
+            ASSERT_EQ(got, naive_minimizers(order, w)) << "w " << w << " trial " << trial;
+        }
+}
+
+TEST(sampling, window_one_selects_every_entry)
+{
+    std::vector<std::uint64_t> const order{5, 5, 1, 9, 0};
+    EXPECT_EQ(library_minimizers(order, 1), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
