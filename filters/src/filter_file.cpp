@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -95,6 +96,38 @@ private:
 };
 
 std::string errno_text() { return std::strerror(errno); }
+
+// Filters of at least this size are read into anonymous memory backed by transparent huge pages instead of
+// being mapped from the page cache in 4 KiB pages: a lookup in a table of gigabytes then costs one DRAM miss
+// instead of a TLB miss and a page walk on top. KSIEVE_MMAP_FILTERS=1 in the environment maps them instead.
+constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
+
+// The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on failure.
+void * load_anonymous(int const fd, std::uint64_t const size, std::string const & name)
+{
+    void * const m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return m;
+    ::madvise(m, size, MADV_HUGEPAGE); // a hint only
+    auto * const p = static_cast<unsigned char *>(m);
+    std::uint64_t done = 0;
+    while (done < size)
+    {
+        std::size_t const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(size - done, std::uint64_t{1} << 30));
+        ssize_t const n = ::pread(fd, p + done, chunk, static_cast<off_t>(done));
+        if (n <= 0)
+        {
+            int const saved = n == 0 ? EIO : errno;
+            ::munmap(m, size);
+            if (n == 0)
+                throw format_error{"'" + name + "': the file shrank while it was read"};
+            errno = saved;
+            return MAP_FAILED;
+        }
+        done += static_cast<std::uint64_t>(n);
+    }
+    return m;
+}
 
 } // namespace
 
@@ -237,7 +270,9 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
         ::close(fd);
         throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
     }
-    void * const m = ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
+    void * const m = f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_MMAP_FILTERS") == nullptr
+                         ? load_anonymous(fd, f->size_, f->name_)
+                         : ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
     if (m == MAP_FAILED)
         throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
