@@ -110,6 +110,8 @@ file_layout layout_of(bytes_t const & b)
     std::uint64_t pos = 64 + 8 * nparams;
     if (get_u32(b, 8) >= 2) // key split S, then ceil(S / 64) bitmap words
         pos += 8 + 8 * ((get_u64(b, pos) + 63) / 64);
+    if (get_u32(b, 8) >= 3) // sampling scheme and window
+        pos += 8;
     std::uint64_t prev_end = l.header_size;
     for (std::uint64_t s = 0; s < nshards; ++s)
     {
@@ -724,42 +726,69 @@ TEST_F(filter_file_test, key_parts_round_trip_and_are_validated)
     EXPECT_EQ(mapped_filter_file::open(dir_ / "all.ksf")->header().parts, ksieve::key_parts::whole());
 }
 
-// A version 1 file (no key split fields) is still read, as holding the whole key space.
-TEST_F(filter_file_test, version_1_files_are_read_as_the_whole_key_space)
+// Older versions are still read: version 2 (no sampling fields) holds every k-mer, version 1 (no key split
+// fields either) the whole key space.
+TEST_F(filter_file_test, version_1_and_2_files_are_read_as_every_kmer_of_the_whole_key_space)
 {
     hand_made h = make_hand_made();
     h.header.parts = ksieve::key_parts::one(2, 5);
-    fs::path const p = dir_ / "v2.ksf";
+    h.header.kmer.window = 15;
+    fs::path const p = dir_ / "v3.ksf";
     write_hand_made(p, h);
-    bytes_t const v2 = read_bytes(p);
-    // Version 1 layout: drop the split and its one bitmap word (16 bytes) from the header, keep every payload
-    // where it is (their offsets are in the shard table) by adding 16 zero bytes of padding after the header.
-    std::size_t const at = 64 + 8 * h.header.params.size();
-    std::uint32_t const header_size = get_u32(v2, 12);
-    bytes_t v1(v2.begin(), v2.begin() + static_cast<std::ptrdiff_t>(at));
-    v1.insert(v1.end(), v2.begin() + static_cast<std::ptrdiff_t>(at + 16), v2.begin() + header_size);
-    v1.insert(v1.end(), 16, 0);
-    v1.insert(v1.end(), v2.begin() + header_size, v2.end());
-    ASSERT_EQ(v1.size(), v2.size());
-    put_u32(v1, 8, 1);
-    put_u32(v1, 12, header_size - 16);
-    reseal_header(v1);
-    auto const f = mapped_filter_file::from_bytes(as_bytes(v1), "v1.ksf");
-    EXPECT_EQ(f->header().version, 1u);
-    EXPECT_EQ(f->header().parts, ksieve::key_parts::whole());
-    EXPECT_EQ(f->header().params, h.header.params);
-    ASSERT_EQ(f->shards().size(), 4u);
-    for (std::size_t i = 0; i < 4; ++i)
+    bytes_t const v3 = read_bytes(p);
     {
-        EXPECT_EQ(f->shards()[i].params, h.params[i]);
-        EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
-                  h.words[i]);
+        auto const f = mapped_filter_file::from_bytes(as_bytes(v3), "v3.ksf");
+        EXPECT_EQ(f->header().kmer.window, 15u);
+        EXPECT_EQ(f->header().parts, h.header.parts);
     }
-    // The same bytes labelled version 2 are refused (the header no longer holds what version 2 needs).
+    // Drop `dropped` header bytes at `at`, keep every payload where it is (their offsets are in the shard table)
+    // by adding as many zero bytes of padding after the header.
+    std::uint32_t const header_size = get_u32(v3, 12);
+    std::size_t const split_at = 64 + 8 * h.header.params.size();
+    auto older = [&](std::uint32_t const version, std::size_t const at, std::size_t const dropped) {
+        bytes_t b(v3.begin(), v3.begin() + static_cast<std::ptrdiff_t>(at));
+        b.insert(b.end(), v3.begin() + static_cast<std::ptrdiff_t>(at + dropped), v3.begin() + header_size);
+        b.insert(b.end(), dropped, 0);
+        b.insert(b.end(), v3.begin() + header_size, v3.end());
+        put_u32(b, 8, version);
+        put_u32(b, 12, header_size - static_cast<std::uint32_t>(dropped));
+        reseal_header(b);
+        return b;
+    };
+    bytes_t const v2 = older(2, split_at + 16, 8);
+    bytes_t const v1 = older(1, split_at, 24);
+    for (auto const & [bytes, version] : {std::pair{v1, 1u}, std::pair{v2, 2u}})
+    {
+        ASSERT_EQ(bytes.size(), v3.size());
+        auto const f = mapped_filter_file::from_bytes(as_bytes(bytes), "old.ksf");
+        EXPECT_EQ(f->header().version, version);
+        EXPECT_EQ(f->header().kmer.window, 1u);
+        EXPECT_EQ(f->header().parts, version == 1 ? ksieve::key_parts::whole() : h.header.parts);
+        EXPECT_EQ(f->header().params, h.header.params);
+        ASSERT_EQ(f->shards().size(), 4u);
+        for (std::size_t i = 0; i < 4; ++i)
+        {
+            EXPECT_EQ(f->shards()[i].params, h.params[i]);
+            EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
+                      h.words[i]);
+        }
+    }
+    // The same bytes labelled with a newer version are refused (the header lacks what that version needs).
     bytes_t mislabelled = v1;
     put_u32(mislabelled, 8, 2);
     reseal_header(mislabelled);
     EXPECT_TRUE(refused(mislabelled, "v1-as-v2.ksf"));
+    // A sampling window out of range, or disagreeing with its scheme, is refused.
+    std::size_t const sampling_at = split_at + 16;
+    for (auto const & [scheme, window] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+             {0, 15}, {1, 1}, {1, 0}, {1, 5000}, {2, 15}})
+    {
+        bytes_t bad = v3;
+        put_u32(bad, sampling_at, scheme);
+        put_u32(bad, sampling_at + 4, window);
+        reseal_header(bad);
+        EXPECT_TRUE(refused(bad, "bad-sampling.ksf")) << scheme << " " << window;
+    }
 }
 
 // key_parts against a std::set oracle: unions, completeness, descriptions, first_incomplete_split.
