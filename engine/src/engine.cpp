@@ -127,7 +127,6 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
     {
         s.keys.resize(span);
         s.order.resize(span);
-        s.pos.resize(span);
     }
     std::size_t n = 0;
     own_first = own_last = 0;
@@ -136,10 +135,8 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
     scanner_.for_each(seq.substr(lo, span + k - 1),
                       [&](std::size_t const p, std::uint64_t const code) noexcept
                       {
-                          std::uint64_t const key = hasher_(code);
-                          s.keys[n] = key;
-                          s.order[n] = minimizer_order(key);
-                          s.pos[n] = lo + p;
+                          s.keys[n] = code; // hashed only if selected
+                          s.order[n] = minimizer_order(code, kmer_.seed);
                           own_first += lo + p < b;
                           own_last += lo + p < e;
                           ++n;

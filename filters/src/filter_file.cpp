@@ -97,9 +97,10 @@ private:
 
 std::string errno_text() { return std::strerror(errno); }
 
-// Filters of at least this size are read into anonymous memory backed by transparent huge pages instead of
-// being mapped from the page cache in 4 KiB pages: a lookup in a table of gigabytes then costs one DRAM miss
-// instead of a TLB miss and a page walk on top. KSIEVE_MMAP_FILTERS=1 in the environment maps them instead.
+// With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into anonymous
+// memory backed by transparent huge pages instead of being mapped from the page cache in 4 KiB pages, so that
+// a lookup in a table of gigabytes costs no TLB miss. Not the default: on the machines measured, zeroing the
+// fresh huge pages cost more than the page walks it saved (docs/design.md).
 constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
 
 // The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on failure.
@@ -270,7 +271,7 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
         ::close(fd);
         throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
     }
-    void * const m = f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_MMAP_FILTERS") == nullptr
+    void * const m = f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr
                          ? load_anonymous(fd, f->size_, f->name_)
                          : ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);

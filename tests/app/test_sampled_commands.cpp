@@ -18,7 +18,7 @@ using namespace ksieve::test;
 std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k, std::size_t const w)
 {
     ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
-    std::vector<std::uint64_t> keys;
+    std::vector<std::uint64_t> codes;
     for (auto & c : seq)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     for (std::size_t i = 0; i + k <= seq.size(); ++i)
@@ -29,22 +29,23 @@ std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
         std::uint64_t fw = 0, rc = 0;
         (void)ksieve::encode_kmer(s, fw);
         (void)ksieve::encode_kmer(revcomp(s), rc);
-        keys.push_back(hash(std::min(fw, rc)));
+        codes.push_back(std::min(fw, rc));
     }
     std::set<std::size_t> chosen;
-    std::size_t const n = keys.size();
+    std::size_t const n = codes.size();
     std::size_t const windows = n == 0 ? 0 : (n < w ? 1 : n - w + 1);
     for (std::size_t i = 0; i < windows; ++i)
     {
         std::size_t best = i;
         for (std::size_t j = i; j < std::min(n, i + w); ++j)
-            if (ksieve::minimizer_order(keys[j]) < ksieve::minimizer_order(keys[best]))
+            if (ksieve::minimizer_order(codes[j], ksieve::default_hash_seed) <
+                ksieve::minimizer_order(codes[best], ksieve::default_hash_seed))
                 best = j;
         chosen.insert(best);
     }
     std::vector<std::uint64_t> out;
     for (auto const i : chosen)
-        out.push_back(keys[i]);
+        out.push_back(hash(codes[i]));
     return out;
 }
 

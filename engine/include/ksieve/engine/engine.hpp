@@ -75,8 +75,7 @@ struct sequence_piece
 /*! \brief Per-thread scratch of key extraction (reused: no allocation in steady state). */
 struct key_scratch
 {
-    std::vector<std::uint64_t> keys, order;
-    std::vector<std::size_t> pos;
+    std::vector<std::uint64_t> keys, order; //!< canonical codes of a piece and context, their order values
 };
 
 /*! \brief The fewest hits that make a unit of `kmers` k-mers known (kmers + 1 if none does). */
@@ -126,7 +125,7 @@ public:
         std::size_t own_first = 0, own_last = 0;
         std::size_t const n = sampled_context(piece, s, own_first, own_last);
         for_each_minimizer(s.order.data(), n, kmer_.window, own_first, own_last,
-                           [&](std::size_t const i) noexcept { fn(s.keys[i]); });
+                           [&](std::size_t const i) noexcept { fn(hasher_(s.keys[i])); });
     }
 
     /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
@@ -171,7 +170,7 @@ public:
     [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
 
 private:
-    // Sampling: fill s.keys / s.order with the valid keys of the piece and its context (one valid k-mer before
+    // Sampling: fill s.keys / s.order with the canonical codes of the valid k-mers of the piece and its context (one valid k-mer before
     // its own positions, window - 1 after them, or up to the record's ends); [own_first, own_last) are the
     // entries at its own positions. \returns the number of entries.
     std::size_t sampled_context(sequence_piece const & piece, key_scratch & s, std::size_t & own_first,

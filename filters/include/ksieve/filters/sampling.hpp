@@ -3,14 +3,15 @@
  * \brief Sampled k-mers: minimizers of the valid k-mers of a sequence.
  *
  * Definition (`--sampling minimizer:W`): list the valid k-mer positions of a record in sequence order
- * (positions whose k bases are all A/C/G/T) and their hashed canonical keys. In each window of W
- * consecutive entries of that list, the entry whose key has the smallest order value
- * `minimizer_order(key)` is selected (ties: the leftmost); every selected entry counts once, however many
- * windows select it. A record with fewer than W valid positions (but at least one) keeps its smallest.
- * W = 1 selects every k-mer.
+ * (positions whose k bases are all A/C/G/T) and their canonical 2k-bit codes. In each window of W
+ * consecutive entries of that list, the entry whose code has the smallest order value
+ * `minimizer_order(code, seed)` is selected (ties: the leftmost); every selected entry counts once, however
+ * many windows select it. A record with fewer than W valid positions (but at least one) keeps its smallest.
+ * W = 1 selects every k-mer. The filter stores the selected k-mers' hashed keys (kmer_hasher).
  *
- * The order is a seeded 64-bit mix of the key, not the key itself: keys select shards and quotients by
- * their top bits, and minimizers of the keys themselves would crowd the low shards.
+ * The order is one seeded multiply of the code (its top bits depend on every bit of the code), computed for
+ * every k-mer; only the selected k-mers are hashed. It is independent of the key's top bits, which select
+ * shards and quotients: minimizers of the keys themselves would crowd the low shards.
  *
  * Thread safety: stateless functions; safe from any number of threads.
  */
@@ -25,10 +26,11 @@ namespace ksieve
 /*! \brief Salt of minimizer_order(); part of the file format (a sampled filter's keys depend on it). */
 inline constexpr std::uint64_t minimizer_salt = 0x6b736d696e696d7aULL;
 
-/*! \brief Order value of a hashed key for minimizer selection (a bijection of 64-bit values). */
-[[nodiscard]] constexpr std::uint64_t minimizer_order(std::uint64_t const key) noexcept
+/*! \brief Order value of a canonical k-mer code for minimizer selection (a bijection of 64-bit values for a
+ * given seed). */
+[[nodiscard]] constexpr std::uint64_t minimizer_order(std::uint64_t const code, std::uint64_t const seed) noexcept
 {
-    return mix64(key ^ minimizer_salt);
+    return (code ^ seed ^ minimizer_salt) * 0x9e3779b97f4a7c15ULL;
 }
 
 /*! \brief fn(i) for the entries i (increasing) that the windows starting at [begin, end) select, each once.
