@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <string_view>
 
 namespace ksieve
@@ -28,14 +30,15 @@ void add_inputs(CLI::App & app, input_args & in)
     app.add_flag("--interleaved", in.interleaved, "Each input holds mates consecutively; a pair is one unit");
 }
 
-void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std::string & expected)
+void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std::string & expected,
+                        char const * const default_fpr_text)
 {
     app.add_option("-k,--kmer", f.k, "k-mer length, 1..32")->default_val(31);
     app.add_flag("!--no-canonical", f.canonical, "Use forward k-mers instead of canonical ones");
     app.add_option("--type", type, "Filter type: qf (counting quotient filter), bloom, cuckoo, counting-bloom, bloom-classic")
         ->default_val("qf");
     app.add_option("--fpr", f.fpr, "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
-        ->default_val(0.001);
+        ->default_str(default_fpr_text);
     app.add_option("--expected", expected,
                    "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; Bloom/cuckoo "
                    "filters do that when it is absent, also in dedup; from stdin they need a number)");
@@ -78,6 +81,8 @@ int run_cli(int argc, char ** argv)
     build_args build;
     classify_args classify;
     dedup_args dedup;
+    // --fpr given or not: its default depends on the filter type (build)
+    build.filter.fpr = dedup.filter.fpr = std::numeric_limits<double>::quiet_NaN();
     merge_args merge;
     info_args info;
     std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling;
@@ -85,7 +90,8 @@ int run_cli(int argc, char ** argv)
     auto * cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
     add_common(*cmd_build, build.common);
     cmd_build->add_option("-o,--output", build.output, "Filter file to write")->required();
-    add_filter_options(*cmd_build, build.filter, build_type, build_expected);
+    add_filter_options(*cmd_build, build.filter, build_type, build_expected,
+                       "0.0001 for qf, 0.001 for bloom, cuckoo and counting-bloom");
     cmd_build->add_option("--sampling", build_sampling,
                           "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
                           "consecutive ones; classify then looks up the same minimizers of each read)")
@@ -110,7 +116,7 @@ int run_cli(int argc, char ** argv)
         "dedup", "Streaming deduplication / digital normalization: a read is known if enough of its k-mers were\n"
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
     add_common(*cmd_dedup, dedup.common);
-    add_filter_options(*cmd_dedup, dedup.filter, dedup_type, dedup_expected);
+    add_filter_options(*cmd_dedup, dedup.filter, dedup_type, dedup_expected, "0.001");
     add_classify_outputs(*cmd_dedup, dedup.out, 0.5);
     cmd_dedup->add_option("--save-filter", dedup.save_filter, "Write the accumulated filter here");
     add_inputs(*cmd_dedup, dedup.input);
@@ -146,6 +152,8 @@ int run_cli(int argc, char ** argv)
         if (cmd_build->parsed())
         {
             build.filter.type = parse_filter_type(build_type);
+            if (std::isnan(build.filter.fpr))
+                build.filter.fpr = build.filter.type == filter_type::quotient ? build_default_fpr : 0.001;
             parse_expected(build_expected, build.filter);
             parse_sampling(build_sampling, build.filter);
             if (!shard_text.empty())
@@ -157,6 +165,8 @@ int run_cli(int argc, char ** argv)
         else if (cmd_dedup->parsed())
         {
             dedup.filter.type = parse_filter_type(dedup_type);
+            if (std::isnan(dedup.filter.fpr))
+                dedup.filter.fpr = 0.001;
             parse_expected(dedup_expected, dedup.filter);
             run_dedup(dedup);
         }

@@ -279,6 +279,7 @@ std::unique_ptr<io::output_file> write_stats(std::string const & path, run_summa
     j["hits"] = s.hits;
     j["bases"] = s.bases;
     j["min_hit_fraction"] = a.min_hit_fraction;
+    j["min_hits"] = a.min_hits;
     j["min_count"] = a.min_count;
     j["seconds"] = s.seconds;
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;

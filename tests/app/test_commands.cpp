@@ -80,7 +80,7 @@ protected:
     std::string build_hs(std::string const & extra = "")
     {
         std::string const path = tmp / "hs.ksf";
-        auto const r = run_ksieve("build -q -o '" + path + "' " + extra + " '" + data("HS11286.fa").string() + "'", tmp);
+        auto const r = run_ksieve("build -q --sampling all -o '" + path + "' " + extra + " '" + data("HS11286.fa").string() + "'", tmp);
         EXPECT_EQ(r.status, 0) << r.err;
         return path;
     }
@@ -109,7 +109,7 @@ TEST_F(commands, errorfree_reads_of_the_reference_are_all_known_and_foreign_read
              {"hs_errfree.fq", true}, {"lambda_reads.fq", false}, {"sra.fq.gz", false}})
     {
         std::string const report = tmp / (input + ".tsv");
-        auto const r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         auto const rows = read_report(report);
         ASSERT_GT(rows.size(), 100u);
@@ -144,7 +144,7 @@ TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_ev
     for (int const t : {1, 2})
     {
         std::string const f = tmp / ("auto" + std::to_string(t) + ".ksf");
-        auto const b = run_ksieve("build -q -t " + std::to_string(t) + " --expected auto -o '" + f + "' '" + ref + "'", tmp);
+        auto const b = run_ksieve("build -q --sampling all -t " + std::to_string(t) + " --expected auto -o '" + f + "' '" + ref + "'", tmp);
         ASSERT_EQ(b.status, 0) << b.err;
         if (t == 1)
             first = read_file(f);
@@ -165,7 +165,7 @@ TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_ev
              {"hs_errfree.fq", true}, {"lambda_reads.fq", false}, {"sra.fq.gz", false}})
     {
         std::string const report = tmp / (input + ".auto.tsv");
-        auto const r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         std::uint64_t kmers = 0, hits = 0, known = 0;
         auto const rows = read_report(report);
@@ -185,8 +185,8 @@ TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_ev
     }
     // Where a first pass is impossible: usage errors, nothing written.
     for (std::string const & args : {std::string{"dedup -q --expected auto '"} + ref + "'",
-                                     "build -q --expected 0 -o '" + (tmp / "z.ksf") + "' '" + ref + "'",
-                                     "build -q --expected lots -o '" + (tmp / "z.ksf") + "' '" + ref + "'"})
+                                     "build -q --sampling all --expected 0 -o '" + (tmp / "z.ksf") + "' '" + ref + "'",
+                                     "build -q --sampling all --expected lots -o '" + (tmp / "z.ksf") + "' '" + ref + "'"})
     {
         auto const r = run_ksieve(args, tmp);
         EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
@@ -198,11 +198,11 @@ TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_ev
 TEST_F(commands, exact_quotient_filter_gives_exactly_the_hits_of_an_exact_kmer_set)
 {
     std::string const f = tmp / "lambda.ksf";
-    auto const b = run_ksieve("build -q --fpr 0 -k 25 -o '" + f + "' '" + data("lambda.fa").string() + "'", tmp);
+    auto const b = run_ksieve("build -q --sampling all --fpr 0 -k 25 -o '" + f + "' '" + data("lambda.fa").string() + "'", tmp);
     ASSERT_EQ(b.status, 0) << b.err;
     std::string const report = tmp / "r.tsv";
     // Realistic lambda reads (with errors) give partial hits: the interesting case for exactness.
-    auto const r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" +
+    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" +
                                   data("lambda_reads.fq").string() + "' '" + data("hs_R1.fq").string() + "'",
                               tmp);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -232,7 +232,7 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
     {
         std::string const d = tmp / ("t" + std::to_string(t));
         std::filesystem::create_directories(d);
-        auto const r = run_ksieve("classify -q -t " + std::to_string(t) + " -f '" + f + "' --known '" + d +
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) + " -f '" + f + "' --known '" + d +
                                       "/k.fq' --novel '" + d + "/n.fq' --report '" + d + "/r.tsv' --stats '" + d +
                                       "/s.json' '" + mixed + "'",
                                   tmp);
@@ -272,7 +272,7 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
     // gz input and gz output: same records after decompression, and the .gz output is deterministic.
     for (int const t : {1, 3})
     {
-        auto const r = run_ksieve("classify -q -t " + std::to_string(t) + " -f '" + f + "' --known '" + (tmp / "k") +
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) + " -f '" + f + "' --known '" + (tmp / "k") +
                                       std::to_string(t) + ".fq.gz' --novel '" + (tmp / "n") + std::to_string(t) +
                                       ".fq.gz' '" + mixed + "'",
                                   tmp);
@@ -292,9 +292,9 @@ TEST_F(commands, classify_early_decision_gives_exactly_the_classes_of_the_full_c
     std::string const counted = tmp / "counted.ksf";
     std::string const hs = build_hs();
     // Exact lambda filter: realistic lambda reads have partial hits, so many reads lie near any threshold.
-    ASSERT_EQ(run_ksieve("build -q --fpr 0 -k 31 -o '" + lambda + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling all --fpr 0 -k 31 -o '" + lambda + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
     // Counts from reads, for --min-count.
-    ASSERT_EQ(run_ksieve("build -q -k 31 -o '" + counted + "' '" + data("lambda_reads.fq").string() + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling all -k 31 -o '" + counted + "' '" + data("lambda_reads.fq").string() + "'", tmp).status, 0);
     std::string const mixed = data("mixed.fq").string();
     std::string const r1 = data("hs_R1.fq").string(), r2 = data("hs_R2.fq").string();
     struct variant
@@ -355,13 +355,13 @@ TEST_F(commands, nothing_lost_multiline_fasta_input)
     std::string const f = build_hs("-k 21");
     // The Klebsiella genomes are multi-line FASTA; as "reads" they test verbatim multi-line output.
     std::string const input = data("klebs4.fa").string();
-    auto const r = run_ksieve("classify -q -k 21 -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
+    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -k 21 -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
                                   (tmp / "n.fa") + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
                               tmp);
     // -k is not a classify option: usage error, exit 2, nothing written.
     EXPECT_EQ(r.status, 2);
     EXPECT_FALSE(std::filesystem::exists(tmp / "k.fa"));
-    auto const r2 = run_ksieve("classify -q -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
+    auto const r2 = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
                                    (tmp / "n.fa") + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
                                tmp);
     ASSERT_EQ(r2.status, 0) << r2.err;
@@ -381,7 +381,7 @@ TEST_F(commands, paired_classification_keeps_mates_together_and_is_deterministic
     {
         std::string const d = tmp / ("p" + std::to_string(t));
         std::filesystem::create_directories(d);
-        auto const r = run_ksieve("classify -q -t " + std::to_string(t) + " -f '" + f + "' --paired '" + r1 + "' '" +
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) + " -f '" + f + "' --paired '" + r1 + "' '" +
                                       r2 + "' --known '" + d + "/k1.fq' --known2 '" + d + "/k2.fq' --novel '" + d +
                                       "/n1.fq' --novel2 '" + d + "/n2.fq' --report '" + d + "/r.tsv'",
                                   tmp);
@@ -584,13 +584,13 @@ TEST_F(commands, sharded_builds_merged_equal_the_full_build)
         SCOPED_TRACE(opts);
         std::string const tag = std::to_string(setting++);
         std::string const full = tmp / ("full" + tag + ".ksf");
-        auto r = run_ksieve("build -q " + opts + " -o '" + full + "' '" + ref + "'", tmp);
+        auto r = run_ksieve("build -q --sampling all " + opts + " -o '" + full + "' '" + ref + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         std::vector<std::string> parts;
         for (int i = 0; i < 3; ++i)
         {
             parts.push_back(tmp / ("part" + tag + "_" + std::to_string(i) + ".ksf"));
-            r = run_ksieve("build -q " + opts + " --shard " + std::to_string(i) + "/3 -o '" + parts.back() + "' '" + ref + "'",
+            r = run_ksieve("build -q --sampling all " + opts + " --shard " + std::to_string(i) + "/3 -o '" + parts.back() + "' '" + ref + "'",
                            tmp);
             ASSERT_EQ(r.status, 0) << r.err;
         }
@@ -599,7 +599,7 @@ TEST_F(commands, sharded_builds_merged_equal_the_full_build)
         ASSERT_EQ(r.status, 0) << r.err;
         auto report_of = [&](std::string const & filters, std::string const & name) {
             std::string const rep = tmp / (name + tag + ".tsv");
-            auto const rr = run_ksieve("classify -q " + filters + " --report '" + rep + "' " + reads, tmp);
+            auto const rr = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 " + filters + " --report '" + rep + "' " + reads, tmp);
             EXPECT_EQ(rr.status, 0) << rr.err;
             return read_file(rep);
         };
@@ -645,7 +645,7 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
         for (int i = 0; i < 3; ++i)
         {
             parts.push_back(tmp / ("s" + tag + "_" + std::to_string(i) + ".ksf"));
-            auto const r = run_ksieve("build -q " + opts + " --shards " + shards[i] + " -o '" + parts.back() +
+            auto const r = run_ksieve("build -q --sampling all " + opts + " --shards " + shards[i] + " -o '" + parts.back() +
                                           "' '" + samples[i] + "'",
                                       tmp);
             ASSERT_EQ(r.status, 0) << r.err;
@@ -659,7 +659,7 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
         for (int const first : {0, 2})
         {
             std::string const full = tmp / ("full" + tag + "_" + std::to_string(first) + ".ksf");
-            auto r = run_ksieve("build -q " + opts + " --shards " + shards[first] + " -o '" + full + "' '" +
+            auto r = run_ksieve("build -q --sampling all " + opts + " --shards " + shards[first] + " -o '" + full + "' '" +
                                     samples[0] + "' '" + samples[1] + "' '" + samples[2] + "'",
                                 tmp);
             ASSERT_EQ(r.status, 0) << r.err;
@@ -672,7 +672,7 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
             {
                 std::string const rep = f + ".tsv";
                 auto const rr = run_ksieve(
-                    "classify -q --min-count 2 -f '" + f + "' --report '" + rep + "' " + reads, tmp);
+                    "classify -q --min-hits 0 --min-hit-fraction 0.5 --min-count 2 -f '" + f + "' --report '" + rep + "' " + reads, tmp);
                 EXPECT_EQ(rr.status, 0) << rr.err;
                 return read_file(rep);
             };
@@ -688,11 +688,11 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
     // Bloom filters are not re-sharded: a clear error naming --shards
     std::string const b4 = tmp / "b4.ksf", b16 = tmp / "b16.ksf";
     ASSERT_EQ(
-        run_ksieve("build -q --type bloom --expected 100000 --shards 4 -o '" + b4 + "' '" + samples[1] + "'",
+        run_ksieve("build -q --sampling all --type bloom --expected 100000 --shards 4 -o '" + b4 + "' '" + samples[1] + "'",
                    tmp)
             .status,
         0);
-    ASSERT_EQ(run_ksieve("build -q --type bloom --expected 100000 --shards 16 -o '" + b16 + "' '" +
+    ASSERT_EQ(run_ksieve("build -q --sampling all --type bloom --expected 100000 --shards 16 -o '" + b16 + "' '" +
                              samples[1] + "'",
                          tmp)
                   .status,
@@ -708,7 +708,7 @@ TEST_F(commands, bad_input_gives_one_clear_error_and_leaves_no_output)
     std::string const f = build_hs("-k 15");
     std::string const bad = tmp / "bad.fq";
     write_file(bad, "@r1\nACGT\n+\nIIII\n@r2\nACGTACGT\n+\nIII\n@r3\nACGT\n+\nIIII\n");
-    auto const r = run_ksieve("classify -q -f '" + f + "' --novel '" + (tmp / "n.fq") + "' --known '" +
+    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --novel '" + (tmp / "n.fq") + "' --known '" +
                                   (tmp / "k.fq") + "' --report '" + (tmp / "r.tsv") + "' '" + bad + "'",
                               tmp);
     EXPECT_EQ(r.status, 1);
@@ -730,7 +730,7 @@ TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
     bytes[bytes.size() / 2] ^= 0x40;
     std::string const broken = tmp / "broken.ksf";
     write_file(broken, bytes);
-    auto r = run_ksieve("classify -q -f '" + broken + "' '" + data("lambda_reads.fq").string() + "'", tmp);
+    auto r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + broken + "' '" + data("lambda_reads.fq").string() + "'", tmp);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("broken.ksf"), std::string::npos) << r.err;
     r = run_ksieve("info '" + (tmp / "missing.ksf") + "'", tmp);
@@ -738,17 +738,17 @@ TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
     EXPECT_NE(r.err.find("missing.ksf"), std::string::npos) << r.err;
 
     std::string const other = tmp / "k25.ksf";
-    r = run_ksieve("build -q -k 25 -o '" + other + "' '" + data("lambda.fa").string() + "'", tmp);
+    r = run_ksieve("build -q --sampling all -k 25 -o '" + other + "' '" + data("lambda.fa").string() + "'", tmp);
     ASSERT_EQ(r.status, 0) << r.err;
     r = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + f + "' '" + other + "'", tmp);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("k25.ksf"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(tmp / "m.ksf"));
-    r = run_ksieve("classify -q -f '" + f + "' -f '" + other + "' '" + data("lambda_reads.fq").string() + "'", tmp);
+    r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' -f '" + other + "' '" + data("lambda_reads.fq").string() + "'", tmp);
     EXPECT_EQ(r.status, 1);
 
     std::string const cuckoo = tmp / "c.ksf";
-    r = run_ksieve("build -q --type cuckoo -k 21 -o '" + cuckoo + "' '" + data("lambda.fa").string() + "'", tmp);
+    r = run_ksieve("build -q --sampling all --type cuckoo -k 21 -o '" + cuckoo + "' '" + data("lambda.fa").string() + "'", tmp);
     ASSERT_EQ(r.status, 0) << r.err;
     r = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + cuckoo + "' '" + cuckoo + "'", tmp);
     EXPECT_EQ(r.status, 1);
@@ -766,7 +766,7 @@ TEST_F(commands, corrupted_filter_and_incompatible_merges_are_refused)
         std::string const fa = tmp / ("rand" + std::to_string(i) + ".fa");
         write_file(fa, ">r\n" + seq + "\n");
         small.push_back(tmp / ("small" + std::to_string(i) + ".ksf"));
-        r = run_ksieve("build -q -k 21 --fpr 0.1 --expected 1000 --shards 1 -o '" + small.back() + "' '" +
+        r = run_ksieve("build -q --sampling all -k 21 --fpr 0.1 --expected 1000 --shards 1 -o '" + small.back() + "' '" +
                            fa + "'",
                        tmp);
         ASSERT_EQ(r.status, 0) << r.err;
@@ -793,12 +793,12 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
         SCOPED_TRACE(opts);
         std::string const tag = opts.find("bloom") == std::string::npos ? "q" : "b";
         std::string const full = tmp / ("full_" + tag + ".ksf");
-        ASSERT_EQ(run_ksieve("build -q " + opts + " -o '" + full + "' '" + ref + "'", tmp).status, 0);
+        ASSERT_EQ(run_ksieve("build -q --sampling all " + opts + " -o '" + full + "' '" + ref + "'", tmp).status, 0);
         std::vector<std::string> part;
         for (int i = 0; i < 3; ++i)
         {
             part.push_back(tmp / ("p_" + tag + std::to_string(i) + ".ksf"));
-            auto const r = run_ksieve("build -q " + opts + " --shard " + std::to_string(i) + "/3 -o '" +
+            auto const r = run_ksieve("build -q --sampling all " + opts + " --shard " + std::to_string(i) + "/3 -o '" +
                                           part.back() + "' '" + ref + "'",
                                       tmp);
             ASSERT_EQ(r.status, 0) << r.err;
@@ -812,12 +812,12 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
         EXPECT_NE(info(part[1]).find("\"key_parts\": \"part 1 of 3\""), std::string::npos) << info(part[1]);
         EXPECT_NE(info(part[1]).find("\"key_split\": 3"), std::string::npos) << info(part[1]);
         EXPECT_NE(info(full).find("\"key_parts\": \"all\""), std::string::npos) << info(full);
-        EXPECT_NE(info(full).find("\"format_version\": 2"), std::string::npos) << info(full);
+        EXPECT_NE(info(full).find("\"format_version\": 3"), std::string::npos) << info(full);
 
         auto classify = [&](std::string const & filters, std::string const & name)
         {
             std::string const rep = tmp / (name + tag + ".tsv");
-            auto r = run_ksieve("classify -q " + filters + " --report '" + rep + "' " + reads, tmp);
+            auto r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 " + filters + " --report '" + rep + "' " + reads, tmp);
             r.out = r.status == 0 ? read_file(rep) : std::string{};
             EXPECT_FALSE(r.status != 0 && fs::exists(rep)) << "no partial output";
             return r;
@@ -866,12 +866,12 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
     std::string const lam = data("lambda.fa").string();
     std::string const opts = "-k 25 --fpr 0.2 --expected 48000";
     std::string const full = tmp / "lossy_full.ksf";
-    ASSERT_EQ(run_ksieve("build -q " + opts + " -o '" + full + "' '" + lam + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling all " + opts + " -o '" + full + "' '" + lam + "'", tmp).status, 0);
     std::string several;
     for (int i = 0; i < 40; ++i)
     {
         std::string const part = tmp / ("lossy_" + std::to_string(i) + ".ksf");
-        auto const r = run_ksieve("build -q " + opts + " --shard " + std::to_string(i) + "/40 -o '" + part +
+        auto const r = run_ksieve("build -q --sampling all " + opts + " --shard " + std::to_string(i) + "/40 -o '" + part +
                                       "' '" + lam + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
@@ -881,7 +881,7 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
              {"-f '" + full + "'", "lossy_full"}, {several, "lossy_parts"}})
     {
         auto const r =
-            run_ksieve("classify -q " + filters + " --report '" + tmp / (name + ".tsv") + "' " + reads, tmp);
+            run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 " + filters + " --report '" + tmp / (name + ".tsv") + "' " + reads, tmp);
         ASSERT_EQ(r.status, 0) << r.err;
     }
     EXPECT_EQ(read_file(tmp / "lossy_parts.tsv"), read_file(tmp / "lossy_full.tsv"));
@@ -938,9 +938,9 @@ TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
     write_file(tmp / "pieces.fa", pieces);
     std::string const filter = tmp / "exact.ksf";
     auto r =
-        run_ksieve("build -q -k 25 --fpr 0 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+        run_ksieve("build -q --sampling all -k 25 --fpr 0 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
     ASSERT_EQ(r.status, 0) << r.err;
-    r = run_ksieve("classify -q -f '" + filter + "' --report '" + tmp / "pieces.tsv" + "' '" +
+    r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + filter + "' --report '" + tmp / "pieces.tsv" + "' '" +
                        tmp / "pieces.fa" + "'",
                    tmp);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -966,7 +966,7 @@ TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
         std::string const rep = tmp / ("long" + threads + ".tsv");
         std::string const known_full = tmp / ("known_full" + threads + ".fa");
         std::string const known_early = tmp / ("known_early" + threads + ".fa");
-        r = run_ksieve("classify -q -t " + threads + " -f '" + filter + "' --report '" + rep + "' --known '" +
+        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + threads + " -f '" + filter + "' --report '" + rep + "' --known '" +
                            known_full + "' '" + tmp / "long.fa" + "'",
                        tmp);
         ASSERT_EQ(r.status, 0) << r.err;
@@ -978,7 +978,7 @@ TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
             EXPECT_EQ(row.hits, sum[row.id].second) << row.id;
         }
         EXPECT_EQ(read_file(known_full), expected_known);
-        r = run_ksieve("classify -q -t " + threads + " -f '" + filter + "' --known '" + known_early + "' '" +
+        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + threads + " -f '" + filter + "' --known '" + known_early + "' '" +
                            tmp / "long.fa" + "'",
                        tmp);
         ASSERT_EQ(r.status, 0) << r.err;
@@ -1011,7 +1011,7 @@ TEST_F(commands, an_output_that_is_an_input_is_refused_and_the_input_kept)
     std::string const text = read_file(data("mixed.fq").string());
     write_file(in, text);
     std::string const f = tmp / "f.ksf";
-    ASSERT_EQ(run_ksieve("build -q -k 25 -o '" + f + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling all -k 25 -o '" + f + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
     std::filesystem::create_symlink(in, tmp / "link.fq");
     for (std::string const & args :
          {"classify -f '" + f + "' --novel '" + in + "' '" + in + "'",
@@ -1028,7 +1028,7 @@ TEST_F(commands, an_output_that_is_an_input_is_refused_and_the_input_kept)
     EXPECT_EQ(run_ksieve("info '" + f + "'", tmp).status, 0);
     // merge may write over one of its inputs (an incremental union), since the result is renamed into place.
     std::string const g = tmp / "g.ksf";
-    ASSERT_EQ(run_ksieve("build -q -k 25 -o '" + g + "' '" + in + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling all -k 25 -o '" + g + "' '" + in + "'", tmp).status, 0);
     auto const m = run_ksieve("merge -o '" + f + "' '" + f + "' '" + g + "'", tmp);
     EXPECT_EQ(m.status, 0) << m.err;
 }
@@ -1038,10 +1038,10 @@ TEST_F(commands, every_filter_type_has_no_false_negatives_and_info_reports_it)
     for (std::string const type : {"qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"})
     {
         std::string const f = tmp / (type + ".ksf");
-        auto r = run_ksieve("build -q -k 21 --type " + type + " -o '" + f + "' '" + data("HS11286.fa").string() + "'", tmp);
+        auto r = run_ksieve("build -q --sampling all -k 21 --type " + type + " -o '" + f + "' '" + data("HS11286.fa").string() + "'", tmp);
         ASSERT_EQ(r.status, 0) << type << ": " << r.err;
         std::string const report = tmp / (type + ".tsv");
-        r = run_ksieve("classify -q -f '" + f + "' --report '" + report + "' '" + data("hs_errfree.fq").string() + "'", tmp);
+        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" + data("hs_errfree.fq").string() + "'", tmp);
         ASSERT_EQ(r.status, 0) << type << ": " << r.err;
         for (auto const & row : read_report(report))
             ASSERT_EQ(row.hits, row.kmers) << type << " read " << row.id;
@@ -1062,7 +1062,7 @@ TEST_F(commands, filter_files_are_byte_identical_for_any_thread_count)
         for (int const t : {1, 2, 4})
         {
             std::string const f = tmp / (type + std::to_string(t) + ".ksf");
-            auto const r = run_ksieve("build -q -t " + std::to_string(t) + " --type " + type + " -o '" + f + "' " + reads, tmp);
+            auto const r = run_ksieve("build -q --sampling all -t " + std::to_string(t) + " --type " + type + " -o '" + f + "' " + reads, tmp);
             ASSERT_EQ(r.status, 0) << type << ": " << r.err;
             if (t == 1)
                 first = read_file(f);
@@ -1089,7 +1089,7 @@ TEST_F(commands, filter_files_are_byte_identical_for_any_thread_count)
 TEST_F(commands, a_full_filter_is_a_clear_error)
 {
     // A cuckoo filter sized for 1000 k-mers cannot take a genome; nothing is written.
-    auto const r = run_ksieve("build -q --type cuckoo --expected 1000 --shards 1 -o '" + (tmp / "c.ksf") + "' '" +
+    auto const r = run_ksieve("build -q --sampling all --type cuckoo --expected 1000 --shards 1 -o '" + (tmp / "c.ksf") + "' '" +
                                   data("lambda.fa").string() + "'",
                               tmp);
     EXPECT_EQ(r.status, 1) << r.err;
@@ -1098,7 +1098,7 @@ TEST_F(commands, a_full_filter_is_a_clear_error)
     EXPECT_FALSE(std::filesystem::exists(tmp / "c.ksf"));
 
     // A quotient filter grows, but not past the remainder bits its --expected leaves: the error says so.
-    auto const q = run_ksieve("build -q --expected 1000 -o '" + (tmp / "q.ksf") + "' '" + data("HS11286.fa").string() + "'",
+    auto const q = run_ksieve("build -q --sampling all --expected 1000 -o '" + (tmp / "q.ksf") + "' '" + data("HS11286.fa").string() + "'",
                               tmp);
     EXPECT_EQ(q.status, 1) << q.err;
     EXPECT_EQ(q.err.rfind("ksieve: error: filter '" + (tmp / "q.ksf") + "' is full", 0), 0u) << q.err;
@@ -1141,28 +1141,29 @@ TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated
 {
     // Sized for 1000 k-mers, given lambda's 48,000: a quotient filter grows with its fingerprint width fixed,
     // a Bloom filter fills up. Both still answer without false negatives, with a warning naming the FPR.
-    auto const e = run_ksieve("build -q --fpr 0 -o '" + (tmp / "exact.ksf") + "' '" + data("lambda.fa").string() + "'",
+    auto const e = run_ksieve("build -q --sampling all --fpr 0 -o '" + (tmp / "exact.ksf") + "' '" + data("lambda.fa").string() + "'",
                               tmp);
     ASSERT_EQ(e.status, 0) << e.err;
-    auto const er = run_ksieve("classify -q -f '" + (tmp / "exact.ksf") + "' --report '" + (tmp / "exact.tsv") + "' '" +
+    auto const er = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + (tmp / "exact.ksf") + "' --report '" + (tmp / "exact.tsv") + "' '" +
                                    data("lambda_reads.fq").string() + "'",
                                tmp);
     ASSERT_EQ(er.status, 0) << er.err;
     for (std::string const type : {"qf", "bloom"})
     {
         std::string const f = tmp / (type + ".ksf");
-        auto const b = run_ksieve("build -q --type " + type + " --expected 1000 -o '" + f + "' '" +
+        auto const b = run_ksieve("build -q --sampling all --type " + type + " --expected 1000 -o '" + f + "' '" +
                                       data("lambda.fa").string() + "'",
                                   tmp);
         ASSERT_EQ(b.status, 0) << b.err;
         EXPECT_EQ(b.err.rfind("ksieve: warning: filter '" + f + "' holds ", 0), 0u) << b.err;
         EXPECT_NE(b.err.find("estimated false-positive rate is"), std::string::npos) << b.err;
-        EXPECT_NE(b.err.find("instead of 0.001"), std::string::npos) << b.err;
+        // build's default --fpr: 0.0001 for a quotient filter, 0.001 for a Bloom filter
+        EXPECT_NE(b.err.find(type == "qf" ? "instead of 0.0001" : "instead of 0.001"), std::string::npos) << b.err;
         auto const info = run_ksieve("info --json '" + f + "'", tmp);
         ASSERT_EQ(info.status, 0) << info.err;
         EXPECT_GT(json_number(info.out, "estimated_fpr"), 0.0015) << type;
         // No false negatives: every read has at least the hits of an exact k-mer set.
-        auto const c = run_ksieve("classify -q -f '" + f + "' --report '" + (tmp / "over.tsv") + "' '" +
+        auto const c = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + (tmp / "over.tsv") + "' '" +
                                       data("lambda_reads.fq").string() + "'",
                                   tmp);
         ASSERT_EQ(c.status, 0) << c.err;
@@ -1175,7 +1176,7 @@ TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated
     // A filter sized for its input says nothing; info explains a default quotient filter's design size.
     for (std::string const sizing : {"", "--expected auto", "--type bloom"})
     {
-        auto const b = run_ksieve("build -q " + sizing + " -o '" + (tmp / "ok.ksf") + "' '" +
+        auto const b = run_ksieve("build -q --sampling all " + sizing + " -o '" + (tmp / "ok.ksf") + "' '" +
                                       data("lambda.fa").string() + "'",
                                   tmp);
         ASSERT_EQ(b.status, 0) << b.err;

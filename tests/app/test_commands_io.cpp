@@ -16,7 +16,7 @@ protected:
     {
         KSIEVE_REQUIRE_DATA();
         filter = tmp / "hs.ksf";
-        auto const r = run_ksieve("build -q -k 25 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+        auto const r = run_ksieve("build -q --sampling all -k 25 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
     }
     temp_dir tmp;
@@ -162,9 +162,9 @@ TEST_F(commands_io, sam_inputs_with_different_dictionaries_go_together_unless_wr
     EXPECT_FALSE(read_file(tmp / "ns.fq").empty());
 
     // build and dedup take them too: the same filter and the same decisions as from the FASTQ.
-    auto const b1 = run_ksieve("build -q -k 25 -o '" + (tmp / "sam.ksf") + "'" + both, tmp);
+    auto const b1 = run_ksieve("build -q --sampling all -k 25 -o '" + (tmp / "sam.ksf") + "'" + both, tmp);
     ASSERT_EQ(b1.status, 0) << b1.err;
-    auto const b2 = run_ksieve("build -q -k 25 -o '" + (tmp / "fq.ksf") + "' '" + (tmp / "ab.fq") + "'", tmp);
+    auto const b2 = run_ksieve("build -q --sampling all -k 25 -o '" + (tmp / "fq.ksf") + "' '" + (tmp / "ab.fq") + "'", tmp);
     ASSERT_EQ(b2.status, 0) << b2.err;
     EXPECT_EQ(read_file(tmp / "sam.ksf"), read_file(tmp / "fq.ksf"));
     auto const d1 = run_ksieve("dedup -q -k 25 --report '" + (tmp / "dsam.tsv") + "'" + both, tmp);

@@ -250,18 +250,18 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
             for (std::size_t i = 0; i + k <= len; ++i)
                 naive += seq.substr(i, k).find('N') == std::string::npos;
             ksieve::batch_keys whole;
-            std::string_view const all[] = {seq};
+            ksieve::sequence_piece const all[] = {ksieve::sequence_piece{seq}};
             engine.extract_windows(all, whole);
             ASSERT_EQ(whole.count[0], naive) << "k " << k << " len " << len;
             std::vector<std::uint64_t> const expect(whole.keys.begin(), whole.keys.begin() + whole.count[0]);
             for (std::size_t const window : {std::size_t{1}, std::size_t{2}, std::size_t{k}, std::size_t{7},
                                              std::size_t{300}, std::size_t{1} << 20})
             {
-                std::vector<std::string_view> windows;
-                engine.for_each_window(seq, window, [&](std::string_view const w) { windows.push_back(w); });
+                std::vector<ksieve::sequence_piece> windows;
+                engine.for_each_window(seq, window, [&](ksieve::sequence_piece const & w) { windows.push_back(w); });
                 ASSERT_FALSE(windows.empty());
                 for (auto const & w : windows)
-                    ASSERT_LE(w.size(), window + k - 1);
+                    ASSERT_LE(w.end - w.begin, window);
                 ksieve::batch_keys cut;
                 engine.extract_windows(windows, cut);
                 std::vector<std::uint64_t> got;

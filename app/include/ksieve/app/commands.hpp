@@ -52,11 +52,13 @@ struct filter_args
  * k-mer). \throws usage_error */
 void parse_sampling(std::string const & text, filter_args & f);
 
-/*! \brief classify's default decision rule and build's default sampling (chosen by measured accuracy on
- * host depletion; see docs/design.md). */
-inline constexpr double classify_default_fraction = 0.5;
-inline constexpr std::uint64_t classify_default_min_hits = 0;
-inline constexpr char const * build_default_sampling = "all";
+/*! \brief classify's default decision rule, and build's default sampling and false-positive rate: chosen
+ * together by measured accuracy on host depletion (docs/design.md, "Defaults for host depletion"). A read
+ * of n looked-up k-mers is falsely known with probability about (n x FPR)^2 / 2 under a two-hit rule. */
+inline constexpr double classify_default_fraction = 0.1;
+inline constexpr std::uint64_t classify_default_min_hits = 2;
+inline constexpr char const * build_default_sampling = "minimizer:11";
+inline constexpr double build_default_fpr = 0.0001;
 
 /*! \brief Classification options and outputs (classify, dedup). */
 struct classify_output_args
