@@ -621,9 +621,16 @@ run_summary run_build(build_args const & args)
 
     check_output_paths({{"-o/--output", args.output}});
     check_outputs_are_not_inputs({args.output}, args.input.inputs);
-    // A quotient filter without --expected is designed for a fixed number of k-mers (data-independent
-    // fingerprints, so that filters built apart merge exactly); --expected auto sizes it to this input.
-    if ((cfg.type != filter_type::quotient && cfg.expected == 0) || args.filter.expected_auto)
+    // Without --expected a filter is sized to its input from a first pass (distinct k-mers counted), when
+    // the inputs are regular files that can be read twice; a quotient filter from stdin or a pipe is designed
+    // for a fixed number of k-mers instead (default_design_keys) and grows. Quotient filters sized for
+    // different inputs still merge: at the narrower fingerprint width.
+    bool const readable_twice = std::all_of(args.input.inputs.begin(), args.input.inputs.end(),
+                                            [](std::string const & in) {
+                                                std::error_code ec;
+                                                return in != "-" && std::filesystem::is_regular_file(in, ec);
+                                            });
+    if (cfg.expected == 0 && (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
     {
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from");
     }

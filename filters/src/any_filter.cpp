@@ -66,44 +66,47 @@ constexpr std::uint64_t low_bits(unsigned const bits) noexcept
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
 }
 
-// A sharded quotient filter moved to cfg.shard_bits shards, for merging filters built with different
-// --shards. A fingerprint keeps the top s + p bits of a key (s shard bits, p fingerprint bits; all 2k bits
-// in exact mode), and p is chosen per shard from expected / 2^s: so s + p is the same for any --shards at
-// equal --fpr and --expected, and every fingerprint maps to exactly one fingerprint of the new layout, with
-// its count. \throws incompatible_error where s + p differs.
-std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config cfg,
+// The bits of each key's hash that a quotient filter's fingerprints keep: s + p (s shard bits, p fingerprint
+// bits; p is chosen from expected / 2^s, so s + p does not depend on --shards), or all 2k bits in exact mode.
+unsigned kept_bits(any_filter const & f)
+{
+    auto const & q = static_cast<sharded_filter<quotient_filter> const &>(f);
+    quotient_filter const & sh = q.shard(0);
+    return sh.exact() ? f.key_bits() : f.shard_bits() + sh.fingerprint_bits();
+}
+
+// A sharded quotient filter moved to the layout of cfg (its shards, and fingerprints of at most as many kept
+// bits), for merging filters built with different --shards or sized for different inputs. A fingerprint is
+// the top bits of a key's hash, so one of more kept bits cut to fewer is exactly the fingerprint the target
+// layout gives that key: every fingerprint maps to exactly one of the new layout, with its count.
+// \throws incompatible_error where the target keeps more bits than `in` (it cannot be widened).
+std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config const & cfg,
                                              std::string const & name, std::string const & target_name)
 {
     auto const & src = static_cast<sharded_filter<quotient_filter> const &>(in);
-    cfg.expected = in.expected();
     auto out = std::make_unique<sharded_filter<quotient_filter>>(cfg);
     unsigned const kb = in.key_bits();
     unsigned const s_in = in.shard_bits(), s_out = cfg.shard_bits;
     quotient_filter const & probe = out->shard(0);
     unsigned const p_out = probe.fingerprint_bits();
+    unsigned const g_in = kept_bits(in), g_out = kept_bits(*out);
+    if (g_in < g_out)
+        throw incompatible_error{"cannot merge '" + name + "' with '" + target_name + "': their fingerprints keep " +
+                                 std::to_string(g_in) + " and " + std::to_string(g_out) +
+                                 " bits of each k-mer's hash, and the narrower cannot be widened"};
     for (std::size_t i = 0; i < src.num_shards(); ++i)
     {
         quotient_filter const & sh = src.shard(i);
-        bool const ex = sh.exact();
-        unsigned const p_in = sh.fingerprint_bits();
-        if (ex != probe.exact() || (!ex && s_in + p_in != s_out + p_out))
-            throw incompatible_error{
-                "cannot merge '" + name + "' (" + std::to_string(in.num_shards()) + " shards) with '" +
-                target_name + "' (" + std::to_string(out->num_shards()) +
-                " shards): their fingerprints keep " + std::to_string(ex ? kb : s_in + p_in) + " and " +
-                std::to_string(probe.exact() ? kb : s_out + p_out) +
-                " bits of each k-mer's hash (different --fpr or --expected); build them with the same "
-                "--shards"};
-        // value -> the key bits it keeps, then -> (shard, local key) of the new layout
-        unsigned const v_bits = ex ? kb - s_in : p_in;
-        unsigned const g_low = ex ? kb - s_out : p_out; // bits below the new shard index
+        // value -> the key bits it keeps (cut to g_out), then -> (shard, local key) of the new layout
+        unsigned const v_bits = sh.exact() ? kb - s_in : sh.fingerprint_bits();
+        unsigned const g_low = g_out - s_out; // bits below the new shard index
         sh.for_each(
             [&](std::uint64_t const v, std::uint64_t const c)
             {
-                std::uint64_t const g = s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v;
+                std::uint64_t const g = (s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v) >> (g_in - g_out);
                 std::size_t const o = s_out == 0 ? 0 : static_cast<std::size_t>(g >> g_low);
                 std::uint64_t const rest = g & low_bits(g_low);
-                std::uint64_t const local = ex ? rest : rest << (kb - s_out - p_out);
+                std::uint64_t const local = probe.exact() ? rest : rest << (kb - s_out - p_out);
                 if (out->shard(o).insert(local, c) != insert_status::ok)
                     throw full_error{"cannot merge '" + name + "': its filter cannot be moved to " +
                                      std::to_string(out->num_shards()) + " shards (full)"};
@@ -258,16 +261,26 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
     cfg.expected = 0;
     for (auto const * f : inputs)
         cfg.expected = std::max(cfg.expected, f->expected());
-    // Quotient filters with other --shards than the first are moved to its layout first (exact).
+    // Quotient filters are merged in the layout of the input whose fingerprints keep the fewest bits (the
+    // first of those): the others are moved to it first, their fingerprints cut to that width (exactly the
+    // filter one build at that width gives, no false negatives; the narrower width's false-positive rate).
     std::vector<std::unique_ptr<any_filter>> moved;
     std::vector<any_filter const *> same(inputs.begin(), inputs.end());
     if (first.type() == filter_type::quotient)
+    {
+        std::size_t narrow = 0;
         for (std::size_t i = 1; i < inputs.size(); ++i)
-            if (inputs[i]->shard_bits() != first.shard_bits())
+            if (kept_bits(*inputs[i]) < kept_bits(*inputs[narrow]))
+                narrow = i;
+        cfg.shard_bits = inputs[narrow]->shard_bits();
+        cfg.expected = inputs[narrow]->expected();
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            if (inputs[i]->shard_bits() != cfg.shard_bits || kept_bits(*inputs[i]) != kept_bits(*inputs[narrow]))
             {
-                moved.push_back(reshard_quotient(*inputs[i], cfg, names[i], names[0]));
+                moved.push_back(reshard_quotient(*inputs[i], cfg, names[i], names[narrow]));
                 same[i] = moved.back().get();
             }
+    }
     try
     {
         std::unique_ptr<any_filter> out;

@@ -138,7 +138,9 @@ TEST_F(commands, errorfree_reads_of_the_reference_are_all_known_and_foreign_read
 TEST_F(commands, expected_auto_sizes_a_quotient_filter_to_its_input_and_keeps_every_promise)
 {
     std::string const ref = data("HS11286.fa").string();
-    std::string const fixed = build_hs();
+    // From stdin (read once) a quotient filter is designed for a fixed number of k-mers instead.
+    std::string const fixed = tmp / "fixed.ksf";
+    ASSERT_EQ(run_ksieve("build -q --sampling all -o '" + fixed + "' - < '" + ref + "'", tmp).status, 0);
     auto const number = json_number;
     std::string first;
     for (int const t : {1, 2})
@@ -629,6 +631,61 @@ TEST_F(commands, sharded_builds_merged_equal_the_full_build)
 // --shards is a performance choice: quotient filters built with different --shards merge (into the first
 // input's layout) exactly as one build of all samples with that layout. Oracle: that build, compared through
 // classify reports with counts (--min-count 2) and info's distinct k-mers and total count.
+// Filters sized for different inputs (build's default) merge at the narrowest fingerprint width: exactly as
+// one build of all inputs at that width (its --expected and --shards), with no false negatives.
+TEST_F(commands, merge_of_filters_sized_apart_equals_one_build_at_the_narrowest_width)
+{
+    std::string const samples[] = {data("hs_R1.fq").string(), data("lambda_reads.fq").string(),
+                                   data("hs_R2.fq").string()};
+    std::string const shards[] = {"16", "4", "64"};
+    std::vector<std::string> parts;
+    double narrow_expected = 0;
+    std::string narrow_shards;
+    for (int i = 0; i < 3; ++i)
+    {
+        parts.push_back(tmp / ("p" + std::to_string(i) + ".ksf"));
+        auto const r = run_ksieve("build -q --sampling all -k 25 --shards " + shards[i] + " -o '" + parts.back() +
+                                      "' '" + samples[i] + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        double const e = json_number(run_ksieve("info --json '" + parts.back() + "'", tmp).out, "expected");
+        if (i == 0 || e < narrow_expected)
+        {
+            narrow_expected = e;
+            narrow_shards = shards[i];
+        }
+    }
+    std::string const merged = tmp / "merged.ksf", full = tmp / "full.ksf";
+    auto r = run_ksieve("merge -q -o '" + merged + "' '" + parts[0] + "' '" + parts[1] + "' '" + parts[2] + "'", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run_ksieve("build -q --sampling all -k 25 --expected " + std::to_string(static_cast<std::uint64_t>(narrow_expected)) +
+                       " --shards " + narrow_shards + " -o '" + full + "' '" + samples[0] + "' '" + samples[1] + "' '" +
+                       samples[2] + "'",
+                   tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string const reads = "'" + data("hs_R1.fq").string() + "' '" + data("lambda_reads.fq").string() + "' '" +
+                              data("sra.fq.gz").string() + "'";
+    auto report_of = [&](std::string const & f)
+    {
+        std::string const rep = f + ".tsv";
+        auto const rr = run_ksieve("classify -q --min-count 2 -f '" + f + "' --report '" + rep + "' " + reads, tmp);
+        EXPECT_EQ(rr.status, 0) << rr.err;
+        return read_file(rep);
+    };
+    EXPECT_EQ(report_of(merged), report_of(full));
+    auto const a = json_number(run_ksieve("info --json '" + merged + "'", tmp).out, "distinct_kmers");
+    auto const b = json_number(run_ksieve("info --json '" + full + "'", tmp).out, "distinct_kmers");
+    EXPECT_EQ(a, b);
+    // no false negatives: every k-mer of every sample is found in the merge
+    for (auto const & sample : samples)
+    {
+        std::string const rep = tmp / "fn.tsv";
+        ASSERT_EQ(run_ksieve("classify -q -f '" + merged + "' --report '" + rep + "' '" + sample + "'", tmp).status, 0);
+        for (auto const & row : read_report(rep))
+            ASSERT_EQ(row.hits, row.kmers) << row.id;
+    }
+}
+
 TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_build)
 {
     std::string const samples[] = {data("hs_R1.fq").string(), data("lambda_reads.fq").string(),
@@ -637,7 +694,7 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
     std::string const reads =
         "'" + data("hs_R1.fq").string() + "' '" + data("lambda_reads.fq").string() + "'";
     int setting = 0;
-    for (std::string const opts : {"-k 25", "-k 25 --fpr 0"})
+    for (std::string const opts : {"-k 25 --expected 3000000", "-k 25 --fpr 0"})
     {
         SCOPED_TRACE(opts);
         std::string const tag = std::to_string(setting++);
@@ -655,7 +712,8 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
             auto const p = json.find("\"" + key + "\":");
             return json.substr(p, json.find(',', p) - p);
         };
-        // first input with 4 shards, then with 64: the merge takes the first input's layout
+        // first input with 4 shards, then with 64: the merge takes the layout of the first input of the
+        // narrowest fingerprints (here all are equally wide: the first's)
         for (int const first : {0, 2})
         {
             std::string const full = tmp / ("full" + tag + "_" + std::to_string(first) + ".ksf");
@@ -1183,10 +1241,16 @@ TEST_F(commands, a_filter_filled_past_its_expected_size_warns_with_its_estimated
         EXPECT_EQ(b.err, "") << sizing;
         auto const info = run_ksieve("info '" + (tmp / "ok.ksf") + "'", tmp);
         ASSERT_EQ(info.status, 0) << info.err;
-        EXPECT_EQ(info.out.find("expected\t0 (not given: fingerprints sized for up to 2^30 k-mers"),
-                  sizing.empty() ? info.out.find("expected\t") : std::string::npos)
-            << sizing << "\n" << info.out;
+        EXPECT_EQ(info.out.find("expected\t0 (not given"), std::string::npos) << sizing << "\n" << info.out;
     }
+    // From stdin a quotient filter is designed for 2^30 k-mers, and info says so.
+    auto const b = run_ksieve("build -q --sampling all -o '" + (tmp / "stdin.ksf") + "' - < '" +
+                                  data("lambda.fa").string() + "'",
+                              tmp);
+    ASSERT_EQ(b.status, 0) << b.err;
+    auto const info = run_ksieve("info '" + (tmp / "stdin.ksf") + "'", tmp);
+    EXPECT_NE(info.out.find("expected\t0 (not given: fingerprints sized for up to 2^30 k-mers"), std::string::npos)
+        << info.out;
     // dedup's own filter too.
     auto const d = run_ksieve("dedup -q --type bloom --expected 1000 '" + data("mixed.fq").string() + "'", tmp);
     ASSERT_EQ(d.status, 0) << d.err;
