@@ -4,9 +4,9 @@
 set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nlohmann-json3-dev
-            libdeflate-dev zlib1g-dev libisal-dev libbz2-dev liblzma-dev libgtest-dev libbenchmark-dev)
+            libdeflate-dev zlib1g-dev libisal-dev libbz2-dev liblzma-dev libzstd-dev libgtest-dev libbenchmark-dev)
 # Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools.
-test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils
+test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils zstd bzip2
            tabix gzip)
 
 want=("${build_pkgs[@]}")

@@ -142,7 +142,7 @@ seq_format format_from_extension(std::string const & path, seq_format const fall
     std::transform(path.begin(), path.end(), lower.begin(),
                    [](unsigned char const c) { return static_cast<char>(std::tolower(c)); });
     std::string_view name{lower};
-    for (std::string_view const z : {".gz", ".bgz"})
+    for (std::string_view const z : {".gz", ".bgz", ".zst", ".zstd", ".xz", ".bz2"})
         if (name.ends_with(z))
         {
             name.remove_suffix(z.size());

@@ -1,3 +1,4 @@
+#include "io_codecs.hpp"
 #include "io_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -69,7 +70,7 @@ std::string unsupported_message(std::string_view const head)
         return "bzip2-compressed input is not supported (decompress it first, e.g. bzip2 -dc)";
     if (starts("\x28\xB5\x2F\xFD"))
         return "zstd-compressed input is not supported (decompress it first, e.g. zstd -dc)";
-    return "not FASTA, FASTQ, SAM, BAM or CRAM (plain, gzip or BGZF): input starts with " +
+    return "not FASTA, FASTQ, SAM, BAM or CRAM (plain, gzip, BGZF, zstd, xz or bzip2): input starts with " +
            (head.empty() ? std::string{"nothing"} : describe_byte(head.front()));
 }
 
@@ -834,6 +835,16 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
 
     try
     {
+        if (codec const c = codec_from_magic(head); c != codec::none)
+        {
+            // zstd, xz or bzip2: FASTA / FASTQ inside
+            if (classify_content(decompress_prefix(c, head, std::size_t{64} << 10)) != content_kind::fastx)
+                throw source_error{std::string{codec_name(c)} +
+                                   "-compressed SAM/BAM/CRAM is not supported (FASTA and FASTQ are)"};
+            hFILE * const owned = hf;
+            hf = nullptr;
+            return std::make_unique<fastx_reader>(path, make_codec_source(c, make_hfile_source(owned)), options);
+        }
         bool const top_bgzf = is_bgzf(head);
         std::string inner = head;
         int depth = 0;

@@ -1,3 +1,4 @@
+#include "io_codecs.hpp"
 #include "io_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -129,37 +130,31 @@ void output_file::commit()
 namespace
 {
 
-bool gz_extension(std::string const & path)
-{
-    std::string lower = path;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char const c) { return static_cast<char>(std::tolower(c)); });
-    return lower.ends_with(".gz") || lower.ends_with(".bgz");
-}
 
 std::string level_digit(int const level)
 {
     return level < 0 ? std::string{} : std::string(1, static_cast<char>('0' + std::min(level, 9)));
 }
 
-// FASTA / FASTQ text, plain or BGZF.
+// FASTA / FASTQ text, plain or compressed (gzip as BGZF, zstd, xz, bzip2) in independent members that the
+// -t threads compress in parallel.
 class text_writer final : public writer
 {
 public:
-    text_writer(std::string const & path, seq_format const input, seq_format const output, bool const gz,
+    text_writer(std::string const & path, seq_format const input, seq_format const output, detail::codec const c,
                 writer_options const & options)
         : out_{path}, input_{input}, output_{output}
     {
         try
         {
-            open(path, gz, options);
+            open(path, c, options);
         }
         catch (...)
         {
             release();
             throw;
         }
-        buf_.reserve(flush_bytes + (64 << 10));
+        buf_.reserve(flush_limit() + (64 << 10));
     }
 
     ~text_writer() override { release(); }
@@ -167,29 +162,13 @@ public:
     text_writer & operator=(text_writer const &) = delete;
 
 private:
-    void open(std::string const & path, bool const gz, writer_options const & options)
+    void open(std::string const & path, detail::codec const c, writer_options const & options)
     {
         std::string const & wp = out_.write_path();
-        if (gz)
-        {
-            std::string mode = "w";
-            mode += level_digit(options.compression_level);
-            errno = 0;
-            if (standard_fd(wp) >= 0)
-            {
-                int const fd = ::dup(standard_fd(wp));
-                bgzf_ = fd < 0 ? nullptr : bgzf_dopen(fd, mode.c_str());
-                if (bgzf_ == nullptr && fd >= 0)
-                    ::close(fd);
-            }
-            else
-                bgzf_ = bgzf_open(wp.c_str(), mode.c_str());
-            if (bgzf_ == nullptr)
-                throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
-            if (options.threads > 1 && bgzf_mt(bgzf_, static_cast<int>(options.threads), 256) != 0)
-                throw io_error{"'" + path + "': cannot start compression threads"};
-        }
-        else if (standard_fd(wp) >= 0)
+        if (c != detail::codec::none)
+            comp_ = std::make_unique<detail::block_compressor>(c, detail::codec_level(c, options.compression_level),
+                                                               options.threads);
+        if (standard_fd(wp) >= 0)
             fd_ = standard_fd(wp);
         else
         {
@@ -229,7 +208,7 @@ public:
                 buf_.push_back('\n');
             }
         }
-        if (buf_.size() >= flush_bytes)
+        if (buf_.size() >= flush_limit())
             flush();
     }
 
@@ -239,14 +218,8 @@ public:
             return;
         closed_ = true;
         flush();
-        if (bgzf_ != nullptr)
-        {
-            BGZF * const fp = bgzf_;
-            bgzf_ = nullptr;
-            errno = 0;
-            if (bgzf_close(fp) != 0)
-                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
-        }
+        if (comp_ != nullptr)
+            write_all(comp_->trailer());
         if (own_fd_)
         {
             own_fd_ = false;
@@ -258,39 +231,44 @@ public:
     void commit() override { out_.commit(); }
 
 private:
-    static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
+    // Compressed output is handed to the compressor in pieces of at least 8 MiB (cut at record ends: the
+    // same pieces for any thread count), which its threads compress in parallel.
+    [[nodiscard]] std::size_t flush_limit() const noexcept
+    {
+        return comp_ != nullptr ? std::size_t{8} << 20 : std::size_t{1} << 20;
+    }
 
     void flush()
     {
         if (buf_.empty())
             return;
-        if (bgzf_ != nullptr)
+        if (comp_ != nullptr)
         {
-            errno = 0;
-            if (bgzf_write(bgzf_, buf_.data(), buf_.size()) < 0)
-                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+            zbuf_.clear();
+            comp_->compress(buf_, zbuf_);
+            write_all(zbuf_);
         }
         else
-        {
-            std::size_t done = 0;
-            while (done < buf_.size())
-            {
-                ssize_t const k = ::write(fd_, buf_.data() + done, buf_.size() - done);
-                if (k < 0 && errno == EINTR)
-                    continue;
-                if (k <= 0)
-                    throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
-                done += static_cast<std::size_t>(k);
-            }
-        }
+            write_all(buf_);
         buf_.clear();
+    }
+
+    void write_all(std::string_view const bytes)
+    {
+        std::size_t done = 0;
+        while (done < bytes.size())
+        {
+            ssize_t const k = ::write(fd_, bytes.data() + done, bytes.size() - done);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
+            done += static_cast<std::size_t>(k);
+        }
     }
 
     void release() noexcept
     {
-        if (bgzf_ != nullptr)
-            (void)bgzf_close(bgzf_);
-        bgzf_ = nullptr;
         if (own_fd_)
             ::close(fd_);
         own_fd_ = false;
@@ -299,7 +277,8 @@ private:
     output_file out_;
     seq_format input_;
     seq_format output_;
-    BGZF * bgzf_{nullptr};
+    std::unique_ptr<detail::block_compressor> comp_;
+    std::string zbuf_; // compressed bytes of one flush
     int fd_{-1};
     bool own_fd_{false};
     bool closed_{false};
@@ -463,10 +442,18 @@ std::unique_ptr<writer> writer::open(std::string const & path, seq_format const 
                                      writer_options const & options)
 {
     seq_format const output = format_from_extension(path, input_format);
-    bool const gz = path != "-" && gz_extension(path);
+    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
+        throw io_error{"'" + path + "': cannot write " + std::string{e} +
+                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
+    detail::codec const c = path == "-" ? detail::codec::none : detail::codec_from_extension(path);
     if (hts_format(output))
-        return std::make_unique<hts_writer>(path, input_format, output, gz, options);
-    return std::make_unique<text_writer>(path, input_format, output, gz, options);
+    {
+        if (c != detail::codec::none && c != detail::codec::gzip)
+            throw io_error{"'" + path + "': SAM, BAM and CRAM outputs cannot be " + detail::codec_name(c) +
+                           "-compressed (use .sam.gz, .bam or .cram)"};
+        return std::make_unique<hts_writer>(path, input_format, output, c == detail::codec::gzip, options);
+    }
+    return std::make_unique<text_writer>(path, input_format, output, c, options);
 }
 
 } // namespace ksieve::io
