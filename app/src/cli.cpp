@@ -63,7 +63,8 @@ void add_classify_outputs(CLI::App & app, classify_output_args & o, double const
     app.add_option("--stats", o.stats, "JSON summary (MultiQC-friendly)");
     app.add_option("--compression-level", o.compression_level,
                    "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 (bzip2 1-9); "
-                   "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
+                   "default: gzip 2, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
+                   "gzip levels 1-3 use ISA-L igzip, 4-9 libdeflate; "
                    "the -t threads compress in parallel")
         ->check(CLI::Range(0, 9));
 }

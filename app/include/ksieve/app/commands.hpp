@@ -69,7 +69,7 @@ struct classify_output_args
     std::string novel, known, novel2, known2; //!< empty = not written
     std::string report;                       //!< per-read TSV
     std::string stats;                        //!< JSON summary
-    int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
+    int compression_level{-1}; //!< -1 = the format's default (gzip 2, zstd 3, xz 3, bzip2 9)
 };
 
 struct build_args
