@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Host depletion at scale: a synthetic host genome (1 Gbp by default, KSIEVE_HOST_BASES=3100000000 for human
+# size), 2 M reads of 150 bp (half from the host with 0.3% substitutions, half from an unrelated genome).
+# Measures, at KSIEVE_BENCH_THREADS threads (default 2), alternating runs (KSIEVE_BENCH_REPEATS, default 3):
+#   build: ksieve defaults, --sampling all, --sampling minimizer:15; kmc -ci1 (peer)
+#   classify: defaults and all-k-mer filter, plain outputs, against `pigz -dc` (the floor); accuracy
+#   compressed output: classify of the mostly novel reads against the lambda filter with --novel .fq.gz,
+#   plain, and bbduk out=.fq.gz (peer)
+# Prints a Markdown report (machine, date, commit, commands, medians) and writes it to $WORK/host.md.
+# Usage: bench/scripts/bench_host_depletion.sh [WORK_DIR]
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
+
+HOST_BASES=${KSIEVE_HOST_BASES:-1000000000}
+READS=${KSIEVE_BENCH_READS:-2000000}
+T=${KSIEVE_BENCH_THREADS:-2}
+REPEATS=${KSIEVE_BENCH_REPEATS:-3}
+H=$WORK/host-$HOST_BASES
+REPORT=$WORK/host.md
+
+# measure NAME CMD... : appends "wall cpu rss_kb" of one run to $H/NAME.times
+measure()
+{
+    local name=$1
+    shift
+    /usr/bin/time -f "%e %U %S %M" -o "$H/$name.one" "$@" > /dev/null 2> "$H/$name.err" ||
+        die "$name failed: $(tail -3 "$H/$name.err")"
+    awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$H/$name.one" >> "$H/$name.times"
+}
+
+# median of column C (1 wall, 2 cpu, 3 rss KB) of NAME's runs
+median() { sort -n -k "$2" "$H/$1.times" | awk -v c="$2" '{v[NR] = $c} END {print v[int((NR + 1) / 2)]}'; }
+
+row() { printf '| %s | %s | %s | %s |\n' "$1" "$(median "$1" 1)" "$(median "$1" 2)" "$(($(median "$1" 3) / 1024))"; }
+
+make_data()
+{
+    mkdir -p "$H"
+    if [[ ! -s $H/reads.fq.gz ]]; then
+        log "generating a $HOST_BASES bp host and $READS reads in $H"
+        local synth
+        synth=$(dirname "$KSIEVE")/../bench/synth_host
+        [[ -x $synth ]] || synth=$REPO/build/bench/synth_host
+        [[ -x $synth ]] || die "build the synth_host target first (cmake --build build --target synth_host)"
+        "$synth" "$HOST_BASES" "$READS" 0.003 "$H"
+        pigz -f -p "$T" "$H/reads.fq"
+    fi
+    [[ -s $H/lambda.fa ]] || gzip -dc "$REPO/examples/data/lambda.fa.gz" > "$H/lambda.fa"
+}
+
+bench_build()
+{
+    rm -f "$H"/build_*.times
+    measure build_default "$KSIEVE" build -q -t "$T" -o "$H/default.ksf" "$H/host.fa"
+    measure build_m15 "$KSIEVE" build -q -t "$T" --sampling minimizer:15 -o "$H/m15.ksf" "$H/host.fa"
+    measure build_all "$KSIEVE" build -q -t "$T" --sampling all -o "$H/all.ksf" "$H/host.fa"
+    mkdir -p "$H/kmc-tmp"
+    measure build_kmc kmc -k31 -ci1 -t"$T" -fm "$H/host.fa" "$H/kmc" "$H/kmc-tmp"
+}
+
+bench_classify()
+{
+    rm -f "$H"/classify_*.times "$H"/pigz.times
+    local i
+    for ((i = 0; i < REPEATS; ++i)); do
+        measure classify_default "$KSIEVE" classify -q -t "$T" -f "$H/default.ksf" --novel "$H/novel.fq" \
+            --known "$H/known.fq" "$H/reads.fq.gz"
+        measure pigz pigz -dc -p "$T" "$H/reads.fq.gz"
+        measure classify_all "$KSIEVE" classify -q -t "$T" -f "$H/all.ksf" --novel "$H/novel_all.fq" \
+            --known "$H/known_all.fq" "$H/reads.fq.gz"
+    done
+}
+
+bench_gz_output()
+{
+    rm -f "$H"/out_*.times
+    "$KSIEVE" build -q -o "$H/lambda.ksf" "$H/lambda.fa"
+    local i
+    for ((i = 0; i < REPEATS; ++i)); do
+        measure out_gz "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --novel "$H/clean.fq.gz" "$H/reads.fq.gz"
+        measure out_bbduk bbduk.sh -Xmx2g in="$H/reads.fq.gz" ref="$H/lambda.fa" out="$H/bbduk_clean.fq.gz" k=31 \
+            threads="$T" overwrite=t
+        measure out_plain "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --novel "$H/clean.fq" "$H/reads.fq.gz"
+    done
+}
+
+# percent of host reads called known and of novel reads called known, from a known-reads file
+accuracy()
+{
+    local known=$1 n=$((READS / 2))
+    awk -v n="$n" 'NR % 4 == 1 {if ($1 ~ /^@host/) h++; else v++} END {printf "%.4f%% | %.4f%%", 100 * h / n, 100 * v / n}' "$known"
+}
+
+info_of() { "$KSIEVE" info --json "$1" | awk -F': ' -v k="\"$2\"" '$1 ~ k {gsub(/,/, "", $2); print $2}'; }
+
+report()
+{
+    local cpu
+    cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
+    {
+        echo "Host depletion benchmark: $(date -u +%Y-%m-%d), commit $(git -C "$REPO" rev-parse --short HEAD), $cpu, $(nproc) cores, $T threads, host $HOST_BASES bp, $READS reads, medians of $REPEATS alternated runs"
+        echo
+        echo "| step | wall s | CPU s | peak RSS MB |"
+        echo "|---|---|---|---|"
+        for n in build_default build_m15 build_all build_kmc classify_default classify_all pigz out_gz out_plain out_bbduk; do
+            row "$n"
+        done
+        echo
+        echo "| filter | file bytes | distinct k-mers | bits per k-mer | host reads known | novel reads known |"
+        echo "|---|---|---|---|---|---|"
+        echo "| default | $(info_of "$H/default.ksf" file_bytes) | $(info_of "$H/default.ksf" distinct_kmers) | $(info_of "$H/default.ksf" bits_per_kmer) | $(accuracy "$H/known.fq") |"
+        echo "| minimizer:15 | $(info_of "$H/m15.ksf" file_bytes) | $(info_of "$H/m15.ksf" distinct_kmers) | $(info_of "$H/m15.ksf" bits_per_kmer) | | |"
+        echo "| all k-mers | $(info_of "$H/all.ksf" file_bytes) | $(info_of "$H/all.ksf" distinct_kmers) | $(info_of "$H/all.ksf" bits_per_kmer) | $(accuracy "$H/known_all.fq") |"
+        echo
+        echo "Output sizes: ksieve .fq.gz $(stat -c %s "$H/clean.fq.gz") bytes, bbduk .fq.gz $(stat -c %s "$H/bbduk_clean.fq.gz") bytes."
+    } | tee "$REPORT"
+}
+
+need_tools pigz kmc bbduk.sh lscpu /usr/bin/time
+find_ksieve
+log "load: $(uptime)"
+make_data
+bench_build
+bench_classify
+bench_gz_output
+report
