@@ -202,7 +202,7 @@ TEST_F(commands_io, sam_inputs_with_different_dictionaries_go_together_unless_wr
 
 TEST_F(commands_io, sam_to_fastq_writes_seq_and_qual_as_stored_also_for_reverse_strand_reads)
 {
-    // CONTRACT: records go out with their sequence and quality as read. SEQ and QUAL of a FLAG 0x10 record
+    // Records go out with their sequence and quality as read. SEQ and QUAL of a FLAG 0x10 record
     // are written as stored (no reverse complement, unlike samtools fastq), so a FASTQ output holds exactly
     // the sequences that were read and classified.
     std::string const sam = "@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:c\tLN:1000\n"

@@ -79,7 +79,7 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = [] {
     return true;
 }
 
-/*! \brief Identifier of the hash function, stored in filter files (CONTRACT promise 7). */
+/*! \brief Identifier of the hash function, stored in filter files (filter files are self-describing). */
 enum class hash_id : std::uint32_t
 {
     mix2k_v1 = 1 //!< kmer_hasher below: 3 xor-shift rounds and 2 odd multiplies modulo 2^(2k), xor seed.

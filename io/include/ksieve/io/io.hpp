@@ -154,7 +154,7 @@ public:
     [[nodiscard]] virtual std::string const & mate2_sam_header() const noexcept { return sam_header(); }
 };
 
-/*! \brief An output destination that appears complete or not at all (CONTRACT promise 6).
+/*! \brief An output destination that appears complete or not at all.
  * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same directory and
  * renamed over `path` on commit() (a symbolic link to a regular file: the file it names is replaced);
  * "-" is stdout; devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place. Destroying
