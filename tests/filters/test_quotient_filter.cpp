@@ -367,7 +367,7 @@ TEST(QuotientFilter, OrderedBatchesEqualInputOrder)
         EXPECT_GT(a.quotient_bits(), q0); // it grew inside ordered batches
         EXPECT_EQ(ordered, 10u);
         EXPECT_FALSE(b.ordered_batch(100, scratch)); // a sparse batch keeps its order
-        // a table of one region has nothing to order (found by helper-14: it used to say true)
+        // a table of one region has nothing to order
         EXPECT_FALSE(quotient_filter::with_geometry(32, 10, 8).ordered_batch(1000, scratch));
         // without old[]
         auto c = quotient_filter::with_geometry(key_bits, 18, 43, 0.9, true);
