@@ -6,6 +6,8 @@
 #   classify: defaults and all-k-mer filter, plain outputs, against `pigz -dc` (the floor); accuracy
 #   compressed output: classify of the mostly novel reads against the lambda filter with --novel .fq.gz,
 #   plain, and bbduk out=.fq.gz (peer)
+#   paired: the same as pairs (the reads file as mate 1 and mate 2) with --novel/--novel2 .fq.gz, and bbduk
+#   KSIEVE_BENCH_STEPS (default "build classify gz paired") selects steps; a report row needs its step's run
 # Prints a Markdown report (machine, date, commit, commands, medians) and writes it to $WORK/host.md.
 # Usage: bench/scripts/bench_host_depletion.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
@@ -83,6 +85,21 @@ bench_gz_output()
     done
 }
 
+bench_paired()
+{
+    rm -f "$H"/pair_*.times
+    local i r=$H/reads.fq.gz r2=$H/reads_2.fq.gz
+    [[ -s $r2 ]] || cp "$r" "$r2" # mate 2: the same reads in a file of its own (bbduk refuses one file twice)
+    for ((i = 0; i < REPEATS; ++i)); do
+        measure pair_gz "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --paired "$r" "$r2" --novel "$H/c1.fq.gz" \
+            --novel2 "$H/c2.fq.gz" --known "$H/k1.fq.gz" --known2 "$H/k2.fq.gz"
+        measure pair_bbduk bbduk.sh -Xmx2g in="$r" in2="$r2" ref="$H/lambda.fa" out="$H/b1.fq.gz" out2="$H/b2.fq.gz" \
+            outm="$H/bk1.fq.gz" outm2="$H/bk2.fq.gz" k=31 threads="$T" overwrite=t
+        measure pair_plain "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --paired "$r" "$r2" --novel "$H/c1.fq" \
+            --novel2 "$H/c2.fq" --known "$H/k1.fq" --known2 "$H/k2.fq"
+    done
+}
+
 # percent of host reads called known and of novel reads called known, from a known-reads file
 accuracy()
 {
@@ -101,15 +118,18 @@ report()
         echo
         echo "| step | wall s | CPU s | peak RSS MB |"
         echo "|---|---|---|---|"
-        for n in build_default build_m15 build_all build_kmc classify_default classify_all pigz out_gz out_plain out_bbduk; do
-            row "$n"
+        for n in build_default build_m15 build_all build_kmc classify_default classify_all pigz out_gz out_plain out_bbduk \
+            pair_gz pair_plain pair_bbduk; do
+            [[ -s $H/$n.times ]] && row "$n"
         done
         echo
         echo "| filter | file bytes | distinct k-mers | bits per k-mer | host reads known | novel reads known |"
         echo "|---|---|---|---|---|---|"
+        [[ -s $H/all.ksf ]] || return 0
         echo "| default | $(info_of "$H/default.ksf" file_bytes) | $(info_of "$H/default.ksf" distinct_kmers) | $(info_of "$H/default.ksf" bits_per_kmer) | $(accuracy "$H/known.fq") |"
         echo "| minimizer:15 | $(info_of "$H/m15.ksf" file_bytes) | $(info_of "$H/m15.ksf" distinct_kmers) | $(info_of "$H/m15.ksf" bits_per_kmer) | | |"
         echo "| all k-mers | $(info_of "$H/all.ksf" file_bytes) | $(info_of "$H/all.ksf" distinct_kmers) | $(info_of "$H/all.ksf" bits_per_kmer) | $(accuracy "$H/known_all.fq") |"
+        [[ -s $H/clean.fq.gz ]] || return 0
         echo
         echo "Output sizes: ksieve .fq.gz $(stat -c %s "$H/clean.fq.gz") bytes, bbduk .fq.gz $(stat -c %s "$H/bbduk_clean.fq.gz") bytes."
     } | tee "$REPORT"
@@ -119,7 +139,9 @@ need_tools pigz kmc bbduk.sh lscpu /usr/bin/time
 find_ksieve
 log "load: $(uptime)"
 make_data
-bench_build
-bench_classify
-bench_gz_output
+STEPS=${KSIEVE_BENCH_STEPS:-build classify gz paired}
+[[ " $STEPS " == *" build "* ]] && bench_build
+[[ " $STEPS " == *" classify "* ]] && bench_classify
+[[ " $STEPS " == *" gz "* ]] && bench_gz_output
+[[ " $STEPS " == *" paired "* ]] && bench_paired
 report
