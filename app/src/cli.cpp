@@ -1,4 +1,5 @@
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
@@ -22,12 +23,22 @@ void add_common(CLI::App & app, common_args & c)
     app.add_flag("-q,--quiet", c.quiet, "No progress line");
 }
 
+void add_max_memory(CLI::App & app, std::string & text)
+{
+    app.add_option("--max-memory", text,
+                   "Refuse filters that would need more than SIZE of memory (such as 8G or 512M), before allocating "
+                   "them; default: the machine's memory (or the container's limit)");
+}
+
 void add_inputs(CLI::App & app, input_args & in)
 {
     app.add_option("inputs", in.inputs, "FASTA/FASTQ (plain, gzip, BGZF) or SAM/BAM/CRAM files; - for stdin")
         ->required();
     app.add_flag("--paired", in.paired, "Inputs are mate files in pairs: R1 R2 [R1 R2 ...]; a pair is one unit");
     app.add_flag("--interleaved", in.interleaved, "Each input holds mates consecutively; a pair is one unit");
+    app.add_flag("--allow-missing-eof", in.allow_missing_eof,
+                 "Accept BGZF and BAM inputs without the end-of-file marker (from tools that never write it); "
+                 "otherwise such an input is refused as truncated");
 }
 
 void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std::string & expected,
@@ -88,9 +99,10 @@ int run_cli(int argc, char ** argv)
     build.filter.fpr = dedup.filter.fpr = std::numeric_limits<double>::quiet_NaN();
     merge_args merge;
     info_args info;
-    std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling;
+    std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling, max_memory;
 
     auto * cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
+    add_max_memory(*cmd_build, max_memory);
     add_common(*cmd_build, build.common);
     cmd_build->add_option("-o,--output", build.output, "Filter file to write")->required();
     add_filter_options(*cmd_build, build.filter, build_type, build_expected,
@@ -105,6 +117,7 @@ int run_cli(int argc, char ** argv)
     add_inputs(*cmd_build, build.input);
 
     auto * cmd_classify = app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");
+    add_max_memory(*cmd_classify, max_memory);
     add_common(*cmd_classify, classify.common);
     cmd_classify->add_option("-f,--filter", classify.filters, "Filter file (repeat for several; a hit in any counts)")
         ->required()
@@ -118,6 +131,7 @@ int run_cli(int argc, char ** argv)
     auto * cmd_dedup = app.add_subcommand(
         "dedup", "Streaming deduplication / digital normalization: a read is known if enough of its k-mers were\n"
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
+    add_max_memory(*cmd_dedup, max_memory);
     add_common(*cmd_dedup, dedup.common);
     add_filter_options(*cmd_dedup, dedup.filter, dedup_type, dedup_expected, "0.001");
     add_classify_outputs(*cmd_dedup, dedup.out, 0.5);
@@ -125,6 +139,7 @@ int run_cli(int argc, char ** argv)
     add_inputs(*cmd_dedup, dedup.input);
 
     auto * cmd_merge = app.add_subcommand("merge", "Union of compatible filter files (quotient: counts add; Bloom: OR)");
+    add_max_memory(*cmd_merge, max_memory);
     add_common(*cmd_merge, merge.common);
     cmd_merge->add_option("-o,--output", merge.output, "Merged filter file")->required();
     cmd_merge->add_option("inputs", merge.inputs, "Filter files")->required();
@@ -152,6 +167,8 @@ int run_cli(int argc, char ** argv)
     install_interrupt_handler();
     try
     {
+        if (!max_memory.empty())
+            set_memory_limit(parse_size(max_memory, "--max-memory"));
         if (cmd_build->parsed())
         {
             build.filter.type = parse_filter_type(build_type);

@@ -1,13 +1,17 @@
 // merge and info: the commands that work on filter files.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/io/io.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ostream>
 
 namespace ksieve
@@ -46,10 +50,27 @@ void parse_expected(std::string const & text, filter_args & f)
         f.expected_auto = true;
         return;
     }
-    if (text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19 ||
-        text.find_first_not_of('0') == std::string::npos)
-        throw usage_error{"--expected expects a positive number of distinct k-mers or 'auto', got '" + text + "'"};
-    f.expected = std::stoull(text);
+    auto const bad = [&] {
+        return usage_error{"--expected expects a positive number of distinct k-mers (such as 3000000000 or 3e9) or "
+                           "'auto', got '" + text + "'"};
+    };
+    if (text.find_first_not_of("0123456789") == std::string::npos)
+    {
+        if (text.size() > 19 || text.find_first_not_of('0') == std::string::npos)
+            throw bad();
+        f.expected = std::stoull(text);
+        return;
+    }
+    // scientific notation for an integer: 3e9, 3.1e9
+    std::size_t const e = text.find_first_of("eE");
+    if (e == std::string::npos || e == 0 || text.find_first_not_of("0123456789.", 0) != e ||
+        text.find_first_not_of("0123456789", e + 1) != std::string::npos || e + 1 == text.size() ||
+        text.size() - e > 3)
+        throw bad();
+    double const v = std::strtod(text.c_str(), nullptr);
+    if (!(v >= 1 && v < 1e19) || v != std::floor(v))
+        throw bad();
+    f.expected = static_cast<std::uint64_t>(v);
 }
 
 void parse_sampling(std::string const & text, filter_args & f)
@@ -66,6 +87,19 @@ void parse_sampling(std::string const & text, filter_args & f)
     f.window = static_cast<std::uint32_t>(std::stoul(w));
 }
 
+namespace
+{
+std::string quoted_names(std::vector<std::string> const & names)
+{
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < 4; ++i)
+        s += (i == 0 ? "'" : ", '") + names[i] + "'";
+    if (names.size() > 4)
+        s += " and " + std::to_string(names.size() - 4) + " more";
+    return s;
+}
+} // namespace
+
 void run_merge(merge_args const & args)
 {
     if (args.inputs.empty())
@@ -79,9 +113,24 @@ void run_merge(merge_args const & args)
         owned.push_back(load_filter(path));
         inputs.push_back(owned.back().get());
     }
-    auto merged = merge_filters(inputs, args.inputs);
+    io::output_file out{args.output};
+    std::unique_ptr<any_filter> merged;
+    try
+    {
+        merged = merge_filters(inputs, args.inputs);
+    }
+    catch (memory_limit_error const & e)
+    {
+        throw error{"cannot merge " + quoted_names(args.inputs) + " into '" + args.output + "': " + e.what()};
+    }
+    catch (std::bad_alloc const &)
+    {
+        throw error{"cannot merge " + quoted_names(args.inputs) + " into '" + args.output + "': out of memory"};
+    }
     throw_if_interrupted();
-    merged->save(args.output);
+    merged->save(out.write_path());
+    throw_if_interrupted();
+    out.commit();
 }
 
 namespace
@@ -106,8 +155,8 @@ std::string_view distinct_kind(any_filter const & f)
 
 void run_info(info_args const & args, std::ostream & out)
 {
-    auto const file = mapped_filter_file::open(args.filter);
-    auto const filter = load_filter(args.filter);
+    auto const file = mapped_filter_file::open(args.filter); // once: it may be a pipe
+    auto const filter = view_filter(file);
     filter_stats const s = filter->stats();
     auto const & h = file->header();
     char seed[32];

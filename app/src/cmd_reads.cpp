@@ -1,6 +1,7 @@
 // build, classify and dedup: the commands that stream reads.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/hyperloglog.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/engine/dedup.hpp>
@@ -26,6 +27,25 @@ namespace ksieve
 
 namespace
 {
+
+// make_filter, with a filter too large for the memory limit refused before it is allocated, naming what
+// sized it.
+std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg, bool const expected_given)
+{
+    try
+    {
+        return make_filter(cfg);
+    }
+    catch (memory_limit_error const & e)
+    {
+        std::string const what = expected_given
+                                     ? "--expected " + std::to_string(cfg.expected)
+                                     : "the " + std::to_string(cfg.expected) + " distinct k-mers counted in the input";
+        throw error{"a filter for " + what + " does not fit in " + format_bytes(memory_limit()) +
+                    (memory_limit_is_explicit() ? " (--max-memory)" : " (the machine's memory; --max-memory sets the limit)") +
+                    ": " + e.what()};
+    }
+}
 
 void check_classify_options(classify_output_args const & out)
 {
@@ -528,7 +548,7 @@ run_summary run_dedup(dedup_args const & args)
     // of those dedup inserts), as in build; a quotient filter grows.
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of");
-    auto filter = make_filter(cfg);
+    auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
     std::uint64_t const initial_slots = filter->stats().slots / filter->num_shards(); // per shard
     std::vector<any_filter const *> const query_filters{filter.get()};
 
@@ -635,7 +655,7 @@ run_summary run_build(build_args const & args)
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from");
     }
 
-    auto filter = make_filter(cfg);
+    auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
     if (range != nullptr)
         filter->set_parts(key_parts::one(range->index, range->count)); // recorded in the file
     unit_source source{args.input, reader_opts(threads)};
@@ -663,7 +683,10 @@ run_summary run_build(build_args const & args)
     progress.finish();
     throw_if_interrupted();
     warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
-    filter->save(args.output);
+    io::output_file out{args.output};
+    filter->save(out.write_path());
+    throw_if_interrupted();
+    out.commit();
     summary.novel_units = summary.novel_records = 0;
     summary.seconds = seconds_since(t0);
     return summary;

@@ -1,8 +1,10 @@
 #include <ksieve/engine/cancel.hpp>
+#include <ksieve/io/io.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdint>
@@ -36,9 +38,13 @@ extern "C" void on_signal(int const sig) noexcept
         return;
     }
     // A second signal ends the process at once, unless it is the same event delivered twice (timeout and
-    // schedulers signal the process and then its group): only one more than a second after the first.
+    // schedulers signal the process and then its group): only one more than a second after the first. The
+    // temporaries of the unfinished outputs go with it.
     if (now - expected > 1000000000)
+    {
+        io::remove_temporary_outputs();
         _exit(128 + sig);
+    }
 }
 } // namespace
 
@@ -68,12 +74,27 @@ void reset_interrupt() noexcept
     request_interrupt(false);
 }
 
+unsigned max_threads() noexcept
+{
+    int const n = omp_get_num_procs();
+    return std::max(16u, 4u * static_cast<unsigned>(std::max(n, 1)));
+}
+
 unsigned resolve_threads(unsigned const requested) noexcept
 {
-    if (requested != 0)
-        return requested;
     int const n = omp_get_num_procs();
-    return n > 0 ? static_cast<unsigned>(n) : 1u;
+    unsigned const cores = n > 0 ? static_cast<unsigned>(n) : 1u;
+    if (requested == 0)
+        return cores;
+    // Outputs are the same for any thread count, so a count far above the cores only costs memory and
+    // stack (and crashes OpenMP runtimes at tens of thousands).
+    if (requested > max_threads())
+    {
+        std::fprintf(stderr, "ksieve: warning: -t %u is more than this machine can use (%u cores): using %u threads\n",
+                     requested, cores, max_threads());
+        return max_threads();
+    }
+    return requested;
 }
 
 progress_line::progress_line(std::string command, bool const quiet) :

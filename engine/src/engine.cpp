@@ -1,4 +1,5 @@
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/engine/engine.hpp>
 #include "engine_detail.hpp"
 
@@ -19,6 +20,12 @@ namespace detail
 std::string full_message(any_filter const & filter, std::string const & filter_name)
 {
     std::string const what = filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
+    // A shard that doubles needs twice its bytes more: a growth refused by the memory budget.
+    std::uint64_t const used = charged_memory();
+    if (filter.type() == filter_type::quotient && used + 2 * (used / filter.num_shards()) > memory_limit())
+        return what + " cannot grow: it holds " + format_bytes(used) + " of the memory limit of " +
+               format_bytes(memory_limit()) +
+               (memory_limit_is_explicit() ? " (raise --max-memory)" : " (the machine's memory)");
     if (filter.type() == filter_type::quotient)
         return what + " is full: the quotient filter cannot grow further, its fingerprints (sized by --expected) "
                       "have too few remainder bits left (raise --expected, or leave it out for the default design "

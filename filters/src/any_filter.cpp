@@ -139,21 +139,24 @@ std::unique_ptr<any_filter> make_filter(filter_config const & cfg)
     throw usage_error{"unknown filter type"};
 }
 
+std::unique_ptr<any_filter> view_filter(std::shared_ptr<mapped_filter_file const> file)
+{
+    std::string const name = file->name();
+    switch (file->header().type)
+    {
+    case filter_type::quotient: return view_typed<quotient_filter>(std::move(file));
+    case filter_type::bloom: return view_typed<blocked_bloom_filter>(std::move(file));
+    case filter_type::bloom_classic: return view_typed<classic_bloom_filter>(std::move(file));
+    case filter_type::counting_bloom: return view_typed<counting_bloom_filter>(std::move(file));
+    case filter_type::cuckoo: return view_typed<cuckoo_filter>(std::move(file));
+    }
+    throw format_error{"'" + name + "': unknown filter type"};
+}
+
 std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool const mutable_copy,
                                         bool const verify_payload)
 {
-    auto file = mapped_filter_file::open(path, verify_payload);
-    std::unique_ptr<any_filter> f;
-    switch (file->header().type)
-    {
-    case filter_type::quotient: f = view_typed<quotient_filter>(file); break;
-    case filter_type::bloom: f = view_typed<blocked_bloom_filter>(file); break;
-    case filter_type::bloom_classic: f = view_typed<classic_bloom_filter>(file); break;
-    case filter_type::counting_bloom: f = view_typed<counting_bloom_filter>(file); break;
-    case filter_type::cuckoo: f = view_typed<cuckoo_filter>(file); break;
-    }
-    if (f == nullptr)
-        throw format_error{"'" + path.string() + "': unknown filter type"};
+    auto f = view_filter(mapped_filter_file::open(path, verify_payload));
     return mutable_copy ? f->clone() : std::move(f);
 }
 

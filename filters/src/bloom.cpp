@@ -47,6 +47,7 @@ word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
     if (words > std::numeric_limits<std::size_t>::max() / 16)
         throw error{"out of memory: a filter of " + std::to_string(words) + " words cannot be allocated"};
     std::size_t const bytes = words * 8;
+    charge_ = memory_charge{bytes};
     // Large arrays: 2 MiB alignment so that transparent huge pages can back them (random access to a
     // filter far larger than the TLB reach otherwise pays a page walk on almost every access).
     align_ = bytes >= 2 * huge_page ? huge_page : 64;
@@ -78,7 +79,7 @@ word_storage word_storage::view(std::span<std::uint64_t const> const words) noex
 
 word_storage::word_storage(word_storage && other) noexcept :
     data_{std::exchange(other.data_, nullptr)}, size_{std::exchange(other.size_, 0)},
-    align_{std::exchange(other.align_, 0)}
+    align_{std::exchange(other.align_, 0)}, charge_{std::move(other.charge_)}
 {}
 
 word_storage & word_storage::operator=(word_storage && other) noexcept
@@ -89,6 +90,7 @@ word_storage & word_storage::operator=(word_storage && other) noexcept
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
         align_ = std::exchange(other.align_, 0);
+        charge_ = std::move(other.charge_);
     }
     return *this;
 }
@@ -102,6 +104,7 @@ void word_storage::release() noexcept
     data_ = nullptr;
     size_ = 0;
     align_ = 0;
+    charge_ = memory_charge{};
 }
 
 word_storage word_storage::clone() const

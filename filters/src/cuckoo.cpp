@@ -96,6 +96,7 @@ cuckoo_filter cuckoo_filter::with_geometry(unsigned const fp_bits, unsigned cons
                           std::to_string(max_kicks)};
     cuckoo_filter f;
     f.init_geometry(fp_bits, bucket_bits, key_bits, max_kicks);
+    f.charge_ = memory_charge{8 * words_for(fp_bits, bucket_bits)};
     f.owned_.assign(words_for(fp_bits, bucket_bits), 0);
     f.data_ = f.owned_;
     f.mut_ = f.owned_.data();
@@ -165,6 +166,7 @@ cuckoo_filter cuckoo_filter::clone() const
 {
     cuckoo_filter c;
     c.init_geometry(fp_bits_, bucket_bits_, key_bits_, max_kicks_);
+    c.charge_ = memory_charge{8 * data_.size()};
     c.owned_.assign(data_.begin(), data_.end());
     c.data_ = c.owned_;
     c.mut_ = c.owned_.data();

@@ -1,12 +1,12 @@
 #include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -28,6 +28,7 @@ constexpr std::uint64_t end_size = 24;
 constexpr std::uint64_t fixed_header = 64;
 constexpr std::uint64_t max_shard_bits = 24;
 constexpr std::uint64_t max_params = 1u << 16;
+constexpr std::uint64_t shard_entry_bytes = 32; // offset, words, checksum, parameter count, padding
 
 constexpr std::uint64_t align64(std::uint64_t const x) noexcept { return (x + 63) & ~std::uint64_t{63}; }
 
@@ -130,6 +131,87 @@ void * load_anonymous(int const fd, std::uint64_t const size, std::string const 
     return m;
 }
 
+// The destination of write_filter_file: the path opened as it is ("-" is stdout), every write checked.
+class file_sink
+{
+public:
+    explicit file_sink(std::filesystem::path const & path) : name_{path.string()}
+    {
+        if (name_ == "-")
+        {
+            fd_ = STDOUT_FILENO;
+            return;
+        }
+        fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd_ < 0)
+            throw io_error{"cannot create '" + name_ + "': " + errno_text()};
+        own_ = true;
+    }
+    ~file_sink()
+    {
+        if (own_ && fd_ >= 0)
+            ::close(fd_);
+    }
+    file_sink(file_sink const &) = delete;
+    file_sink & operator=(file_sink const &) = delete;
+
+    void write(void const * const data, std::uint64_t size)
+    {
+        auto const * p = static_cast<unsigned char const *>(data);
+        while (size > 0)
+        {
+            std::size_t const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
+            ssize_t const n = ::write(fd_, p, chunk);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                throw io_error{"cannot write '" + name_ + "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
+            p += n;
+            size -= static_cast<std::uint64_t>(n);
+        }
+    }
+    void close()
+    {
+        if (!own_)
+            return;
+        own_ = false;
+        if (::close(fd_) != 0)
+            throw io_error{"cannot write '" + name_ + "': " + errno_text()};
+    }
+
+private:
+    std::string name_;
+    int fd_{-1};
+    bool own_{false};
+};
+
+// Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked (so that
+// `/dev/zero` is refused at once) and never more than the memory budget allows.
+std::vector<std::byte> read_stream(int const fd, std::string const & name)
+{
+    std::vector<std::byte> bytes;
+    std::uint64_t const limit = memory_limit() / 2;
+    std::byte buf[1 << 16];
+    for (;;)
+    {
+        ssize_t const n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw io_error{"cannot read filter file '" + name + "': " + errno_text()};
+        if (n == 0)
+            return bytes;
+        bytes.insert(bytes.end(), buf, buf + n);
+        if (bytes.size() >= 8 && std::memcmp(bytes.data(), file_magic, 8) != 0)
+            throw format_error{"'" + name + "' is not a ksieve filter file (bad magic)"};
+        if (bytes.size() > limit)
+            throw format_error{"'" + name + "': more than " + format_bytes(limit) +
+                               " read from a stream without reaching the end of a filter file (" +
+                               (memory_limit_is_explicit() ? "half of --max-memory" : "half of the machine's memory") +
+                               ")"};
+    }
+}
+
 } // namespace
 
 void write_filter_file(std::filesystem::path const & path, filter_file_header const & h,
@@ -186,43 +268,25 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     if (w.bytes().size() != header_size)
         throw error{"internal: header size mismatch while writing '" + path.string() + "'"};
 
-    std::filesystem::path const tmp = path.string() + ".ksieve-tmp." + std::to_string(::getpid());
+    file_sink out{path};
+    static unsigned char const zeros[64] = {};
+    out.write(w.bytes().data(), w.bytes().size());
+    std::uint64_t pos = header_size;
+    for (auto const & s : shards)
     {
-        std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
-        if (!out)
-            throw io_error{"cannot create '" + path.string() + "': " + errno_text()};
-        static char const zeros[64] = {};
-        out.write(reinterpret_cast<char const *>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
-        std::uint64_t pos = header_size;
-        for (auto const & s : shards)
-        {
-            std::uint64_t const start = align64(pos);
-            out.write(zeros, static_cast<std::streamsize>(start - pos));
-            out.write(reinterpret_cast<char const *>(s.words.data()), static_cast<std::streamsize>(s.words.size_bytes()));
-            pos = start + s.words.size_bytes();
-        }
-        std::uint64_t const end_start = align64(pos);
-        out.write(zeros, static_cast<std::streamsize>(end_start - pos));
-        byte_writer e;
-        e.raw(end_magic, 8);
-        e.u64(end_start + end_size);
-        e.u64(checksum_of_checksums);
-        out.write(reinterpret_cast<char const *>(e.bytes().data()), static_cast<std::streamsize>(e.bytes().size()));
-        out.flush();
-        if (!out)
-        {
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw io_error{"cannot write '" + path.string() + "': " + errno_text()};
-        }
+        std::uint64_t const start = align64(pos);
+        out.write(zeros, start - pos);
+        out.write(s.words.data(), s.words.size_bytes());
+        pos = start + s.words.size_bytes();
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec)
-    {
-        std::filesystem::remove(tmp, ec);
-        throw io_error{"cannot rename temporary file to '" + path.string() + "': " + ec.message()};
-    }
+    std::uint64_t const end_start = align64(pos);
+    out.write(zeros, end_start - pos);
+    byte_writer e;
+    e.raw(end_magic, 8);
+    e.u64(end_start + end_size);
+    e.u64(checksum_of_checksums);
+    out.write(e.bytes().data(), e.bytes().size());
+    out.close();
 }
 
 mapped_filter_file::~mapped_filter_file()
@@ -247,20 +311,15 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     }
     if (!S_ISREG(st.st_mode))
     {
-        // Pipes and devices cannot be mapped: read them into memory.
         std::vector<std::byte> bytes;
-        std::byte buf[1 << 16];
-        for (;;)
+        try
         {
-            ssize_t const n = ::read(fd, buf, sizeof buf);
-            if (n < 0)
-            {
-                ::close(fd);
-                throw io_error{"cannot read filter file '" + f->name_ + "': " + errno_text()};
-            }
-            if (n == 0)
-                break;
-            bytes.insert(bytes.end(), buf, buf + n);
+            bytes = read_stream(fd, f->name_);
+        }
+        catch (...)
+        {
+            ::close(fd);
+            throw;
         }
         ::close(fd);
         return from_bytes(bytes, f->name_, verify_payload);
@@ -346,6 +405,8 @@ void mapped_filter_file::parse(bool const verify_payload)
     header_.kmer.hash = static_cast<hash_id>(hid);
     header_.kmer.seed = hr.u64();
     header_.fpr = std::bit_cast<double>(hr.u64());
+    if (!(header_.fpr >= 0.0 && header_.fpr < 1.0))
+        throw corrupt("false positive rate " + std::to_string(header_.fpr) + " out of range");
     header_.expected = hr.u64();
     header_.shard_bits = hr.u32();
     if (header_.shard_bits > max_shard_bits || header_.shard_bits > 2 * header_.kmer.k)
@@ -353,6 +414,12 @@ void mapped_filter_file::parse(bool const verify_payload)
     std::uint64_t const nparams = hr.u32();
     if (nparams > max_params)
         throw corrupt("too many parameters");
+    // Declared counts are checked against the header's size before anything is allocated for them: every
+    // shard entry takes at least shard_entry_bytes, every parameter 8 bytes.
+    if (((std::uint64_t{1} << header_.shard_bits) * shard_entry_bytes + nparams * 8) > header_size)
+        throw format_error{"'" + n + "': truncated or corrupted filter file (2^" + std::to_string(header_.shard_bits) +
+                           " shards and " + std::to_string(nparams) + " parameters do not fit a header of " +
+                           std::to_string(header_size) + " bytes)"};
     header_.params.resize(nparams);
     for (auto & p : header_.params)
         p = hr.u64();
@@ -399,7 +466,7 @@ void mapped_filter_file::parse(bool const verify_payload)
         s.checksum = hr.u64();
         std::uint64_t const np = hr.u32();
         hr.u32();
-        if (np > max_params)
+        if (np > max_params || np * 8 > header_size - 8 - hr.pos())
             throw corrupt("too many shard parameters");
         s.params.resize(np);
         for (auto & p : s.params)

@@ -35,7 +35,15 @@ public:
 // Plain bytes from an hFILE (takes ownership, closes it).
 std::unique_ptr<byte_source> make_hfile_source(hFILE * hf);
 // BGZF through htslib with a pool of `threads` (>= 1) decompression threads (takes ownership of hf).
-std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads);
+std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads, bool allow_missing_eof);
+
+/*! \brief The last error htslib logged (cleared): "context: message", or empty. Thread-safe. */
+[[nodiscard]] std::string take_htslib_error();
+
+/*! \brief The error of a BGZF or BAM input without its end-of-file marker. */
+inline constexpr char const * missing_eof_message =
+    "truncated: the BGZF end-of-file marker is missing (the file was cut short; --allow-missing-eof accepts "
+    "files from tools that never write the marker)";
 // gzip (single or multi-member, BGZF included) inflated by zlib on a separate thread (double buffered).
 std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner);
 

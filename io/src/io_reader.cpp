@@ -3,6 +3,7 @@
 
 #include <ksieve/filters/error.hpp>
 
+#include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 #include <htslib/hts_log.h>
@@ -13,10 +14,47 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <utility>
+
+namespace ksieve::io::detail
+{
+namespace
+{
+std::mutex htslib_error_mutex;
+std::string htslib_error; // the last error htslib logged, for the next ksieve error line
+} // namespace
+
+std::string take_htslib_error()
+{
+    std::lock_guard const lock{htslib_error_mutex};
+    return std::exchange(htslib_error, std::string{});
+}
+} // namespace ksieve::io::detail
+
+// htslib's log, replaced: its errors are kept for the error line of the input or output that failed
+// (a CRAM reference that cannot be found, a malformed header) instead of being printed as lines of their own
+// before it; its warnings and notes are dropped (ksieve reports what it detects itself, for example a
+// missing end-of-file marker).
+extern "C" void hts_log(enum htsLogLevel const severity, char const * const context, char const * const format, ...)
+{
+    if (severity > HTS_LOG_ERROR || format == nullptr)
+        return;
+    char text[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    std::string message{text};
+    while (!message.empty() && (message.back() == '\n' || message.back() == '.'))
+        message.pop_back();
+    std::lock_guard const lock{ksieve::io::detail::htslib_error_mutex};
+    ksieve::io::detail::htslib_error = context != nullptr ? std::string{context} + ": " + message : message;
+}
 
 namespace ksieve::io
 {
@@ -27,7 +65,8 @@ namespace detail
 void quiet_htslib()
 {
     static std::once_flag once;
-    std::call_once(once, [] { hts_set_log_level(HTS_LOG_OFF); });
+    // errors reach hts_log above (and from there ksieve's error line); warnings are not even formatted
+    std::call_once(once, [] { hts_set_log_level(HTS_LOG_ERROR); });
 }
 
 } // namespace detail
@@ -617,6 +656,17 @@ private:
     std::thread thread_;
 };
 
+constexpr char const * cram_failure =
+    "cannot decode CRAM record: the reference it was compressed against is not available (htslib looks it up "
+    "through the UR: field of the @SQ lines, REF_PATH and REF_CACHE), or the file is corrupted or truncated";
+
+// " (htslib: ...)" with the last error htslib logged, or nothing.
+std::string htslib_said()
+{
+    std::string const said = take_htslib_error();
+    return said.empty() ? std::string{} : " (htslib: " + said + ")";
+}
+
 class sam_reader final : public reader
 {
 public:
@@ -624,12 +674,13 @@ public:
                std::unique_ptr<socket_feeder> feeder = nullptr)
         : path_{std::move(path)}, options_{options}, feeder_{std::move(feeder)}
     {
+        (void)take_htslib_error(); // a message of an earlier input is not this one's
         fp_ = hts_hopen(hf, path_.c_str(), "r");
         if (fp_ == nullptr)
         {
             hclose_abruptly(hf);
             cleanup();
-            throw input_error{"'" + display_name(path_) + "': cannot open as SAM/BAM/CRAM"};
+            throw input_error{"'" + display_name(path_) + "': cannot open as SAM/BAM/CRAM" + htslib_said()};
         }
         switch (hts_get_format(fp_)->format)
         {
@@ -650,18 +701,24 @@ public:
         if (hdr_ == nullptr)
         {
             cleanup();
-            throw input_error{"'" + display_name(path_) + "': cannot read the SAM/BAM/CRAM header"};
+            throw input_error{"'" + display_name(path_) + "': cannot read the SAM/BAM/CRAM header" + htslib_said()};
         }
-        // Decompression threads only after the header, and only for a BGZF file that ends with its EOF
-        // marker: with threads, htslib 1.16 waits forever in sam_hdr_read() on a truncated BAM, or reports
-        // the truncated end as a clean end of file. Single-threaded reading reports truncation as an error
-        // (and is used for pipes, whose end cannot be checked beforehand).
-        if (options_.threads > 1)
+        // A BGZF (BAM, bgzipped SAM) or CRAM file cut short at a block boundary reads as complete: only its
+        // missing end-of-file marker shows the truncation. Checked here for files that can seek, at the end
+        // of the data for pipes.
+        int const eof = hts_check_EOF(fp_); // 0: marker missing, 1: present, 2: cannot seek, 3: no marker in the format
+        if (eof == 0 && !options_.allow_missing_eof)
         {
-            int const eof = hts_check_EOF(fp_); // 1: marker present, 3: a format without one
-            if (eof == 1 || eof == 3)
-                hts_set_threads(fp_, static_cast<int>(options_.threads));
+            cleanup();
+            throw input_error{"'" + display_name(path_) + "': " + missing_eof_message};
         }
+        check_eof_at_end_ = eof == 2 && !options_.allow_missing_eof && hts_get_format(fp_)->compression == bgzf;
+        // Decompression threads only after the header, and only for a file that ends with its EOF marker:
+        // with threads, htslib 1.16 waits forever in sam_hdr_read() on a truncated BAM, or reports the
+        // truncated end as a clean end of file. Single-threaded reading reports truncation as an error (and is
+        // used for pipes, whose end cannot be checked beforehand).
+        if (options_.threads > 1 && (eof == 1 || eof == 3))
+            hts_set_threads(fp_, static_cast<int>(options_.threads));
         header_.assign(sam_hdr_str(hdr_), sam_hdr_length(hdr_));
         rec_ = bam_init1();
         if (rec_ == nullptr)
@@ -697,10 +754,16 @@ public:
         {
             int const r = sam_read1(fp_, hdr_, rec_);
             if (r < -1)
-                fail(records_ + n + 1, "malformed or truncated SAM/BAM/CRAM record");
+                fail(records_ + n + 1, format_ == seq_format::cram ? cram_failure : "malformed or truncated SAM/BAM/CRAM record");
             if (r == -1)
             {
                 eof_ = true;
+                if (check_eof_at_end_)
+                {
+                    BGZF const * const bg = fp_->is_bgzf ? fp_->fp.bgzf : nullptr;
+                    if (bg != nullptr && bg->no_eof_block != 0)
+                        fail(records_ + n + 1, missing_eof_message);
+                }
                 if (feeder_ != nullptr)
                 {
                     feeder_->join();
@@ -753,9 +816,11 @@ public:
     [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
 
 private:
+    // The error of a record, with what htslib said about it.
     [[noreturn]] void fail(std::uint64_t const record, std::string const & what)
     {
-        throw input_error{record_message(path_, record, what)};
+        std::string const said = take_htslib_error();
+        throw input_error{record_message(path_, record, said.empty() ? what : what + " (htslib: " + said + ")")};
     }
 
     void cleanup() noexcept
@@ -783,17 +848,19 @@ private:
     std::string header_;
     std::vector<record_offsets> offsets_;
     bool eof_{false};
+    bool check_eof_at_end_{false}; // a BGZF pipe: the last block must be the end-of-file marker
     std::uint64_t records_{0};
 };
 
 // `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it is BGZF).
 std::unique_ptr<byte_source> peel(hFILE * const hf, int const layers, bool const top_bgzf,
-                                  unsigned const threads)
+                                  reader_options const & options)
 {
     if (layers == 0)
         return make_hfile_source(hf);
     std::unique_ptr<byte_source> src =
-        top_bgzf ? make_bgzf_source(hf, threads) : make_gzip_source(make_hfile_source(hf));
+        top_bgzf ? make_bgzf_source(hf, options.threads, options.allow_missing_eof)
+                 : make_gzip_source(make_hfile_source(hf));
     for (int i = 1; i < layers; ++i)
         src = make_gzip_source(std::move(src));
     return src;
@@ -866,7 +933,7 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
             }
             hFILE * const owned = hf;
             hf = nullptr;
-            auto feeder = std::make_unique<socket_feeder>(peel(owned, strip, top_bgzf, options.threads));
+            auto feeder = std::make_unique<socket_feeder>(peel(owned, strip, top_bgzf, options));
             hFILE * const fed = hdopen(feeder->read_fd(), "r");
             if (fed == nullptr)
             {
@@ -877,7 +944,7 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
         }
         hFILE * const owned = hf;
         hf = nullptr;
-        return std::make_unique<fastx_reader>(path, peel(owned, depth, top_bgzf, options.threads), options);
+        return std::make_unique<fastx_reader>(path, peel(owned, depth, top_bgzf, options), options);
     }
     catch (source_error const & e)
     {

@@ -101,7 +101,7 @@ private:
 class bgzf_source final : public byte_source
 {
 public:
-    bgzf_source(BGZF * const fp) : fp_{fp} {}
+    bgzf_source(BGZF * const fp, bool const allow_missing_eof) : fp_{fp}, allow_missing_eof_{allow_missing_eof} {}
     ~bgzf_source() override { bgzf_close(fp_); }
     bgzf_source(bgzf_source const &) = delete;
     bgzf_source & operator=(bgzf_source const &) = delete;
@@ -112,11 +112,16 @@ public:
         // with threads, a block cut short ends the data early and only sets errcode
         if (got < 0 || (got == 0 && fp_->errcode != 0))
             throw source_error{"corrupted or truncated BGZF data"};
+        // A BGZF file cut at a block boundary is a valid series of blocks: only its missing end-of-file
+        // marker (an empty last block) shows the truncation, as `samtools quickcheck` checks.
+        if (got == 0 && n > 0 && !allow_missing_eof_ && fp_->no_eof_block != 0)
+            throw source_error{missing_eof_message};
         return static_cast<std::size_t>(got);
     }
 
 private:
     BGZF * fp_;
+    bool allow_missing_eof_;
 };
 
 // Compressed bytes of a gzip worker: a buffer refilled from the inner source.
@@ -553,7 +558,7 @@ std::unique_ptr<byte_source> make_hfile_source(hFILE * const hf)
     return std::make_unique<hfile_source>(hf);
 }
 
-std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const threads)
+std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const threads, bool const allow_missing_eof)
 {
     BGZF * const fp = bgzf_hopen(hf, "r");
     if (fp == nullptr)
@@ -566,7 +571,7 @@ std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const t
         bgzf_close(fp);
         throw source_error{"cannot start BGZF decompression threads"};
     }
-    return std::make_unique<bgzf_source>(fp);
+    return std::make_unique<bgzf_source>(fp, allow_missing_eof);
 }
 
 bool have_isal() noexcept

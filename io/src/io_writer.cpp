@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace ksieve::io
 {
@@ -57,43 +58,98 @@ int standard_fd(std::string const & path) noexcept
 // ---------------------------------------------------------------------------------------------------
 // output_file
 
+namespace
+{
+
+// The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler: fixed slots
+// (no allocation), each published by an atomic state.
+constexpr std::size_t temp_slots = 256;
+struct temp_slot
+{
+    std::atomic<int> state{0}; // 0 free, 1 being written, 2 holds a path
+    char path[PATH_MAX]{};
+};
+temp_slot temp_registry[temp_slots];
+
+int register_temporary(std::string const & path) noexcept
+{
+    if (path.size() >= PATH_MAX)
+        return -1;
+    for (std::size_t i = 0; i < temp_slots; ++i)
+    {
+        int expected = 0;
+        if (temp_registry[i].state.compare_exchange_strong(expected, 1))
+        {
+            std::memcpy(temp_registry[i].path, path.c_str(), path.size() + 1);
+            temp_registry[i].state.store(2, std::memory_order_release);
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+void unregister_temporary(int const slot) noexcept
+{
+    if (slot >= 0)
+        temp_registry[slot].state.store(0, std::memory_order_release);
+}
+
+// The path a symbolic link finally names (relative targets resolved against the link's directory), also when
+// that file does not exist yet; `path` itself if it is not a link.
+std::string link_target(std::string path)
+{
+    for (int depth = 0; depth < 40; ++depth)
+    {
+        struct stat lst
+        {
+        };
+        if (::lstat(path.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode))
+            return path;
+        std::string target(PATH_MAX, '\0');
+        ssize_t const n = ::readlink(path.c_str(), target.data(), target.size() - 1);
+        if (n < 0)
+            return path;
+        target.resize(static_cast<std::size_t>(n));
+        if (!target.starts_with('/'))
+        {
+            auto const slash = path.rfind('/');
+            target = (slash == std::string::npos ? std::string{} : path.substr(0, slash + 1)) + target;
+        }
+        path = std::move(target);
+    }
+    throw io_error{"'" + path + "': too many levels of symbolic links"};
+}
+
+} // namespace
+
+void remove_temporary_outputs() noexcept
+{
+    for (auto & slot : temp_registry)
+        if (slot.state.load(std::memory_order_acquire) == 2)
+            ::unlink(slot.path);
+}
+
 output_file::output_file(std::string path) : path_{std::move(path)}
 {
+    in_place_ = true;
+    write_path_ = path_;
+    target_ = path_;
     if (path_ == "-" || is_special_path(path_))
-    {
-        in_place_ = true;
-        write_path_ = path_;
-        target_ = path_;
         return;
-    }
     struct stat st
     {
     };
-    if (::stat(path_.c_str(), &st) == 0)
+    if (::stat(path_.c_str(), &st) == 0) // follows symbolic links: the kind of what is finally written
     {
         if (S_ISDIR(st.st_mode))
             throw io_error{"'" + path_ + "': is a directory"};
         if (!S_ISREG(st.st_mode)) // FIFO, character or block device, socket: written in place
-        {
-            in_place_ = true;
-            write_path_ = path_;
-            target_ = path_;
             return;
-        }
     }
-    target_ = path_;
-    struct stat lst
-    {
-    };
-    if (::lstat(path_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
-    {
-        // replace the file the link points to, not the link
-        if (char * const real = ::realpath(path_.c_str(), nullptr); real != nullptr)
-        {
-            target_ = real;
-            std::free(real);
-        }
-    }
+    // A regular file or a new name: written to a temporary beside the file a symbolic link names (so that
+    // the link stays a link) and renamed over it.
+    in_place_ = false;
+    target_ = link_target(path_);
     static std::atomic<unsigned> counter{0};
     unsigned const n = counter.fetch_add(1);
     write_path_ = target_ + ".ksieve-tmp." + std::to_string(::getpid());
@@ -102,12 +158,14 @@ output_file::output_file(std::string path) : path_{std::move(path)}
         write_path_ += '.';
         write_path_ += std::to_string(n);
     }
+    slot_ = register_temporary(write_path_);
 }
 
 output_file::~output_file()
 {
     if (!committed_ && !in_place_)
         ::unlink(write_path_.c_str());
+    unregister_temporary(slot_);
 }
 
 void output_file::commit()
@@ -119,9 +177,11 @@ void output_file::commit()
         int const e = errno;
         ::unlink(write_path_.c_str());
         committed_ = true;
+        unregister_temporary(std::exchange(slot_, -1));
         throw io_error{"'" + path_ + "': cannot move the finished output into place: " + errno_text(e)};
     }
     committed_ = true;
+    unregister_temporary(std::exchange(slot_, -1));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ namespace ksieve
 unit_source::unit_source(input_args const & args, io::reader_options const & options) :
     args_{args}, options_{options}, paired_{args.paired || args.interleaved}
 {
+    options_.allow_missing_eof = options_.allow_missing_eof || args.allow_missing_eof;
     if (args_.inputs.empty())
         throw usage_error{"no input given"};
     if (args_.paired && args_.interleaved)

@@ -145,7 +145,8 @@ void run_merge(merge_args const & args);
 /*! \brief `ksieve info`: writes the description to `out`. */
 void run_info(info_args const & args, std::ostream & out);
 
-/*! \brief Resolve -t: 0 -> number of cores. */
+/*! \brief Resolve -t: 0 -> number of cores; a count above 4 per core (at least 16) is capped there, with a
+ * warning on stderr. */
 [[nodiscard]] unsigned resolve_threads(unsigned requested) noexcept;
 
 } // namespace ksieve

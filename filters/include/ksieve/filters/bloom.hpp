@@ -68,6 +68,7 @@
 
 #include <ksieve/filters/filter.hpp>
 #include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 namespace ksieve
 {
@@ -116,6 +117,7 @@ private:
     std::uint64_t * data_{nullptr};
     std::size_t size_{0};
     std::size_t align_{0}; // alignment of the owned allocation, 0 for a view
+    memory_charge charge_;  // the owned bytes against the memory budget
 };
 
 /*! \brief Odd multipliers of the blocked filter: bit i of a key is the top 9 bits of uint32(h) * salt[i].

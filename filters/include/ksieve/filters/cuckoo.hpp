@@ -56,6 +56,7 @@
 #include <vector>
 
 #include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 namespace ksieve
 {
@@ -183,6 +184,7 @@ private:
     void prefetch(std::uint64_t i) const noexcept;
     std::uint64_t next_random() noexcept;
 
+    memory_charge charge_;               // owned_'s bytes against the memory budget
     std::vector<std::uint64_t> owned_;  // storage (empty for a view)
     std::span<std::uint64_t const> data_; // the words (owned_ or mapped)
     std::uint64_t * mut_{nullptr};        // writable words, nullptr for a view

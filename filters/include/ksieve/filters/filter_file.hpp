@@ -83,8 +83,10 @@ struct shard_blob
     std::span<std::uint64_t const> words;
 };
 
-/*! \brief Write a filter file atomically: to a temporary name in the same directory, fsync'd, then renamed
- * over `path`. \pre shards.size() == 2^header.shard_bits. \throws io_error naming the file. */
+/*! \brief Write a filter file to `path` as it is ("-": standard output; a device or FIFO is written in
+ * place). Not atomic by itself: the ksieve commands write to the temporary name of an io::output_file and
+ * rename it into place, so that a failed run leaves nothing behind. \pre shards.size() ==
+ * 2^header.shard_bits. \throws io_error naming the file. Thread safety: none needed (no shared state). */
 void write_filter_file(std::filesystem::path const & path, filter_file_header const & header,
                        std::span<shard_blob const> shards);
 

@@ -86,7 +86,7 @@ public:
     [[nodiscard]] virtual filter_stats stats() const noexcept = 0;
     [[nodiscard]] virtual filter_stats shard_stats(std::size_t shard) const noexcept = 0;
 
-    /*! \brief Write the filter file atomically. \throws io_error */
+    /*! \brief Write the filter file to `path` as it is (see write_filter_file). \throws io_error */
     virtual void save(std::filesystem::path const & path) const = 0;
     /*! \brief An owning, mutable deep copy (e.g. of an mmap'd filter). */
     [[nodiscard]] virtual std::unique_ptr<any_filter> clone() const = 0;
@@ -279,6 +279,9 @@ private:
 /*! \brief New empty filter of cfg.type. \throws usage_error for invalid parameters (e.g. fpr 0 on a Bloom
  * filter). */
 [[nodiscard]] std::unique_ptr<any_filter> make_filter(filter_config const & cfg);
+
+/*! \brief A read-only filter over an opened file (which it keeps alive). \throws format_error */
+[[nodiscard]] std::unique_ptr<any_filter> view_filter(std::shared_ptr<mapped_filter_file const> file);
 
 /*! \brief Open a filter file: read-only views over an mmap (mutable = false) or an owning copy.
  * \throws format_error / io_error naming the file. */

@@ -9,6 +9,8 @@
  *
  * Thread safety: a block is owned by one object; its bytes are the owner's to synchronise.
  */
+#include <ksieve/filters/memory_budget.hpp>
+
 #include <cstddef>
 #include <utility>
 
@@ -23,11 +25,12 @@ public:
     static constexpr std::size_t map_min_bytes = std::size_t{4} << 20;
 
     zeroed_memory() noexcept = default;
-    /*! \brief bytes zeroed bytes (at least one byte is allocated). \throws std::bad_alloc */
+    /*! \brief bytes zeroed bytes (at least one byte is allocated), charged to the memory budget.
+     * \throws memory_limit_error over the budget, std::bad_alloc */
     explicit zeroed_memory(std::size_t bytes);
     zeroed_memory(zeroed_memory && other) noexcept
         : ptr_{std::exchange(other.ptr_, nullptr)}, bytes_{std::exchange(other.bytes_, 0)},
-          mapped_{std::exchange(other.mapped_, false)}
+          mapped_{std::exchange(other.mapped_, false)}, charge_{std::move(other.charge_)}
     {
     }
     zeroed_memory & operator=(zeroed_memory && other) noexcept
@@ -38,6 +41,7 @@ public:
             ptr_ = std::exchange(other.ptr_, nullptr);
             bytes_ = std::exchange(other.bytes_, 0);
             mapped_ = std::exchange(other.mapped_, false);
+            charge_ = std::move(other.charge_);
         }
         return *this;
     }
@@ -60,6 +64,7 @@ private:
     void * ptr_{nullptr};
     std::size_t bytes_{0};
     bool mapped_{false};
+    memory_charge charge_;
 };
 
 } // namespace ksieve

@@ -94,6 +94,7 @@ struct reader_options
     unsigned threads{1};               //!< decompression threads (BGZF / BAM via htslib)
     std::size_t batch_records{8192};   //!< at most this many records per batch
     std::size_t batch_bases{8u << 20}; //!< or stop a batch once it holds this many bases
+    bool allow_missing_eof{false};     //!< accept BGZF / BAM inputs without the end-of-file marker
 };
 
 /*! \brief Streaming reader of one input (a path or "-" for stdin). Format and compression are detected
@@ -156,9 +157,11 @@ public:
 
 /*! \brief An output destination that appears complete or not at all.
  * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same directory and
- * renamed over `path` on commit() (a symbolic link to a regular file: the file it names is replaced);
- * "-" is stdout; devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place. Destroying
- * an uncommitted output removes the temporary file. \throws io_error if `path` is a directory. */
+ * renamed over `path` on commit(). A symbolic link is followed to the file it finally names, and that file is
+ * handled by these rules (the link stays a link, also when its target does not exist yet). "-" is stdout;
+ * character and block devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place and
+ * never replaced. Destroying an uncommitted output removes the temporary file. \throws io_error if `path`
+ * is a directory. Thread safety: distinct objects may be used from distinct threads. */
 class output_file
 {
 public:
@@ -178,7 +181,12 @@ private:
     std::string target_; //!< what commit() renames onto (path_, or the file a symbolic link names)
     bool in_place_{false};
     bool committed_{false};
+    int slot_{-1}; //!< the temporary's entry for remove_temporary_outputs()
 };
+
+/*! \brief Remove the temporary files of every output_file not yet committed or destroyed. For a signal
+ * handler that ends the process at once: async-signal-safe (no allocation, no locks). */
+void remove_temporary_outputs() noexcept;
 
 /*! \brief Whether `f` is SAM, BAM or CRAM (one family: records carry reference ids and a header). */
 [[nodiscard]] bool hts_format(seq_format f) noexcept;

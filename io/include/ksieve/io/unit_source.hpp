@@ -19,6 +19,7 @@ struct input_args
     std::vector<std::string> inputs; //!< paths or "-"
     bool paired{false};              //!< inputs are R1 R2 [R1 R2 ...] pairs
     bool interleaved{false};         //!< each input holds mates consecutively
+    bool allow_missing_eof{false};   //!< accept BGZF / BAM inputs without the end-of-file marker
 };
 
 /*! \brief Reads the inputs one after another, as single reads, pairs of files or interleaved pairs. */

@@ -1,0 +1,157 @@
+#include <ksieve/filters/memory_budget.hpp>
+
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace ksieve
+{
+
+namespace
+{
+std::atomic<std::uint64_t> explicit_limit{0};
+std::atomic<std::uint64_t> charged{0};
+
+// The cgroup v2 (then v1) memory limit of this process, 0 if none is set.
+std::uint64_t cgroup_limit() noexcept
+{
+    for (char const * const path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"})
+    {
+        std::ifstream in{path};
+        std::string text;
+        if (in >> text && !text.empty() && std::isdigit(static_cast<unsigned char>(text[0])) != 0)
+        {
+            std::uint64_t v = 0;
+            for (char const c : text)
+            {
+                if (std::isdigit(static_cast<unsigned char>(c)) == 0 || v > UINT64_MAX / 10 - 10)
+                    break;
+                v = v * 10 + static_cast<std::uint64_t>(c - '0');
+            }
+            if (v > 0 && v < (std::uint64_t{1} << 60)) // v1 reports "no limit" as a huge number
+                return v;
+        }
+    }
+    return 0;
+}
+} // namespace
+
+std::uint64_t physical_memory() noexcept
+{
+    long const pages = ::sysconf(_SC_PHYS_PAGES);
+    long const page = ::sysconf(_SC_PAGESIZE);
+    std::uint64_t machine = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+    std::uint64_t const group = cgroup_limit();
+    if (group != 0 && (machine == 0 || group < machine))
+        machine = group;
+    return machine;
+}
+
+void set_memory_limit(std::uint64_t const bytes) noexcept { explicit_limit.store(bytes); }
+
+bool memory_limit_is_explicit() noexcept { return explicit_limit.load() != 0; }
+
+std::uint64_t memory_limit() noexcept
+{
+    std::uint64_t const e = explicit_limit.load();
+    if (e != 0)
+        return e;
+    static std::uint64_t const machine = physical_memory();
+    return machine == 0 ? UINT64_MAX : machine;
+}
+
+std::uint64_t charged_memory() noexcept { return charged.load(); }
+
+std::string format_bytes(std::uint64_t const bytes)
+{
+    static char const * const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024)
+        return std::to_string(bytes) + " bytes";
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 6)
+    {
+        v /= 1024.0;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+std::uint64_t parse_size(std::string const & text, std::string const & option)
+{
+    auto bad = [&] {
+        return usage_error{option + " expects a size such as 8G, 512M or 100000, got '" + text + "'"};
+    };
+    std::size_t pos = 0;
+    double v = 0;
+    try
+    {
+        v = std::stod(text, &pos);
+    }
+    catch (std::exception const &)
+    {
+        throw bad();
+    }
+    std::string unit = text.substr(pos);
+    for (auto & c : unit)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "IB")
+        unit.resize(unit.size() - 2);
+    else if (unit.size() >= 2 && unit.back() == 'B')
+        unit.pop_back();
+    double scale = 1;
+    if (unit == "K")
+        scale = 1024.0;
+    else if (unit == "M")
+        scale = 1024.0 * 1024;
+    else if (unit == "G")
+        scale = 1024.0 * 1024 * 1024;
+    else if (unit == "T")
+        scale = 1024.0 * 1024 * 1024 * 1024;
+    else if (!unit.empty() && unit != "B")
+        throw bad();
+    double const bytes = v * scale;
+    if (!std::isfinite(bytes) || bytes < 1 || bytes > 1.8e19)
+        throw bad();
+    return static_cast<std::uint64_t>(bytes);
+}
+
+memory_charge::memory_charge(std::uint64_t const bytes)
+{
+    std::uint64_t const limit = memory_limit();
+    std::uint64_t const before = charged.fetch_add(bytes);
+    if (bytes > limit || before > limit - bytes)
+    {
+        charged.fetch_sub(bytes);
+        throw memory_limit_error{"a filter table of " + format_bytes(bytes) + " would bring the filters' memory to " +
+                                     format_bytes(before + bytes) + ", over the limit of " + format_bytes(limit) +
+                                     (memory_limit_is_explicit() ? " (--max-memory)" : " (the machine's memory)"),
+                                 bytes, limit};
+    }
+    bytes_ = bytes;
+}
+
+memory_charge::~memory_charge()
+{
+    if (bytes_ != 0)
+        charged.fetch_sub(bytes_);
+}
+
+memory_charge & memory_charge::operator=(memory_charge && other) noexcept
+{
+    if (this != &other)
+    {
+        if (bytes_ != 0)
+            charged.fetch_sub(bytes_);
+        bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+}
+
+} // namespace ksieve

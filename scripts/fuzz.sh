@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) and run each for a
+# bounded time, seeded from small real inputs; first every saved regression input is replayed.
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [KSIEVE_BINARY for making seeds (default: build-test/app/ksieve)]
+# A finding is written to build-fuzz/findings/<target>/ and fails the script; copy it to
+# tests/fuzz/regressions/<target>/ once fixed, so that every later run replays it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=${1:-60}
+ksieve=${2:-build-test/app/ksieve}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== Fuzzer build (clang, address + undefined)"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSIEVE_BUILD_FUZZERS=ON \
+    -DKSIEVE_SANITIZER=address,undefined -DKSIEVE_BUILD_TESTS=OFF -DKSIEVE_BUILD_BENCH=OFF >/dev/null
+cmake --build build-fuzz -j "$jobs" --target fuzz_reader fuzz_filter_file
+
+# Seeds: a few records of each input kind, and small filters of each type.
+seeds=build-fuzz/seeds
+rm -rf "$seeds" build-fuzz/findings
+mkdir -p "$seeds/fuzz_reader" "$seeds/fuzz_filter_file" build-fuzz/findings/fuzz_reader build-fuzz/findings/fuzz_filter_file
+zcat examples/data/reads.fq.gz | head -n 24 > "$seeds/fuzz_reader/reads.fq"
+zcat examples/data/lambda.fa.gz | head -c 3000 > "$seeds/fuzz_reader/ref.fa"
+gzip -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.gz"
+bgzip -c "$seeds/fuzz_reader/ref.fa" > "$seeds/fuzz_reader/ref.fa.bgz"
+zstd -q -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.zst"
+if [ -x "$ksieve" ]; then
+    "$ksieve" build -q -k 11 --shards 1 --sampling all -o "$seeds/filter.tmp" "$seeds/fuzz_reader/ref.fa"
+    "$ksieve" classify -q -f "$seeds/filter.tmp" --min-hits 1 --min-hit-fraction 1 \
+        --novel "$seeds/fuzz_reader/reads.sam" "$seeds/fuzz_reader/reads.fq" || true
+    "$ksieve" classify -q -f "$seeds/filter.tmp" --min-hits 1 --min-hit-fraction 1 \
+        --novel "$seeds/fuzz_reader/reads.bam" "$seeds/fuzz_reader/reads.fq" || true
+    for type in qf bloom cuckoo counting-bloom bloom-classic; do
+        "$ksieve" build -q -k 11 --shards 1 --type "$type" --expected 2000 --sampling all \
+            -o "$seeds/fuzz_filter_file/$type.ksf" "$seeds/fuzz_reader/ref.fa"
+    done
+    "$ksieve" build -q -k 11 --shards 1 --fpr 0 --expected 2000 -o "$seeds/fuzz_filter_file/exact.ksf" \
+        "$seeds/fuzz_reader/ref.fa"
+    rm -f "$seeds/filter.tmp"
+else
+    echo "fuzz.sh: $ksieve not found: no SAM/BAM or filter seeds" >&2
+fi
+
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+status=0
+for target in fuzz_reader fuzz_filter_file; do
+    regressions=tests/fuzz/regressions/$target
+    if compgen -G "$regressions/*" >/dev/null; then
+        echo "== $target: replaying $(ls "$regressions" | wc -l) regression inputs"
+        build-fuzz/tests/fuzz/$target -runs=0 "$regressions"/* || status=1
+    fi
+    echo "== $target: ${seconds} s"
+    mkdir -p "build-fuzz/corpus/$target"
+    # -rss_limit_mb: an input that makes the loader allocate by a crafted size is a finding.
+    build-fuzz/tests/fuzz/$target -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=1024 -timeout=20 \
+        -artifact_prefix="build-fuzz/findings/$target/" -print_final_stats=1 \
+        "build-fuzz/corpus/$target" "$seeds/$target" 2>&1 | tail -n 12 || status=1
+done
+if [ "$status" -ne 0 ]; then
+    echo "fuzz.sh: findings in build-fuzz/findings/" >&2
+fi
+exit "$status"
