@@ -20,8 +20,8 @@ cmake --build build-fuzz -j "$jobs" --target fuzz_reader fuzz_filter_file
 seeds=build-fuzz/seeds
 rm -rf "$seeds" build-fuzz/findings
 mkdir -p "$seeds/fuzz_reader" "$seeds/fuzz_filter_file" build-fuzz/findings/fuzz_reader build-fuzz/findings/fuzz_filter_file
-zcat examples/data/reads.fq.gz | head -n 24 > "$seeds/fuzz_reader/reads.fq"
-zcat examples/data/lambda.fa.gz | head -c 3000 > "$seeds/fuzz_reader/ref.fa"
+zcat examples/data/reads.fq.gz | head -n 24 > "$seeds/fuzz_reader/reads.fq" || true # SIGPIPE of zcat
+zcat examples/data/lambda.fa.gz | head -c 3000 > "$seeds/fuzz_reader/ref.fa" || true
 gzip -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.gz"
 bgzip -c "$seeds/fuzz_reader/ref.fa" > "$seeds/fuzz_reader/ref.fa.bgz"
 zstd -q -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.zst"
@@ -32,10 +32,10 @@ if [ -x "$ksieve" ]; then
     "$ksieve" classify -q -f "$seeds/filter.tmp" --min-hits 1 --min-hit-fraction 1 \
         --novel "$seeds/fuzz_reader/reads.bam" "$seeds/fuzz_reader/reads.fq" || true
     for type in qf bloom cuckoo counting-bloom bloom-classic; do
-        "$ksieve" build -q -k 11 --shards 1 --type "$type" --expected 2000 --sampling all \
+        "$ksieve" build -q -k 11 --shards 1 --type "$type" --expected 5000 --sampling all \
             -o "$seeds/fuzz_filter_file/$type.ksf" "$seeds/fuzz_reader/ref.fa"
     done
-    "$ksieve" build -q -k 11 --shards 1 --fpr 0 --expected 2000 -o "$seeds/fuzz_filter_file/exact.ksf" \
+    "$ksieve" build -q -k 11 --shards 1 --fpr 0 --expected 5000 -o "$seeds/fuzz_filter_file/exact.ksf" \
         "$seeds/fuzz_reader/ref.fa"
     rm -f "$seeds/filter.tmp"
 else
@@ -43,6 +43,7 @@ else
 fi
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export LSAN_OPTIONS=suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
 for target in fuzz_reader fuzz_filter_file; do

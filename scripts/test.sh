@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Install dependencies, build (Release) and run the whole test suite, then build the filter tests with
-# ThreadSanitizer and run them too. Usage: scripts/test.sh   (from anywhere; as root or with sudo)
+# Install dependencies, build (Release) and run the whole test suite; then the filter tests with
+# ThreadSanitizer, the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer
+# targets for a bounded time (KSIEVE_FUZZ_SECONDS per target, default 60).
+# Usage: scripts/test.sh   (from anywhere; as root or with sudo)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,3 +22,13 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSIEVE_SANITIZER=th
 cmake --build build-tsan -j "$jobs"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
     ctest --output-on-failure -j "$jobs" --timeout 1500)
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKSIEVE_SANITIZER=address,undefined \
+      -DKSIEVE_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="-DKSIEVE_SANITIZED=1" >/dev/null
+cmake --build build-asan -j "$jobs"
+(cd build-asan && ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    ctest --output-on-failure -j "$jobs" --timeout 1500)
+
+echo "== Fuzzers"
+bash scripts/fuzz.sh "${KSIEVE_FUZZ_SECONDS:-60}" build-test/app/ksieve
