@@ -6,10 +6,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 namespace ksieve
 {
@@ -17,9 +22,25 @@ namespace ksieve
 namespace
 {
 
+// Validators with messages that say what a value must be (CLI11's own print the type's whole range).
+CLI::Validator const whole_number{[](std::string & v) {
+                                      if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+                                          return std::string{"expects a whole number (0, 1, 2, ...), got '"} + v + "'";
+                                      return std::string{};
+                                  },
+                                  "N"};
+CLI::Validator const real_number{[](std::string & v) {
+                                     char * end = nullptr;
+                                     double const x = std::strtod(v.c_str(), &end);
+                                     if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x))
+                                         return std::string{"expects a number (such as 0.5 or 1e-4), got '"} + v + "'";
+                                     return std::string{};
+                                 },
+                                 "X"};
+
 void add_common(CLI::App & app, common_args & c)
 {
-    app.add_option("-t,--threads", c.threads, "Worker threads (0 = all cores)")->default_val(0)->check(CLI::NonNegativeNumber);
+    app.add_option("-t,--threads", c.threads, "Worker threads (0 = all cores)")->default_val(0)->check(whole_number);
     app.add_flag("-q,--quiet", c.quiet, "No progress line");
 }
 
@@ -44,40 +65,154 @@ void add_inputs(CLI::App & app, input_args & in)
 void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std::string & expected,
                         char const * const default_fpr_text)
 {
-    app.add_option("-k,--kmer", f.k, "k-mer length, 1..32")->default_val(31);
+    app.add_option("-k,--kmer", f.k, "k-mer length, 1..32")->default_val(31)->check(whole_number);
     app.add_flag("!--no-canonical", f.canonical, "Use forward k-mers instead of canonical ones");
     app.add_option("--type", type, "Filter type: qf (counting quotient filter), bloom, cuckoo, counting-bloom, bloom-classic")
         ->default_val("qf");
     app.add_option("--fpr", f.fpr, "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
-        ->default_str(default_fpr_text);
+        ->default_str(default_fpr_text)
+        ->check(real_number);
     app.add_option("--expected", expected,
                    "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; Bloom/cuckoo "
                    "filters do that when it is absent, also in dedup; from stdin they need a number)");
-    app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)");
+    app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)")
+        ->check(whole_number);
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed);
     app.add_option("--max-load", f.max_load, "Quotient filter: grow when the load would exceed this")
-        ->default_val(0.9);
+        ->default_val(0.9)
+        ->check(real_number);
 }
 
 void add_classify_outputs(CLI::App & app, classify_output_args & o, double const default_fraction)
 {
     app.add_option("--min-hit-fraction", o.min_hit_fraction, "Known iff hits / kmers >= F, 0 < F <= 1")
-        ->default_val(default_fraction);
+        ->default_val(default_fraction)
+        ->check(real_number);
     app.add_option("--min-count", o.min_count, "A k-mer is a hit only if its count is >= C (quotient filters)")
-        ->default_val(1);
+        ->default_val(1)
+        ->check(whole_number);
     app.add_option("--novel", o.novel, "Write novel reads here (format from the extension; .gz compresses; - = stdout)");
     app.add_option("--known", o.known, "Write known reads here");
     app.add_option("--novel2", o.novel2, "Mate 2 of novel pairs (otherwise pairs are interleaved)");
     app.add_option("--known2", o.known2, "Mate 2 of known pairs");
     app.add_option("--report", o.report, "Per-read TSV: read_id, kmers, hits, class");
-    app.add_option("--stats", o.stats, "JSON summary (MultiQC-friendly)");
+    app.add_option("--stats", o.stats, "JSON summary: sample, inputs, filters, command line, reads, known, novel, k-mers, bases");
+    app.add_option("--multiqc", o.multiqc,
+                   "MultiQC custom-content file of the known and novel reads (name it SAMPLE_mqc.json: MultiQC run "
+                   "on a folder of them draws one bar per sample)");
+    app.add_option("--sample", o.sample, "Sample name in --stats and --multiqc (default: the first input's file name)");
+    app.add_flag("--exact-hits", o.exact_hits,
+                 "Count every k-mer's hit for --stats (--report does anyway); otherwise a read's lookups stop once "
+                 "its class is decided, and --stats gives hits as null");
+    app.add_flag("--strict", o.strict,
+                 "Refuse a filter whose estimated false-positive rate is more than 10x its target (default: warn)");
     app.add_option("--compression-level", o.compression_level,
                    "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 (bzip2 1-9); "
                    "default: gzip 2, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
                    "gzip levels 1-3 use ISA-L igzip, 4-9 libdeflate; "
                    "the -t threads compress in parallel")
         ->check(CLI::Range(0, 9));
+}
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view const a, std::string_view const b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+    {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+        {
+            std::size_t const up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The candidate closest to `word` (at most a third of its letters off, or a prefix of it), or "".
+std::string closest(std::string const & word, std::vector<std::string> const & candidates)
+{
+    std::string best;
+    std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+    for (auto const & c : candidates)
+    {
+        std::size_t const d = c.starts_with(word) && word.size() >= 3 ? 1 : edit_distance(word, c);
+        if (d < best_d)
+        {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+// Every long and short option name of a subcommand, with its dashes.
+std::vector<std::string> option_names(CLI::App const & app)
+{
+    std::vector<std::string> names;
+    for (CLI::Option const * o : app.get_options())
+    {
+        for (auto const & n : o->get_lnames())
+            names.push_back("--" + n);
+        for (auto const & n : o->get_snames())
+            names.push_back("-" + n);
+    }
+    return names;
+}
+
+// The unknown arguments of a CLI11 "not expected" error, with a suggestion for the first option among them.
+std::string explain_extras(CLI::App const & app, std::vector<std::string> const & extras)
+{
+    std::string text = "unexpected argument";
+    text += extras.size() > 1 ? "s" : "";
+    for (auto const & e : extras)
+        text += " '" + e + "'";
+    for (auto const & e : extras)
+    {
+        if (!e.starts_with("-"))
+            continue;
+        std::string const word = e.substr(0, e.find('='));
+        std::string const guess = closest(word, option_names(app));
+        text += guess.empty() ? std::string{": unknown option"} : ": unknown option, did you mean '" + guess + "'?";
+        break;
+    }
+    return text;
+}
+
+void print_summary(std::string const & command, run_summary const & s)
+{
+    auto pct = [&](std::uint64_t const n) {
+        return s.units == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(s.units);
+    };
+    char const * const unit = s.paired ? "pairs" : "reads";
+    if (command == "build")
+        std::fprintf(stderr, "ksieve build: %llu sequences, %llu bases, %llu k-mers inserted in %.2f s\n",
+                     static_cast<unsigned long long>(s.records), static_cast<unsigned long long>(s.bases),
+                     static_cast<unsigned long long>(s.kmers), s.seconds);
+    else
+        std::fprintf(stderr, "ksieve %s: %llu %s: %llu known (%.2f%%), %llu novel (%.2f%%), %llu bases in %.2f s\n",
+                     command.c_str(), static_cast<unsigned long long>(s.units), unit,
+                     static_cast<unsigned long long>(s.known_units), pct(s.known_units),
+                     static_cast<unsigned long long>(s.novel_units), pct(s.novel_units),
+                     static_cast<unsigned long long>(s.bases), s.seconds);
+}
+
+std::string join_command_line(int const argc, char ** const argv)
+{
+    std::string line;
+    for (int i = 0; i < argc; ++i)
+    {
+        std::string const a = argv[i];
+        line += i == 0 ? "" : " ";
+        line += a.find_first_of(" \t'\"$") == std::string::npos && !a.empty() ? a : "'" + a + "'";
+    }
+    return line;
 }
 
 } // namespace
@@ -115,6 +250,8 @@ int run_cli(int argc, char ** argv)
         "--shard", shard_text,
         "Build only the k-mers of part I of S (I/S, I from 0; S <= 65536): scatter over S jobs, then merge");
     add_inputs(*cmd_build, build.input);
+    cmd_build->footer("Example:\n  ksieve build -o host.ksf host.fa.gz\n"
+                      "  ksieve build --shard 0/4 -o part0.ksf host.fa.gz   (then merge the parts)");
 
     auto * cmd_classify = app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");
     add_max_memory(*cmd_classify, max_memory);
@@ -125,8 +262,11 @@ int run_cli(int argc, char ** argv)
     add_classify_outputs(*cmd_classify, classify.out, classify_default_fraction);
     cmd_classify->add_option("--min-hits", classify.out.min_hits,
                              "Known also needs at least A hits (a pair: of both mates together)")
-        ->default_val(classify_default_min_hits);
+        ->default_val(classify_default_min_hits)
+        ->check(whole_number);
     add_inputs(*cmd_classify, classify.input);
+    cmd_classify->footer("Example:\n  ksieve classify -f host.ksf --paired R1.fq.gz R2.fq.gz --novel clean_R1.fq.gz "
+                         "--novel2 clean_R2.fq.gz --stats sample.json --multiqc sample_mqc.json");
 
     auto * cmd_dedup = app.add_subcommand(
         "dedup", "Streaming deduplication / digital normalization: a read is known if enough of its k-mers were\n"
@@ -137,17 +277,45 @@ int run_cli(int argc, char ** argv)
     add_classify_outputs(*cmd_dedup, dedup.out, 0.5);
     cmd_dedup->add_option("--save-filter", dedup.save_filter, "Write the accumulated filter here");
     add_inputs(*cmd_dedup, dedup.input);
+    cmd_dedup->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
+                      "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to depth 20)");
 
     auto * cmd_merge = app.add_subcommand("merge", "Union of compatible filter files (quotient: counts add; Bloom: OR)");
     add_max_memory(*cmd_merge, max_memory);
     add_common(*cmd_merge, merge.common);
     cmd_merge->add_option("-o,--output", merge.output, "Merged filter file")->required();
     cmd_merge->add_option("inputs", merge.inputs, "Filter files")->required();
+    cmd_merge->footer("Example:\n  ksieve merge -o all.ksf sample1.ksf sample2.ksf sample3.ksf");
 
     auto * cmd_info = app.add_subcommand("info", "Parameters, shards, load, distinct k-mers and estimated FPR of a filter");
     add_common(*cmd_info, info.common);
     cmd_info->add_flag("--json", info.json, "JSON output");
     cmd_info->add_option("filter", info.filter, "Filter file")->required();
+    cmd_info->footer("Example:\n  ksieve info --json host.ksf");
+    app.footer("Run 'ksieve help COMMAND' (or 'ksieve COMMAND --help') for the options of a command.");
+
+    // `ksieve help [COMMAND]`, and a command name that is not one: say so, with the closest one.
+    std::vector<std::string> const commands{"build", "classify", "dedup", "merge", "info"};
+    std::vector<char *> args(argv, argv + argc);
+    static char help_flag[] = "--help";
+    if (args.size() >= 2 && std::string_view{args[1]} == "help")
+    {
+        args.erase(args.begin() + 1);
+        if (args.size() > 2)
+            args.resize(2);
+        args.push_back(help_flag);
+    }
+    else if (args.size() >= 2 && args[1][0] != '-' &&
+             std::find(commands.begin(), commands.end(), std::string{args[1]}) == commands.end())
+    {
+        std::string const guess = closest(args[1], commands);
+        std::cerr << "ksieve: error: '" << args[1] << "' is not a ksieve command"
+                  << (guess.empty() ? std::string{} : ": did you mean '" + guess + "'?")
+                  << " (commands: build, classify, dedup, merge, info; see ksieve --help)\n";
+        return 2;
+    }
+    argc = static_cast<int>(args.size());
+    argv = args.data();
 
     try
     {
@@ -157,14 +325,29 @@ int run_cli(int argc, char ** argv)
     {
         if (e.get_exit_code() == 0)
             return app.exit(e);
+        CLI::App const * sub = &app;
+        for (CLI::App const * c : app.get_subcommands())
+            sub = c;
+        if (auto const * extras = dynamic_cast<CLI::ExtrasError const *>(&e); extras != nullptr)
+        {
+            std::vector<std::string> const left = sub->remaining();
+            std::cerr << "ksieve: error: " << (sub == &app ? "" : sub->get_name() + ": ")
+                      << explain_extras(*sub, left.empty() ? std::vector<std::string>{e.what()} : left)
+                      << " (see ksieve " << (sub == &app ? "" : sub->get_name() + " ") << "--help)\n";
+            return 2;
+        }
         std::string msg = e.what();
         while (!msg.empty() && msg.back() == '\n')
             msg.pop_back();
-        std::cerr << "ksieve: error: " << msg << " (see ksieve --help)\n";
+        std::cerr << "ksieve: error: " << msg << " (see ksieve " << (sub == &app ? "" : sub->get_name() + " ")
+                  << "--help)\n";
         return 2;
     }
 
     install_interrupt_handler();
+    std::string const command_line = join_command_line(argc, argv);
+    build.common.command_line = classify.common.command_line = dedup.common.command_line = command_line;
+    auto const t0 = std::chrono::steady_clock::now();
     try
     {
         if (!max_memory.empty())
@@ -178,20 +361,34 @@ int run_cli(int argc, char ** argv)
             parse_sampling(build_sampling, build.filter);
             if (!shard_text.empty())
                 build.shard = parse_shard_range(shard_text);
-            run_build(build);
+            auto const s = run_build(build);
+            if (!build.common.quiet)
+                print_summary("build", s);
         }
         else if (cmd_classify->parsed())
-            run_classify(classify);
+        {
+            auto const s = run_classify(classify);
+            if (!classify.common.quiet)
+                print_summary("classify", s);
+        }
         else if (cmd_dedup->parsed())
         {
             dedup.filter.type = parse_filter_type(dedup_type);
             if (std::isnan(dedup.filter.fpr))
                 dedup.filter.fpr = 0.001;
             parse_expected(dedup_expected, dedup.filter);
-            run_dedup(dedup);
+            auto const s = run_dedup(dedup);
+            if (!dedup.common.quiet)
+                print_summary("dedup", s);
         }
         else if (cmd_merge->parsed())
+        {
             run_merge(merge);
+            if (!merge.common.quiet)
+                std::fprintf(stderr, "ksieve merge: %zu filters into '%s' in %.2f s\n", merge.inputs.size(),
+                             merge.output.c_str(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
         else if (cmd_info->parsed())
             run_info(info, std::cout);
         std::cout.flush();

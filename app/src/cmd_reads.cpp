@@ -28,6 +28,26 @@ namespace ksieve
 namespace
 {
 
+// A filter whose estimated false-positive rate is far above its target (a Bloom filter built with too small
+// an --expected, say) calls nearly every read known: in host removal that discards every read. A warning, or
+// with --strict an error.
+void check_saturation(any_filter const & f, std::string const & name, bool const strict)
+{
+    double const target = f.target_fpr();
+    double const estimate = f.stats().estimated_fpr;
+    if (!(target > 0.0) || !(estimate > saturation_factor * target))
+        return;
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "filter '%s' is saturated: its estimated false-positive rate is %.3g, more than %.0fx its target "
+                  "%.3g (it holds more k-mers than it was sized for), so it calls reads known that are not: "
+                  "rebuild it with a larger --expected (or without one)",
+                  name.c_str(), estimate, saturation_factor, target);
+    if (strict)
+        throw error{text};
+    std::fprintf(stderr, "ksieve: warning: %s\n", text);
+}
+
 // make_filter, with a filter too large for the memory limit refused before it is allocated, naming what
 // sized it.
 std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg, bool const expected_given)
@@ -154,7 +174,8 @@ public:
         if ((!a.novel2.empty() || !a.known2.empty()) && !paired)
             throw usage_error{"--novel2/--known2 need --paired or --interleaved input"};
         check_output_paths({{"--novel", a.novel}, {"--known", a.known}, {"--novel2", a.novel2},
-                            {"--known2", a.known2}, {"--report", a.report}, {"--stats", a.stats}});
+                            {"--known2", a.known2}, {"--report", a.report}, {"--stats", a.stats},
+                            {"--multiqc", a.multiqc}});
         format_ = src.format();
         for (std::string const * const p : {&a.novel, &a.known, &a.novel2, &a.known2})
         {
@@ -278,35 +299,14 @@ void account(run_summary & s, work_item const & item)
     s.bases += item.r1.bases() + item.r2.bases();
 }
 
-// Writes the stats JSON under a temporary name; the caller commits the returned file (null: nothing to
-// commit, i.e. no --stats or stdout).
-std::unique_ptr<io::output_file> write_stats(std::string const & path, run_summary const & s,
-                                             std::string const & command, classify_output_args const & a)
+// Writes `text` to `path` under a temporary name; the caller commits the returned file (null: nothing to
+// commit, i.e. no path or stdout).
+std::unique_ptr<io::output_file> write_text_output(std::string const & path, std::string const & text,
+                                                   char const * const what)
 {
     if (path.empty())
         return nullptr;
-    nlohmann::ordered_json j;
-    j["command"] = command;
-    j["reads"] = s.records;
-    j["known"] = s.known_records;
-    j["novel"] = s.novel_records;
-    j["units"] = s.units;
-    j["known_units"] = s.known_units;
-    j["novel_units"] = s.novel_units;
-    j["paired"] = s.paired;
-    j["known_fraction"] = s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
-    j["kmers"] = s.kmers;
-    j["hits"] = s.hits;
-    j["bases"] = s.bases;
-    j["min_hit_fraction"] = a.min_hit_fraction;
-    j["min_hits"] = a.min_hits;
-    j["min_count"] = a.min_count;
-    j["seconds"] = s.seconds;
-    j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
-    j["threads"] = s.threads;
-    j["ksieve_version"] = KSIEVE_VERSION;
     throw_if_interrupted();
-    std::string const text = j.dump(2) + '\n';
     if (path == "-" || path == "/dev/stdout")
     {
         std::cout << text << std::flush;
@@ -318,9 +318,69 @@ std::unique_ptr<io::output_file> write_stats(std::string const & path, run_summa
         f << text;
         f.flush();
         if (!f)
-            throw io_error{"cannot write stats '" + path + "'"};
+            throw io_error{"cannot write " + std::string{what} + " '" + path + "'"};
     }
     return out;
+}
+
+struct run_context
+{
+    std::string command;                     //!< classify or dedup
+    std::vector<std::string> const * inputs;
+    std::vector<std::string> filters;        //!< classify: -f; dedup: --save-filter if any
+};
+
+// The --stats JSON.
+std::string stats_json(run_summary const & s, run_context const & c, classify_output_args const & a,
+                       common_args const & common)
+{
+    nlohmann::ordered_json j;
+    j["command"] = c.command;
+    j["sample"] = a.sample.empty() ? sample_name(*c.inputs) : a.sample;
+    j["inputs"] = *c.inputs;
+    j["filters"] = c.filters;
+    j["command_line"] = common.command_line;
+    j["reads"] = s.records;
+    j["known"] = s.known_records;
+    j["novel"] = s.novel_records;
+    j["units"] = s.units;
+    j["known_units"] = s.known_units;
+    j["novel_units"] = s.novel_units;
+    j["paired"] = s.paired;
+    j["known_fraction"] = s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
+    j["kmers"] = s.kmers;
+    if (s.hits_exact)
+        j["hits"] = s.hits;
+    else
+        j["hits"] = nullptr; // lookups stopped once a read's class was decided: --exact-hits counts them all
+    j["bases"] = s.bases;
+    j["min_hit_fraction"] = a.min_hit_fraction;
+    j["min_hits"] = a.min_hits;
+    j["min_count"] = a.min_count;
+    j["seconds"] = s.seconds;
+    j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
+    j["threads"] = s.threads;
+    j["ksieve_version"] = KSIEVE_VERSION;
+    return j.dump(2) + '\n';
+}
+
+// The --multiqc custom-content JSON: known and novel reads of the sample as a bar graph. MultiQC finds files
+// named *_mqc.json and draws one bar per sample (the same id across files joins them into one plot).
+std::string multiqc_json(run_summary const & s, run_context const & c, classify_output_args const & a)
+{
+    std::string const sample = a.sample.empty() ? sample_name(*c.inputs) : a.sample;
+    nlohmann::ordered_json j;
+    j["id"] = "ksieve_" + c.command;
+    j["section_name"] = "ksieve " + c.command;
+    j["description"] = c.command == "classify"
+                           ? "Reads classified by ksieve: known (found in the filters, e.g. host) or novel."
+                           : "Reads of ksieve dedup: known (duplicates, or above the normalization depth) or novel (kept).";
+    j["plot_type"] = "bargraph";
+    j["pconfig"] = {{"id", "ksieve_" + c.command + "_plot"}, {"title", "ksieve " + c.command + ": reads"},
+                    {"ylab", "Reads"}};
+    j["categories"] = {{"novel", {{"name", "Novel"}}}, {"known", {{"name", "Known"}}}};
+    j["data"] = {{sample, {{"novel", s.novel_records}, {"known", s.known_records}}}};
+    return j.dump(2) + '\n';
 }
 
 double seconds_since(std::chrono::steady_clock::time_point const t0)
@@ -392,6 +452,28 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
         flush();
 }
 
+std::string sample_name(std::vector<std::string> const & inputs)
+{
+    if (inputs.empty() || inputs.front() == "-")
+        return "stdin";
+    std::string name = std::filesystem::path{inputs.front()}.filename().string();
+    auto strip = [&](std::initializer_list<char const *> const suffixes) {
+        for (char const * const suffix : suffixes)
+        {
+            std::string const x{suffix};
+            if (name.size() > x.size() && name.compare(name.size() - x.size(), x.size(), x) == 0)
+            {
+                name.resize(name.size() - x.size());
+                return;
+            }
+        }
+    };
+    strip({".gz", ".bgz", ".zst", ".xz", ".bz2"});
+    strip({".fastq", ".fq", ".fasta", ".fa", ".fna", ".sam", ".bam", ".cram"});
+    strip({"_R1_001", "_R2_001", "_R1", "_R2", ".R1", ".R2", "_1", "_2"});
+    return name.empty() ? std::string{"sample"} : name;
+}
+
 run_summary run_classify(classify_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
@@ -412,10 +494,12 @@ run_summary run_classify(classify_args const & args)
     }
     check_query_compatible(filters, args.filters);
     check_parts_complete(filters, args.filters);
+    for (std::size_t i = 0; i < filters.size(); ++i)
+        check_saturation(*filters[i], args.filters[i], args.out.strict);
     std::vector<std::string> read = args.input.inputs;
     read.insert(read.end(), args.filters.begin(), args.filters.end());
     check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2, args.out.report,
-                                  args.out.stats},
+                                  args.out.stats, args.out.multiqc},
                                  read);
 
     unit_source source{args.input, reader_opts(threads)};
@@ -429,7 +513,8 @@ run_summary run_classify(classify_args const & args)
     summary.paired = source.paired();
     progress_line progress{"classify", args.common.quiet};
     // Only --report and --stats show hit counts; without them a read's lookups stop once its class is known.
-    bool const full_counts = !args.out.report.empty() || !args.out.stats.empty() || args.full_counts;
+    bool const full_counts = !args.out.report.empty() || args.out.exact_hits;
+    summary.hits_exact = full_counts;
 
     run_stream(
         source,
@@ -464,17 +549,20 @@ run_summary run_classify(classify_args const & args)
         [&](work_item const & item) {
             outputs.write(item);
             account(summary, item);
-            progress.update(summary.records, summary.known_units, summary.units);
+            progress.update(summary.records, summary.known_units, summary.units, summary.bases);
         });
     progress.finish();
     outputs.finish();
     summary.seconds = seconds_since(t0);
-    auto const stats = write_stats(args.out.stats, summary, "classify", args.out);
+    run_context const context{"classify", &args.input.inputs, args.filters};
+    auto const stats = write_text_output(args.out.stats, stats_json(summary, context, args.out, args.common), "stats");
+    auto const mqc = write_text_output(args.out.multiqc, multiqc_json(summary, context, args.out), "MultiQC file");
     // Every output is complete: only now is any of them renamed into place.
     throw_if_interrupted();
     outputs.commit();
-    if (stats)
-        stats->commit();
+    for (auto * f : {stats.get(), mqc.get()})
+        if (f != nullptr)
+            f->commit();
     return summary;
 }
 
@@ -482,7 +570,7 @@ run_summary run_classify(classify_args const & args)
 // first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
 // have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
 std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer, unsigned const threads,
-                                  filter_type const type, char const * const command)
+                                  filter_type const type, char const * const command, bool const quiet)
 {
     for (auto const & in : input.inputs)
     {
@@ -497,6 +585,8 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
     batch_keys keys;
     std::vector<std::uint64_t> kmers;
     hyperloglog hll;
+    progress_line progress{"counting k-mers", quiet};
+    std::uint64_t records = 0, bases = 0;
     run_stream(source,
                [&](work_item & item)
                {
@@ -508,7 +598,13 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
                                                   hll.add(piece.keys[piece.offset[u] + j]);
                                       });
                },
-               {});
+               [&](work_item const & item)
+               {
+                   records += item.r1.size() + item.r2.size();
+                   bases += item.r1.bases() + item.r2.bases();
+                   progress.update(records, 0, records, bases);
+               });
+    progress.finish();
     return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
 }
 
@@ -547,7 +643,7 @@ run_summary run_dedup(dedup_args const & args)
     // A Bloom or cuckoo filter is sized from a first pass over the input (all its k-mers: an upper bound
     // of those dedup inserts), as in build; a quotient filter grows.
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
-        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of");
+        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of", args.common.quiet);
     auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
     std::uint64_t const initial_slots = filter->stats().slots / filter->num_shards(); // per shard
     std::vector<any_filter const *> const query_filters{filter.get()};
@@ -556,7 +652,7 @@ run_summary run_dedup(dedup_args const & args)
                         {"--novel2", args.out.novel2}, {"--known2", args.out.known2}, {"--report", args.out.report},
                         {"--stats", args.out.stats}});
     check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2, args.out.known2,
-                                  args.out.report, args.out.stats},
+                                  args.out.report, args.out.stats, args.out.multiqc},
                                  args.input.inputs);
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
@@ -570,9 +666,10 @@ run_summary run_dedup(dedup_args const & args)
     summary.paired = source.paired();
     progress_line progress{"dedup", args.common.quiet};
     std::string const filter_name = args.save_filter.empty() ? std::string{"dedup"} : args.save_filter;
-    // Only --report and --stats show hit counts; without them a unit already known before its batch is not
-    // looked up in the batch's own additions.
-    bool const exact_hits = !args.out.report.empty() || !args.out.stats.empty();
+    // Only --report and --exact-hits ask for exact hit counts; without them a unit already known before its
+    // batch is not looked up in the batch's own additions.
+    bool const exact_hits = !args.out.report.empty() || args.out.exact_hits;
+    summary.hits_exact = exact_hits;
     // Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not inserted
     // again (same classes, hits and outputs; a smaller, faster filter).
     std::uint64_t const skip_at = args.save_filter.empty() ? args.out.min_count : 0;
@@ -599,12 +696,14 @@ run_summary run_dedup(dedup_args const & args)
         [&](work_item const & item) {
             outputs.write(item);
             account(summary, item);
-            progress.update(summary.records, summary.known_units, summary.units);
+            progress.update(summary.records, summary.known_units, summary.units, summary.bases);
         });
     progress.finish();
     throw_if_interrupted();
     warn_if_overgrown(*filter, args.filter.fpr,
                       args.save_filter.empty() ? std::string{"the dedup filter"} : "filter '" + args.save_filter + "'");
+    if (args.out.strict)
+        check_saturation(*filter, args.save_filter.empty() ? std::string{"dedup"} : args.save_filter, true);
     std::unique_ptr<io::output_file> saved;
     if (!args.save_filter.empty())
     {
@@ -618,14 +717,18 @@ run_summary run_dedup(dedup_args const & args)
     }
     outputs.finish();
     summary.seconds = seconds_since(t0);
-    auto const stats = write_stats(args.out.stats, summary, "dedup", args.out);
+    run_context const context{"dedup", &args.input.inputs,
+                              args.save_filter.empty() ? std::vector<std::string>{} : std::vector{args.save_filter}};
+    auto const stats = write_text_output(args.out.stats, stats_json(summary, context, args.out, args.common), "stats");
+    auto const mqc = write_text_output(args.out.multiqc, multiqc_json(summary, context, args.out), "MultiQC file");
     // Every output is complete: only now is any of them renamed into place.
     throw_if_interrupted();
     outputs.commit();
     if (saved)
         saved->commit();
-    if (stats)
-        stats->commit();
+    for (auto * f : {stats.get(), mqc.get()})
+        if (f != nullptr)
+            f->commit();
     return summary;
 }
 
@@ -652,7 +755,7 @@ run_summary run_build(build_args const & args)
                                             });
     if (cfg.expected == 0 && (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
     {
-        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from");
+        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from", args.common.quiet);
     }
 
     auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
@@ -677,7 +780,7 @@ run_summary run_build(build_args const & args)
                        item.results[u].kmers = static_cast<std::uint32_t>(
                            std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
                    account(summary, item);
-                   progress.update(summary.records, 0, summary.units);
+                   progress.update(summary.records, 0, summary.units, summary.bases);
                },
                {});
     progress.finish();

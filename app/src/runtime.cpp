@@ -104,7 +104,8 @@ progress_line::progress_line(std::string command, bool const quiet) :
 
 progress_line::~progress_line() { finish(); }
 
-void progress_line::update(std::uint64_t const records, std::uint64_t const known_units, std::uint64_t const units)
+void progress_line::update(std::uint64_t const records, std::uint64_t const known_units, std::uint64_t const units,
+                           std::uint64_t const bases)
 {
     if (!enabled_)
         return;
@@ -113,13 +114,14 @@ void progress_line::update(std::uint64_t const records, std::uint64_t const know
         return;
     last_ = now;
     double const secs = std::chrono::duration<double>(now - start_).count();
-    double const rate = secs > 0 ? static_cast<double>(records) / secs : 0.0;
-    if (command_ == "build") // no classes to show
-        std::fprintf(stderr, "\rksieve %s: %llu reads, %.0f reads/s   ", command_.c_str(),
-                     static_cast<unsigned long long>(records), rate);
+    double const rate = secs > 0 ? static_cast<double>(bases) / secs / 1e6 : 0.0;
+    // a chromosome is one record for minutes: bases show the progress
+    if (command_ == "build" || command_ == "counting k-mers") // no classes to show
+        std::fprintf(stderr, "\rksieve %s: %llu sequences, %.1f Mbp, %.1f Mbp/s   ", command_.c_str(),
+                     static_cast<unsigned long long>(records), static_cast<double>(bases) / 1e6, rate);
     else
-        std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f%% known, %.0f reads/s   ", command_.c_str(),
-                     static_cast<unsigned long long>(records),
+        std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f Mbp, %.1f%% known, %.1f Mbp/s   ", command_.c_str(),
+                     static_cast<unsigned long long>(records), static_cast<double>(bases) / 1e6,
                      units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units), rate);
     std::fflush(stderr);
     printed_ = true;

@@ -23,6 +23,7 @@ struct common_args
 {
     unsigned threads{0}; //!< 0 = all cores
     bool quiet{false};
+    std::string command_line; //!< the command line as given, for --stats and --multiqc
 };
 
 /*! \brief Parse "I/S". \throws usage_error */
@@ -60,6 +61,10 @@ inline constexpr std::uint64_t classify_default_min_hits = 2;
 inline constexpr char const * build_default_sampling = "minimizer:11";
 inline constexpr double build_default_fpr = 0.0001;
 
+/*! \brief classify and dedup warn about (with --strict: refuse) a filter whose estimated false-positive rate
+ * exceeds its target by more than this factor. */
+inline constexpr double saturation_factor = 10.0;
+
 /*! \brief Classification options and outputs (classify, dedup). */
 struct classify_output_args
 {
@@ -69,8 +74,18 @@ struct classify_output_args
     std::string novel, known, novel2, known2; //!< empty = not written
     std::string report;                       //!< per-read TSV
     std::string stats;                        //!< JSON summary
+    std::string multiqc;                      //!< MultiQC custom-content JSON (known / novel reads of the sample)
+    std::string sample;                       //!< sample name of the stats; empty: from the first input's name
+    /*! \brief Look up every k-mer so that hits are exact (--exact-hits; implied by --report). Slower; the
+     * classes are the same either way. */
+    bool exact_hits{false};
+    bool strict{false}; //!< refuse (instead of warning about) filters far above their target FPR
     int compression_level{-1}; //!< -1 = the format's default (gzip 2, zstd 3, xz 3, bzip2 9)
 };
+
+/*! \brief The sample name of inputs: the first input's file name without directories, compression and
+ * format extensions and a mate suffix (_R1, _R1_001, _1, .R1); "stdin" for "-". */
+[[nodiscard]] std::string sample_name(std::vector<std::string> const & inputs);
 
 struct build_args
 {
@@ -87,9 +102,6 @@ struct classify_args
     input_args input;
     std::vector<std::string> filters;
     classify_output_args out;
-    /*! \brief Look up every k-mer so that run_summary::hits is exact even without --report / --stats
-     * (slower; classes are the same either way). */
-    bool full_counts{false};
 };
 
 struct dedup_args
@@ -127,7 +139,8 @@ struct run_summary
     std::uint64_t known_units{0};
     std::uint64_t novel_units{0};
     std::uint64_t kmers{0};   //!< valid k-mer positions (classify/dedup: of all units; build: inserted)
-    std::uint64_t hits{0};   //!< classify: exact only with --report, --stats or full_counts (else a lower bound)
+    std::uint64_t hits{0};   //!< exact only if hits_exact (else a lower bound)
+    bool hits_exact{false};   //!< every k-mer was looked up (--report or --exact-hits)
     std::uint64_t bases{0};
     double seconds{0};
     unsigned threads{1};

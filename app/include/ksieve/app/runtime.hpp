@@ -28,8 +28,8 @@ class progress_line
 public:
     progress_line(std::string command, bool quiet);
     ~progress_line();
-    /*! \brief Update counters; prints at most about once per second. */
-    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units);
+    /*! \brief Update counters; prints at most about once per second (on a terminal only). */
+    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units, std::uint64_t bases);
     /*! \brief Erase the line. */
     void finish();
 
