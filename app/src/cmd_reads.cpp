@@ -549,7 +549,7 @@ run_summary run_classify(classify_args const & args)
         [&](work_item const & item) {
             outputs.write(item);
             account(summary, item);
-            progress.update(summary.records, summary.known_units, summary.units, summary.bases);
+            progress.update(summary.records, summary.known_units, summary.units, summary.bases, source.input_fraction());
         });
     progress.finish();
     outputs.finish();
@@ -602,7 +602,7 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
                {
                    records += item.r1.size() + item.r2.size();
                    bases += item.r1.bases() + item.r2.bases();
-                   progress.update(records, 0, records, bases);
+                   progress.update(records, 0, records, bases, source.input_fraction());
                });
     progress.finish();
     return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
@@ -696,7 +696,7 @@ run_summary run_dedup(dedup_args const & args)
         [&](work_item const & item) {
             outputs.write(item);
             account(summary, item);
-            progress.update(summary.records, summary.known_units, summary.units, summary.bases);
+            progress.update(summary.records, summary.known_units, summary.units, summary.bases, source.input_fraction());
         });
     progress.finish();
     throw_if_interrupted();
@@ -780,7 +780,7 @@ run_summary run_build(build_args const & args)
                        item.results[u].kmers = static_cast<std::uint32_t>(
                            std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
                    account(summary, item);
-                   progress.update(summary.records, 0, summary.units, summary.bases);
+                   progress.update(summary.records, 0, summary.units, summary.bases, source.input_fraction());
                },
                {});
     progress.finish();

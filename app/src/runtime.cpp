@@ -105,7 +105,7 @@ progress_line::progress_line(std::string command, bool const quiet) :
 progress_line::~progress_line() { finish(); }
 
 void progress_line::update(std::uint64_t const records, std::uint64_t const known_units, std::uint64_t const units,
-                           std::uint64_t const bases)
+                           std::uint64_t const bases, double const fraction)
 {
     if (!enabled_)
         return;
@@ -123,6 +123,8 @@ void progress_line::update(std::uint64_t const records, std::uint64_t const know
         std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f Mbp, %.1f%% known, %.1f Mbp/s   ", command_.c_str(),
                      static_cast<unsigned long long>(records), static_cast<double>(bases) / 1e6,
                      units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units), rate);
+    if (fraction >= 0.0)
+        std::fprintf(stderr, "%.0f%% of the input   ", 100.0 * fraction);
     std::fflush(stderr);
     printed_ = true;
 }

@@ -67,6 +67,13 @@ private:
                std::to_string(count + 1);
     }
 
+public:
+    [[nodiscard]] std::uint64_t input_position() const noexcept override
+    {
+        return a_->input_position() + b_->input_position();
+    }
+
+private:
     std::unique_ptr<reader> a_, b_;
     reader_options options_;
 };
@@ -121,6 +128,10 @@ private:
         make_views(out, offsets_, 0);
     }
 
+public:
+    [[nodiscard]] std::uint64_t input_position() const noexcept override { return in_->input_position(); }
+
+private:
     std::unique_ptr<reader> in_;
     reader_options options_;
     record_batch both_;

@@ -9,7 +9,9 @@
 #include <htslib/hts_log.h>
 #include <htslib/sam.h>
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -866,13 +868,42 @@ std::unique_ptr<byte_source> peel(hFILE * const hf, int const layers, bool const
     return src;
 }
 
+// The descriptor of the regular file the last open_reader() call on this thread opened, -1 if none.
+thread_local int last_opened_fd = -1;
+
+std::unique_ptr<reader> open_reader(std::string const & path, reader_options const & options);
+
 } // namespace
 
+std::uint64_t reader::input_position() const noexcept
+{
+    if (position_fd_ < 0)
+        return 0;
+    off_t const at = ::lseek(position_fd_, 0, SEEK_CUR);
+    return at < 0 ? 0 : static_cast<std::uint64_t>(at);
+}
+
 std::unique_ptr<reader> reader::open(std::string const & path, reader_options const & options)
+{
+    auto r = open_reader(path, options);
+    // A regular file opened here: its descriptor's offset tells how far the reading got.
+    struct stat st
+    {
+    };
+    if (path != "-" && path.find("://") == std::string::npos && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        r->position_fd_ = last_opened_fd;
+    return r;
+}
+
+namespace
+{
+
+std::unique_ptr<reader> open_reader(std::string const & path, reader_options const & options)
 {
     quiet_htslib();
     hFILE * hf = nullptr;
     errno = 0;
+    last_opened_fd = -1;
     if (path == "-")
     {
         int const fd = ::dup(STDIN_FILENO);
@@ -883,8 +914,20 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
                 ::close(fd);
         }
     }
+    else if (path.find("://") == std::string::npos)
+    {
+        int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+        {
+            hf = hdopen(fd, "r");
+            if (hf == nullptr)
+                ::close(fd);
+            else
+                last_opened_fd = fd;
+        }
+    }
     else
-        hf = hopen(path.c_str(), "r");
+        hf = hopen(path.c_str(), "r"); // URLs through htslib's plugins
     if (hf == nullptr)
         throw io_error{"'" + display_name(path) +
                        "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
@@ -953,5 +996,7 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
         throw input_error{record_message(path, 1, e.what())};
     }
 }
+
+} // namespace
 
 } // namespace ksieve::io

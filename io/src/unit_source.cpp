@@ -1,6 +1,9 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/io/unit_source.hpp>
 
+#include <algorithm>
+#include <filesystem>
+
 namespace ksieve
 {
 
@@ -8,6 +11,16 @@ unit_source::unit_source(input_args const & args, io::reader_options const & opt
     args_{args}, options_{options}, paired_{args.paired || args.interleaved}
 {
     options_.allow_missing_eof = options_.allow_missing_eof || args.allow_missing_eof;
+    for (auto const & in : args.inputs)
+    {
+        std::error_code ec;
+        if (in == "-" || !std::filesystem::is_regular_file(in, ec))
+        {
+            total_bytes_ = 0;
+            break;
+        }
+        total_bytes_ += std::filesystem::file_size(in, ec);
+    }
     if (args_.inputs.empty())
         throw usage_error{"no input given"};
     if (args_.paired && args_.interleaved)
@@ -39,12 +52,32 @@ std::string sq_lines(std::string const & header)
 }
 } // namespace
 
+double unit_source::input_fraction() const noexcept
+{
+    if (total_bytes_ == 0)
+        return -1.0;
+    std::lock_guard const lock{position_mutex_};
+    std::uint64_t const in_current =
+        single_ != nullptr ? single_->input_position() : pair_ != nullptr ? pair_->input_position() : 0;
+    std::uint64_t const done = done_bytes_ + std::min(in_current, current_bytes_);
+    return std::min(1.0, static_cast<double>(done) / static_cast<double>(total_bytes_));
+}
+
 void unit_source::open_next()
 {
+    std::lock_guard const lock{position_mutex_};
     single_.reset();
     pair_.reset();
+    done_bytes_ += current_bytes_;
+    current_bytes_ = 0;
     if (next_input_ >= args_.inputs.size())
         return;
+    for (std::size_t i = next_input_; i < next_input_ + (args_.paired ? 2 : 1) && i < args_.inputs.size(); ++i)
+    {
+        std::error_code ec;
+        auto const size = std::filesystem::file_size(args_.inputs[i], ec);
+        current_bytes_ += ec ? 0 : size;
+    }
     bool const first = next_input_ == 0;
     if (args_.paired)
     {

@@ -28,8 +28,10 @@ class progress_line
 public:
     progress_line(std::string command, bool quiet);
     ~progress_line();
-    /*! \brief Update counters; prints at most about once per second (on a terminal only). */
-    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units, std::uint64_t bases);
+    /*! \brief Update counters; prints at most about once per second (on a terminal only). \param fraction
+     * the part of the input read, in [0, 1], or negative if unknown. */
+    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units, std::uint64_t bases,
+                double fraction = -1.0);
     /*! \brief Erase the line. */
     void finish();
 

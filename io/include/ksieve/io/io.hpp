@@ -110,8 +110,8 @@ struct reader_options
  *   htslib on a pool of max(1, threads) threads; plain input is read in 1 MiB pieces. Inputs wrapped in
  *   further gzip layers (e.g. a gzipped BAM file) are unwrapped too. xz/bzip2/zstd are refused with a
  *   hint. SAM/BAM/CRAM are read by htslib (hts_set_threads when threads > 1).
- * - htslib's own log output is switched off (hts_set_log_level(HTS_LOG_OFF)) on first use, so that an
- *   error is reported once, by the input_error/io_error that ksieve throws. */
+ * - htslib's errors become part of the input_error/io_error that ksieve throws (its log is intercepted), so
+ *   that an error is reported once, on one line. */
 class reader
 {
 public:
@@ -133,6 +133,12 @@ public:
                       std::size_t multiple) = 0;
     /*! \brief Number of records returned so far (the last record number handed out). */
     [[nodiscard]] virtual std::uint64_t records_read() const noexcept = 0;
+    /*! \brief Bytes of the input file read so far (its offset; decompression reads ahead a little), 0 for
+     * stdin and other streams. Thread safety: may be called from another thread while the reader reads. */
+    [[nodiscard]] std::uint64_t input_position() const noexcept;
+
+private:
+    int position_fd_{-1}; // the input's descriptor (owned by htslib's hFILE), -1 if not a regular file
 };
 
 /*! \brief Reads mates from two files in lock step (`--paired R1 R2`) or from one interleaved file
@@ -153,6 +159,8 @@ public:
     [[nodiscard]] virtual std::string const & sam_header() const noexcept = 0;
     /*! \brief The SAM header of mate 2's file (sam_header() for interleaved input). */
     [[nodiscard]] virtual std::string const & mate2_sam_header() const noexcept { return sam_header(); }
+    /*! \brief Bytes read of the input file(s) so far (reader::input_position of each). Thread-safe. */
+    [[nodiscard]] virtual std::uint64_t input_position() const noexcept = 0;
 };
 
 /*! \brief An output destination that appears complete or not at all.

@@ -5,6 +5,7 @@
  * Thread safety: one thread at a time.
  */
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ public:
      * input's format, so records of the other family would be converted (FASTQ qualities dropped) without
      * being asked for. \pre called before the first next(). */
     void require_same_format(std::string output) { same_format_output_ = std::move(output); }
+    /*! \brief The fraction of the inputs' bytes read so far, in [0, 1]; -1 if an input is not a regular file
+     * (stdin, a pipe), whose size is unknown. Thread safety: may be called from any thread while next() runs
+     * on another. */
+    [[nodiscard]] double input_fraction() const noexcept;
 
 private:
     void open_next();
@@ -59,6 +64,10 @@ private:
     std::string sam_header_;
     bool same_dictionary_{false};
     std::string same_format_output_; //!< empty: mixed formats allowed
+    std::uint64_t total_bytes_{0};   //!< sizes of all inputs; 0: unknown
+    std::uint64_t done_bytes_{0};    //!< sizes of the inputs finished
+    std::uint64_t current_bytes_{0}; //!< sizes of the inputs open now
+    mutable std::mutex position_mutex_; //!< the readers' lifetime against input_fraction()
 };
 
 } // namespace ksieve
