@@ -1,5 +1,6 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
@@ -284,8 +285,43 @@ int run_cli(int argc, char ** argv)
     add_max_memory(*cmd_merge, max_memory);
     add_common(*cmd_merge, merge.common);
     cmd_merge->add_option("-o,--output", merge.output, "Merged filter file")->required();
+    cmd_merge->add_option("--min-count", merge.min_count, "A k-mer counts in an input only with a count >= C")
+        ->default_val(1)
+        ->check(whole_number);
     cmd_merge->add_option("inputs", merge.inputs, "Filter files")->required();
     cmd_merge->footer("Example:\n  ksieve merge -o all.ksf sample1.ksf sample2.ksf sample3.ksf");
+
+    merge_args intersect;
+    intersect.op = set_operation::intersect;
+    auto * cmd_intersect = app.add_subcommand(
+        "intersect", "K-mers present in every input filter (quotient: the smallest count; Bloom: AND)");
+    add_max_memory(*cmd_intersect, max_memory);
+    add_common(*cmd_intersect, intersect.common);
+    cmd_intersect->add_option("-o,--output", intersect.output, "Filter file of the intersection")->required();
+    cmd_intersect->add_option("--min-count", intersect.min_count, "A k-mer counts in an input only with a count >= C")
+        ->default_val(1)
+        ->check(whole_number);
+    cmd_intersect->add_option("inputs", intersect.inputs, "Filter files")->required();
+    cmd_intersect->footer("Example:\n  ksieve intersect -o shared.ksf sample1.ksf sample2.ksf sample3.ksf");
+
+    merge_args subtract;
+    subtract.op = set_operation::subtract;
+    bool subtract_counts = false;
+    auto * cmd_subtract = app.add_subcommand(
+        "subtract", "K-mers of the first filter absent from every other one (quotient filters)");
+    add_max_memory(*cmd_subtract, max_memory);
+    add_common(*cmd_subtract, subtract.common);
+    cmd_subtract->add_option("-o,--output", subtract.output, "Filter file of the difference")->required();
+    cmd_subtract->add_option("--min-count", subtract.min_count, "A k-mer counts in an input only with a count >= C")
+        ->default_val(1)
+        ->check(whole_number);
+    cmd_subtract->add_flag("--counts", subtract_counts,
+                           "Subtract the counts of the other filters instead: keep a k-mer whose count is larger "
+                           "than their sum, with the difference");
+    cmd_subtract->add_option("inputs", subtract.inputs, "The filter to subtract from, then the filters to subtract")
+        ->required();
+    cmd_subtract->footer("Example:\n  ksieve subtract -o host_only.ksf host.ksf microbes.ksf   (host filter that "
+                         "spares the microbes' k-mers)");
 
     auto * cmd_info = app.add_subcommand("info", "Parameters, shards, load, distinct k-mers and estimated FPR of a filter");
     add_common(*cmd_info, info.common);
@@ -295,7 +331,7 @@ int run_cli(int argc, char ** argv)
     app.footer("Run 'ksieve help COMMAND' (or 'ksieve COMMAND --help') for the options of a command.");
 
     // `ksieve help [COMMAND]`, and a command name that is not one: say so, with the closest one.
-    std::vector<std::string> const commands{"build", "classify", "dedup", "merge", "info"};
+    std::vector<std::string> const commands{"build", "classify", "dedup", "merge", "intersect", "subtract", "info"};
     std::vector<char *> args(argv, argv + argc);
     static char help_flag[] = "--help";
     if (args.size() >= 2 && std::string_view{args[1]} == "help")
@@ -311,7 +347,7 @@ int run_cli(int argc, char ** argv)
         std::string const guess = closest(args[1], commands);
         std::cerr << "ksieve: error: '" << args[1] << "' is not a ksieve command"
                   << (guess.empty() ? std::string{} : ": did you mean '" + guess + "'?")
-                  << " (commands: build, classify, dedup, merge, info; see ksieve --help)\n";
+                  << " (commands: build, classify, dedup, merge, intersect, subtract, info; see ksieve --help)\n";
         return 2;
     }
     argc = static_cast<int>(args.size());
@@ -381,13 +417,16 @@ int run_cli(int argc, char ** argv)
             if (!dedup.common.quiet)
                 print_summary("dedup", s);
         }
-        else if (cmd_merge->parsed())
+        else if (cmd_merge->parsed() || cmd_intersect->parsed() || cmd_subtract->parsed())
         {
-            run_merge(merge);
-            if (!merge.common.quiet)
-                std::fprintf(stderr, "ksieve merge: %zu filters into '%s' in %.2f s\n", merge.inputs.size(),
-                             merge.output.c_str(),
-                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            merge_args & m = cmd_merge->parsed() ? merge : cmd_intersect->parsed() ? intersect : subtract;
+            if (subtract_counts)
+                m.op = set_operation::subtract_counts;
+            auto const s = run_merge(m);
+            if (!m.common.quiet)
+                std::fprintf(stderr, "ksieve %s: %zu filters into '%s': %llu distinct k-mers in %.2f s\n",
+                             operation_name(m.op), m.inputs.size(), m.output.c_str(),
+                             static_cast<unsigned long long>(s.distinct), s.seconds);
         }
         else if (cmd_info->parsed())
             run_info(info, std::cout);

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <ostream>
@@ -100,37 +102,53 @@ std::string quoted_names(std::vector<std::string> const & names)
 }
 } // namespace
 
-void run_merge(merge_args const & args)
+combine_summary run_merge(merge_args const & args)
 {
+    auto const t0 = std::chrono::steady_clock::now();
+    std::string const verb = operation_name(args.op);
     if (args.inputs.empty())
-        throw usage_error{"merge needs at least one input filter"};
+        throw usage_error{verb + " needs at least one input filter"};
     if (args.output.empty())
-        throw usage_error{"merge needs -o/--output"};
+        throw usage_error{verb + " needs -o/--output"};
+    for (auto const & in : args.inputs)
+    {
+        std::error_code ec;
+        if (std::filesystem::equivalent(in, args.output, ec))
+            throw usage_error{"-o/--output '" + args.output + "' is also an input: it would be replaced"};
+    }
+    unsigned const threads = resolve_threads(args.common.threads);
     std::vector<std::unique_ptr<any_filter>> owned;
     std::vector<any_filter const *> inputs;
     for (auto const & path : args.inputs)
     {
         owned.push_back(load_filter(path));
         inputs.push_back(owned.back().get());
+        // verified; its pages are read again shard by shard when they are combined
+        for (std::size_t s = 0; s < inputs.back()->num_shards(); ++s)
+            inputs.back()->release_shard(s);
     }
     io::output_file out{args.output};
     std::unique_ptr<any_filter> merged;
     try
     {
-        merged = merge_filters(inputs, args.inputs);
+        merged = combine_filters(inputs, args.inputs, args.op, args.min_count, threads);
     }
     catch (memory_limit_error const & e)
     {
-        throw error{"cannot merge " + quoted_names(args.inputs) + " into '" + args.output + "': " + e.what()};
+        throw error{"cannot " + verb + " " + quoted_names(args.inputs) + " into '" + args.output + "': " + e.what()};
     }
     catch (std::bad_alloc const &)
     {
-        throw error{"cannot merge " + quoted_names(args.inputs) + " into '" + args.output + "': out of memory"};
+        throw error{"cannot " + verb + " " + quoted_names(args.inputs) + " into '" + args.output + "': out of memory"};
     }
     throw_if_interrupted();
     merged->save(out.write_path());
     throw_if_interrupted();
     out.commit();
+    combine_summary s;
+    s.distinct = merged->stats().distinct;
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s;
 }
 
 namespace

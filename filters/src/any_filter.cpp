@@ -6,6 +6,12 @@
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
 
 namespace ksieve
 {
@@ -25,20 +31,85 @@ std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const>
     return std::make_unique<sharded_filter<F>>(std::move(file));
 }
 
-// Shard-wise merge of filters of one type F with F::merge(span<F const * const>).
+// fn(s) for s in [0, n) on up to `threads` threads (the calling one included); the first exception is
+// rethrown after every thread has stopped.
+template <typename Fn>
+void parallel_for(std::size_t const n, unsigned const threads, Fn && fn)
+{
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto work = [&] {
+        for (;;)
+        {
+            std::size_t const s = next.fetch_add(1);
+            if (s >= n)
+                return;
+            try
+            {
+                fn(s);
+            }
+            catch (...)
+            {
+                std::lock_guard const lock{failure_mutex};
+                if (!failure)
+                    failure = std::current_exception();
+                next.store(n);
+                return;
+            }
+        }
+    };
+    std::size_t const extra = std::min<std::size_t>(threads > 0 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
+    std::vector<std::thread> pool;
+    pool.reserve(extra);
+    for (std::size_t t = 0; t < extra; ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto & t : pool)
+        t.join();
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+// One shard of a set operation over filters of type F.
 template <typename F>
-std::unique_ptr<any_filter> merge_typed(std::span<any_filter const * const> inputs, filter_config const & cfg)
+F combine_shard(std::span<F const * const> parts, set_operation const op, std::uint64_t const min_count)
+{
+    if constexpr (std::is_same_v<F, quotient_filter>)
+        return quotient_filter::combine(parts, op, min_count);
+    else if constexpr (std::is_same_v<F, counting_bloom_filter>)
+        return F::merge(parts); // unite only (checked by the caller)
+    else
+    {
+        if (op == set_operation::unite)
+            return F::merge(parts);
+        F r = parts[0]->clone();
+        for (auto const * f : parts.subspan(1))
+            r.intersect_with(*f);
+        return r;
+    }
+}
+
+// Shard-wise set operation over filters of one type F, shards in parallel; the mapped inputs' pages of a
+// shard are released once it is done.
+template <typename F>
+std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> inputs, filter_config const & cfg,
+                                          set_operation const op, std::uint64_t const min_count, unsigned const threads)
 {
     std::size_t const shards = inputs.front()->num_shards();
-    std::vector<F> merged;
-    merged.reserve(shards);
-    std::vector<F const *> parts(inputs.size());
-    for (std::size_t s = 0; s < shards; ++s)
-    {
+    std::vector<std::optional<F>> done(shards);
+    parallel_for(shards, threads, [&](std::size_t const s) {
+        std::vector<F const *> parts(inputs.size());
         for (std::size_t i = 0; i < inputs.size(); ++i)
             parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
-        merged.push_back(F::merge(std::span<F const * const>{parts}));
-    }
+        done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count));
+        for (auto const * f : inputs)
+            f->release_shard(s);
+    });
+    std::vector<F> merged;
+    merged.reserve(shards);
+    for (auto & d : done)
+        merged.push_back(std::move(*d));
     return std::make_unique<sharded_filter<F>>(cfg, std::move(merged));
 }
 
@@ -113,6 +184,32 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
             });
     }
     return out;
+}
+
+// Which operations each filter type supports.
+void check_operation_supported(any_filter const & f, std::string const & name, set_operation const op,
+                               std::uint64_t const min_count)
+{
+    std::string const verb = operation_name(op);
+    if (min_count == 0)
+        throw usage_error{"--min-count must be at least 1"};
+    switch (f.type())
+    {
+    case filter_type::quotient: return;
+    case filter_type::cuckoo:
+        throw incompatible_error{"cannot " + verb + " '" + name +
+                                 "': cuckoo filters cannot be combined (rebuild from all inputs, or use --type qf)"};
+    default: break;
+    }
+    if (min_count > 1)
+        throw usage_error{"--min-count above 1 needs quotient filters; '" + name + "' is a " +
+                          std::string{to_string(f.type())} + " filter"};
+    if (op == set_operation::subtract || op == set_operation::subtract_counts)
+        throw incompatible_error{"cannot subtract from '" + name + "': a Bloom filter cannot remove k-mers (a bit "
+                                 "set by a removed k-mer may be set by others too); build quotient filters (--type qf)"};
+    if (op == set_operation::intersect && f.type() == filter_type::counting_bloom)
+        throw incompatible_error{"cannot intersect '" + name + "': counting Bloom filters only merge (use --type qf "
+                                 "or bloom)"};
 }
 
 } // namespace
@@ -213,27 +310,51 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
                              ": k-mers there would all be misses (give every part as -f, or their merge)"};
 }
 
+char const * operation_name(set_operation const op) noexcept
+{
+    switch (op)
+    {
+    case set_operation::unite: return "merge";
+    case set_operation::intersect: return "intersect";
+    case set_operation::subtract:
+    case set_operation::subtract_counts: return "subtract";
+    }
+    return "merge";
+}
+
 std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> const inputs,
                                           std::span<std::string const> const names)
 {
+    return combine_filters(inputs, names, set_operation::unite);
+}
+
+std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> const inputs,
+                                            std::span<std::string const> const names, set_operation const op,
+                                            std::uint64_t const min_count, unsigned const threads)
+{
+    std::string const verb = operation_name(op);
     if (inputs.empty())
-        throw usage_error{"merge needs at least one input filter"};
+        throw usage_error{verb + " needs at least one input filter"};
+    bool const subtracting = op == set_operation::subtract || op == set_operation::subtract_counts;
+    if (subtracting && inputs.size() < 2)
+        throw usage_error{"subtract needs a filter and at least one filter to subtract from it"};
     check_query_compatible(inputs, names);
     any_filter const & first = *inputs[0];
+    check_operation_supported(first, names[0], op, min_count);
     for (std::size_t i = 1; i < inputs.size(); ++i)
     {
         if (inputs[i]->type() != first.type())
-            throw incompatible_error{"cannot merge '" + names[i] + "' (" + std::string{to_string(inputs[i]->type())} +
+            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" + std::string{to_string(inputs[i]->type())} +
                                      " filter) with '" + names[0] + "' (" + std::string{to_string(first.type())} +
                                      " filter): filter types differ"};
         if (inputs[i]->shard_bits() != first.shard_bits() && first.type() != filter_type::quotient)
-            throw incompatible_error{"cannot merge '" + names[i] + "' (" +
+            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" +
                                      std::to_string(inputs[i]->num_shards()) + " shards) with '" + names[0] +
                                      "' (" + std::to_string(first.num_shards()) +
                                      " shards): build them with the same --shards (only quotient filters are "
                                      "re-sharded)"};
         if (inputs[i]->target_fpr() != first.target_fpr())
-            throw incompatible_error{"cannot merge '" + names[i] + "' (--fpr " + std::to_string(inputs[i]->target_fpr()) +
+            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (--fpr " + std::to_string(inputs[i]->target_fpr()) +
                                      ") with '" + names[0] + "' (--fpr " + std::to_string(first.target_fpr()) +
                                      "): build them with the same --fpr"};
     }
@@ -249,7 +370,7 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
         result_parts = union_of_split(parts, parts[i].split);
         if (!one_split)
             throw incompatible_error{
-                "cannot merge '" + names[i] + "' (" + parts[i].describe() +
+                "cannot " + verb + " '" + names[i] + "' (" + parts[i].describe() +
                 " of the key space, from build --shard) with filters of the whole key space "
                 "or of another split while " +
                 result_parts.describe_missing() +
@@ -290,16 +411,16 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
         switch (first.type())
         {
         case filter_type::quotient:
-            out = merge_typed<quotient_filter>(same, cfg);
+            out = combine_typed<quotient_filter>(same, cfg, op, min_count, threads);
             break;
         case filter_type::bloom:
-            out = merge_typed<blocked_bloom_filter>(inputs, cfg);
+            out = combine_typed<blocked_bloom_filter>(inputs, cfg, op, min_count, threads);
             break;
         case filter_type::bloom_classic:
-            out = merge_typed<classic_bloom_filter>(inputs, cfg);
+            out = combine_typed<classic_bloom_filter>(inputs, cfg, op, min_count, threads);
             break;
         case filter_type::counting_bloom:
-            out = merge_typed<counting_bloom_filter>(inputs, cfg);
+            out = combine_typed<counting_bloom_filter>(inputs, cfg, op, min_count, threads);
             break;
         case filter_type::cuckoo: break;
         }
@@ -311,15 +432,14 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
     }
     catch (incompatible_error const & e)
     {
-        throw incompatible_error{"cannot merge " + quoted_list(names) + ": " + e.what()};
+        throw incompatible_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what()};
     }
     catch (full_error const & e)
     {
-        throw full_error{"cannot merge " + quoted_list(names) + ": " + e.what() +
+        throw full_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what() +
                          " (build the inputs with a larger --expected, or leave it out)"};
     }
-    throw incompatible_error{"cannot merge '" + names[0] +
-                             "': cuckoo filters are not mergeable (rebuild from all inputs, or use --type qf)"};
+    throw incompatible_error{"cannot " + verb + " '" + names[0] + "': cuckoo filters cannot be combined"};
 }
 
 } // namespace ksieve

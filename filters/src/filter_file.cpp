@@ -289,6 +289,20 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     out.close();
 }
 
+void mapped_filter_file::release(std::span<std::uint64_t const> const words) const noexcept
+{
+    if (!file_backed_ || words.empty())
+        return;
+    long const page_size = ::sysconf(_SC_PAGESIZE);
+    auto const page = static_cast<std::uintptr_t>(page_size > 0 ? page_size : 4096);
+    auto const begin = reinterpret_cast<std::uintptr_t>(words.data());
+    auto const end = begin + words.size_bytes();
+    std::uintptr_t const first = (begin + page - 1) / page * page; // whole pages inside the payload only
+    std::uintptr_t const last = end / page * page;
+    if (last > first)
+        ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+}
+
 mapped_filter_file::~mapped_filter_file()
 {
     if (map_ != nullptr)
@@ -337,6 +351,7 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     if (m == MAP_FAILED)
         throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
     f->map_ = m;
+    f->file_backed_ = !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
     f->bytes_ = static_cast<unsigned char const *>(m);
     f->parse(verify_payload);
     return f;

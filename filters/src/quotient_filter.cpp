@@ -980,14 +980,34 @@ bool quotient_filter::shrink()
 namespace
 {
 
-// K-way merge of cursors in fingerprint order; fn(fingerprint, summed count).
+// What a k-way walk knows of one fingerprint: the inputs that hold it with a count of at least min_count,
+// their summed and smallest count, and the first input's count (0 if it lacks it).
+struct walk_entry
+{
+    std::uint64_t sum{0};
+    std::uint64_t min{0};
+    std::uint64_t first{0};
+    std::size_t present{0};
+};
+
+// K-way walk of cursors in fingerprint order; fn(fingerprint, walk_entry) for every fingerprint some input
+// holds. Counts below min_count are as absent.
 template <typename Fn>
-void merge_walk(std::span<quotient_filter const * const> const inputs, Fn && fn)
+void merge_walk(std::span<quotient_filter const * const> const inputs, std::uint64_t const min_count, Fn && fn)
 {
     std::vector<quotient_filter::cursor> cs;
     cs.reserve(inputs.size());
     for (auto const * f : inputs)
         cs.emplace_back(*f);
+    auto take = [&](walk_entry & e, std::size_t const i) {
+        std::uint64_t const c = cs[i].count();
+        if (c < min_count)
+            return;
+        e.sum = sat_add(e.sum, c);
+        e.min = e.present == 0 ? c : std::min(e.min, c);
+        e.first = i == 0 ? c : e.first;
+        ++e.present;
+    };
     if (cs.size() <= 8)
     {
         std::vector<std::size_t> active;
@@ -999,13 +1019,13 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, Fn && fn)
             std::uint64_t fp = none;
             for (std::size_t const i : active)
                 fp = std::min(fp, cs[i].fingerprint());
-            std::uint64_t c = 0;
+            walk_entry e;
             for (std::size_t a = 0; a < active.size();)
             {
                 auto & cur = cs[active[a]];
                 if (cur.fingerprint() == fp)
                 {
-                    c = sat_add(c, cur.count());
+                    take(e, active[a]);
                     if (!cur.next())
                     {
                         active[a] = active.back();
@@ -1015,7 +1035,8 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, Fn && fn)
                 }
                 ++a;
             }
-            fn(fp, c);
+            if (e.present != 0)
+                fn(fp, e);
         }
         return;
     }
@@ -1030,26 +1051,50 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, Fn && fn)
     while (!heap.empty())
     {
         std::uint64_t const fp = heap.front().first;
-        std::uint64_t c = 0;
+        walk_entry e;
         while (!heap.empty() && heap.front().first == fp)
         {
             std::pop_heap(heap.begin(), heap.end(), greater);
             std::size_t const i = heap.back().second;
             heap.pop_back();
-            c = sat_add(c, cs[i].count());
+            take(e, i);
             if (cs[i].next())
             {
                 heap.emplace_back(cs[i].fingerprint(), i);
                 std::push_heap(heap.begin(), heap.end(), greater);
             }
         }
-        fn(fp, c);
+        if (e.present != 0)
+            fn(fp, e);
     }
+}
+
+// The count a set operation gives a fingerprint (0: not in the result).
+std::uint64_t combined_count(set_operation const op, walk_entry const & e, std::size_t const inputs) noexcept
+{
+    switch (op)
+    {
+    case set_operation::unite: return e.sum;
+    case set_operation::intersect: return e.present == inputs ? e.min : 0;
+    case set_operation::subtract: return e.first != 0 && e.present == 1 ? e.first : 0;
+    case set_operation::subtract_counts:
+    {
+        std::uint64_t const others = e.sum - e.first;
+        return e.first > others ? e.first - others : 0;
+    }
+    }
+    return 0;
 }
 
 } // namespace
 
 quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> const inputs)
+{
+    return combine(inputs, set_operation::unite, 1);
+}
+
+quotient_filter quotient_filter::combine(std::span<quotient_filter const * const> const inputs, set_operation const op,
+                                         std::uint64_t const min_count)
 {
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
@@ -1073,8 +1118,9 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
         quotient_filter const & ref = *std::min_element(inputs.begin(), inputs.end(), [](auto const * a, auto const * b) {
             return a->r_ < b->r_;
         })[0];
-        merge_walk(inputs, [&](std::uint64_t const fp, std::uint64_t const c) {
-            need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
+        merge_walk(inputs, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
+            std::uint64_t const c = combined_count(op, e, inputs.size());
+            need += c <= 1 ? c : kernel<0>::of(ref).encoded_length(fp & mask, c);
         });
     }
     unsigned const p = first.p_;
@@ -1096,8 +1142,9 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
-        merge_walk(inputs, [&](std::uint64_t const fp, std::uint64_t const c) {
-            if (ok)
+        merge_walk(inputs, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
+            std::uint64_t const c = combined_count(op, e, inputs.size());
+            if (ok && c != 0)
                 ok = app.append(fp, c);
         });
         if (!ok || out.used_ > out.nslots_)

@@ -113,11 +113,21 @@ struct dedup_args
     std::string save_filter;
 };
 
+/*! \brief merge, intersect and subtract. */
 struct merge_args
 {
     common_args common;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs; //!< subtract: the filter to subtract from, then the filters to subtract
     std::string output;
+    set_operation op{set_operation::unite};
+    std::uint64_t min_count{1}; //!< a k-mer counts in an input only with a count >= this
+};
+
+/*! \brief What merge, intersect and subtract report. */
+struct combine_summary
+{
+    std::uint64_t distinct{0}; //!< distinct k-mers (or fingerprints) of the result
+    double seconds{0};
 };
 
 struct info_args
@@ -153,8 +163,8 @@ run_summary run_build(build_args const & args);
 run_summary run_classify(classify_args const & args);
 /*! \brief `ksieve dedup`. */
 run_summary run_dedup(dedup_args const & args);
-/*! \brief `ksieve merge`. */
-void run_merge(merge_args const & args);
+/*! \brief `ksieve merge`, `intersect` and `subtract` (args.op). */
+combine_summary run_merge(merge_args const & args);
 /*! \brief `ksieve info`: writes the description to `out`. */
 void run_info(info_args const & args, std::ostream & out);
 

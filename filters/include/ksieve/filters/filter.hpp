@@ -58,6 +58,15 @@ struct kmer_params
     friend bool operator==(kmer_params const &, kmer_params const &) = default;
 };
 
+/*! \brief Set operations over filters (merge, intersect, subtract). */
+enum class set_operation : std::uint8_t
+{
+    unite = 0,          //!< k-mers of any input; counts added
+    intersect = 1,      //!< k-mers of every input; the smallest count
+    subtract = 2,       //!< k-mers of the first input that no other input holds
+    subtract_counts = 3 //!< the first input's count minus the others' summed counts, where positive
+};
+
 /*! \brief Construction parameters of a filter (as given by `build` / `dedup` options). */
 struct filter_config
 {

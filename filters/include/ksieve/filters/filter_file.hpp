@@ -120,6 +120,10 @@ public:
     [[nodiscard]] std::vector<shard_entry> const & shards() const noexcept { return shards_; }
     [[nodiscard]] std::string const & name() const noexcept { return name_; }
     [[nodiscard]] std::uint64_t file_size() const noexcept { return size_; }
+    /*! \brief Let the kernel drop the pages of `words` (a shard's payload) from this process: they are read
+     * again from the file if touched later. Only for files mapped from disk (no effect otherwise); for a
+     * pass over many inputs, so that memory holds the shards in use, not every input. Thread-safe. */
+    void release(std::span<std::uint64_t const> words) const noexcept;
 
 private:
     mapped_filter_file() = default;
@@ -127,6 +131,7 @@ private:
 
     std::string name_;
     void * map_{nullptr};        // mmap'd region (nullptr when owned_ is used)
+    bool file_backed_{false};    // map_ is a shared mapping of the file (not an anonymous copy)
     std::uint64_t size_{0};
     std::unique_ptr<std::uint64_t[]> owned_;
     unsigned char const * bytes_{nullptr};

@@ -172,6 +172,14 @@ public:
      * usage_error for an empty input list; full_error if the union cannot be represented. */
     [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
 
+    /*! \brief A set operation over filters of equal key and fingerprint widths, built as merge() is (k-way
+     * walk in fingerprint order, sized for the result). Counts below `min_count` are as absent. unite: counts
+     * added; intersect: fingerprints of every input, the smallest count; subtract: the first input's
+     * fingerprints that no other input holds, with their counts; subtract_counts: the first input's count
+     * minus the others' summed counts, where positive. \throws as merge(). */
+    [[nodiscard]] static quotient_filter combine(std::span<quotient_filter const * const> inputs, set_operation op,
+                                                 std::uint64_t min_count = 1);
+
     quotient_filter(quotient_filter &&) noexcept;
     quotient_filter & operator=(quotient_filter &&) noexcept;
     quotient_filter(quotient_filter const &) = delete;

@@ -88,6 +88,9 @@ public:
 
     /*! \brief Write the filter file to `path` as it is (see write_filter_file). \throws io_error */
     virtual void save(std::filesystem::path const & path) const = 0;
+    /*! \brief For a view of a mapped file: let the kernel drop the pages of shard `s` (see
+     * mapped_filter_file::release); no effect on owned filters. Thread-safe. */
+    virtual void release_shard(std::size_t s) const noexcept = 0;
     /*! \brief An owning, mutable deep copy (e.g. of an mmap'd filter). */
     [[nodiscard]] virtual std::unique_ptr<any_filter> clone() const = 0;
 
@@ -255,6 +258,12 @@ public:
         write_filter_file(path, file_header(), blobs);
     }
 
+    void release_shard(std::size_t const s) const noexcept override
+    {
+        if (file_ && s < file_->shards().size())
+            file_->release(file_->shards()[s].words);
+    }
+
     [[nodiscard]] std::unique_ptr<any_filter> clone() const override
     {
         std::vector<F> copies;
@@ -296,6 +305,20 @@ private:
  * another split) are merged with them: the result could not say which keys it lacks. */
 [[nodiscard]] std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> inputs,
                                                         std::span<std::string const> names);
+
+/*! \brief A set operation over filters, shard by shard on `threads` threads (the same result for any count),
+ * with the input checks, re-sharding and key parts of merge_filters. Quotient filters: every operation
+ * (see quotient_filter::combine); counts below `min_count` are as absent. Bloom filters: unite (OR) and
+ * intersect (AND, equal parameters; counting Bloom filters unite only), min_count 1. Cuckoo filters: none.
+ * Pages of mapped inputs are released shard by shard, so that memory holds the result and the shards in
+ * use, not every input. \throws incompatible_error naming the input and what differs or why the operation
+ * is impossible; usage_error for min_count > 1 on Bloom filters; full_error as merge_filters. */
+[[nodiscard]] std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> inputs,
+                                                          std::span<std::string const> names, set_operation op,
+                                                          std::uint64_t min_count = 1, unsigned threads = 1);
+
+/*! \brief "merge", "intersect", "subtract" (also for subtract_counts): the command of an operation. */
+[[nodiscard]] char const * operation_name(set_operation op) noexcept;
 
 /*! \brief Check that filters can be queried together (same k, canonical mode, hash, seed).
  * \throws incompatible_error naming names[i] of the first that differs from inputs[0]. */
