@@ -37,7 +37,8 @@ std::unique_ptr<byte_source> make_hfile_source(hFILE * hf);
 // BGZF through htslib with a pool of `threads` (>= 1) decompression threads (takes ownership of hf).
 std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads, bool allow_missing_eof);
 
-/*! \brief The last error htslib logged (cleared): "context: message", or empty. Thread-safe. */
+/*! \brief The first (up to three) errors htslib logged since the last call, "context: message; ...", or
+ * empty; cleared. Thread-safe. */
 [[nodiscard]] std::string take_htslib_error();
 
 /*! \brief The error of a BGZF or BAM input without its end-of-file marker. */

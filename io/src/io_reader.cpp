@@ -28,7 +28,7 @@ namespace ksieve::io::detail
 namespace
 {
 std::mutex htslib_error_mutex;
-std::string htslib_error; // the last error htslib logged, for the next ksieve error line
+std::string htslib_error; // the first errors htslib logged since the last take, for the next error line
 } // namespace
 
 std::string take_htslib_error()
@@ -55,7 +55,10 @@ extern "C" void hts_log(enum htsLogLevel const severity, char const * const cont
     while (!message.empty() && (message.back() == '\n' || message.back() == '.'))
         message.pop_back();
     std::lock_guard const lock{ksieve::io::detail::htslib_error_mutex};
-    ksieve::io::detail::htslib_error = context != nullptr ? std::string{context} + ": " + message : message;
+    // the first errors of a failure say why (a reference not found), the later ones what failed with it
+    std::string & all = ksieve::io::detail::htslib_error;
+    if (std::count(all.begin(), all.end(), ';') < 2)
+        all += (all.empty() ? "" : "; ") + (context != nullptr ? std::string{context} + ": " + message : message);
 }
 
 namespace ksieve::io

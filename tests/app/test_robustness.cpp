@@ -263,6 +263,42 @@ TEST_F(robustness, bgzf_and_bam_cut_at_a_block_boundary_are_refused_as_truncated
     EXPECT_EQ(read_file(tmp / "a.tsv"), read_file(tmp / "b.tsv"));
 }
 
+// A CRAM whose reference cannot be found: the error names the file and record and carries htslib's reason.
+TEST_F(robustness, a_cram_without_its_reference_is_an_error_that_says_so)
+{
+    if (std::system("samtools --version >/dev/null 2>&1") != 0)
+        GTEST_FAIL() << "samtools is not installed (scripts/install-deps.sh installs it)";
+    // reads cut from HS11286's first record, aligned where they were cut, compressed against it
+    std::string const fa = read_file(data("HS11286.fa").string());
+    std::string const name = fa.substr(1, fa.find_first_of(" \n") - 1);
+    std::string seq;
+    for (std::size_t p = fa.find('\n') + 1; p < fa.size() && fa[p] != '>'; ++p)
+        if (fa[p] != '\n')
+            seq += fa[p];
+    write_file(tmp / "ref.fa", ">" + name + "\n" + seq.substr(0, 20000) + "\n");
+    std::string sam = "@HD\tVN:1.6\n@SQ\tSN:" + name + "\tLN:20000\n";
+    for (int i = 0; i < 50; ++i)
+        sam.append("r").append(std::to_string(i)).append("\t0\t").append(name).append("\t")
+            .append(std::to_string(i * 300 + 1)).append("\t60\t150M\t*\t0\t0\t")
+            .append(seq, static_cast<std::size_t>(i) * 300, 150).append("\t*\n");
+    write_file(tmp / "al.sam", sam);
+    ASSERT_EQ(shell("cd \"" + tmp.path().string() + "\" && samtools view -C -T ref.fa -o al.cram al.sam"), 0);
+    std::filesystem::remove(tmp / "ref.fa");
+    std::filesystem::remove(tmp / "ref.fa.fai");
+    std::filesystem::remove(tmp / "al.sam");
+    std::filesystem::create_directories(tmp / "no-refs");
+    std::string const env = "REF_PATH='" + (tmp / "no-refs") + "' REF_CACHE='" + (tmp / "no-refs") + "' ";
+    int const st = shell(env + "\"" + binary() + "\" classify -q -f \"" + filter + "\" --novel \"" + (tmp / "n.fq") +
+                         "\" \"" + (tmp / "al.cram") + "\" 2>\"" + (tmp / "err") + "\"");
+    run_result r;
+    r.status = st;
+    r.err = read_file(tmp / "err");
+    expect_error(r, 1, "'" + (tmp / "al.cram") + "': record 1: ", "CRAM without its reference");
+    EXPECT_NE(r.err.find("reference"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(htslib: "), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "n.fq"));
+}
+
 // A huge -t is capped with a warning and gives the outputs of -t 1.
 TEST_F(robustness, huge_thread_counts_are_capped_with_a_warning)
 {
