@@ -216,123 +216,124 @@ std::string join_command_line(int const argc, char ** const argv)
     return line;
 }
 
-} // namespace
-
-int run_cli(int argc, char ** argv)
+// Everything the command line fills in, and the subcommands that fill it.
+struct cli_state
 {
-    CLI::App app{"ksieve: stream reads through k-mer filters and sort them into novel and known.\n"
-                 "Build a filter from references, classify reads against it, deduplicate or normalize\n"
-                 "reads on the fly, merge per-sample filters, and inspect filter files."};
-    app.name("ksieve");
-    app.set_version_flag("--version", std::string{"ksieve "} + KSIEVE_VERSION);
-    app.require_subcommand(1);
-    app.failure_message(CLI::FailureMessage::simple);
-
     build_args build;
     classify_args classify;
     dedup_args dedup;
-    // --fpr given or not: its default depends on the filter type (build)
-    build.filter.fpr = dedup.filter.fpr = std::numeric_limits<double>::quiet_NaN();
-    merge_args merge;
+    merge_args merge, intersect, subtract;
     info_args info;
     std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling, max_memory;
+    bool subtract_counts{false};
+    CLI::App * cmd_build{}, * cmd_classify{}, * cmd_dedup{}, * cmd_merge{}, * cmd_intersect{}, * cmd_subtract{},
+        * cmd_info{};
+};
 
-    auto * cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
-    add_max_memory(*cmd_build, max_memory);
-    add_common(*cmd_build, build.common);
-    cmd_build->add_option("-o,--output", build.output, "Filter file to write")->required();
-    add_filter_options(*cmd_build, build.filter, build_type, build_expected,
+void add_build(CLI::App & app, cli_state & st)
+{
+    auto * c = st.cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
+    add_max_memory(*c, st.max_memory);
+    add_common(*c, st.build.common);
+    c->add_option("-o,--output", st.build.output, "Filter file to write")->required();
+    add_filter_options(*c, st.build.filter, st.build_type, st.build_expected,
                        "0.0001 for qf, 0.001 for bloom, cuckoo and counting-bloom");
-    cmd_build->add_option("--sampling", build_sampling,
-                          "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
-                          "consecutive ones; classify then looks up the same minimizers of each read)")
+    c->add_option("--sampling", st.build_sampling,
+                  "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
+                  "consecutive ones; classify then looks up the same minimizers of each read)")
         ->default_val(build_default_sampling);
-    cmd_build->add_option(
-        "--shard", shard_text,
-        "Build only the k-mers of part I of S (I/S, I from 0; S <= 65536): scatter over S jobs, then merge");
-    add_inputs(*cmd_build, build.input);
-    cmd_build->footer("Example:\n  ksieve build -o host.ksf host.fa.gz\n"
-                      "  ksieve build --shard 0/4 -o part0.ksf host.fa.gz   (then merge the parts)");
+    c->add_option("--shard", st.shard_text,
+                  "Build only the k-mers of part I of S (I/S, I from 0; S <= 65536): scatter over S jobs, then merge");
+    add_inputs(*c, st.build.input);
+    c->footer("Example:\n  ksieve build -o host.ksf host.fa.gz\n"
+              "  ksieve build --shard 0/4 -o part0.ksf host.fa.gz   (then merge the parts)");
+}
 
-    auto * cmd_classify = app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");
-    add_max_memory(*cmd_classify, max_memory);
-    add_common(*cmd_classify, classify.common);
-    cmd_classify->add_option("-f,--filter", classify.filters, "Filter file (repeat for several; a hit in any counts)")
+void add_classify(CLI::App & app, cli_state & st)
+{
+    auto * c = st.cmd_classify =
+        app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");
+    add_max_memory(*c, st.max_memory);
+    add_common(*c, st.classify.common);
+    c->add_option("-f,--filter", st.classify.filters, "Filter file (repeat for several; a hit in any counts)")
         ->required()
         ->allow_extra_args(false);
-    add_classify_outputs(*cmd_classify, classify.out, classify_default_fraction);
-    cmd_classify->add_option("--min-hits", classify.out.min_hits,
-                             "Known also needs at least A hits (a pair: of both mates together)")
+    add_classify_outputs(*c, st.classify.out, classify_default_fraction);
+    c->add_option("--min-hits", st.classify.out.min_hits, "Known also needs at least A hits (a pair: of both mates together)")
         ->default_val(classify_default_min_hits)
         ->check(whole_number);
-    add_inputs(*cmd_classify, classify.input);
-    cmd_classify->footer("Example:\n  ksieve classify -f host.ksf --paired R1.fq.gz R2.fq.gz --novel clean_R1.fq.gz "
-                         "--novel2 clean_R2.fq.gz --stats sample.json --multiqc sample_mqc.json");
+    add_inputs(*c, st.classify.input);
+    c->footer("Example:\n  ksieve classify -f host.ksf --paired R1.fq.gz R2.fq.gz --novel clean_R1.fq.gz "
+              "--novel2 clean_R2.fq.gz --stats sample.json --multiqc sample_mqc.json");
+}
 
-    auto * cmd_dedup = app.add_subcommand(
+void add_dedup(CLI::App & app, cli_state & st)
+{
+    auto * c = st.cmd_dedup = app.add_subcommand(
         "dedup", "Streaming deduplication / digital normalization: a read is known if enough of its k-mers were\n"
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
-    add_max_memory(*cmd_dedup, max_memory);
-    add_common(*cmd_dedup, dedup.common);
-    add_filter_options(*cmd_dedup, dedup.filter, dedup_type, dedup_expected, "0.001");
-    add_classify_outputs(*cmd_dedup, dedup.out, 0.5);
-    cmd_dedup->add_option("--save-filter", dedup.save_filter, "Write the accumulated filter here");
-    add_inputs(*cmd_dedup, dedup.input);
-    cmd_dedup->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
-                      "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to depth 20)");
+    add_max_memory(*c, st.max_memory);
+    add_common(*c, st.dedup.common);
+    add_filter_options(*c, st.dedup.filter, st.dedup_type, st.dedup_expected, "0.001");
+    add_classify_outputs(*c, st.dedup.out, 0.5);
+    c->add_option("--save-filter", st.dedup.save_filter, "Write the accumulated filter here");
+    add_inputs(*c, st.dedup.input);
+    c->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
+              "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to depth 20)");
+}
 
-    auto * cmd_merge = app.add_subcommand("merge", "Union of compatible filter files (quotient: counts add; Bloom: OR)");
-    add_max_memory(*cmd_merge, max_memory);
-    add_common(*cmd_merge, merge.common);
-    cmd_merge->add_option("-o,--output", merge.output, "Merged filter file")->required();
-    cmd_merge->add_option("--min-count", merge.min_count, "A k-mer counts in an input only with a count >= C")
+// merge, intersect or subtract.
+CLI::App * add_combine(CLI::App & app, cli_state & st, merge_args & m, set_operation const op, char const * const what,
+                       char const * const output_help, char const * const inputs_help, char const * const example)
+{
+    m.op = op;
+    auto * c = app.add_subcommand(operation_name(op), what);
+    add_max_memory(*c, st.max_memory);
+    add_common(*c, m.common);
+    c->add_option("-o,--output", m.output, output_help)->required();
+    c->add_option("--min-count", m.min_count, "A k-mer counts in an input only with a count >= C")
         ->default_val(1)
         ->check(whole_number);
-    cmd_merge->add_option("inputs", merge.inputs, "Filter files")->required();
-    cmd_merge->footer("Example:\n  ksieve merge -o all.ksf sample1.ksf sample2.ksf sample3.ksf");
+    if (op == set_operation::subtract)
+        c->add_flag("--counts", st.subtract_counts,
+                    "Subtract the counts of the other filters instead: keep a k-mer whose count is larger than their "
+                    "sum, with the difference");
+    c->add_option("inputs", m.inputs, inputs_help)->required();
+    c->footer(std::string{"Example:\n  "} + example);
+    return c;
+}
 
-    merge_args intersect;
-    intersect.op = set_operation::intersect;
-    auto * cmd_intersect = app.add_subcommand(
-        "intersect", "K-mers present in every input filter (quotient: the smallest count; Bloom: AND)");
-    add_max_memory(*cmd_intersect, max_memory);
-    add_common(*cmd_intersect, intersect.common);
-    cmd_intersect->add_option("-o,--output", intersect.output, "Filter file of the intersection")->required();
-    cmd_intersect->add_option("--min-count", intersect.min_count, "A k-mer counts in an input only with a count >= C")
-        ->default_val(1)
-        ->check(whole_number);
-    cmd_intersect->add_option("inputs", intersect.inputs, "Filter files")->required();
-    cmd_intersect->footer("Example:\n  ksieve intersect -o shared.ksf sample1.ksf sample2.ksf sample3.ksf");
-
-    merge_args subtract;
-    subtract.op = set_operation::subtract;
-    bool subtract_counts = false;
-    auto * cmd_subtract = app.add_subcommand(
-        "subtract", "K-mers of the first filter absent from every other one (quotient filters)");
-    add_max_memory(*cmd_subtract, max_memory);
-    add_common(*cmd_subtract, subtract.common);
-    cmd_subtract->add_option("-o,--output", subtract.output, "Filter file of the difference")->required();
-    cmd_subtract->add_option("--min-count", subtract.min_count, "A k-mer counts in an input only with a count >= C")
-        ->default_val(1)
-        ->check(whole_number);
-    cmd_subtract->add_flag("--counts", subtract_counts,
-                           "Subtract the counts of the other filters instead: keep a k-mer whose count is larger "
-                           "than their sum, with the difference");
-    cmd_subtract->add_option("inputs", subtract.inputs, "The filter to subtract from, then the filters to subtract")
-        ->required();
-    cmd_subtract->footer("Example:\n  ksieve subtract -o host_only.ksf host.ksf microbes.ksf   (host filter that "
-                         "spares the microbes' k-mers)");
-
-    auto * cmd_info = app.add_subcommand("info", "Parameters, shards, load, distinct k-mers and estimated FPR of a filter");
-    add_common(*cmd_info, info.common);
-    cmd_info->add_flag("--json", info.json, "JSON output");
-    cmd_info->add_option("filter", info.filter, "Filter file")->required();
-    cmd_info->footer("Example:\n  ksieve info --json host.ksf");
+void add_subcommands(CLI::App & app, cli_state & st)
+{
+    add_build(app, st);
+    add_classify(app, st);
+    add_dedup(app, st);
+    st.cmd_merge = add_combine(app, st, st.merge, set_operation::unite,
+                               "Union of compatible filter files (quotient: counts add; Bloom: OR)", "Merged filter file",
+                               "Filter files", "ksieve merge -o all.ksf sample1.ksf sample2.ksf sample3.ksf");
+    st.cmd_intersect = add_combine(app, st, st.intersect, set_operation::intersect,
+                                   "K-mers present in every input filter (quotient: the smallest count; Bloom: AND)",
+                                   "Filter file of the intersection", "Filter files",
+                                   "ksieve intersect -o shared.ksf sample1.ksf sample2.ksf sample3.ksf");
+    st.cmd_subtract = add_combine(app, st, st.subtract, set_operation::subtract,
+                                  "K-mers of the first filter absent from every other one (quotient filters)",
+                                  "Filter file of the difference",
+                                  "The filter to subtract from, then the filters to subtract",
+                                  "ksieve subtract -o host_only.ksf host.ksf microbes.ksf   (host filter that spares "
+                                  "the microbes' k-mers)");
+    auto * c = st.cmd_info = app.add_subcommand("info", "Parameters, shards, load, distinct k-mers and estimated FPR of a filter");
+    add_common(*c, st.info.common);
+    c->add_flag("--json", st.info.json, "JSON output");
+    c->add_option("filter", st.info.filter, "Filter file")->required();
+    c->footer("Example:\n  ksieve info --json host.ksf");
     app.footer("Run 'ksieve help COMMAND' (or 'ksieve COMMAND --help') for the options of a command.");
+}
 
-    // `ksieve help [COMMAND]`, and a command name that is not one: say so, with the closest one.
-    std::vector<std::string> const commands{"build", "classify", "dedup", "merge", "intersect", "subtract", "info"};
-    std::vector<char *> args(argv, argv + argc);
+// `ksieve help [COMMAND]` becomes `ksieve COMMAND --help`; a first word that is no command is refused with the
+// closest one (exit status 2, else -1).
+int rewrite_arguments(std::vector<char *> & args)
+{
+    static std::vector<std::string> const commands{"build", "classify", "dedup", "merge", "intersect", "subtract", "info"};
     static char help_flag[] = "--help";
     if (args.size() >= 2 && std::string_view{args[1]} == "help")
     {
@@ -350,89 +351,120 @@ int run_cli(int argc, char ** argv)
                   << " (commands: build, classify, dedup, merge, intersect, subtract, info; see ksieve --help)\n";
         return 2;
     }
-    argc = static_cast<int>(args.size());
-    argv = args.data();
+    return -1;
+}
 
+// The message of a command line CLI11 refused (exit status 2).
+int parse_failure(CLI::App & app, CLI::ParseError const & e)
+{
+    if (e.get_exit_code() == 0)
+        return app.exit(e);
+    CLI::App const * sub = &app;
+    for (CLI::App const * c : app.get_subcommands())
+        sub = c;
+    std::string const see = " (see ksieve " + (sub == &app ? std::string{} : sub->get_name() + " ") + "--help)\n";
+    if (dynamic_cast<CLI::ExtrasError const *>(&e) != nullptr)
+    {
+        std::vector<std::string> const left = sub->remaining();
+        std::cerr << "ksieve: error: " << (sub == &app ? "" : sub->get_name() + ": ")
+                  << explain_extras(*sub, left.empty() ? std::vector<std::string>{e.what()} : left) << see;
+        return 2;
+    }
+    std::string msg = e.what();
+    while (!msg.empty() && msg.back() == '\n')
+        msg.pop_back();
+    std::cerr << "ksieve: error: " << msg << see;
+    return 2;
+}
+
+// Run the parsed subcommand and print its summary line. \throws ksieve::error
+void dispatch(cli_state & st)
+{
+    if (!st.max_memory.empty())
+        set_memory_limit(parse_size(st.max_memory, "--max-memory"));
+    if (st.cmd_build->parsed())
+    {
+        auto & b = st.build;
+        b.filter.type = parse_filter_type(st.build_type);
+        if (std::isnan(b.filter.fpr))
+            b.filter.fpr = b.filter.type == filter_type::quotient ? build_default_fpr : 0.001;
+        parse_expected(st.build_expected, b.filter);
+        parse_sampling(st.build_sampling, b.filter);
+        if (!st.shard_text.empty())
+            b.shard = parse_shard_range(st.shard_text);
+        auto const s = run_build(b);
+        if (!b.common.quiet)
+            print_summary("build", s);
+    }
+    else if (st.cmd_classify->parsed())
+    {
+        auto const s = run_classify(st.classify);
+        if (!st.classify.common.quiet)
+            print_summary("classify", s);
+    }
+    else if (st.cmd_dedup->parsed())
+    {
+        auto & d = st.dedup;
+        d.filter.type = parse_filter_type(st.dedup_type);
+        if (std::isnan(d.filter.fpr))
+            d.filter.fpr = 0.001;
+        parse_expected(st.dedup_expected, d.filter);
+        auto const s = run_dedup(d);
+        if (!d.common.quiet)
+            print_summary("dedup", s);
+    }
+    else if (st.cmd_merge->parsed() || st.cmd_intersect->parsed() || st.cmd_subtract->parsed())
+    {
+        merge_args & m = st.cmd_merge->parsed() ? st.merge : st.cmd_intersect->parsed() ? st.intersect : st.subtract;
+        if (st.subtract_counts)
+            m.op = set_operation::subtract_counts;
+        auto const s = run_merge(m);
+        if (!m.common.quiet)
+            std::fprintf(stderr, "ksieve %s: %zu filters into '%s': %llu distinct k-mers in %.2f s\n",
+                         operation_name(m.op), m.inputs.size(), m.output.c_str(),
+                         static_cast<unsigned long long>(s.distinct), s.seconds);
+    }
+    else if (st.cmd_info->parsed())
+        run_info(st.info, std::cout);
+    std::cout.flush();
+    if (!std::cout)
+        throw io_error{"cannot write to standard output"};
+}
+
+} // namespace
+
+int run_cli(int argc, char ** argv)
+{
+    CLI::App app{"ksieve: stream reads through k-mer filters and sort them into novel and known.\n"
+                 "Build a filter from references, classify reads against it, deduplicate or normalize\n"
+                 "reads on the fly, combine per-sample filters, and inspect filter files."};
+    app.name("ksieve");
+    app.set_version_flag("--version", std::string{"ksieve "} + KSIEVE_VERSION);
+    app.require_subcommand(1);
+    app.failure_message(CLI::FailureMessage::simple);
+    cli_state st;
+    // --fpr given or not: its default depends on the filter type (build)
+    st.build.filter.fpr = st.dedup.filter.fpr = std::numeric_limits<double>::quiet_NaN();
+    add_subcommands(app, st);
+
+    std::vector<char *> args(argv, argv + argc);
+    if (int const status = rewrite_arguments(args); status >= 0)
+        return status;
     try
     {
-        app.parse(argc, argv);
+        app.parse(static_cast<int>(args.size()), args.data());
     }
     catch (CLI::ParseError const & e)
     {
-        if (e.get_exit_code() == 0)
-            return app.exit(e);
-        CLI::App const * sub = &app;
-        for (CLI::App const * c : app.get_subcommands())
-            sub = c;
-        if (auto const * extras = dynamic_cast<CLI::ExtrasError const *>(&e); extras != nullptr)
-        {
-            std::vector<std::string> const left = sub->remaining();
-            std::cerr << "ksieve: error: " << (sub == &app ? "" : sub->get_name() + ": ")
-                      << explain_extras(*sub, left.empty() ? std::vector<std::string>{e.what()} : left)
-                      << " (see ksieve " << (sub == &app ? "" : sub->get_name() + " ") << "--help)\n";
-            return 2;
-        }
-        std::string msg = e.what();
-        while (!msg.empty() && msg.back() == '\n')
-            msg.pop_back();
-        std::cerr << "ksieve: error: " << msg << " (see ksieve " << (sub == &app ? "" : sub->get_name() + " ")
-                  << "--help)\n";
-        return 2;
+        return parse_failure(app, e);
     }
 
     install_interrupt_handler();
-    std::string const command_line = join_command_line(argc, argv);
-    build.common.command_line = classify.common.command_line = dedup.common.command_line = command_line;
-    auto const t0 = std::chrono::steady_clock::now();
+    std::string const command_line = join_command_line(static_cast<int>(args.size()), args.data());
+    st.build.common.command_line = st.classify.common.command_line = st.dedup.common.command_line = command_line;
     try
     {
-        if (!max_memory.empty())
-            set_memory_limit(parse_size(max_memory, "--max-memory"));
-        if (cmd_build->parsed())
-        {
-            build.filter.type = parse_filter_type(build_type);
-            if (std::isnan(build.filter.fpr))
-                build.filter.fpr = build.filter.type == filter_type::quotient ? build_default_fpr : 0.001;
-            parse_expected(build_expected, build.filter);
-            parse_sampling(build_sampling, build.filter);
-            if (!shard_text.empty())
-                build.shard = parse_shard_range(shard_text);
-            auto const s = run_build(build);
-            if (!build.common.quiet)
-                print_summary("build", s);
-        }
-        else if (cmd_classify->parsed())
-        {
-            auto const s = run_classify(classify);
-            if (!classify.common.quiet)
-                print_summary("classify", s);
-        }
-        else if (cmd_dedup->parsed())
-        {
-            dedup.filter.type = parse_filter_type(dedup_type);
-            if (std::isnan(dedup.filter.fpr))
-                dedup.filter.fpr = 0.001;
-            parse_expected(dedup_expected, dedup.filter);
-            auto const s = run_dedup(dedup);
-            if (!dedup.common.quiet)
-                print_summary("dedup", s);
-        }
-        else if (cmd_merge->parsed() || cmd_intersect->parsed() || cmd_subtract->parsed())
-        {
-            merge_args & m = cmd_merge->parsed() ? merge : cmd_intersect->parsed() ? intersect : subtract;
-            if (subtract_counts)
-                m.op = set_operation::subtract_counts;
-            auto const s = run_merge(m);
-            if (!m.common.quiet)
-                std::fprintf(stderr, "ksieve %s: %zu filters into '%s': %llu distinct k-mers in %.2f s\n",
-                             operation_name(m.op), m.inputs.size(), m.output.c_str(),
-                             static_cast<unsigned long long>(s.distinct), s.seconds);
-        }
-        else if (cmd_info->parsed())
-            run_info(info, std::cout);
-        std::cout.flush();
-        if (!std::cout)
-            throw io_error{"cannot write to standard output"};
+        dispatch(st);
     }
     catch (error const & e)
     {

@@ -110,12 +110,8 @@ combine_summary run_merge(merge_args const & args)
         throw usage_error{verb + " needs at least one input filter"};
     if (args.output.empty())
         throw usage_error{verb + " needs -o/--output"};
-    for (auto const & in : args.inputs)
-    {
-        std::error_code ec;
-        if (std::filesystem::equivalent(in, args.output, ec))
-            throw usage_error{"-o/--output '" + args.output + "' is also an input: it would be replaced"};
-    }
+    // The output may be one of the inputs (an incremental union): it is written to a temporary and renamed
+    // over the input only at the end, while the input's mapping keeps the old file readable.
     unsigned const threads = resolve_threads(args.common.threads);
     std::vector<std::unique_ptr<any_filter>> owned;
     std::vector<any_filter const *> inputs;
