@@ -265,8 +265,9 @@ TEST_F(filter_algebra, impossible_combinations_are_refused_and_leave_nothing)
          })
     {
         std::string args = c.args;
+        std::string const out = tmp / "out.ksf";
         if (auto const p = args.find("OUT"); p != std::string::npos)
-            args.replace(p, 3, "'" + (tmp / "out.ksf") + "'");
+            args.replace(p, 3, std::string{"'"}.append(out).append("'"));
         auto const r = run_ksieve(args, tmp);
         EXPECT_EQ(r.status, c.status) << args << ": " << r.err;
         EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;
