@@ -398,8 +398,9 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
                 narrow = i;
         cfg.shard_bits = inputs[narrow]->shard_bits();
         cfg.expected = inputs[narrow]->expected();
+        // (inputs of the same shards but wider fingerprints are cut while they are combined, without a copy)
         for (std::size_t i = 0; i < inputs.size(); ++i)
-            if (inputs[i]->shard_bits() != cfg.shard_bits || kept_bits(*inputs[i]) != kept_bits(*inputs[narrow]))
+            if (inputs[i]->shard_bits() != cfg.shard_bits)
             {
                 moved.push_back(reshard_quotient(*inputs[i], cfg, names[i], names[narrow]));
                 same[i] = moved.back().get();

@@ -990,15 +990,46 @@ struct walk_entry
     std::size_t present{0};
 };
 
-// K-way walk of cursors in fingerprint order; fn(fingerprint, walk_entry) for every fingerprint some input
-// holds. Counts below min_count are as absent.
-template <typename Fn>
-void merge_walk(std::span<quotient_filter const * const> const inputs, std::uint64_t const min_count, Fn && fn)
+// K-way walk of cursors in fingerprint order, fingerprints cut to p bits; fn(fingerprint, walk_entry) for
+// every fingerprint some input holds. Counts below min_count are as absent.
+// A cursor over a filter's fingerprints cut to `p` bits (the top bits of each key's hash: a filter of wider
+// fingerprints cut to fewer bits holds exactly what one of that width would), equal cut values joined.
+class narrowing_cursor
 {
-    std::vector<quotient_filter::cursor> cs;
+public:
+    narrowing_cursor(quotient_filter const & f, unsigned const p) : c_{f}, shift_{f.fingerprint_bits() - p}
+    {
+        more_ = c_.next();
+    }
+    bool next() noexcept
+    {
+        if (!more_)
+            return false;
+        fp_ = c_.fingerprint() >> shift_;
+        count_ = c_.count();
+        while ((more_ = c_.next()) && (c_.fingerprint() >> shift_) == fp_)
+            count_ = sat_add(count_, c_.count());
+        return true;
+    }
+    [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fp_; }
+    [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+
+private:
+    quotient_filter::cursor c_;
+    unsigned shift_;
+    bool more_{false};
+    std::uint64_t fp_{0};
+    std::uint64_t count_{0};
+};
+
+template <typename Fn>
+void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p, std::uint64_t const min_count,
+                Fn && fn)
+{
+    std::vector<narrowing_cursor> cs;
     cs.reserve(inputs.size());
     for (auto const * f : inputs)
-        cs.emplace_back(*f);
+        cs.emplace_back(*f, p);
     auto take = [&](walk_entry & e, std::size_t const i) {
         std::uint64_t const c = cs[i].count();
         if (c < min_count)
@@ -1099,31 +1130,31 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
     quotient_filter const & first = *inputs[0];
-    unsigned r_ref = first.r_;
+    // Filters of different fingerprint widths combine at the narrowest: their fingerprints cut to it.
+    unsigned p_min = first.p_;
     for (std::size_t i = 1; i < inputs.size(); ++i)
     {
         quotient_filter const & f = *inputs[i];
-        if (f.key_bits_ != first.key_bits_ || f.p_ != first.p_)
-            throw incompatible_error{"cannot merge quotient filters with different key or fingerprint widths (input 1: " +
-                                     std::to_string(first.key_bits_) + "-bit keys, " + std::to_string(first.p_) +
-                                     "-bit fingerprints; input " + std::to_string(i + 1) + ": " +
-                                     std::to_string(f.key_bits_) + "-bit keys, " + std::to_string(f.p_) +
-                                     "-bit fingerprints); build them with the same --fpr and --expected"};
-        r_ref = std::min(r_ref, f.r_);
+        if (f.key_bits_ != first.key_bits_)
+            throw incompatible_error{"cannot combine quotient filters of " + std::to_string(first.key_bits_) + "- and " +
+                                     std::to_string(f.key_bits_) + "-bit keys (input 1 and input " +
+                                     std::to_string(i + 1) + ")"};
+        p_min = std::min(p_min, f.p_);
     }
-    // Pass 1: slots the union needs (counter lengths measured with the smallest remainder width).
+    // Counter lengths are measured with the smallest remainder width among the inputs once cut to p_min.
+    unsigned r_ref = max_remainder_bits;
+    for (auto const * f : inputs)
+        r_ref = std::min(r_ref, p_min > f->q_ + min_remainder_bits ? p_min - f->q_ : min_remainder_bits);
     std::uint64_t need = 0;
     {
         std::uint64_t const mask = low_bits_mask(r_ref);
-        quotient_filter const & ref = *std::min_element(inputs.begin(), inputs.end(), [](auto const * a, auto const * b) {
-            return a->r_ < b->r_;
-        })[0];
-        merge_walk(inputs, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
+        quotient_filter const ref = with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
+        merge_walk(inputs, p_min, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
             std::uint64_t const c = combined_count(op, e, inputs.size());
             need += c <= 1 ? c : kernel<0>::of(ref).encoded_length(fp & mask, c);
         });
     }
-    unsigned const p = first.p_;
+    unsigned const p = p_min;
     unsigned q_lo = std::min(default_min_quotient_bits, p - min_remainder_bits);
     q_lo = std::max({q_lo, min_quotient_bits, p > max_remainder_bits ? p - max_remainder_bits : 0u});
     unsigned q = q_lo;
@@ -1142,7 +1173,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
-        merge_walk(inputs, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
+        merge_walk(inputs, p_min, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
             std::uint64_t const c = combined_count(op, e, inputs.size());
             if (ok && c != 0)
                 ok = app.append(fp, c);

@@ -167,12 +167,13 @@ public:
                                               std::span<std::uint64_t const> words, unsigned key_bits);
 
     /*! \brief Union of filters, counts added, built by a k-way streaming merge in fingerprint order into a
-     * new filter sized for the union (load <= max_load of inputs[0]).
-     * \throws incompatible_error unless all inputs have the same key_bits and fingerprint bits p;
+     * new filter sized for the union (load <= max_load of inputs[0]). Inputs of different fingerprint widths
+     * combine at the narrowest (the fingerprints are the top bits of the keys: cut, they are those of a filter
+     * of that width). \throws incompatible_error unless all inputs have the same key_bits;
      * usage_error for an empty input list; full_error if the union cannot be represented. */
     [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
 
-    /*! \brief A set operation over filters of equal key and fingerprint widths, built as merge() is (k-way
+    /*! \brief A set operation over filters of equal key widths, built as merge() is (k-way
      * walk in fingerprint order, sized for the result). Counts below `min_count` are as absent. unite: counts
      * added; intersect: fingerprints of every input, the smallest count; subtract: the first input's
      * fingerprints that no other input holds, with their counts; subtract_counts: the first input's count
