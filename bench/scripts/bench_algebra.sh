@@ -12,16 +12,8 @@ REPEATS=${KSIEVE_BENCH_REPEATS:-3}
 A=$WORK/algebra
 REPORT=$WORK/algebra.md
 
-# measure NAME CMD... : appends "wall cpu rss_kb" of one run to $A/NAME.times
-measure()
-{
-    local name=$1
-    shift
-    /usr/bin/time -f "%e %U %S %M" -o "$A/$name.one" "$@" > /dev/null 2> "$A/$name.err" ||
-        die "$name failed: $(tail -3 "$A/$name.err")"
-    awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$A/$name.one" >> "$A/$name.times"
-}
-median() { sort -n -k "$2" "$A/$1.times" | awk -v c="$2" '{v[NR] = $c} END {print v[int((NR + 1) / 2)]}'; }
+measure() { measure_in "$A" "$@"; }
+median() { median_in "$A" "$1" "$2"; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 kmc_bytes() { echo $(($(stat -c %s "$1.kmc_pre") + $(stat -c %s "$1.kmc_suf"))); }
 

@@ -98,6 +98,20 @@ cpu_pct()
     awk -F': ' '/Percent of CPU this job got/ { print $2 }' "$RES/$1.time"
 }
 
+# measure_in DIR NAME CMD... : one run of CMD under /usr/bin/time; appends "wall cpu_s rss_kb" to DIR/NAME.times
+# (stdout dropped, stderr in DIR/NAME.err). For alternated repeated runs.
+measure_in()
+{
+    local dir=$1 name=$2
+    shift 2
+    /usr/bin/time -f "%e %U %S %M" -o "$dir/$name.one" "$@" > /dev/null 2> "$dir/$name.err" ||
+        die "$name failed: $(tail -3 "$dir/$name.err")"
+    awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$dir/$name.one" >> "$dir/$name.times"
+}
+
+# median_in DIR NAME C : the median of column C (1 wall, 2 CPU seconds, 3 RSS KB) of NAME's runs
+median_in() { sort -n -k "$3" "$1/$2.times" | awk -v c="$3" '{v[NR] = $c} END {print v[int((NR + 1) / 2)]}'; }
+
 # Floating-point helpers.
 fdiv() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.4g\n", a / b }'; }
 fmt_rate() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.0f\n", a / b }'; }

@@ -19,19 +19,8 @@ REPEATS=${KSIEVE_BENCH_REPEATS:-3}
 H=$WORK/host-$HOST_BASES
 REPORT=$WORK/host.md
 
-# measure NAME CMD... : appends "wall cpu rss_kb" of one run to $H/NAME.times
-measure()
-{
-    local name=$1
-    shift
-    /usr/bin/time -f "%e %U %S %M" -o "$H/$name.one" "$@" > /dev/null 2> "$H/$name.err" ||
-        die "$name failed: $(tail -3 "$H/$name.err")"
-    awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$H/$name.one" >> "$H/$name.times"
-}
-
-# median of column C (1 wall, 2 cpu, 3 rss KB) of NAME's runs
-median() { sort -n -k "$2" "$H/$1.times" | awk -v c="$2" '{v[NR] = $c} END {print v[int((NR + 1) / 2)]}'; }
-
+measure() { measure_in "$H" "$@"; }
+median() { median_in "$H" "$1" "$2"; }
 row() { printf '| %s | %s | %s | %s |\n' "$1" "$(median "$1" 1)" "$(median "$1" 2)" "$(($(median "$1" 3) / 1024))"; }
 
 make_data()

@@ -10,21 +10,7 @@ using namespace ksieve::test;
 namespace
 {
 
-class cli_ux : public ::testing::Test
-{
-protected:
-    void SetUp() override
-    {
-        KSIEVE_REQUIRE_DATA();
-        filter = tmp / "hs.ksf";
-        auto const r = run_ksieve("build -q -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
-        ASSERT_EQ(r.status, 0) << r.err;
-        reads = data("mixed.fq").string();
-    }
-    temp_dir tmp;
-    std::string filter;
-    std::string reads;
-};
+using cli_ux = host_filter_test;
 
 // Rows of a TSV file with a header line: first column -> (column name -> value).
 std::map<std::string, std::map<std::string, double>> read_table(std::string const & text)

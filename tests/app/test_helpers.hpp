@@ -205,4 +205,21 @@ inline std::string revcomp(std::string const & s)
     return r;
 }
 
+/*! A fixture with a host filter of HS11286 (build defaults) in `filter` and the mixed reads in `reads`. */
+class host_filter_test : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        KSIEVE_REQUIRE_DATA();
+        filter = tmp / "hs.ksf";
+        auto const r = run_ksieve("build -q -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        reads = data("mixed.fq").string();
+    }
+    temp_dir tmp;
+    std::string filter;
+    std::string reads;
+};
+
 } // namespace ksieve::test

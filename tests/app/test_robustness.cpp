@@ -18,17 +18,9 @@ using namespace ksieve::test;
 namespace
 {
 
-class robustness : public ::testing::Test
+class robustness : public host_filter_test
 {
 protected:
-    void SetUp() override
-    {
-        KSIEVE_REQUIRE_DATA();
-        filter = tmp / "hs.ksf";
-        auto const r = run_ksieve("build -q -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
-        ASSERT_EQ(r.status, 0) << r.err;
-        reads = data("mixed.fq").string();
-    }
 
     /*! The failure contract: `status`, one `ksieve: error:` line, the last one, containing `needle`. */
     static void expect_error(run_result const & r, int const status, std::string const & needle,
@@ -78,9 +70,6 @@ protected:
         return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
     }
 
-    temp_dir tmp;
-    std::string filter;
-    std::string reads;
 };
 
 mode_t kind_of(std::string const & path, bool const follow)
