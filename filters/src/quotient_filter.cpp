@@ -1100,6 +1100,10 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
     }
 }
 
+// combine() keeps the result's entries of one walk for its second pass up to this many (16 bytes each): a
+// shard of a filter of up to about 250 M k-mers in 64 shards.
+constexpr std::uint64_t combine_buffer_entries = std::uint64_t{4} << 20;
+
 // The count a set operation gives a fingerprint (0: not in the result).
 std::uint64_t combined_count(set_operation const op, walk_entry const & e, std::size_t const inputs) noexcept
 {
@@ -1145,13 +1149,36 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     unsigned r_ref = max_remainder_bits;
     for (auto const * f : inputs)
         r_ref = std::min(r_ref, p_min > f->q_ + min_remainder_bits ? p_min - f->q_ : min_remainder_bits);
+    // The result's (fingerprint, count) stream: kept from one walk when it is small enough, walked again
+    // for the second pass otherwise.
+    std::uint64_t stored = 0;
+    for (auto const * f : inputs)
+        stored += f->used_slots();
+    bool const keep = stored <= combine_buffer_entries;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> result;
+    if (keep)
+        result.reserve(static_cast<std::size_t>(stored));
+    auto for_each_result = [&](auto && fn) {
+        if (keep && !result.empty())
+        {
+            for (auto const & [fp, c] : result)
+                fn(fp, c);
+            return;
+        }
+        merge_walk(inputs, p_min, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
+            if (std::uint64_t const c = combined_count(op, e, inputs.size()); c != 0)
+                fn(fp, c);
+        });
+    };
+    // Pass 1: the slots the result needs.
     std::uint64_t need = 0;
     {
         std::uint64_t const mask = low_bits_mask(r_ref);
         quotient_filter const ref = with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
-        merge_walk(inputs, p_min, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
-            std::uint64_t const c = combined_count(op, e, inputs.size());
-            need += c <= 1 ? c : kernel<0>::of(ref).encoded_length(fp & mask, c);
+        for_each_result([&](std::uint64_t const fp, std::uint64_t const c) {
+            need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
+            if (keep)
+                result.emplace_back(fp, c);
         });
     }
     unsigned const p = p_min;
@@ -1173,9 +1200,8 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
-        merge_walk(inputs, p_min, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
-            std::uint64_t const c = combined_count(op, e, inputs.size());
-            if (ok && c != 0)
+        for_each_result([&](std::uint64_t const fp, std::uint64_t const c) {
+            if (ok)
                 ok = app.append(fp, c);
         });
         if (!ok || out.used_ > out.nslots_)
