@@ -71,7 +71,7 @@ def shape(command):
 def snakemake_shapes(ksieve_dir, env):
     work = tempfile.mkdtemp(prefix="ksieve-smk-dry-")
     r = run(["snakemake", "-n", "-p", "--cores", "2", "--snakefile", os.path.join(SMK, "Snakefile"),
-             "--directory", work], ROOT, env)
+             "--directory", work], work, env)
     shutil.rmtree(work, ignore_errors=True)
     check(r.returncode == 0, "snakemake dry run")
     lines = [l.strip() for l in r.stdout.splitlines() if l.strip().startswith("ksieve ")]
@@ -105,12 +105,12 @@ def main():
     os.symlink(ksieve, os.path.join(bindir, "ksieve"))
     env["PATH"] = bindir + os.pathsep + env["PATH"]
 
-    lint = run(["snakemake", "--lint", "--snakefile", os.path.join(SMK, "Snakefile")], ROOT, env)
+    lint = run(["snakemake", "--lint", "--snakefile", os.path.join(SMK, "Snakefile")], bindir, env)
     check(lint.returncode == 0 and "good condition" in lint.stdout + lint.stderr, "snakemake --lint is clean")
 
     work = tempfile.mkdtemp(prefix="ksieve-smk-")
     r = run(["snakemake", "--cores", "2", "--snakefile", os.path.join(SMK, "Snakefile"), "--directory", work],
-            ROOT, env)
+            work, env)
     check(r.returncode == 0, "snakemake run")
     if r.returncode == 0:
         oracle = os.path.join(work, "oracle")
