@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) and run each for a
-# bounded time, seeded from small real inputs; first every saved regression input is replayed.
+# bounded number of inputs, seeded from small real inputs; first every saved regression input is replayed.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [KSIEVE_BINARY for making seeds (default: build-test/app/ksieve)]
+# A run is repeatable: the mutation sequence is seeded by KSIEVE_FUZZ_SEED (default 1) and each target stops
+# after a fixed number of inputs (KSIEVE_FUZZ_RUNS_READER, default 10000; KSIEVE_FUZZ_RUNS_FILTER, default
+# 1000000), or at SECONDS_PER_TARGET on a slow machine. Set another seed (0: a random one) and more runs to
+# explore further; a test suite that found a new input on every run would fail at random.
 # A finding is written to build-fuzz/findings/<target>/ and fails the script; copy it to
 # tests/fuzz/regressions/<target>/ once fixed, so that every later run replays it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-60}
+seed=${KSIEVE_FUZZ_SEED:-1}
+declare -A runs=([fuzz_reader]=${KSIEVE_FUZZ_RUNS_READER:-10000} [fuzz_filter_file]=${KSIEVE_FUZZ_RUNS_FILTER:-1000000})
 ksieve=${2:-build-test/app/ksieve}
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -22,7 +28,7 @@ rm -rf "$seeds" build-fuzz/findings
 mkdir -p "$seeds/fuzz_reader" "$seeds/fuzz_filter_file" build-fuzz/findings/fuzz_reader build-fuzz/findings/fuzz_filter_file
 zcat examples/data/reads.fq.gz | head -n 24 > "$seeds/fuzz_reader/reads.fq" || true # SIGPIPE of zcat
 zcat examples/data/lambda.fa.gz | head -c 3000 > "$seeds/fuzz_reader/ref.fa" || true
-gzip -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.gz"
+gzip -n -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.gz"
 bgzip -c "$seeds/fuzz_reader/ref.fa" > "$seeds/fuzz_reader/ref.fa.bgz"
 zstd -q -c "$seeds/fuzz_reader/reads.fq" > "$seeds/fuzz_reader/reads.fq.zst"
 if [ -x "$ksieve" ]; then
@@ -52,12 +58,15 @@ for target in fuzz_reader fuzz_filter_file; do
         echo "== $target: replaying $(ls "$regressions" | wc -l) regression inputs"
         build-fuzz/tests/fuzz/$target -runs=0 "$regressions"/* || status=1
     fi
-    echo "== $target: ${seconds} s"
+    echo "== $target: ${runs[$target]} inputs (at most ${seconds} s)"
     mkdir -p "build-fuzz/corpus/$target"
     # -rss_limit_mb: an input that makes the loader allocate by a crafted size is a finding.
-    build-fuzz/tests/fuzz/$target -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=1024 -timeout=20 \
+    build-fuzz/tests/fuzz/$target -runs="${runs[$target]}" -max_total_time="$seconds" -seed="$seed" -max_len=65536 -rss_limit_mb=1024 -timeout=20 \
         -artifact_prefix="build-fuzz/findings/$target/" -print_final_stats=1 \
-        "build-fuzz/corpus/$target" "$seeds/$target" 2>&1 | tail -n 12 || status=1
+        "build-fuzz/corpus/$target" "$seeds/$target" > "build-fuzz/$target.log" 2>&1 || status=1
+    # a finding's stack trace and the final statistics
+    grep -E -A 40 '^==[0-9]+==|ERROR: libFuzzer' "build-fuzz/$target.log" | head -n 60 || true
+    tail -n 8 "build-fuzz/$target.log"
 done
 if [ "$status" -ne 0 ]; then
     echo "fuzz.sh: findings in build-fuzz/findings/" >&2

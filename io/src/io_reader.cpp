@@ -2,6 +2,7 @@
 #include "io_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
@@ -672,6 +673,43 @@ std::string htslib_said()
     return said.empty() ? std::string{} : " (htslib: " + said + ")";
 }
 
+// The most bytes a BGZF file of `compressed` bytes can decompress to (a 64 KiB block compresses to at least
+// about 90 bytes: deflate expands at most 1032-fold, plus the block's header and footer).
+std::uint64_t bgzf_decompressed_bound(std::uint64_t const compressed) noexcept
+{
+    return compressed * 1100 + 65536;
+}
+
+// htslib 1.16 allocates a BAM header's text and reference arrays by the sizes the header declares before
+// reading them: refuse sizes that the input cannot hold (regular files) or that exceed the memory limit.
+// Only the first decompressed block is looked at (it is loaded, not consumed).
+void check_bam_header_sizes(BGZF * const bg, std::string const & path)
+{
+    std::uint64_t bound = memory_limit();
+    struct stat st{};
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        bound = std::min(bound, bgzf_decompressed_bound(static_cast<std::uint64_t>(st.st_size)));
+    if (bg == nullptr || (bg->block_offset == bg->block_length && bgzf_read_block(bg) != 0))
+        return; // sam_hdr_read reports the error
+    auto const * const block = static_cast<unsigned char const *>(bg->uncompressed_block) + bg->block_offset;
+    std::uint64_t const avail = static_cast<std::uint64_t>(bg->block_length - bg->block_offset);
+    auto u32 = [&](std::uint64_t const at) {
+        return std::uint64_t{block[at]} | std::uint64_t{block[at + 1]} << 8 | std::uint64_t{block[at + 2]} << 16 |
+               std::uint64_t{block[at + 3]} << 24;
+    };
+    if (avail < 8 || std::memcmp(block, "BAM\1", 4) != 0)
+        return;
+    std::uint64_t const l_text = u32(4);
+    auto refuse = [&](char const * const what, std::uint64_t const n) {
+        throw input_error{"'" + display_name(path) + "': the BAM header declares " + std::to_string(n) + " " + what +
+                          ", more than the input can hold or the memory limit allows: the file is corrupted"};
+    };
+    if (l_text > bound)
+        refuse("bytes of header text", l_text);
+    if (avail >= 12 + l_text && u32(8 + l_text) > bound / 9) // each reference takes at least 9 bytes
+        refuse("reference sequences", u32(8 + l_text));
+}
+
 class sam_reader final : public reader
 {
 public:
@@ -701,6 +739,18 @@ public:
         default:
             cleanup();
             throw input_error{"'" + display_name(path_) + "': record 1: " + unsupported_message({})};
+        }
+        if (format_ == seq_format::bam)
+        {
+            try
+            {
+                check_bam_header_sizes(fp_->fp.bgzf, path_);
+            }
+            catch (...)
+            {
+                cleanup();
+                throw;
+            }
         }
         hdr_ = sam_hdr_read(fp_);
         if (hdr_ == nullptr)

@@ -378,6 +378,37 @@ TEST_F(robustness, crafted_filter_headers_and_endless_streams_are_refused_cheapl
     EXPECT_NE(read_file(tmp / "j").find("\"k\""), std::string::npos);
 }
 
+// A BAM header that declares more text or references than the file can hold is refused before htslib
+// allocates by those sizes.
+TEST_F(robustness, bam_headers_declaring_impossible_sizes_are_refused)
+{
+    struct crafted
+    {
+        std::string name;
+        std::string bytes; // decompressed BAM start
+        std::string needle;
+    };
+    std::vector<crafted> const cases = {
+        {"text", std::string{"BAM\1"} + raw(std::uint32_t{0x7ffffff0}) + "@HD\tVN:1.6\n", "bytes of header text"},
+        {"references", std::string{"BAM\1"} + raw(std::uint32_t{0}) + raw(std::uint32_t{0x7ffffff0}) + raw(std::uint32_t{5}) + "chr1",
+         "reference sequences"},
+    };
+    for (auto const & c : cases)
+    {
+        std::string const raw_path = tmp / (c.name + ".raw"), bam = tmp / (c.name + ".bam");
+        write_file(raw_path, c.bytes);
+        ASSERT_EQ(shell("bgzip -c '" + raw_path + "' > '" + bam + "'"), 0);
+        for (std::string const via : {"file", "pipe"})
+        {
+            // through a pipe the size is unknown: the memory limit bounds the declared sizes
+            std::string const input = via == "file" ? "'" + bam + "'" : "--max-memory 1G - < '" + bam + "'";
+            auto const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "n.fq") + "' " + input, tmp);
+            expect_error(r, 1, c.needle, c.name + " " + via);
+            EXPECT_FALSE(std::filesystem::exists(tmp / "n.fq")) << c.name;
+        }
+    }
+}
+
 // Filters larger than the memory limit are refused before allocation, naming the option.
 TEST_F(robustness, filters_larger_than_the_memory_limit_are_refused_up_front)
 {
