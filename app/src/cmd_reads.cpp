@@ -566,7 +566,12 @@ run_summary run_classify(classify_args const & args)
     return summary;
 }
 
-// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%), for a filter sized from a
+// build refits a quotient-filter shard when that saves more than this fraction of its slots (a rebuild of
+// every shard costs a pass over the table; a sized build ends within about 3% of the fit).
+constexpr double build_fit_slack = 1.0 / 16;
+
+// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%; + 2.5% for a quotient filter,
+// which build refits to its contents and which grows where the estimate falls short), for a filter sized from a
 // first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
 // have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
 std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer, unsigned const threads,
@@ -605,7 +610,8 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
                    progress.update(records, 0, records, bases, source.input_fraction());
                });
     progress.finish();
-    return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * 1.05));
+    double const margin = type == filter_type::quotient ? 1.025 : 1.05; // about 3 and 6 standard errors
+    return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * margin));
 }
 
 // A filter that took far more k-mers than it was sized for (--expected) answers with a higher false-positive
@@ -645,7 +651,6 @@ run_summary run_dedup(dedup_args const & args)
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of", args.common.quiet);
     auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
-    std::uint64_t const initial_slots = filter->stats().slots / filter->num_shards(); // per shard
     std::vector<any_filter const *> const query_filters{filter.get()};
 
     check_output_paths({{"--save-filter", args.save_filter}, {"--novel", args.out.novel}, {"--known", args.out.known},
@@ -707,11 +712,10 @@ run_summary run_dedup(dedup_args const & args)
     std::unique_ptr<io::output_file> saved;
     if (!args.save_filter.empty())
     {
-        // Speculative additions that were rolled back may have made a shard grow where a read-by-read run
-        // would not have: its counts only grow, so halving while the load allows gives that run's table
-        // again.
-        if (resolvable && !exact_hits)
-            filter->shrink_to_fit(initial_slots);
+        // Each quotient-filter shard is saved at the fewest home slots that hold it: a size that depends only
+        // on its contents, so speculative additions that were rolled back (and made a shard grow where a
+        // read-by-read run would not have) leave no trace.
+        fit_filter(*filter, 0.0, threads);
         saved = std::make_unique<io::output_file>(args.save_filter);
         filter->save(saved->write_path());
     }
@@ -757,6 +761,13 @@ run_summary run_build(build_args const & args)
     {
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from", args.common.quiet);
     }
+    // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow slots and on
+    // the spread of keys among shards: unless --shards is given, a shard holds at least 2^16 expected k-mers.
+    if (args.filter.shards == 0 && cfg.type == filter_type::quotient && cfg.expected > 0)
+    {
+        std::uint64_t const most_shards = std::max<std::uint64_t>(1, cfg.expected >> 16);
+        cfg.shard_bits = std::min(cfg.shard_bits, static_cast<unsigned>(std::bit_width(most_shards) - 1));
+    }
 
     auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
     if (range != nullptr)
@@ -786,6 +797,9 @@ run_summary run_build(build_args const & args)
     progress.finish();
     throw_if_interrupted();
     warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
+    // Quotient-filter shards that ended far below their load (an estimate above the k-mers inserted, or growth
+    // by doubling) are rebuilt at the fewest home slots that hold them.
+    fit_filter(*filter, build_fit_slack, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());
     throw_if_interrupted();

@@ -310,6 +310,11 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
                              ": k-mers there would all be misses (give every part as -f, or their merge)"};
 }
 
+void fit_filter(any_filter & filter, double const slack, unsigned const threads)
+{
+    parallel_for(filter.num_shards(), threads, [&](std::size_t const s) { (void)filter.fit_shard(s, slack); });
+}
+
 char const * operation_name(set_operation const op) noexcept
 {
     switch (op)

@@ -36,8 +36,9 @@ namespace
 constexpr std::uint64_t none = ~std::uint64_t{0};
 constexpr std::uint64_t offset_saturated = 255;
 constexpr std::uint64_t header_bytes = 17; // offset (1), occupieds (8), runends (8)
-constexpr std::uint64_t params_version = 1;
-constexpr std::size_t params_count = 11;
+// Layout 2 adds the number of home slots (layout 1, 11 parameters: 2^q; still written for such tables).
+constexpr std::uint64_t params_version = 2;
+constexpr std::size_t params_count = 12;
 constexpr unsigned min_quotient_bits = 6;
 constexpr unsigned max_quotient_bits = 48;
 constexpr unsigned max_group_slots = 80; // 3 + 65 digits (r = 2, count 2^64) fits
@@ -184,10 +185,35 @@ std::uint64_t overflow_blocks(std::uint64_t const nslots) noexcept
     return (extra + 63) / 64 + 1;
 }
 
-std::uint64_t blocks_for(unsigned const q) noexcept
+std::uint64_t blocks_for(std::uint64_t const nslots) noexcept
 {
-    std::uint64_t const nslots = std::uint64_t{1} << q;
     return (nslots + 63) / 64 + overflow_blocks(nslots);
+}
+
+// ceil(log2 n): the fingerprint bits that choose a home slot among n. \pre n >= 2.
+unsigned top_bits_for(std::uint64_t const n) noexcept
+{
+    return static_cast<unsigned>(std::bit_width(n - 1));
+}
+
+// Remainder width of p-bit fingerprints in n home slots (one more bit when n is not a power of two).
+unsigned remainder_bits_for(unsigned const p, std::uint64_t const n) noexcept
+{
+    unsigned const q = top_bits_for(n);
+    return q > p ? 0 : p - q + (std::has_single_bit(n) ? 0 : 1);
+}
+
+// Whether p-bit fingerprints fit a table of n home slots.
+bool geometry_ok(unsigned const p, std::uint64_t const n) noexcept
+{
+    if (n < (std::uint64_t{1} << min_quotient_bits) || n % 64 != 0 || n > (std::uint64_t{1} << max_quotient_bits) ||
+        p > 64 || (p == 64 && !std::has_single_bit(n)))
+        return false;
+    unsigned const q = top_bits_for(n);
+    if (q + quotient_filter::min_remainder_bits > p)
+        return false;
+    unsigned const r = remainder_bits_for(p, n);
+    return r >= quotient_filter::min_remainder_bits && r <= quotient_filter::max_remainder_bits;
 }
 
 std::uint64_t words_for(std::uint64_t const nblocks, unsigned const r) noexcept
@@ -279,13 +305,20 @@ void quotient_filter::set_key(unsigned const key_bits, unsigned const p, double 
     auto_grow_ = auto_grow;
 }
 
-void quotient_filter::set_geometry(unsigned const q, unsigned const r)
+void quotient_filter::set_geometry(std::uint64_t const nslots)
 {
+    unsigned const q = top_bits_for(nslots);
+    unsigned const r = remainder_bits_for(p_, nslots);
     q_ = q;
     r_ = r;
+    split_ = !std::has_single_bit(nslots);
+    low_bits_ = p_ - q;
+    low_mask_ = low_bits_mask(low_bits_);
+    qmask_ = low_bits_mask(q);
+    top_scale_ = std::ldexp(1.0, static_cast<int>(q)) / static_cast<double>(nslots);
     rmask_ = low_bits_mask(r);
-    nslots_ = std::uint64_t{1} << q;
-    nblocks_ = blocks_for(q);
+    nslots_ = nslots;
+    nblocks_ = blocks_for(nslots);
     phys_slots_ = nblocks_ * 64;
     block_bytes_ = header_bytes + 8 * std::uint64_t{r};
     nwords_ = words_for(nblocks_, r);
@@ -318,9 +351,47 @@ quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned
         throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
     quotient_filter f;
     f.set_key(key_bits, q + r, max_load, auto_grow);
-    f.set_geometry(q, r);
+    f.set_geometry(std::uint64_t{1} << q);
     f.allocate_table();
     return f;
+}
+
+quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned const p, std::uint64_t const nslots,
+                                            double const max_load, bool const auto_grow)
+{
+    if (key_bits < 1 || key_bits > 64)
+        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
+    if (!geometry_ok(p, nslots))
+        throw usage_error{"quotient filter: invalid geometry of " + std::to_string(nslots) + " home slots for " +
+                          std::to_string(p) + "-bit fingerprints"};
+    if (!(max_load > 0.0 && max_load <= 1.0))
+        throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
+    quotient_filter f;
+    f.set_key(key_bits, p, max_load, auto_grow);
+    f.set_geometry(nslots);
+    f.allocate_table();
+    return f;
+}
+
+std::uint64_t quotient_filter::slots_for(std::uint64_t const used, double const max_load) noexcept
+{
+    double const need = std::ceil(static_cast<double>(used) / max_load);
+    auto const n = static_cast<std::uint64_t>(std::min(need, std::ldexp(1.0, static_cast<int>(max_quotient_bits))));
+    return std::max<std::uint64_t>(64, (n + 63) / 64 * 64);
+}
+
+std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
+{
+    // ceil(h 2^q / N): an estimate in floating point, then made exact with the range reduction itself.
+    auto a = static_cast<std::uint64_t>(static_cast<double>(h) * top_scale_);
+    auto home = [&](std::uint64_t const t) {
+        return static_cast<std::uint64_t>((static_cast<wide>(t) * nslots_) >> q_);
+    };
+    while (home(a) < h)
+        ++a;
+    while (a > 0 && home(a - 1) >= h)
+        --a;
+    return a;
 }
 
 quotient_filter quotient_filter::create(filter_config const & cfg, unsigned const key_bits,
@@ -337,11 +408,16 @@ quotient_filter quotient_filter::create(filter_config const & cfg, unsigned cons
     if (key_bits + cfg.shard_bits < small_key_space_bits)
         p_exact += exact_padding_bits;
     p_exact = std::min(64u, std::max(p_exact, min_fingerprint_bits));
-    // Initial table: smallest 2^q >= expected / max_load (exact powers of two: ldexp is exact).
-    unsigned q = default_min_quotient_bits;
+    // Initial table: the fewest home slots (a multiple of 64, at least 2^default_min_quotient_bits) that hold
+    // the expected keys within max_load, with room for three standard deviations of their spread among
+    // shards (a shard that overflows doubles).
+    std::uint64_t nslots = std::uint64_t{1} << default_min_quotient_bits;
     if (expected > 0)
-        while (q < max_quotient_bits && std::ldexp(cfg.max_load, static_cast<int>(q)) < static_cast<double>(expected))
-            ++q;
+    {
+        double const e = static_cast<double>(expected);
+        nslots = std::max(nslots, slots_for(static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))), cfg.max_load));
+    }
+    unsigned q = top_bits_for(nslots);
     unsigned p = p_exact;
     if (cfg.fpr > 0.0)
     {
@@ -356,6 +432,9 @@ quotient_filter quotient_filter::create(filter_config const & cfg, unsigned cons
         if (p >= key_bits)
             p = p_exact; // the fingerprint holds the whole key: exact, with the same p as exact mode
     }
+    if (geometry_ok(p, nslots))
+        return with_slots(key_bits, p, nslots, cfg.max_load, cfg.auto_grow);
+    // Fingerprints too narrow or too wide for that table: the nearest power-of-two geometry.
     q = std::min(q, p - min_remainder_bits);
     if (p - q > max_remainder_bits)
         q = p - max_remainder_bits;
@@ -366,20 +445,25 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
                                       std::span<std::uint64_t const> const words, unsigned const key_bits)
 {
     auto bad = [](std::string const & what) { return format_error{"quotient filter: " + what}; };
-    if (params.size() != params_count)
-        throw bad("expected " + std::to_string(params_count) + " parameters, found " + std::to_string(params.size()));
-    if (params[0] != params_version)
-        throw bad("unknown layout version " + std::to_string(params[0]));
+    if (params.empty() || (params[0] != 1 && params[0] != params_version))
+        throw bad("unknown layout version " + std::to_string(params.empty() ? 0 : params[0]));
+    std::size_t const expected_count = params[0] == 1 ? params_count - 1 : params_count;
+    if (params.size() != expected_count)
+        throw bad("expected " + std::to_string(expected_count) + " parameters, found " + std::to_string(params.size()));
     if (key_bits < 1 || key_bits > 64 || params[4] != key_bits)
         throw bad("key bits " + std::to_string(params[4]) + " do not match the file (" + std::to_string(key_bits) +
                   ")");
     std::uint64_t const q = params[1];
     std::uint64_t const r = params[2];
     std::uint64_t const p = params[3];
-    if (q < min_quotient_bits || q > max_quotient_bits || r < min_remainder_bits || r > max_remainder_bits ||
-        p != q + r || p > 64)
+    if (q < min_quotient_bits || q > max_quotient_bits || p > 64)
+        throw bad("invalid geometry q = " + std::to_string(q) + ", p = " + std::to_string(p));
+    // Layout 1: 2^q home slots; layout 2 records their number (any multiple of 64, see with_slots).
+    std::uint64_t const nslots = params[0] == 1 ? std::uint64_t{1} << q : params[params_count - 1];
+    if (!geometry_ok(static_cast<unsigned>(p), nslots) || top_bits_for(nslots) != q ||
+        remainder_bits_for(static_cast<unsigned>(p), nslots) != r)
         throw bad("invalid geometry q = " + std::to_string(q) + ", r = " + std::to_string(r) + ", p = " +
-                  std::to_string(p));
+                  std::to_string(p) + ", " + std::to_string(nslots) + " home slots");
     std::uint64_t const flags = params[9];
     if (flags > 3 || (((flags >> 1) & 1) != 0) != (p >= key_bits))
         throw bad("invalid flags");
@@ -388,7 +472,7 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
         throw bad("invalid maximal load");
     quotient_filter f;
     f.set_key(key_bits, static_cast<unsigned>(p), max_load, (flags & 1) != 0);
-    f.set_geometry(static_cast<unsigned>(q), static_cast<unsigned>(r));
+    f.set_geometry(nslots);
     if (params[10] != f.nblocks_)
         throw bad("block count " + std::to_string(params[10]) + " does not match q = " + std::to_string(q));
     if (words.size() != f.nwords_)
@@ -406,7 +490,7 @@ quotient_filter quotient_filter::clone() const
 {
     quotient_filter f;
     f.set_key(key_bits_, p_, max_load_, auto_grow_);
-    f.set_geometry(q_, r_);
+    f.set_geometry(nslots_);
     f.allocate_table();
     std::memcpy(f.table_, ctable_, nwords_ * 8);
     f.used_ = used_slots();
@@ -680,7 +764,7 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
     // At most 2^12 regions (the counts stay in L1).
     unsigned const slot_bits = order_region_slot_bits(block_bytes_);
     unsigned const regions_bits = std::min(q_ - slot_bits, 12u);
-    unsigned const shift = p_ - regions_bits; // region = fingerprint >> shift
+    unsigned const shift = r_ + q_ - regions_bits; // region = table code >> shift (home slot >> q - regions_bits)
     std::size_t const regions = std::size_t{1} << regions_bits;
     if (!s.reserve(n))
         return false;
@@ -694,15 +778,15 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
     }
     std::uint32_t * const start = s.start_.data();
     for (std::size_t i = 0; i < n; ++i)
-        ++start[(fingerprint(keys[i]) >> shift) + 1];
+        ++start[(key_code(keys[i]) >> shift) + 1];
     for (std::size_t g = 0; g < regions; ++g)
         start[g + 1] += start[g];
     std::uint64_t * const fps = s.fps_.data();
     std::uint32_t * const pos = s.pos_.data();
     for (std::size_t i = 0; i < n; ++i)
     {
-        std::uint64_t const fp = fingerprint(keys[i]);
-        std::uint32_t const at = start[fp >> shift]++;
+        std::uint64_t const fp = fingerprint(keys[i]); // fingerprints: insertions may grow the table
+        std::uint32_t const at = start[slot_code(fp) >> shift]++;
         fps[at] = fp;
         pos[at] = static_cast<std::uint32_t>(i);
     }
@@ -712,16 +796,28 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
 // ---------------------------------------------------------------------------------------------------------
 // Public single-key operations.
 
+// Twice the home slots, or, where the fingerprints are too narrow for that (a table that is not a power of two
+// needs one more bit), the power of two below it. 0 if neither is larger than the table.
+std::uint64_t quotient_filter::grown_slots() const noexcept
+{
+    std::uint64_t const twice = 2 * nslots_;
+    if (geometry_ok(p_, twice))
+        return twice;
+    std::uint64_t const pow2 = std::bit_floor(twice);
+    return pow2 > nslots_ && geometry_ok(p_, pow2) ? pow2 : 0;
+}
+
 bool quotient_filter::can_grow() const noexcept
 {
-    return r_ > min_remainder_bits && q_ < max_quotient_bits;
+    return grown_slots() != 0;
 }
 
 bool quotient_filter::try_grow() noexcept
 {
     try
     {
-        return resize(q_ + 1);
+        std::uint64_t const n = grown_slots();
+        return n != 0 && resize_slots(n);
     }
     catch (...)
     {
@@ -754,7 +850,7 @@ bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count)
     if (table_ == nullptr)
         return false;
     fold_concurrent();
-    std::uint64_t const fp = fingerprint(key);
+    std::uint64_t const fp = key_code(key);
     std::uint64_t const h = fp >> r_;
     std::uint64_t const x = fp & rmask_;
     auto k = kernel<0>::of(*this);
@@ -795,7 +891,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
         return insert_status::ok;
     concurrency & cs = *conc_;
     auto k = kernel<0>::of(*this);
-    std::uint64_t const fp = fingerprint(key);
+    std::uint64_t const fp = key_code(key);
     std::uint64_t const h = fp >> r_;
     std::uint64_t const x = fp & rmask_;
     std::size_t const first = static_cast<std::size_t>(h >> region_slot_bits);
@@ -868,7 +964,7 @@ bool quotient_filter::cursor::next() noexcept
         {
             std::uint64_t v, c, len;
             k.decode_group(pos_, run_end_, v, c, len);
-            fp_ = (quotient_ << f.r_) | v;
+            fp_ = f.split_ ? ((top_ + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_) : (quotient_ << f.r_) | v;
             count_ = c;
             pos_ += len;
             return true;
@@ -896,6 +992,8 @@ bool quotient_filter::cursor::next() noexcept
         if (end == none)
             return false;
         quotient_ = h;
+        if (f.split_)
+            top_ = f.first_top(h);
         pos_ = start;
         run_end_ = end;
         prev_end_ = end;
@@ -914,8 +1012,9 @@ struct qf_appender
 
     bool append(std::uint64_t const fp, std::uint64_t const count) noexcept
     {
-        std::uint64_t const h = fp >> f.r_;
-        std::uint64_t const x = fp & f.rmask_;
+        std::uint64_t const code = f.slot_code(fp);
+        std::uint64_t const h = code >> f.r_;
+        std::uint64_t const x = code & f.rmask_;
         std::uint64_t enc[max_group_slots];
         unsigned const n = quotient_filter::kernel<0>{f}.encode(x, count, enc);
         std::uint64_t start;
@@ -944,17 +1043,23 @@ struct qf_appender
 
 bool quotient_filter::resize(unsigned const new_q)
 {
-    if (table_ == nullptr)
+    if (new_q < min_quotient_bits || new_q > max_quotient_bits)
         return false;
-    if (new_q < min_quotient_bits || new_q > max_quotient_bits || new_q + min_remainder_bits > p_ ||
-        p_ - new_q > max_remainder_bits)
+    return resize_slots(std::uint64_t{1} << new_q);
+}
+
+bool quotient_filter::resize_slots(std::uint64_t const nslots)
+{
+    if (table_ == nullptr || !geometry_ok(p_, nslots))
         return false;
     fold_concurrent();
-    if (new_q == q_)
+    if (nslots == nslots_)
         return true;
+    if (used_ > nslots)
+        return false;
     quotient_filter nf;
     nf.set_key(key_bits_, p_, max_load_, auto_grow_);
-    nf.set_geometry(new_q, p_ - new_q);
+    nf.set_geometry(nslots);
     nf.allocate_table();
     qf_appender app{nf};
     cursor c{*this};
@@ -970,11 +1075,43 @@ bool quotient_filter::resize(unsigned const new_q)
 
 bool quotient_filter::shrink()
 {
-    if (q_ <= min_quotient_bits)
+    if (nslots_ % 128 != 0 || static_cast<double>(used_slots()) > max_load_ * static_cast<double>(nslots_ / 2))
         return false;
-    if (static_cast<double>(used_slots()) > max_load_ * static_cast<double>(nslots_ / 2))
+    return resize_slots(nslots_ / 2);
+}
+
+std::uint64_t quotient_filter::fit_slots() const
+{
+    // Slots the contents take: one per fingerprint, counters measured at the remainder width of a table
+    // sized for the fingerprints alone (a reference that depends on the contents only, not on the table now).
+    std::uint64_t used = distinct();
+    if (total_count() != used)
+    {
+        unsigned const r_ref = std::clamp(remainder_bits_for(p_, slots_for(used, max_load_)), min_remainder_bits,
+                                          std::min(max_remainder_bits, p_ - min_quotient_bits));
+        quotient_filter const ref = with_geometry(key_bits_, min_quotient_bits, r_ref, max_load_, false);
+        std::uint64_t const mask = low_bits_mask(r_ref);
+        used = 0;
+        cursor c{*this};
+        while (c.next())
+            used += c.count() == 1 ? 1 : kernel<0>::of(ref).encoded_length(c.fingerprint() & mask, c.count());
+    }
+    return slots_for(used, max_load_);
+}
+
+bool quotient_filter::fit(double const slack)
+{
+    if (table_ == nullptr)
         return false;
-    return resize(q_ - 1);
+    std::uint64_t n = fit_slots();
+    if (slack > 0.0 ? static_cast<double>(n) >= (1.0 - slack) * static_cast<double>(nslots_) : n == nslots_)
+        return false;
+    // The counters may take a few more slots at the table's own remainder width than at the reference.
+    std::uint64_t const before = nslots_;
+    for (unsigned tries = 0; tries < 64; ++tries, n += 64)
+        if (resize_slots(n) && static_cast<double>(used_) <= max_load_ * static_cast<double>(n))
+            return nslots_ != before;
+    return nslots_ != before;
 }
 
 namespace
@@ -1184,19 +1321,20 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     unsigned const p = p_min;
     unsigned q_lo = std::min(default_min_quotient_bits, p - min_remainder_bits);
     q_lo = std::max({q_lo, min_quotient_bits, p > max_remainder_bits ? p - max_remainder_bits : 0u});
-    unsigned q = q_lo;
-    while (q < p - min_remainder_bits && q < max_quotient_bits &&
-           std::ldexp(first.max_load_, static_cast<int>(q)) < static_cast<double>(need))
-        ++q;
-    // Pass 2: append into the new table (one more doubling if the counters turn out longer).
-    for (;; ++q)
+    // The fewest home slots that hold the result within max_load (at least 2^q_lo), or the next power of two
+    // where the fingerprints do not fit that table.
+    std::uint64_t nslots = std::max(slots_for(need, first.max_load_), std::uint64_t{1} << q_lo);
+    // Pass 2: append into the new table (1/8 larger if the counters turn out longer).
+    for (;; nslots += std::max<std::uint64_t>(64, nslots / 8 / 64 * 64))
     {
-        if (q > p - min_remainder_bits || q > max_quotient_bits)
+        if (!geometry_ok(p, nslots))
+            nslots = std::bit_ceil(nslots);
+        if (top_bits_for(nslots) > p - min_remainder_bits || top_bits_for(nslots) > max_quotient_bits)
             throw full_error{"quotient filter merge: the union does not fit in a " + std::to_string(p) +
                              "-bit fingerprint filter"};
         quotient_filter out;
         out.set_key(first.key_bits_, p, first.max_load_, first.auto_grow_);
-        out.set_geometry(q, p - q);
+        out.set_geometry(nslots);
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
@@ -1204,7 +1342,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
             if (ok)
                 ok = app.append(fp, c);
         });
-        if (!ok || out.used_ > out.nslots_)
+        if (!ok || static_cast<double>(out.used_) > first.max_load_ * static_cast<double>(out.nslots_))
             continue;
         app.finish();
         return out;
@@ -1244,7 +1382,10 @@ std::uint64_t quotient_filter::total_count() const noexcept
 std::vector<std::uint64_t> quotient_filter::params() const
 {
     std::uint64_t const flags = (auto_grow_ ? 1u : 0u) | (exact() ? 2u : 0u);
-    return {params_version,
+    if (split_)
+        return {params_version, q_, r_, p_, key_bits_, used_slots(), distinct(), total_count(),
+                std::bit_cast<std::uint64_t>(max_load_), flags, nblocks_, nslots_};
+    return {1,
             q_,
             r_,
             p_,

@@ -1,6 +1,7 @@
 // Merge and resize of quotient filters against multiset oracles: merge(A, B, ...) iterates exactly the
 // union with counts added and answers like one filter built from all inputs; resize (grow and shrink)
 // preserves every fingerprint and count.
+#include <bit>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 
@@ -225,20 +226,34 @@ TEST(QuotientMerge, ResizeGrowAndShrink)
         auto const before = contents(f);
         auto const words_before = std::vector<std::uint64_t>(f.words().begin(), f.words().end());
         unsigned const q = f.quotient_bits();
+        std::uint64_t const slots = f.slots(); // sized to fit: not a power of two
+        ASSERT_FALSE(std::has_single_bit(slots));
         ASSERT_TRUE(f.grow());
+        EXPECT_EQ(f.slots(), 2 * slots);
         EXPECT_EQ(f.quotient_bits(), q + 1);
         EXPECT_EQ(contents(f), before);
-        ASSERT_TRUE(f.resize(q + 3));
+        ASSERT_TRUE(f.resize(q + 3)); // 2^(q+3) slots: the power-of-two geometry
+        EXPECT_EQ(f.slots(), std::uint64_t{1} << (q + 3));
         EXPECT_EQ(contents(f), before);
         EXPECT_EQ(f.exact(), fpr == 0);
         ASSERT_TRUE(f.shrink());
         ASSERT_TRUE(f.shrink());
-        ASSERT_TRUE(f.shrink());
-        EXPECT_EQ(f.quotient_bits(), q);
+        EXPECT_EQ(f.quotient_bits(), q + 1);
         EXPECT_EQ(contents(f), before);
+        ASSERT_TRUE(f.resize_slots(2 * slots + 640));
+        EXPECT_EQ(contents(f), before);
+        // fit: the fewest slots that hold it within max_load, whatever the size it came from
+        ASSERT_TRUE(f.fit());
+        EXPECT_GE(f.slots(), f.fit_slots());
+        EXPECT_LE(f.slots(), f.fit_slots() + 64 * 16);
+        EXPECT_LE(f.stats().load, f.max_load());
+        EXPECT_EQ(contents(f), before);
+        EXPECT_FALSE(f.fit()); // already fitted
         // Back at the original size: the same canonical table.
+        ASSERT_TRUE(f.resize_slots(slots));
         EXPECT_TRUE(std::equal(f.words().begin(), f.words().end(), words_before.begin(), words_before.end()));
-        EXPECT_FALSE(f.shrink()); // would exceed max_load
+        EXPECT_FALSE(f.shrink()); // would exceed max_load (and is no multiple of 128 slots)
+        EXPECT_FALSE(f.resize_slots(slots + 1)); // not a multiple of 64
         auto const params = f.params();
         EXPECT_FALSE(f.resize(q - 2)); // does not fit at all
         EXPECT_FALSE(f.resize(70));

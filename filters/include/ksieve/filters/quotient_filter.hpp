@@ -21,6 +21,16 @@
  * Growth doubles the table by moving one remainder bit into the quotient (q+1, r-1); fingerprints never
  * change, so exact stays exact and no fingerprint is lost.
  *
+ * ## Home slots of any number (tables sized to fit)
+ * The table has N home slots, N a multiple of 64 (not necessarily a power of two), so that a filter sized to
+ * its keys sits near max_load instead of anywhere between max_load / 2 and max_load. With q = ceil(log2 N)
+ * and a = the top q bits of a fingerprint, the home slot is h = floor(a N / 2^q) (a multiply-shift range
+ * reduction: increasing in the fingerprint, so runs stay in fingerprint order). Since 2^q / N < 2, one or two
+ * consecutive values of a share a home slot; when N is not a power of two the remainder holds one more bit
+ * saying which (r = p - q + 1), and (h, remainder) still give back the fingerprint. When N = 2^q the
+ * geometry is the classic one (h = a, r = p - q). Growth doubles N; fit() rebuilds a table at the fewest
+ * home slots that hold its contents within max_load.
+ *
  * ## Layout (the words() that files store)
  * Blocks of 64 slots, byte-packed (Pandey et al., SIGMOD 2017): 1 byte offset, 8 bytes `occupieds`,
  * 8 bytes `runends`, then 64 remainders of r bits (8r bytes): 17 + 8r bytes per 64 slots, i.e. r + 2.125
@@ -114,6 +124,7 @@ public:
         std::uint64_t pos_{0};
         std::uint64_t run_end_{0};
         std::uint64_t quotient_{0};
+        std::uint64_t top_{0}; // split geometry: the smallest fingerprint top of quotient_
         std::uint64_t prev_end_{0};
         bool have_prev_{false};
         bool in_run_{false};
@@ -160,6 +171,15 @@ public:
      * [min_remainder_bits, max_remainder_bits] or q is outside [6, 48]. */
     [[nodiscard]] static quotient_filter with_geometry(unsigned key_bits, unsigned q, unsigned r,
                                                        double max_load = 0.9, bool auto_grow = true);
+
+    /*! \brief Empty filter of p-bit fingerprints with `nslots` home slots (see "Home slots of any number").
+     * \throws usage_error unless nslots is a multiple of 64 in [64, 2^48], p <= 64 (p < 64 unless nslots is a
+     * power of two) and the remainder width is within [min_remainder_bits, max_remainder_bits]. */
+    [[nodiscard]] static quotient_filter with_slots(unsigned key_bits, unsigned p, std::uint64_t nslots,
+                                                    double max_load = 0.9, bool auto_grow = true);
+
+    /*! \brief The fewest home slots (a multiple of 64, at least 64) that hold `used` slots within max_load. */
+    [[nodiscard]] static std::uint64_t slots_for(std::uint64_t used, double max_load) noexcept;
 
     /*! \brief Read-only filter over `words` it does not own (e.g. an mmap'd file); no copy.
      * \throws format_error if params and words are inconsistent (never reads out of bounds). */
@@ -255,10 +275,24 @@ public:
      * \returns false (and changes nothing) if new_q is out of range, the data would not fit in 2^new_q slots,
      * or this is a view. \throws std::bad_alloc. */
     bool resize(unsigned new_q);
-    /*! \brief resize(q + 1). */
-    bool grow() { return resize(q_ + 1); }
-    /*! \brief resize(q - 1) if the result stays within max_load. */
+    /*! \brief Rebuild with `nslots` home slots (see with_slots), keeping every fingerprint and count.
+     * \returns false (and changes nothing) if the geometry is invalid, the data would not fit, or this is a
+     * view. \throws std::bad_alloc. */
+    bool resize_slots(std::uint64_t nslots);
+    /*! \brief Double the home slots (or, where the fingerprints are too narrow for that, grow to the power of
+     * two below twice the slots). \returns false if neither is possible. */
+    bool grow() { return can_grow() && resize_slots(grown_slots()); }
+    /*! \brief Halve the home slots if the result stays within max_load (and a multiple of 64). */
     bool shrink();
+    /*! \brief The fitted size of the contents: the fewest home slots (a multiple of 64) that hold them within
+     * max_load, a function of the stored fingerprints and counts alone. \throws std::bad_alloc. */
+    [[nodiscard]] std::uint64_t fit_slots() const;
+    /*! \brief Rebuild at fit_slots() (or the next multiple of 64 where the counters need a few more slots):
+     * with slack 0 whenever that differs from the slots now, so that equal contents give equal tables
+     * whatever size they grew to; with slack > 0 only when it saves more than that fraction of the slots (a
+     * rebuild costs a pass over the table). Build and dedup call it before saving. \returns whether it
+     * changed. \throws std::bad_alloc. */
+    bool fit(double slack = 0.0);
 
     /*! \brief Parameters stored in the file (see view()). */
     [[nodiscard]] std::vector<std::uint64_t> params() const;
@@ -276,7 +310,7 @@ public:
     [[nodiscard]] bool is_view() const noexcept { return table_ == nullptr; }
     [[nodiscard]] double max_load() const noexcept { return max_load_; }
     [[nodiscard]] bool auto_grow() const noexcept { return auto_grow_; }
-    /*! \brief Home slots 2^q. */
+    /*! \brief Home slots N (2^q, or a multiple of 64 between 2^(q-1) and 2^q). */
     [[nodiscard]] std::uint64_t slots() const noexcept { return nslots_; }
     /*! \brief Distinct fingerprints (= distinct keys in exact mode). */
     [[nodiscard]] std::uint64_t distinct() const noexcept;
@@ -291,6 +325,32 @@ public:
     }
 
 private:
+    __extension__ using wide = unsigned __int128; // products of a fingerprint top and a slot count
+
+    /*! \brief A fingerprint as the table stores it: (home slot << r) | remainder. The identity when N = 2^q;
+     * increasing in the fingerprint either way. */
+    [[nodiscard]] std::uint64_t slot_code(std::uint64_t const fp) const noexcept
+    {
+        if (!split_)
+            return fp;
+        std::uint64_t const a = fp >> low_bits_;
+        wide const t = static_cast<wide>(a) * nslots_;
+        std::uint64_t const h = static_cast<std::uint64_t>(t >> q_);
+        std::uint64_t const second = (static_cast<std::uint64_t>(t) & qmask_) >= nslots_ ? 1 : 0;
+        return (h << r_) | (second << low_bits_) | (fp & low_mask_);
+    }
+    /*! \brief The table code of a key's fingerprint. */
+    [[nodiscard]] std::uint64_t key_code(std::uint64_t const key) const noexcept { return slot_code(fingerprint(key)); }
+    /*! \brief The smallest top-bits value a whose home slot is h (split geometry). */
+    [[nodiscard]] std::uint64_t first_top(std::uint64_t h) const noexcept;
+    /*! \brief The fingerprint stored as remainder x in home slot h (inverse of slot_code). */
+    [[nodiscard]] std::uint64_t fingerprint_at(std::uint64_t const h, std::uint64_t const x) const noexcept
+    {
+        if (!split_)
+            return (h << r_) | x;
+        return ((first_top(h) + (x >> low_bits_)) << low_bits_) | (x & low_mask_);
+    }
+
     struct memory;
     struct concurrency;
     struct group_info;
@@ -304,7 +364,7 @@ private:
 
     quotient_filter() noexcept;
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
-    void set_geometry(unsigned q, unsigned r);
+    void set_geometry(std::uint64_t nslots);
     void allocate_table();
     void fold_concurrent() noexcept;
     /*! \brief Fill the scratch with the batch's fingerprints in table order and their batch indices.
@@ -312,6 +372,7 @@ private:
      * grow. */
     [[nodiscard]] bool order_batch(std::span<std::uint64_t const> keys,
                                    batch_scratch & scratch) const noexcept;
+    [[nodiscard]] std::uint64_t grown_slots() const noexcept;
     [[nodiscard]] bool can_grow() const noexcept;
     [[nodiscard]] bool try_grow() noexcept;
 
@@ -325,6 +386,11 @@ private:
     std::uint64_t key_mask_{0};
     std::uint64_t rmask_{0};
     std::uint64_t nslots_{0};
+    bool split_{false};           // nslots_ is not 2^q: the remainder's top bit tells the two tops apart
+    unsigned low_bits_{0};        // p - q: the fingerprint bits below its top q
+    std::uint64_t low_mask_{0};
+    std::uint64_t qmask_{0};      // 2^q - 1
+    double top_scale_{0};         // 2^q / nslots_
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
     std::uint64_t block_bytes_{0};

@@ -70,10 +70,11 @@ public:
     virtual bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
     /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
     [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
-    /*! \brief Quotient filters: halve each shard's table while its slots stay above min_slots and its load
-     * within max_load (undoes growth that a later removal made unnecessary). Others: nothing. Exclusive.
-     * \throws std::bad_alloc */
-    virtual void shrink_to_fit(std::uint64_t /*min_slots*/) {}
+    /*! \brief Quotient filters: rebuild shard `shard` at the fewest home slots that hold it within its maximal
+     * load (quotient_filter::fit), if that saves more than the fraction `slack` of its slots; the result
+     * depends only on the shard's contents and size. Others: nothing. Exclusive per shard.
+     * \returns whether the shard changed. \throws std::bad_alloc */
+    virtual bool fit_shard(std::size_t /*shard*/, double /*slack*/) { return false; }
 
     /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys add
      * up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch exactly without
@@ -202,13 +203,12 @@ public:
     {
         return shards_[shard_of(key)].count(local_key(key));
     }
-    void shrink_to_fit(std::uint64_t const min_slots) override
+    bool fit_shard(std::size_t const shard, double const slack) override
     {
-        if constexpr (requires(F & g) { g.shrink(); })
-            for (F & f : shards_)
-                while (f.slots() > min_slots && f.shrink())
-                {
-                }
+        if constexpr (requires(F & g, double d) { g.fit(d); })
+            return shards_[shard].fit(slack);
+        else
+            return false;
     }
 
     [[nodiscard]] bool collision_keys() const noexcept override
@@ -316,6 +316,11 @@ private:
 [[nodiscard]] std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> inputs,
                                                           std::span<std::string const> names, set_operation op,
                                                           std::uint64_t min_count = 1, unsigned threads = 1);
+
+/*! \brief fit_shard(s, slack) for every shard, on up to `threads` threads: quotient filters at the fewest home
+ * slots that hold them (build and dedup call it before saving). The same result for any thread count.
+ * \throws std::bad_alloc */
+void fit_filter(any_filter & filter, double slack = 0.0, unsigned threads = 1);
 
 /*! \brief "merge", "intersect", "subtract" (also for subtract_counts): the command of an operation. */
 [[nodiscard]] char const * operation_name(set_operation op) noexcept;
