@@ -566,8 +566,10 @@ run_summary run_classify(classify_args const & args)
     return summary;
 }
 
-// build refits a quotient-filter shard when that saves more than this fraction of its slots (a rebuild of
-// every shard costs a pass over the table; a sized build ends within about 3% of the fit).
+// build refits a filter of at most build_fit_bytes to its contents; a larger one only where that saves more
+// than build_fit_slack of a shard's slots (a rebuild costs a pass over the table, about 40 ns a k-mer; a build
+// sized from its first pass ends within about 3% of the fit).
+constexpr std::uint64_t build_fit_bytes = std::uint64_t{64} << 20;
 constexpr double build_fit_slack = 1.0 / 16;
 
 // The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%; + 2.5% for a quotient filter,
@@ -762,10 +764,10 @@ run_summary run_build(build_args const & args)
         cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from", args.common.quiet);
     }
     // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow slots and on
-    // the spread of keys among shards: unless --shards is given, a shard holds at least 2^16 expected k-mers.
+    // the spread of keys among shards: unless --shards is given, a shard holds at least 2^18 expected k-mers.
     if (args.filter.shards == 0 && cfg.type == filter_type::quotient && cfg.expected > 0)
     {
-        std::uint64_t const most_shards = std::max<std::uint64_t>(1, cfg.expected >> 16);
+        std::uint64_t const most_shards = std::max<std::uint64_t>(1, cfg.expected >> 18);
         cfg.shard_bits = std::min(cfg.shard_bits, static_cast<unsigned>(std::bit_width(most_shards) - 1));
     }
 
@@ -799,7 +801,7 @@ run_summary run_build(build_args const & args)
     warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
     // Quotient-filter shards that ended far below their load (an estimate above the k-mers inserted, or growth
     // by doubling) are rebuilt at the fewest home slots that hold them.
-    fit_filter(*filter, build_fit_slack, threads);
+    fit_filter(*filter, filter->stats().bytes <= build_fit_bytes ? 0.0 : build_fit_slack, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());
     throw_if_interrupted();

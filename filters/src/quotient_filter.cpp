@@ -394,8 +394,16 @@ std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
     return a;
 }
 
-quotient_filter quotient_filter::create(filter_config const & cfg, unsigned const key_bits,
-                                        std::uint64_t const expected)
+namespace
+{
+// The geometry create() picks: p-bit fingerprints in nslots home slots.
+struct qf_plan
+{
+    unsigned p;
+    std::uint64_t nslots;
+};
+
+qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits, std::uint64_t const expected)
 {
     if (key_bits < 1 || key_bits > 64)
         throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
@@ -405,17 +413,18 @@ quotient_filter quotient_filter::create(filter_config const & cfg, unsigned cons
         throw usage_error{"quotient filter: maximal load must be in (0, 1], got " + std::to_string(cfg.max_load)};
     // Exact width: the key, padded when the key space could be filled (counters need several slots per key).
     unsigned p_exact = key_bits;
-    if (key_bits + cfg.shard_bits < small_key_space_bits)
-        p_exact += exact_padding_bits;
-    p_exact = std::min(64u, std::max(p_exact, min_fingerprint_bits));
+    if (key_bits + cfg.shard_bits < quotient_filter::small_key_space_bits)
+        p_exact += quotient_filter::exact_padding_bits;
+    p_exact = std::min(64u, std::max(p_exact, quotient_filter::min_fingerprint_bits));
     // Initial table: the fewest home slots (a multiple of 64, at least 2^default_min_quotient_bits) that hold
     // the expected keys within max_load, with room for three standard deviations of their spread among
     // shards (a shard that overflows doubles).
-    std::uint64_t nslots = std::uint64_t{1} << default_min_quotient_bits;
+    std::uint64_t nslots = std::uint64_t{1} << quotient_filter::default_min_quotient_bits;
     if (expected > 0)
     {
         double const e = static_cast<double>(expected);
-        nslots = std::max(nslots, slots_for(static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))), cfg.max_load));
+        nslots = std::max(nslots, quotient_filter::slots_for(static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
+                                                             cfg.max_load));
     }
     unsigned q = top_bits_for(nslots);
     unsigned p = p_exact;
@@ -423,22 +432,42 @@ quotient_filter quotient_filter::create(filter_config const & cfg, unsigned cons
     {
         std::uint64_t n_design = expected;
         if (n_design == 0)
-            n_design = std::max<std::uint64_t>(1, default_design_keys >> std::min(cfg.shard_bits, 63u));
+            n_design = std::max<std::uint64_t>(1, quotient_filter::default_design_keys >> std::min(cfg.shard_bits, 63u));
         // Smallest p with n_design / 2^p <= eps.
         unsigned bits = 1;
         while (bits < 64 && std::ldexp(cfg.fpr, static_cast<int>(bits)) < static_cast<double>(n_design))
             ++bits;
-        p = std::max(bits, q + min_remainder_bits);
+        p = std::max(bits, q + quotient_filter::min_remainder_bits);
         if (p >= key_bits)
             p = p_exact; // the fingerprint holds the whole key: exact, with the same p as exact mode
     }
     if (geometry_ok(p, nslots))
-        return with_slots(key_bits, p, nslots, cfg.max_load, cfg.auto_grow);
+        return {p, nslots};
     // Fingerprints too narrow or too wide for that table: the nearest power-of-two geometry.
-    q = std::min(q, p - min_remainder_bits);
-    if (p - q > max_remainder_bits)
-        q = p - max_remainder_bits;
-    return with_geometry(key_bits, q, p - q, cfg.max_load, cfg.auto_grow);
+    q = std::min(q, p - quotient_filter::min_remainder_bits);
+    if (p - q > quotient_filter::max_remainder_bits)
+        q = p - quotient_filter::max_remainder_bits;
+    return {p, std::uint64_t{1} << q};
+}
+} // namespace
+
+quotient_filter quotient_filter::create(filter_config const & cfg, unsigned const key_bits,
+                                        std::uint64_t const expected)
+{
+    qf_plan const g = plan_geometry(cfg, key_bits, expected);
+    if (std::has_single_bit(g.nslots))
+    {
+        unsigned const q = top_bits_for(g.nslots);
+        return with_geometry(key_bits, q, g.p - q, cfg.max_load, cfg.auto_grow);
+    }
+    return with_slots(key_bits, g.p, g.nslots, cfg.max_load, cfg.auto_grow);
+}
+
+std::uint64_t quotient_filter::planned_bytes(filter_config const & cfg, unsigned const key_bits,
+                                             std::uint64_t const expected)
+{
+    qf_plan const g = plan_geometry(cfg, key_bits, expected);
+    return 8 * words_for(blocks_for(g.nslots), remainder_bits_for(g.p, g.nslots));
 }
 
 quotient_filter quotient_filter::view(std::span<std::uint64_t const> const params,
@@ -1106,11 +1135,15 @@ bool quotient_filter::fit(double const slack)
     std::uint64_t n = fit_slots();
     if (slack > 0.0 ? static_cast<double>(n) >= (1.0 - slack) * static_cast<double>(nslots_) : n == nslots_)
         return false;
-    // The counters may take a few more slots at the table's own remainder width than at the reference.
+    // The counters may take a few more slots at the table's own remainder width than at the reference: then
+    // the slots they take there, and 64 more at a time.
     std::uint64_t const before = nslots_;
-    for (unsigned tries = 0; tries < 64; ++tries, n += 64)
+    for (unsigned tries = 0; tries < 16; ++tries)
+    {
         if (resize_slots(n) && static_cast<double>(used_) <= max_load_ * static_cast<double>(n))
             return nslots_ != before;
+        n = std::max(n + 64, slots_for(used_, max_load_));
+    }
     return nslots_ != before;
 }
 

@@ -166,6 +166,10 @@ public:
      * key_bits outside [1, 64]. */
     [[nodiscard]] static quotient_filter create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected);
 
+    /*! \brief The bytes of the table create(cfg, key_bits, expected) makes, without making it. \throws as
+     * create(). */
+    [[nodiscard]] static std::uint64_t planned_bytes(filter_config const & cfg, unsigned key_bits, std::uint64_t expected);
+
     /*! \brief Empty filter with explicit geometry: 2^q home slots, remainders of r bits, so p = q + r
      * fingerprint bits (exact iff p >= key_bits). \throws usage_error if q + r exceeds 64, r is outside
      * [min_remainder_bits, max_remainder_bits] or q is outside [6, 48]. */
