@@ -270,8 +270,8 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
     bool const pairs = r2 != nullptr && !r2->empty();
     results.resize(n);
     // Chunks of at most 512 units and about 64 Ki bases (a chunk's keys stay in the core's L2 cache).
-    constexpr std::size_t chunk_units = 512;
-    constexpr std::size_t chunk_bases = std::size_t{1} << 16;
+    constexpr std::size_t chunk_units = 4096;
+    constexpr std::size_t chunk_bases = std::size_t{1} << 20;
     constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
     chunk_begin_.clear();
     std::size_t bases = 0;

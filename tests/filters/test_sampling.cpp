@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -87,4 +89,35 @@ TEST(sampling, window_one_selects_every_entry)
 {
     std::vector<std::uint64_t> const order{5, 5, 1, 9, 0};
     EXPECT_EQ(library_minimizers(order, 1), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+// The one-pass minimizers of a whole record equal the selection over its valid k-mer list: random records
+// with N runs, short records (fewer than w valid k-mers), every window size up to 24 and the largest.
+TEST(sampling, one_pass_record_minimizers_equal_the_selection_over_the_list)
+{
+    std::mt19937_64 rng{11};
+    auto scratch = std::make_unique<ksieve::minimizer_scratch>();
+    for (unsigned const k : {5u, 21u, 31u})
+    {
+        ksieve::kmer_scanner const scanner{k, true};
+        for (int t = 0; t < 1500; ++t)
+        {
+            std::string seq(rng() % 400, 'A');
+            for (auto & c : seq)
+                c = "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
+            std::size_t const w = t % 100 == 0 ? ksieve::minimizer_scratch::ring_size : 1 + rng() % 24;
+            std::uint64_t const seed = rng();
+            std::vector<std::uint64_t> codes, order;
+            scanner.for_each(seq, [&](std::size_t, std::uint64_t const c) {
+                codes.push_back(c);
+                order.push_back(ksieve::minimizer_order(c, seed));
+            });
+            std::vector<std::uint64_t> want, got;
+            for (std::size_t const i : naive_minimizers(order, w))
+                want.push_back(codes[i]);
+            ksieve::for_each_record_minimizer(scanner, seq, w, seed, *scratch,
+                                              [&](std::uint64_t const c) { got.push_back(c); });
+            ASSERT_EQ(got, want) << "k " << k << " w " << w << " length " << seq.size();
+        }
+    }
 }

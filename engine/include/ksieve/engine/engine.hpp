@@ -76,6 +76,7 @@ struct sequence_piece
 struct key_scratch
 {
     std::vector<std::uint64_t> keys, order; //!< canonical codes of a piece and context, their order values
+    std::unique_ptr<minimizer_scratch> minimizers; //!< whole-record minimizers (for_each_record_minimizer)
 };
 
 /*! \brief The fewest hits that make a unit of `kmers` k-mers known (kmers + 1 if none does). */
@@ -120,6 +121,14 @@ public:
             if (begin < end)
                 scanner_.for_each(seq.substr(begin, end - begin + k - 1),
                                   [&](std::size_t, std::uint64_t const code) noexcept { fn(hasher_(code)); });
+            return;
+        }
+        if (piece.begin == 0 && piece.end >= seq.size() && kmer_.window <= minimizer_scratch::ring_size)
+        { // a whole record: one pass, no per-record arrays
+            if (!s.minimizers)
+                s.minimizers = std::make_unique<minimizer_scratch>();
+            for_each_record_minimizer(scanner_, seq, kmer_.window, kmer_.seed, *s.minimizers,
+                                      [&](std::uint64_t const code) noexcept { fn(hasher_(code)); });
             return;
         }
         std::size_t own_first = 0, own_last = 0;

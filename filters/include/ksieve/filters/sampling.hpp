@@ -15,8 +15,10 @@
  *
  * Thread safety: stateless functions; safe from any number of threads.
  */
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include <ksieve/filters/kmer.hpp>
 
@@ -90,6 +92,74 @@ void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, 
             prev = cur;
         }
     }
+}
+
+/*! \brief Scratch of for_each_record_minimizer: the window ring and a buffer of selected codes. */
+struct minimizer_scratch
+{
+    static constexpr std::size_t ring_size = 1024;   //!< >= every window (max_sampling_window)
+    static constexpr std::size_t buffer_size = 4096; //!< selected codes handed to fn at a time
+    std::uint64_t codes[ring_size];
+    std::uint64_t orders[ring_size];
+    std::uint64_t selected[buffer_size + 1];
+};
+
+/*! \brief The minimizers of a whole record in one pass: fn(code) for the canonical code of every selected
+ * k-mer, in sequence order, each once (the same selection as for_each_minimizer over the record's whole valid
+ * k-mer list). The scanner's k-mers are ordered as they are produced and the window's minimum is kept with a
+ * rescan only when it leaves the window; the choices are made with conditional moves and the selected codes
+ * collected without a branch, then handed to fn in blocks.
+ * \pre 1 <= w <= minimizer_scratch::ring_size. No allocation, no exceptions. */
+template <typename Fn>
+void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w,
+                               std::uint64_t const seed, minimizer_scratch & s,
+                               Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
+{
+    std::size_t const mask = std::bit_ceil(w) - 1;
+    std::uint64_t * const codes = s.codes;
+    std::uint64_t * const orders = s.orders;
+    std::size_t n = 0;   // valid k-mers seen
+    std::size_t cur = 0; // index of the current window's (leftmost) minimum
+    std::uint64_t cur_order = ~std::uint64_t{0};
+    std::size_t reported = static_cast<std::size_t>(-1);
+    std::size_t m = 0; // selected codes buffered
+    auto flush = [&] {
+        for (std::size_t i = 0; i < m; ++i)
+            fn(s.selected[i]);
+        m = 0;
+    };
+    scanner.for_each(seq, [&](std::size_t, std::uint64_t const code) noexcept(noexcept(fn(std::uint64_t{0}))) {
+        std::size_t const j = n++;
+        std::uint64_t const o = minimizer_order(code, seed);
+        codes[j & mask] = code;
+        orders[j & mask] = o;
+        bool const smaller = o < cur_order;
+        cur = smaller ? j : cur;
+        cur_order = smaller ? o : cur_order;
+        if (j + 1 < w)
+            return; // the first window is not complete yet: the minimum of the prefix
+        std::size_t const first = j + 1 - w; // the window [first, j]
+        if (cur < first) [[unlikely]]
+        {
+            cur = first;
+            cur_order = orders[first & mask];
+            for (std::size_t i = first + 1; i <= j; ++i)
+            {
+                std::uint64_t const oi = orders[i & mask];
+                bool const less = oi < cur_order;
+                cur = less ? i : cur;
+                cur_order = less ? oi : cur_order;
+            }
+        }
+        s.selected[m] = codes[cur & mask];
+        m += cur != reported ? 1 : 0;
+        reported = cur;
+        if (m == minimizer_scratch::buffer_size) [[unlikely]]
+            flush();
+    });
+    if (n > 0 && n < w) // fewer than w valid k-mers: the smallest
+        s.selected[m++] = codes[cur & mask];
+    flush();
 }
 
 } // namespace ksieve
