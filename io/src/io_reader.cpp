@@ -1,4 +1,5 @@
 #include "io_codecs.hpp"
+#include "io_annotated.hpp"
 #include "io_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -124,7 +125,9 @@ enum class content_kind
     fastx,
     sam_text,
     bam,
-    cram
+    cram,
+    genbank,
+    embl
 };
 
 content_kind classify_content(std::string_view const s)
@@ -133,6 +136,10 @@ content_kind classify_content(std::string_view const s)
         return content_kind::bam;
     if (s.starts_with("CRAM"))
         return content_kind::cram;
+    if (s.starts_with("LOCUS "))
+        return content_kind::genbank;
+    if (s.starts_with("ID   "))
+        return content_kind::embl;
     std::string_view const line = s.substr(0, s.find('\n'));
     if (line.size() >= 4 && line[0] == '@' && line[3] == '\t')
     {
@@ -936,6 +943,19 @@ std::uint64_t reader::input_position() const noexcept
     return at < 0 ? 0 : static_cast<std::uint64_t>(at);
 }
 
+#if !KSIEVE_HAVE_SEQAN3
+bool detail::have_annotated_input() noexcept
+{
+    return false;
+}
+
+std::unique_ptr<reader> detail::make_annotated_reader(std::string path, std::unique_ptr<byte_source>,
+                                                      annotated_format, reader_options const &)
+{
+    throw input_error{"'" + display_name(path) + "': GenBank and EMBL input need ksieve built with seqan3"};
+}
+#endif
+
 std::unique_ptr<reader> reader::open(std::string const & path, reader_options const & options)
 {
     auto r = open_reader(path, options);
@@ -1017,6 +1037,18 @@ std::unique_ptr<reader> open_reader(std::string const & path, reader_options con
             ++depth;
         }
         content_kind const kind = classify_content(inner);
+        if (kind == content_kind::genbank || kind == content_kind::embl)
+        {
+            if (!have_annotated_input())
+                throw source_error{std::string{kind == content_kind::genbank ? "GenBank" : "EMBL"} +
+                                   " input needs ksieve built with seqan3 (convert it to FASTA first)"};
+            hFILE * const owned = hf;
+            hf = nullptr;
+            return make_annotated_reader(path, peel(owned, depth, top_bgzf, options),
+                                         kind == content_kind::genbank ? annotated_format::genbank
+                                                                       : annotated_format::embl,
+                                         options);
+        }
         if (kind != content_kind::fastx)
         {
             // htslib itself handles one gzip/BGZF layer of SAM and BAM, none of CRAM
