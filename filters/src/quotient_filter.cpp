@@ -46,6 +46,9 @@ constexpr std::size_t batch_stage_gap = 8;
 // Home slots at or past this index of their block also prefetch the next block's header in batch lookups
 // (at 0.9 load about 5% of the runs of slot 48 and half of those of slot 60 end in the next block).
 constexpr std::uint64_t next_header_from = 48;
+// A growing filter that cannot grow any more (its fingerprints have no remainder bit left to give) is full at
+// this load.
+constexpr double stuck_load = 0.95;
 // ... in tables larger than this (a typical last-level cache); a pipeline shard is far smaller.
 constexpr std::uint64_t next_header_min_bytes = std::uint64_t{32} << 20;
 
@@ -323,6 +326,7 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     block_bytes_ = header_bytes + 8 * std::uint64_t{r};
     nwords_ = words_for(nblocks_, r);
     grow_at_ = static_cast<std::uint64_t>(max_load_ * static_cast<double>(nslots_));
+    stuck_at_ = std::max(grow_at_, static_cast<std::uint64_t>(stuck_load * static_cast<double>(nslots_)));
     swar_fields_ = 57 / r;
     swar_ones_ = 0;
     for (unsigned f = 0; f < swar_fields_; ++f)

@@ -216,7 +216,8 @@ public:
 
     /*! \brief Add `count` occurrences of `key` (count 0 is a no-op). Grows the table when the load would
      * exceed max_load (if auto_grow). \returns full (and changes nothing) if there is no room: growth
-     * disabled, remainder already at min_remainder_bits, out of memory, or a view. \pre key < 2^key_bits. */
+     * disabled and every slot used, a growing filter at 0.95 load whose remainder is already at
+     * min_remainder_bits, out of memory, or a view. \pre key < 2^key_bits. */
     insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept;
 
     /*! \brief Remove up to `count` occurrences of `key`; the fingerprint is erased when its count reaches 0.
@@ -402,6 +403,7 @@ private:
     std::uint64_t swar_high_{0};  // highest bit of each field
     unsigned swar_fields_{0};     // fields per window: floor(57 / r)
     std::uint64_t grow_at_{0};    // used slots that trigger growth: max_load * 2^q
+    std::uint64_t stuck_at_{0};   // used slots at which a growing filter that cannot grow is full
     double max_load_{0.9};
     bool auto_grow_{true};
 
