@@ -363,7 +363,12 @@ int parse_failure(CLI::App & app, CLI::ParseError const & e)
     for (CLI::App const * c : app.get_subcommands())
         sub = c;
     std::string const see = " (see ksieve " + (sub == &app ? std::string{} : sub->get_name() + " ") + "--help)\n";
-    if (dynamic_cast<CLI::ExtrasError const *>(&e) != nullptr)
+    // An unknown option is named before a missing required one: `build --expeted 5` is a typo, not a
+    // forgotten -o.
+    std::vector<std::string> const unknown = sub->remaining();
+    bool const typo = dynamic_cast<CLI::RequiredError const *>(&e) != nullptr &&
+                      std::any_of(unknown.begin(), unknown.end(), [](std::string const & a) { return a.starts_with("-"); });
+    if (dynamic_cast<CLI::ExtrasError const *>(&e) != nullptr || typo)
     {
         std::vector<std::string> const left = sub->remaining();
         std::cerr << "ksieve: error: " << (sub == &app ? "" : sub->get_name() + ": ")

@@ -142,6 +142,10 @@ TEST_F(cli_ux, mistyped_commands_and_options_get_a_suggestion_and_bad_numbers_a_
     EXPECT_NE(o.err.find("did you mean '--novel'?"), std::string::npos) << o.err;
     auto const b = run_ksieve("dedup --min-hit-fractoin 0.5 '" + reads + "'", tmp);
     EXPECT_NE(b.err.find("did you mean '--min-hit-fraction'?"), std::string::npos) << b.err;
+    // a mistyped option is named before a required one that is missing
+    auto const e = run_ksieve("build --expeted 5 '" + reads + "'", tmp);
+    EXPECT_EQ(e.status, 2);
+    EXPECT_NE(e.err.find("did you mean '--expected'?"), std::string::npos) << e.err;
     for (std::string const bad : {"-t abc", "-t -1", "--min-count x"})
     {
         auto const t = run_ksieve("classify " + bad + " -f '" + filter + "' '" + reads + "'", tmp);

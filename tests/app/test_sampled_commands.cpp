@@ -91,7 +91,10 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
         for (auto const & seq : fasta_sequences(ref))
             for (auto const key : naive_sampled_keys(seq, k, w))
                 set.insert(key);
-        std::string const f = tmp / ("m" + std::to_string(w) + ".ksf");
+        std::string name = "m";
+        name += std::to_string(w);
+        name += ".ksf";
+        std::string const f = tmp / name;
         auto const b = run_ksieve("build -q -t 2 --fpr 0 -k " + std::to_string(k) + " --sampling minimizer:" +
                                       std::to_string(w) + " -o '" + f + "' '" + ref + "'",
                                   tmp);
@@ -102,7 +105,7 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
         std::string first_report;
         for (unsigned const threads : {1u, 3u})
         {
-            std::string const report = tmp / ("r" + std::to_string(threads) + ".tsv");
+            std::string const report = tmp / std::string{"r"}.append(std::to_string(threads)).append(".tsv");
             auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f + "' --report '" +
                                           report + "' '" + data("lambda_reads.fq").string() + "' '" +
                                           data("hs_R1.fq").string() + "'",
