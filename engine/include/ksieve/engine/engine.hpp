@@ -207,6 +207,22 @@ private:
         std::vector<std::uint64_t> skeys;       // sampled: the chunk's minimizers, unit after unit
         key_scratch ks;
     };
+    // One chunk of units of classify_early and what it is asked.
+    struct early_chunk
+    {
+        io::record_batch const & r1;
+        io::record_batch const * r2; // null unless pairs
+        std::size_t u0;              // first unit
+        std::size_t m;               // units
+        std::span<any_filter const * const> filters;
+        std::uint64_t min_count;
+        double fraction;
+        std::uint64_t min_hits;
+    };
+    static constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
+    void early_keys(early_scratch & s, early_chunk const & c) const;
+    void early_rounds(early_scratch & s, early_chunk const & c) const;
+    void early_long_units(early_scratch & s, early_chunk const & c) const;
     mutable std::vector<early_scratch> early_;
     mutable std::vector<std::size_t> chunk_begin_;
     mutable std::vector<key_scratch> key_scratch_; // per thread
