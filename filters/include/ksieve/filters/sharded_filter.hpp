@@ -167,7 +167,17 @@ public:
     }
     insert_status insert_batch(std::size_t const shard, std::span<std::uint64_t const> const keys) noexcept override
     {
-        return shards_[shard].insert_batch(keys);
+        if constexpr (requires(F & g, std::span<std::uint64_t const> k, typename F::batch_scratch & sc) {
+                          g.insert_batch(k, nullptr, sc);
+                      })
+        {
+            // Large tables take dense batches in table order (F decides when that pays); one scratch per
+            // thread, grown to the largest batch and reused.
+            thread_local typename F::batch_scratch scratch;
+            return shards_[shard].insert_batch(keys, nullptr, scratch);
+        }
+        else
+            return shards_[shard].insert_batch(keys);
     }
     insert_status add_batch(std::size_t const shard, std::span<std::uint64_t const> const keys,
                             std::uint64_t * const old) noexcept override
