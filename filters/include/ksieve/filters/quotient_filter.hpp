@@ -6,8 +6,9 @@
  * ## Keys, fingerprints, exactness
  * A shard filter stores keys of `key_bits` bits (hashed k-mers, see filter.hpp). Its fingerprints have `p`
  * bits: the top p bits of the key when p < key_bits, else the key shifted left by p - key_bits (zero
- * padding, still exact). A fingerprint is split into a quotient (top `q` bits: the home slot) and a
- * remainder (the next `r = p - q` bits, stored in the slot). p is fixed for the life of the filter:
+ * padding, still exact). A fingerprint is split into a quotient (top `q` bits: the home slot; see "Home
+ * slots of any number" for tables that are not a power of two) and a remainder (the next `r = p - q` bits,
+ * stored in the slot). p is fixed for the life of the filter:
  * - exact mode (cfg.fpr == 0): p = key_bits, so the fingerprint *is* the key: no false positives, exact
  *   counts, and iteration returns the original keys. When the whole key space is small enough to be filled
  *   (2k + shard bits < small_key_space_bits) p is padded by exact_padding_bits so that the table can still
@@ -38,8 +39,8 @@
  * are stored in quotient order, each starting at max(home, end of previous run + 1). The offset of block b
  * is the number of slots at or after 64b used by runs of quotients < 64b, saturated at 255 (larger values
  * are recomputed from an earlier unsaturated block; they do not occur below ~99% load with hashed keys).
- * The table has 2^q home slots plus about 10 sqrt(2^q) overflow slots at the end (no wrap-around). Empty
- * slots hold zero, so the words are a canonical function of (q, r, multiset of fingerprints): the same
+ * The table has N home slots plus about 10 sqrt(N) overflow slots at the end (no wrap-around). Empty
+ * slots hold zero, so the words are a canonical function of (N, p, multiset of fingerprints): the same
  * data gives byte-identical files in any insertion order.
  *
  * ## Counters (in-slot, variable length)
@@ -303,7 +304,7 @@ public:
     [[nodiscard]] std::vector<std::uint64_t> params() const;
     /*! \brief The whole table as little-endian words. */
     [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return {ctable_, nwords_}; }
-    /*! \brief bytes (table), slots (2^q), used slots, distinct fingerprints, total count, load, estimated FPR
+    /*! \brief bytes (table), slots (N), used slots, distinct fingerprints, total count, load, estimated FPR
      * (0 in exact mode, distinct / 2^p otherwise). */
     [[nodiscard]] filter_stats stats() const noexcept;
 
@@ -402,7 +403,7 @@ private:
     std::uint64_t swar_ones_{0};  // lowest bit of each r-bit field of a 57-bit window
     std::uint64_t swar_high_{0};  // highest bit of each field
     unsigned swar_fields_{0};     // fields per window: floor(57 / r)
-    std::uint64_t grow_at_{0};    // used slots that trigger growth: max_load * 2^q
+    std::uint64_t grow_at_{0};    // used slots that trigger growth: max_load * N
     std::uint64_t stuck_at_{0};   // used slots at which a growing filter that cannot grow is full
     double max_load_{0.9};
     bool auto_grow_{true};
