@@ -167,9 +167,7 @@ public:
     }
     insert_status insert_batch(std::size_t const shard, std::span<std::uint64_t const> const keys) noexcept override
     {
-        if constexpr (requires(F & g, std::span<std::uint64_t const> k, typename F::batch_scratch & sc) {
-                          g.insert_batch(k, nullptr, sc);
-                      })
+        if constexpr (requires { typename F::batch_scratch; })
         {
             // Large tables take dense batches in table order (F decides when that pays); one scratch per
             // thread, grown to the largest batch and reused.
