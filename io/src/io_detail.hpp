@@ -12,6 +12,7 @@
 
 struct hFILE;
 struct BGZF;
+struct htsThreadPool;
 
 namespace ksieve::io::detail
 {
@@ -34,8 +35,13 @@ public:
 
 // Plain bytes from an hFILE (takes ownership, closes it).
 std::unique_ptr<byte_source> make_hfile_source(hFILE * hf);
-// BGZF through htslib with a pool of `threads` (>= 1) decompression threads (takes ownership of hf).
+// BGZF through htslib, decompressed by the shared pool (hts_thread_pool(threads)) (takes ownership of hf).
 std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads, bool allow_missing_eof);
+
+/*! \brief The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the process
+ * shares (instead of a pool per file): created at the first call with `threads` (>= 1) threads, later calls
+ * return it as it is. nullptr if it cannot be created. Thread-safe. */
+[[nodiscard]] htsThreadPool * hts_thread_pool(unsigned threads);
 
 /*! \brief The first (up to three) errors htslib logged since the last call, "context: message; ...", or
  * empty; cleared. Thread-safe. */

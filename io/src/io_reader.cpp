@@ -780,7 +780,8 @@ public:
         // truncated end as a clean end of file. Single-threaded reading reports truncation as an error (and is
         // used for pipes, whose end cannot be checked beforehand).
         if (options_.threads > 1 && (eof == 1 || eof == 3))
-            hts_set_threads(fp_, static_cast<int>(options_.threads));
+            if (htsThreadPool * const pool = detail::hts_thread_pool(options_.threads); pool != nullptr)
+                (void)hts_set_thread_pool(fp_, pool);
         header_.assign(sam_hdr_str(hdr_), sam_hdr_length(hdr_));
         rec_ = bam_init1();
         if (rec_ == nullptr)

@@ -3,6 +3,7 @@
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
+#include <htslib/hts.h>
 #include <zlib.h>
 
 #ifdef KSIEVE_HAVE_ISAL
@@ -566,7 +567,8 @@ std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const t
         hclose_abruptly(hf);
         throw source_error{"cannot open BGZF stream"};
     }
-    if (bgzf_mt(fp, static_cast<int>(std::max(1u, threads)), 256) != 0)
+    htsThreadPool * const pool = hts_thread_pool(threads);
+    if (pool == nullptr || bgzf_thread_pool(fp, pool->pool, pool->qsize) != 0)
     {
         bgzf_close(fp);
         throw source_error{"cannot start BGZF decompression threads"};

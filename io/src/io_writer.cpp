@@ -405,7 +405,8 @@ private:
         if (output == seq_format::cram)
             (void)hts_set_opt(fp_, CRAM_OPT_NO_REF, 1);
         if (options.threads > 1)
-            (void)hts_set_threads(fp_, static_cast<int>(options.threads));
+            if (htsThreadPool * const pool = detail::hts_thread_pool(options.threads); pool != nullptr)
+                (void)hts_set_thread_pool(fp_, pool);
         std::string const text =
             options.sam_header.empty() ? std::string{"@HD\tVN:1.6\tSO:unknown\n"} : options.sam_header;
         hdr_ = sam_hdr_parse(text.size(), text.c_str());

@@ -4,6 +4,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <sstream>
+#include <filesystem>
 #include <thread>
 
 using namespace ksieve::io;
@@ -234,6 +237,67 @@ TEST(io_writer, bam_output_is_deterministic_for_any_thread_count)
     }
     EXPECT_EQ(copies[0], copies[1]);
     EXPECT_EQ(copies[0], outs[0]);
+}
+
+// Threads of this process, from /proc/self/task.
+std::size_t thread_count()
+{
+    std::size_t n = 0;
+    for ([[maybe_unused]] auto const & e : std::filesystem::directory_iterator{"/proc/self/task"})
+        ++n;
+    return n;
+}
+
+TEST(io_writer, htslib_files_share_one_pool_of_threads)
+{
+    temp_dir dir;
+    write_file(dir / "in.fq", random_fastq(3000, 37));
+    copy_records(dir / "in.fq", dir / "in.bam");
+    constexpr unsigned threads = 4;
+    std::size_t const before = thread_count();
+    reader_options ro;
+    ro.threads = threads;
+    auto r = reader::open(dir / "in.bam", ro);
+    writer_options o;
+    o.threads = threads;
+    o.sam_header = r->sam_header();
+    std::vector<std::unique_ptr<writer>> outs;
+    for (char const * const name : {"a.bam", "b.bam", "c.sam.gz", "d.bam"})
+        outs.push_back(writer::open(dir / name, r->format(), o));
+    // a BAM input and four BAM/BGZF outputs with 4 threads each: one pool of 4 workers plus htslib's one
+    // queue thread per open stream (5), not a pool of 4 per file (25)
+    EXPECT_LE(thread_count(), before + threads + 5);
+    record_batch batch;
+    std::size_t n = 0;
+    while (r->next(batch))
+        for (std::size_t i = 0; i < batch.size(); ++i, ++n)
+            outs[n % outs.size()]->write(batch[i]);
+    for (auto & w : outs)
+        w->close();
+    EXPECT_EQ(n, 3000u);
+    // every record in exactly one output: the outputs' records, sorted, are the input's, sorted
+    auto const sorted_records = [](std::vector<std::string> const & files)
+    {
+        std::vector<std::string> recs;
+        for (auto const & f : files)
+        {
+            std::istringstream in{read_file(f)};
+            std::string l[4];
+            while (std::getline(in, l[0]) && std::getline(in, l[1]) && std::getline(in, l[2]) &&
+                   std::getline(in, l[3]))
+                recs.push_back(l[0] + "\n" + l[1] + "\n" + l[3]);
+        }
+        std::sort(recs.begin(), recs.end());
+        return recs;
+    };
+    std::vector<std::string> parts;
+    for (char const * const name : {"a.bam", "b.bam", "c.sam.gz", "d.bam"})
+    {
+        parts.push_back(dir / (std::string{name} + ".fq"));
+        copy_records(dir / name, parts.back());
+    }
+    copy_records(dir / "in.bam", dir / "all.fq");
+    EXPECT_EQ(sorted_records(parts), sorted_records({dir / "all.fq"}));
 }
 
 TEST(io_writer, cram_round_trip_without_reference)

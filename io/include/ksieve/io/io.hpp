@@ -107,9 +107,11 @@ struct reader_options
  * - gzip (one or several members) is inflated on a separate thread (a ring of chunks) by ISA-L's igzip
  *   when the build found it (KSIEVE_HAVE_ISAL), else by zlib; KSIEVE_ZLIB=1 in the environment forces zlib.
  *   Every member's CRC32 and ISIZE are checked either way. BGZF by
- *   htslib on a pool of max(1, threads) threads; plain input is read in 1 MiB pieces. Inputs wrapped in
- *   further gzip layers (e.g. a gzipped BAM file) are unwrapped too. xz/bzip2/zstd are refused with a
- *   hint. SAM/BAM/CRAM are read by htslib (hts_set_threads when threads > 1).
+ *   htslib; plain input is read in 1 MiB pieces. Inputs wrapped in further gzip layers (e.g. a gzipped BAM
+ *   file) are unwrapped too. xz/bzip2/zstd are refused with a hint. SAM/BAM/CRAM are read by htslib.
+ * - Every BGZF, SAM, BAM and CRAM file of the process (inputs and outputs) shares one pool of htslib worker
+ *   threads, created by the first such file with its `threads` (at least 1; threaded BAM/SAM/CRAM decoding
+ *   and encoding only when threads > 1), instead of a pool per file.
  * - htslib's errors become part of the input_error/io_error that ksieve throws (its log is intercepted), so
  *   that an error is reported once, on one line. */
 class reader
