@@ -152,14 +152,47 @@ content_kind classify_content(std::string_view const s)
     return content_kind::fastx;
 }
 
+// What the two file readers share: path, options, format and record count; next() as fill() with the
+// options' limits; the start of a batch.
+class file_reader : public reader
+{
+public:
+    bool next(record_batch & batch) final
+    {
+        return fill(batch, options_.batch_records, options_.batch_bases, 1);
+    }
+    [[nodiscard]] seq_format format() const noexcept final { return format_; }
+    [[nodiscard]] std::string const & name() const noexcept final { return path_; }
+    [[nodiscard]] std::uint64_t records_read() const noexcept final { return records_; }
+
+protected:
+    file_reader(std::string path, reader_options const & options, seq_format const format)
+        : path_{std::move(path)}, options_{options}, format_{format}
+    {
+    }
+
+    // Clear `batch` for the records that follow this reader's last one.
+    void begin_batch(record_batch & batch) const noexcept
+    {
+        batch.clear();
+        batch.format_ = format_;
+        batch.first_ = records_ + 1;
+    }
+
+    std::string path_;
+    reader_options options_;
+    seq_format format_;
+    std::uint64_t records_{0};
+};
+
 // ---------------------------------------------------------------------------------------------------
 // FASTA / FASTQ
 
-class fastx_reader final : public reader
+class fastx_reader final : public file_reader
 {
 public:
     fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options)
-        : path_{std::move(path)}, source_{std::move(source)}, options_{options}
+        : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)}
     {
         // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record: dropped.
         while (carry_.size() < 3 && !eof_)
@@ -186,18 +219,11 @@ public:
                 record_message(path_, 1, unsupported_message(std::string_view{carry_}.substr(p)))};
     }
 
-    bool next(record_batch & batch) override
-    {
-        return fill(batch, options_.batch_records, options_.batch_bases, 1);
-    }
-
     bool fill(record_batch & batch, std::size_t max_records, std::size_t const max_bases,
               std::size_t const multiple) override
     {
         max_records = std::max<std::size_t>(max_records, 1);
-        batch.clear();
-        batch.format_ = format_;
-        batch.first_ = records_ + 1;
+        begin_batch(batch);
         std::string & s = batch.storage_;
         s.reserve(std::max<std::size_t>(carry_.size() + read_chunk + read_chunk / 2, 64));
         s.assign(carry_);
@@ -239,10 +265,7 @@ public:
         return n > 0;
     }
 
-    [[nodiscard]] seq_format format() const noexcept override { return format_; }
-    [[nodiscard]] std::string const & name() const noexcept override { return path_; }
     [[nodiscard]] std::string const & sam_header() const noexcept override { return no_header_; }
-    [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
 
 private:
     enum class parse_status
@@ -584,16 +607,12 @@ private:
         return parse_status::record;
     }
 
-    std::string path_;
     std::unique_ptr<byte_source> source_;
-    reader_options options_;
-    seq_format format_{seq_format::fastq};
     std::string carry_;
     std::string joined_;
     std::vector<record_offsets> offsets_;
     bool eof_{false};
     std::string pending_error_;
-    std::uint64_t records_{0};
     std::string no_header_;
 };
 
@@ -717,12 +736,12 @@ void check_bam_header_sizes(BGZF * const bg, std::string const & path)
         refuse("reference sequences", u32(8 + l_text));
 }
 
-class sam_reader final : public reader
+class sam_reader final : public file_reader
 {
 public:
     sam_reader(std::string path, hFILE * const hf, reader_options const & options,
                std::unique_ptr<socket_feeder> feeder = nullptr)
-        : path_{std::move(path)}, options_{options}, feeder_{std::move(feeder)}
+        : file_reader{std::move(path), options, seq_format::bam}, feeder_{std::move(feeder)}
     {
         (void)take_htslib_error(); // a message of an earlier input is not this one's
         fp_ = hts_hopen(hf, path_.c_str(), "r");
@@ -795,18 +814,11 @@ public:
     sam_reader(sam_reader const &) = delete;
     sam_reader & operator=(sam_reader const &) = delete;
 
-    bool next(record_batch & batch) override
-    {
-        return fill(batch, options_.batch_records, options_.batch_bases, 1);
-    }
-
     bool fill(record_batch & batch, std::size_t max_records, std::size_t const max_bases,
               std::size_t const multiple) override
     {
         max_records = std::max<std::size_t>(max_records, 1);
-        batch.clear();
-        batch.format_ = format_;
-        batch.first_ = records_ + 1;
+        begin_batch(batch);
         std::string & s = batch.storage_;
         s.reserve(64);
         offsets_.clear();
@@ -873,10 +885,7 @@ public:
         return n > 0;
     }
 
-    [[nodiscard]] seq_format format() const noexcept override { return format_; }
-    [[nodiscard]] std::string const & name() const noexcept override { return path_; }
     [[nodiscard]] std::string const & sam_header() const noexcept override { return header_; }
-    [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
 
 private:
     // The error of a record, with what htslib said about it.
@@ -901,18 +910,14 @@ private:
             feeder_->join();
     }
 
-    std::string path_;
-    reader_options options_;
     std::unique_ptr<socket_feeder> feeder_;
     htsFile * fp_{nullptr};
     sam_hdr_t * hdr_{nullptr};
     bam1_t * rec_{nullptr};
-    seq_format format_{seq_format::bam};
     std::string header_;
     std::vector<record_offsets> offsets_;
     bool eof_{false};
     bool check_eof_at_end_{false}; // a BGZF pipe: the last block must be the end-of-file marker
-    std::uint64_t records_{0};
 };
 
 // `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it is BGZF).
