@@ -21,7 +21,27 @@ REPORT=$WORK/host.md
 
 measure() { measure_in "$H" "$@"; }
 median() { median_in "$H" "$1" "$2"; }
-row() { printf '| %s | %s | %s | %s |\n' "$1" "$(median "$1" 1)" "$(median "$1" 2)" "$(($(median "$1" 3) / 1024))"; }
+row() { printf '| %s | %s | %s | %s |\n' "$(label "$1")" "$(median "$1" 1)" "$(median "$1" 2)" "$(($(median "$1" 3) / 1024))"; }
+
+label()
+{
+    case $1 in
+        build_default) echo "ksieve build, defaults (minimizer:11)" ;;
+        build_m15) echo "ksieve build --sampling minimizer:15" ;;
+        build_all) echo "ksieve build --sampling all (every k-mer)" ;;
+        build_kmc) echo "kmc -k31 -ci1 (k-mer counting, for comparison)" ;;
+        classify_default) echo "ksieve classify, default filter, plain outputs" ;;
+        classify_all) echo "ksieve classify, all-k-mer filter, plain outputs" ;;
+        pigz) echo "pigz -dc of the reads (decompression floor)" ;;
+        out_gz) echo "ksieve classify, lambda filter, --novel .fq.gz" ;;
+        out_plain) echo "ksieve classify, lambda filter, --novel .fq" ;;
+        out_bbduk) echo "bbduk ref=lambda out=.fq.gz" ;;
+        pair_gz) echo "ksieve classify --paired, four .fq.gz outputs" ;;
+        pair_plain) echo "ksieve classify --paired, four .fq outputs" ;;
+        pair_bbduk) echo "bbduk paired, four .fq.gz outputs" ;;
+        *) echo "$1" ;;
+    esac
+}
 
 make_data()
 {
@@ -104,6 +124,8 @@ report()
     cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
     {
         echo "Host depletion benchmark: $(date -u +%Y-%m-%d), commit $(git -C "$REPO" rev-parse --short HEAD), $cpu, $(nproc) cores, $T threads, host $HOST_BASES bp, $READS reads, medians of $REPEATS alternated runs"
+        echo
+        echo "Builds run once each; the other rows alternate."
         echo
         echo "| step | wall s | CPU s | peak RSS MB |"
         echo "|---|---|---|---|"
