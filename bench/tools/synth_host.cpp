@@ -3,6 +3,8 @@
 // rate, names host_N) and half from an unrelated random genome of 50 Mbp (names novel_N), alternating.
 // Usage: synth_host HOST_BASES READS SUBST_RATE OUT_DIR   (writes OUT_DIR/host.fa and OUT_DIR/reads.fq)
 // The same arguments always give the same bytes.
+#include "synth_common.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -12,30 +14,8 @@
 namespace
 {
 
-struct splitmix64
-{
-    std::uint64_t state;
-    std::uint64_t operator()() noexcept
-    {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
-
-std::string random_genome(std::uint64_t const length, std::uint64_t const seed)
-{
-    splitmix64 rng{seed};
-    std::string g(length, 'A');
-    for (std::uint64_t i = 0; i < length; i += 32)
-    {
-        std::uint64_t r = rng();
-        for (std::uint64_t j = 0; j < 32 && i + j < length; ++j, r >>= 2)
-            g[i + j] = "ACGT"[r & 3];
-    }
-    return g;
-}
+using synth::random_genome;
+using synth::splitmix64;
 
 void write_fasta(std::string const & g, std::string const & path)
 {
@@ -56,7 +36,6 @@ void write_fasta(std::string const & g, std::string const & path)
     std::fclose(f);
 }
 
-char complement(char const b) noexcept { return b == 'A' ? 'T' : b == 'C' ? 'G' : b == 'G' ? 'C' : 'A'; }
 
 void write_reads(std::string const & host, std::string const & other, std::uint64_t const n, double const subst,
                  std::string const & path)
@@ -73,21 +52,7 @@ void write_reads(std::string const & host, std::string const & other, std::uint6
     {
         bool const from_host = r % 2 == 0;
         std::string const & g = from_host ? host : other;
-        std::uint64_t const at = rng() % (g.size() - len);
-        read.assign(g, at, len);
-        if (rng() & 1)
-        {
-            std::reverse(read.begin(), read.end());
-            std::transform(read.begin(), read.end(), read.begin(), complement);
-        }
-        for (auto & b : read)
-            if (rng() % 1000000 < threshold)
-            {
-                char nb = b;
-                while (nb == b)
-                    nb = "ACGT"[rng() & 3];
-                b = nb;
-            }
+        synth::cut_read(g, read, threshold, rng);
         std::fprintf(f, "@%s_%llu\n%s\n+\n%s\n", from_host ? "host" : "novel", static_cast<unsigned long long>(r),
                      read.c_str(), qual.c_str());
     }
