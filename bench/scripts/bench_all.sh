@@ -7,14 +7,16 @@
 #   algebra   bench_algebra.sh         merge, intersect, subtract and a 16-input merge against kmc_tools
 #   pipeline  bench_pipeline.sh        Klebsiella sample: build, classify, dedup against kmc, bbduk, bbnorm
 #                                      and khmer
+#   normalize bench_normalize.sh       dedup of a synthetic metagenome (2 M and 10 M reads) and the Klebsiella
+#                                      sample against khmer and bbnorm, kept reads per genome
 # then plot_benchmarks.py (docs/plots/*.png) and docs/benchmarks.md from the step reports in WORK_DIR.
 # Usage: bench/scripts/bench_all.sh [WORK_DIR]
-# Environment: KSIEVE_BENCH_STEPS_ALL (default "host scaling algebra pipeline": the steps to run; the page is
+# Environment: KSIEVE_BENCH_STEPS_ALL (default "host scaling algebra pipeline normalize": the steps to run; the page is
 # assembled from every step report WORK_DIR holds), and those of the step scripts (KSIEVE, threads,
-# repeats, sizes). Takes about an hour on 2 cores; needs about 25 GB of disk and 12 GB of memory (kmc).
+# repeats, sizes). Takes about two hours on 2 cores; needs about 25 GB of disk and 12 GB of memory (kmc).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
-STEPS=${KSIEVE_BENCH_STEPS_ALL:-host scaling algebra pipeline}
+STEPS=${KSIEVE_BENCH_STEPS_ALL:-host scaling algebra pipeline normalize}
 DOC=$REPO/docs/benchmarks.md
 PLOTS=$REPO/docs/plots
 find_ksieve
@@ -25,7 +27,8 @@ for step in $STEPS; do
         scaling) bash "$BENCH_SCRIPTS/bench_scaling.sh" "$WORK" ;;
         algebra) bash "$BENCH_SCRIPTS/bench_algebra.sh" "$WORK" ;;
         pipeline) KSIEVE_BENCH_DOC=$WORK/pipeline.md bash "$BENCH_SCRIPTS/bench_pipeline.sh" "$WORK" ;;
-        *) die "unknown step '$step' (host, scaling, algebra, pipeline)" ;;
+        normalize) bash "$BENCH_SCRIPTS/bench_normalize.sh" "$WORK" ;;
+        *) die "unknown step '$step' (host, scaling, algebra, pipeline, normalize)" ;;
     esac
 done
 
@@ -76,6 +79,7 @@ section()
     fi
     section "Host depletion at 1 Gbp" "$WORK/host.md"
     section "Combining samples" "$WORK/algebra.md"
+    section "Deduplication and normalization" "$WORK/normalize.md"
     section "Klebsiella sample: build, classify and dedup against peers" "$WORK/pipeline.md"
 } | sed "s|$WORK|\$WORK|g" > "$DOC.tmp"
 mv "$DOC.tmp" "$DOC"
