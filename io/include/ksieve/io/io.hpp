@@ -98,8 +98,8 @@ struct reader_options
 };
 
 /*! \brief Streaming reader of one input (a path or "-" for stdin). Format and compression are detected
- * from the content (magic bytes: gzip/BGZF, BAM, CRAM, '@' FASTQ, '>' FASTA, '@HD'/SAM text), never
- * from the name.
+ * from the content (magic bytes: gzip/BGZF, zstd, xz, bzip2, BAM, CRAM; then '@' FASTQ, '>' FASTA, '@HD'/SAM
+ * text, "LOCUS " GenBank, "ID   " EMBL), never from the name.
  *
  * - FASTA: multi-line records; an empty sequence is valid. FASTQ: four lines per record ('@' header,
  *   sequence, '+' line, qualities of the same length). Empty input is valid (zero records, format
@@ -108,7 +108,8 @@ struct reader_options
  *   when the build found it (KSIEVE_HAVE_ISAL), else by zlib; KSIEVE_ZLIB=1 in the environment forces zlib.
  *   Every member's CRC32 and ISIZE are checked either way. BGZF by
  *   htslib; plain input is read in 1 MiB pieces. Inputs wrapped in further gzip layers (e.g. a gzipped BAM
- *   file) are unwrapped too. xz/bzip2/zstd are refused with a hint. SAM/BAM/CRAM are read by htslib.
+ *   file) are unwrapped too. zstd, xz and bzip2 FASTA/FASTQ are decoded as well (not SAM/BAM/CRAM in
+ *   them). SAM/BAM/CRAM are read by htslib; GenBank and EMBL through seqan3 where the build has it.
  * - Every BGZF, SAM, BAM and CRAM file of the process (inputs and outputs) shares one pool of htslib worker
  *   threads, created by the first such file with its `threads` (at least 1; threaded BAM/SAM/CRAM decoding
  *   and encoding only when threads > 1), instead of a pool per file.
@@ -144,8 +145,8 @@ private:
 };
 
 /*! \brief Reads mates from two files in lock step (`--paired R1 R2`) or from one interleaved file
- * (`--interleaved`, mates consecutive). Batches r1[i] and r2[i] are mates. Mate names must agree after
- * removing a trailing "/1", "/2" (a clear input_error naming both files and the record number if not, or
+ * (`--interleaved`, mates consecutive). Batches r1[i] and r2[i] are mates. Mate names must agree as
+ * mate_names_match() says (a clear input_error naming both files and the record number if not, or
  * if one file ends first / an interleaved file has an odd number of records). */
 class paired_reader
 {
