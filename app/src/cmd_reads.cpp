@@ -1,26 +1,26 @@
 // build, classify and dedup: the commands that stream reads.
+#include <ksieve/app/commands.hpp>
+#include <ksieve/app/runtime.hpp>
+#include <ksieve/engine/dedup.hpp>
+#include <ksieve/engine/engine.hpp>
+#include <ksieve/engine/stream.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/hyperloglog.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
-#include <ksieve/app/commands.hpp>
-#include <ksieve/engine/dedup.hpp>
-#include <ksieve/engine/engine.hpp>
 #include <ksieve/io/io.hpp>
-#include <ksieve/app/runtime.hpp>
-#include <ksieve/engine/stream.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <bit>
-#include <filesystem>
-#include <limits>
-#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <unistd.h>
 
 namespace ksieve
 {
@@ -38,11 +38,12 @@ void check_saturation(any_filter const & f, std::string const & name, bool const
     if (!(target > 0.0) || !(estimate > saturation_factor * target))
         return;
     char text[512];
-    std::snprintf(text, sizeof text,
-                  "filter '%s' is saturated: its estimated false-positive rate is %.3g, more than %.0fx its target "
-                  "%.3g (it holds more k-mers than it was sized for), so it calls reads known that are not: "
-                  "rebuild it with a larger --expected (or without one)",
-                  name.c_str(), estimate, saturation_factor, target);
+    std::snprintf(
+        text, sizeof text,
+        "filter '%s' is saturated: its estimated false-positive rate is %.3g, more than %.0fx its target "
+        "%.3g (it holds more k-mers than it was sized for), so it calls reads known that are not: "
+        "rebuild it with a larger --expected (or without one)",
+        name.c_str(), estimate, saturation_factor, target);
     if (strict)
         throw error{text};
     std::fprintf(stderr, "ksieve: warning: %s\n", text);
@@ -58,19 +59,33 @@ std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
     }
     catch (memory_limit_error const & e)
     {
-        std::string const what = expected_given
-                                     ? "--expected " + std::to_string(cfg.expected)
-                                     : "the " + std::to_string(cfg.expected) + " distinct k-mers counted in the input";
+        std::string const what =
+            expected_given ? "--expected " + std::to_string(cfg.expected)
+                           : "the " + std::to_string(cfg.expected) + " distinct k-mers counted in the input";
         throw error{"a filter for " + what + " does not fit in " + format_bytes(memory_limit()) +
-                    (memory_limit_is_explicit() ? " (--max-memory)" : " (the machine's memory; --max-memory sets the limit)") +
+                    (memory_limit_is_explicit() ? " (--max-memory)"
+                                                : " (the machine's memory; --max-memory sets the limit)") +
                     ": " + e.what()};
     }
+}
+
+// classify's rule: --min-count, --min-hit-fraction and --min-hits.
+decision_rule classify_rule(classify_output_args const & out) noexcept
+{
+    return decision_rule{out.min_count, out.min_hit_fraction, out.min_hits};
+}
+
+// dedup's rule: --min-count and --min-hit-fraction (dedup has no --min-hits).
+decision_rule dedup_rule(classify_output_args const & out) noexcept
+{
+    return decision_rule{out.min_count, out.min_hit_fraction, 0};
 }
 
 void check_classify_options(classify_output_args const & out)
 {
     if (!(out.min_hit_fraction > 0.0 && out.min_hit_fraction <= 1.0))
-        throw usage_error{"--min-hit-fraction must be in (0, 1], got " + std::to_string(out.min_hit_fraction)};
+        throw usage_error{"--min-hit-fraction must be in (0, 1], got " +
+                          std::to_string(out.min_hit_fraction)};
     if (out.min_count < 1)
         throw usage_error{"--min-count must be at least 1"};
 }
@@ -86,7 +101,8 @@ void check_filter_options(filter_args const & f)
     if (f.shards != 0 && !std::has_single_bit(f.shards))
         throw usage_error{"--shards must be a power of two, got " + std::to_string(f.shards)};
     if (f.shards != 0 && std::bit_width(f.shards) - 1 >= 2 * f.k)
-        throw usage_error{"--shards " + std::to_string(f.shards) + " is too many for k = " + std::to_string(f.k)};
+        throw usage_error{"--shards " + std::to_string(f.shards) +
+                          " is too many for k = " + std::to_string(f.k)};
     if (!(f.max_load > 0.1 && f.max_load < 1.0))
         throw usage_error{"--max-load must be in (0.1, 1)"};
 }
@@ -102,7 +118,8 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
             continue;
         for (std::size_t j = 0; j < i; ++j)
             if (outputs[j].second == path ||
-                ((path == "-" || path == "/dev/stdout") && (outputs[j].second == "-" || outputs[j].second == "/dev/stdout")))
+                ((path == "-" || path == "/dev/stdout") &&
+                 (outputs[j].second == "-" || outputs[j].second == "/dev/stdout")))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};
         if (path == "-" || path.starts_with("/dev/"))
             continue;
@@ -111,13 +128,14 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
             throw io_error{"cannot write '" + path + "': directory '" + dir.string() + "' does not exist"};
         if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0)
-            throw io_error{"cannot write '" + path + "': directory '" + (dir.empty() ? std::string{"."} : dir.string()) +
-                           "' is not writable"};
+            throw io_error{"cannot write '" + path + "': directory '" +
+                           (dir.empty() ? std::string{"."} : dir.string()) + "' is not writable"};
     }
 }
 
 // An output that is also an input (or a filter read by the run) would replace it: refuse before reading.
-void check_outputs_are_not_inputs(std::vector<std::string> const & outputs, std::vector<std::string> const & inputs)
+void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
+                                  std::vector<std::string> const & inputs)
 {
     for (auto const & out : outputs)
     {
@@ -126,7 +144,8 @@ void check_outputs_are_not_inputs(std::vector<std::string> const & outputs, std:
             continue;
         for (auto const & in : inputs)
             if (in != "-" && std::filesystem::equivalent(out, in, ec))
-                throw usage_error{"'" + out + "' is both an input and an output of this run; it would be replaced"};
+                throw usage_error{"'" + out +
+                                  "' is both an input and an output of this run; it would be replaced"};
     }
 }
 
@@ -157,24 +176,27 @@ io::reader_options reader_opts(unsigned const threads)
 class output_set
 {
 public:
-    output_set(classify_output_args const & a, unit_source & src, unsigned const threads, bool const paired) :
-        paired_{paired}
+    output_set(classify_output_args const & a, unit_source & src, unsigned const threads, bool const paired)
+        : paired_{paired}
     {
         io::writer_options wo;
         wo.threads = std::max(1u, threads / 2);
         wo.compression_level = a.compression_level;
         wo.sam_header = src.sam_header();
-        auto open = [&](std::string const & path) -> std::unique_ptr<io::writer> {
-            return path.empty() ? nullptr : io::writer::open(path, src.format(), wo);
-        };
+        auto open = [&](std::string const & path) -> std::unique_ptr<io::writer>
+        { return path.empty() ? nullptr : io::writer::open(path, src.format(), wo); };
         if (!a.novel2.empty() && a.novel.empty())
             throw usage_error{"--novel2 needs --novel"};
         if (!a.known2.empty() && a.known.empty())
             throw usage_error{"--known2 needs --known"};
         if ((!a.novel2.empty() || !a.known2.empty()) && !paired)
             throw usage_error{"--novel2/--known2 need --paired or --interleaved input"};
-        check_output_paths({{"--novel", a.novel}, {"--known", a.known}, {"--novel2", a.novel2},
-                            {"--known2", a.known2}, {"--report", a.report}, {"--stats", a.stats},
+        check_output_paths({{"--novel", a.novel},
+                            {"--known", a.known},
+                            {"--novel2", a.novel2},
+                            {"--known2", a.known2},
+                            {"--report", a.report},
+                            {"--stats", a.stats},
                             {"--multiqc", a.multiqc}});
         format_ = src.format();
         for (std::string const * const p : {&a.novel, &a.known, &a.novel2, &a.known2})
@@ -184,7 +206,8 @@ public:
             if (io::hts_format(io::format_from_extension(*p, format_)))
                 src.require_same_dictionary();
             // no format extension (or stdout): the first input's format, whatever the later inputs are
-            if (io::format_from_extension(*p, io::seq_format::fasta) != io::format_from_extension(*p, io::seq_format::fastq))
+            if (io::format_from_extension(*p, io::seq_format::fasta) !=
+                io::format_from_extension(*p, io::seq_format::fastq))
                 src.require_same_format(*p);
         }
         novel_ = open(a.novel);
@@ -325,9 +348,9 @@ std::unique_ptr<io::output_file> write_text_output(std::string const & path, std
 
 struct run_context
 {
-    std::string command;                     //!< classify or dedup
+    std::string command; //!< classify or dedup
     std::vector<std::string> const * inputs;
-    std::vector<std::string> filters;        //!< classify: -f; dedup: --save-filter if any
+    std::vector<std::string> filters; //!< classify: -f; dedup: --save-filter if any
 };
 
 // The --stats JSON.
@@ -347,7 +370,8 @@ std::string stats_json(run_summary const & s, run_context const & c, classify_ou
     j["known_units"] = s.known_units;
     j["novel_units"] = s.novel_units;
     j["paired"] = s.paired;
-    j["known_fraction"] = s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
+    j["known_fraction"] =
+        s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
     j["kmers"] = s.kmers;
     if (s.hits_exact)
         j["hits"] = s.hits;
@@ -372,11 +396,13 @@ std::string multiqc_json(run_summary const & s, run_context const & c, classify_
     nlohmann::ordered_json j;
     j["id"] = "ksieve_" + c.command;
     j["section_name"] = "ksieve " + c.command;
-    j["description"] = c.command == "classify"
-                           ? "Reads classified by ksieve: known (found in the filters, e.g. host) or novel."
-                           : "Reads of ksieve dedup: known (duplicates, or above the normalization depth) or novel (kept).";
+    j["description"] =
+        c.command == "classify"
+            ? "Reads classified by ksieve: known (found in the filters, e.g. host) or novel."
+            : "Reads of ksieve dedup: known (duplicates, or above the normalization depth) or novel (kept).";
     j["plot_type"] = "bargraph";
-    j["pconfig"] = {{"id", "ksieve_" + c.command + "_plot"}, {"title", "ksieve " + c.command + ": reads"},
+    j["pconfig"] = {{"id", "ksieve_" + c.command + "_plot"},
+                    {"title", "ksieve " + c.command + ": reads"},
                     {"ylab", "Reads"}};
     j["categories"] = {{"novel", {{"name", "Novel"}}}, {"known", {{"name", "Known"}}}};
     j["data"] = {{sample, {{"novel", s.novel_records}, {"known", s.known_records}}}};
@@ -457,7 +483,8 @@ std::string sample_name(std::vector<std::string> const & inputs)
     if (inputs.empty() || inputs.front() == "-")
         return "stdin";
     std::string name = std::filesystem::path{inputs.front()}.filename().string();
-    auto strip = [&](std::initializer_list<char const *> const suffixes) {
+    auto strip = [&](std::initializer_list<char const *> const suffixes)
+    {
         for (char const * const suffix : suffixes)
         {
             std::string const x{suffix};
@@ -498,8 +525,8 @@ run_summary run_classify(classify_args const & args)
         check_saturation(*filters[i], args.filters[i], args.out.strict);
     std::vector<std::string> read = args.input.inputs;
     read.insert(read.end(), args.filters.begin(), args.filters.end());
-    check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2, args.out.report,
-                                  args.out.stats, args.out.multiqc},
+    check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2,
+                                  args.out.report, args.out.stats, args.out.multiqc},
                                  read);
 
     unit_source source{args.input, reader_opts(threads)};
@@ -515,10 +542,12 @@ run_summary run_classify(classify_args const & args)
     // Only --report and --stats show hit counts; without them a read's lookups stop once its class is known.
     bool const full_counts = !args.out.report.empty() || args.out.exact_hits;
     summary.hits_exact = full_counts;
+    decision_rule const rule = classify_rule(args.out);
 
     run_stream(
         source,
-        [&](work_item & item) {
+        [&](work_item & item)
+        {
             if (full_counts)
             {
                 // long records (chromosomes, contigs) in windows, so that memory stays bounded by the batch
@@ -528,8 +557,7 @@ run_summary run_classify(classify_args const & args)
                                    [&](batch_keys & piece, std::span<std::size_t const> const owner)
                                    {
                                        engine.query(filters, piece);
-                                       engine.decide(piece, args.out.min_count, args.out.min_hit_fraction,
-                                                     piece_results);
+                                       engine.decide(piece, rule, piece_results);
                                        for (std::size_t w = 0; w < piece.units(); ++w)
                                            hits[owner.empty() ? w : owner[w]] += piece_results[w].hits;
                                    });
@@ -539,24 +567,27 @@ run_summary run_classify(classify_args const & args)
                     auto const c = static_cast<std::uint32_t>(
                         std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
                     auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits[u], c));
-                    item.results[u] = unit_result{c, h, is_known(c, h, args.out.min_hit_fraction, args.out.min_hits)};
+                    item.results[u] = unit_result{c, h, rule.known(h, c)};
                 }
             }
             else
-                engine.classify_early(item.r1, &item.r2, filters, args.out.min_count, args.out.min_hit_fraction,
-                                      item.results, args.out.min_hits);
+                engine.classify_early(item.r1, &item.r2, filters, rule, item.results);
         },
-        [&](work_item const & item) {
+        [&](work_item const & item)
+        {
             outputs.write(item);
             account(summary, item);
-            progress.update(summary.records, summary.known_units, summary.units, summary.bases, source.input_fraction());
+            progress.update(summary.records, summary.known_units, summary.units, summary.bases,
+                            source.input_fraction());
         });
     progress.finish();
     outputs.finish();
     summary.seconds = seconds_since(t0);
     run_context const context{"classify", &args.input.inputs, args.filters};
-    auto const stats = write_text_output(args.out.stats, stats_json(summary, context, args.out, args.common), "stats");
-    auto const mqc = write_text_output(args.out.multiqc, multiqc_json(summary, context, args.out), "MultiQC file");
+    auto const stats =
+        write_text_output(args.out.stats, stats_json(summary, context, args.out, args.common), "stats");
+    auto const mqc =
+        write_text_output(args.out.multiqc, multiqc_json(summary, context, args.out), "MultiQC file");
     // Every output is complete: only now is any of them renamed into place.
     throw_if_interrupted();
     outputs.commit();
@@ -567,14 +598,14 @@ run_summary run_classify(classify_args const & args)
 }
 
 // build refits a filter of at most build_fit_bytes to its contents; a larger one only where that saves more
-// than build_fit_slack of a shard's slots (a rebuild costs a pass over the table, about 40 ns a k-mer; a build
-// sized from its first pass ends within about 3% of the fit).
+// than build_fit_slack of a shard's slots (a rebuild costs a pass over the table, about 40 ns a k-mer; a
+// build sized from its first pass ends within about 3% of the fit).
 constexpr std::uint64_t build_fit_bytes = std::uint64_t{64} << 20;
 constexpr double build_fit_slack = 1.0 / 16;
 
 // The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%; + 2.5% for a quotient filter,
-// which build refits to its contents and which grows where the estimate falls short), for a filter sized from a
-// first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
+// which build refits to its contents and which grows where the estimate falls short), for a filter sized from
+// a first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
 // have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
 std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer, unsigned const threads,
                                   filter_type const type, char const * const command, bool const quiet)
@@ -594,23 +625,24 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
     hyperloglog hll;
     progress_line progress{"counting k-mers", quiet};
     std::uint64_t records = 0, bases = 0;
-    run_stream(source,
-               [&](work_item & item)
-               {
-                   for_each_key_piece(engine, item, keys, kmers,
-                                      [&](batch_keys const & piece, auto const &)
-                                      {
-                                          for (std::size_t u = 0; u < piece.units(); ++u)
-                                              for (std::uint32_t j = 0; j < piece.count[u]; ++j)
-                                                  hll.add(piece.keys[piece.offset[u] + j]);
-                                      });
-               },
-               [&](work_item const & item)
-               {
-                   records += item.r1.size() + item.r2.size();
-                   bases += item.r1.bases() + item.r2.bases();
-                   progress.update(records, 0, records, bases, source.input_fraction());
-               });
+    run_stream(
+        source,
+        [&](work_item & item)
+        {
+            for_each_key_piece(engine, item, keys, kmers,
+                               [&](batch_keys const & piece, auto const &)
+                               {
+                                   for (std::size_t u = 0; u < piece.units(); ++u)
+                                       for (std::uint32_t j = 0; j < piece.count[u]; ++j)
+                                           hll.add(piece.keys[piece.offset[u] + j]);
+                               });
+        },
+        [&](work_item const & item)
+        {
+            records += item.r1.size() + item.r2.size();
+            bases += item.r1.bases() + item.r2.bases();
+            progress.update(records, 0, records, bases, source.input_fraction());
+        });
     progress.finish();
     double const margin = type == filter_type::quotient ? 1.025 : 1.05; // about 3 and 6 standard errors
     return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * margin));
@@ -631,9 +663,11 @@ void warn_if_overgrown(any_filter const & filter, double const asked, std::strin
                  "ksieve: warning: %s holds %llu distinct k-mers, more than %s; its estimated false-positive "
                  "rate is %.3g instead of %.3g: give %s\n",
                  what.c_str(), static_cast<unsigned long long>(s.distinct),
-                 given ? "the --expected it was sized for" : "the 2^30 k-mers a quotient filter is sized for by default",
+                 given ? "the --expected it was sized for"
+                       : "the 2^30 k-mers a quotient filter is sized for by default",
                  s.estimated_fpr, asked,
-                 given ? "a larger --expected (or leave it out)" : "--expected with the number of distinct k-mers");
+                 given ? "a larger --expected (or leave it out)"
+                       : "--expected with the number of distinct k-mers");
 }
 
 run_summary run_dedup(dedup_args const & args)
@@ -644,22 +678,28 @@ run_summary run_dedup(dedup_args const & args)
     if (args.out.min_count > 1 && args.filter.type != filter_type::quotient)
         throw usage_error{"--min-count above 1 needs --type qf"};
     if (args.filter.expected_auto)
-        throw usage_error{"dedup cannot use --expected auto (it reads its input once): give a number, or leave it out "
-                          "for a quotient filter, which grows"};
+        throw usage_error{
+            "dedup cannot use --expected auto (it reads its input once): give a number, or leave it out "
+            "for a quotient filter, which grows"};
     unsigned const threads = resolve_threads(args.common.threads);
     filter_config cfg = make_config(args.filter);
     // A Bloom or cuckoo filter is sized from a first pass over the input (all its k-mers: an upper bound
     // of those dedup inserts), as in build; a quotient filter grows.
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
-        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of", args.common.quiet);
+        cfg.expected =
+            first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of", args.common.quiet);
     auto filter = make_filter_within_memory(cfg, args.filter.expected != 0);
     std::vector<any_filter const *> const query_filters{filter.get()};
 
-    check_output_paths({{"--save-filter", args.save_filter}, {"--novel", args.out.novel}, {"--known", args.out.known},
-                        {"--novel2", args.out.novel2}, {"--known2", args.out.known2}, {"--report", args.out.report},
+    check_output_paths({{"--save-filter", args.save_filter},
+                        {"--novel", args.out.novel},
+                        {"--known", args.out.known},
+                        {"--novel2", args.out.novel2},
+                        {"--known2", args.out.known2},
+                        {"--report", args.out.report},
                         {"--stats", args.out.stats}});
-    check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2, args.out.known2,
-                                  args.out.report, args.out.stats, args.out.multiqc},
+    check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2,
+                                  args.out.known2, args.out.report, args.out.stats, args.out.multiqc},
                                  args.input.inputs);
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
@@ -680,35 +720,39 @@ run_summary run_dedup(dedup_args const & args)
     // Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not inserted
     // again (same classes, hits and outputs; a smaller, faster filter).
     std::uint64_t const skip_at = args.save_filter.empty() ? args.out.min_count : 0;
+    decision_rule const rule = dedup_rule(args.out);
 
     run_stream(
         source,
-        [&](work_item & item) {
+        [&](work_item & item)
+        {
             engine.extract(item.r1, &item.r2, keys);
             // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter
             // operations but does not count exact hits for known reads.
             if (resolvable && !exact_hits)
-                speculator.run(*filter, keys, args.out.min_count, args.out.min_hit_fraction, item.results,
-                               filter_name);
+                speculator.run(*filter, keys, rule, item.results, filter_name);
             else if (resolvable)
             {
                 // parallel query, serial in-batch resolution, parallel insert
                 engine.query(query_filters, keys);
-                resolver.resolve(*filter, keys, args.out.min_count, args.out.min_hit_fraction, exact_hits, item.results);
+                resolver.resolve(*filter, keys, rule, exact_hits, item.results);
                 engine.insert(*filter, keys, &item.results, filter_name, skip_at);
             }
             else
-                engine.dedup_serial(*filter, keys, args.out.min_hit_fraction, item.results, filter_name);
+                engine.dedup_serial(*filter, keys, rule, item.results, filter_name);
         },
-        [&](work_item const & item) {
+        [&](work_item const & item)
+        {
             outputs.write(item);
             account(summary, item);
-            progress.update(summary.records, summary.known_units, summary.units, summary.bases, source.input_fraction());
+            progress.update(summary.records, summary.known_units, summary.units, summary.bases,
+                            source.input_fraction());
         });
     progress.finish();
     throw_if_interrupted();
     warn_if_overgrown(*filter, args.filter.fpr,
-                      args.save_filter.empty() ? std::string{"the dedup filter"} : "filter '" + args.save_filter + "'");
+                      args.save_filter.empty() ? std::string{"the dedup filter"}
+                                               : "filter '" + args.save_filter + "'");
     if (args.out.strict)
         check_saturation(*filter, args.save_filter.empty() ? std::string{"dedup"} : args.save_filter, true);
     std::unique_ptr<io::output_file> saved;
@@ -724,9 +768,12 @@ run_summary run_dedup(dedup_args const & args)
     outputs.finish();
     summary.seconds = seconds_since(t0);
     run_context const context{"dedup", &args.input.inputs,
-                              args.save_filter.empty() ? std::vector<std::string>{} : std::vector{args.save_filter}};
-    auto const stats = write_text_output(args.out.stats, stats_json(summary, context, args.out, args.common), "stats");
-    auto const mqc = write_text_output(args.out.multiqc, multiqc_json(summary, context, args.out), "MultiQC file");
+                              args.save_filter.empty() ? std::vector<std::string>{}
+                                                       : std::vector{args.save_filter}};
+    auto const stats =
+        write_text_output(args.out.stats, stats_json(summary, context, args.out, args.common), "stats");
+    auto const mqc =
+        write_text_output(args.out.multiqc, multiqc_json(summary, context, args.out), "MultiQC file");
     // Every output is complete: only now is any of them renamed into place.
     throw_if_interrupted();
     outputs.commit();
@@ -755,16 +802,20 @@ run_summary run_build(build_args const & args)
     // for a fixed number of k-mers instead (default_design_keys) and grows. Quotient filters sized for
     // different inputs still merge: at the narrower fingerprint width.
     bool const readable_twice = std::all_of(args.input.inputs.begin(), args.input.inputs.end(),
-                                            [](std::string const & in) {
+                                            [](std::string const & in)
+                                            {
                                                 std::error_code ec;
                                                 return in != "-" && std::filesystem::is_regular_file(in, ec);
                                             });
-    if (cfg.expected == 0 && (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
+    if (cfg.expected == 0 &&
+        (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
     {
-        cfg.expected = first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from", args.common.quiet);
+        cfg.expected =
+            first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from", args.common.quiet);
     }
-    // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow slots and on
-    // the spread of keys among shards: unless --shards is given, a shard holds at least 2^18 expected k-mers.
+    // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow slots and
+    // on the spread of keys among shards: unless --shards is given, a shard holds at least 2^18 expected
+    // k-mers.
     if (args.filter.shards == 0 && cfg.type == filter_type::quotient && cfg.expected > 0)
     {
         std::uint64_t const most_shards = std::max<std::uint64_t>(1, cfg.expected >> 18);
@@ -799,8 +850,8 @@ run_summary run_build(build_args const & args)
     progress.finish();
     throw_if_interrupted();
     warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
-    // Quotient-filter shards that ended far below their load (an estimate above the k-mers inserted, or growth
-    // by doubling) are rebuilt at the fewest home slots that hold them.
+    // Quotient-filter shards that ended far below their load (an estimate above the k-mers inserted, or
+    // growth by doubling) are rebuilt at the fewest home slots that hold them.
     fit_filter(*filter, filter->stats().bytes <= build_fit_bytes ? 0.0 : build_fit_slack, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());

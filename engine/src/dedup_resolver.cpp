@@ -1,6 +1,6 @@
-#include <ksieve/filters/error.hpp>
-#include <ksieve/engine/dedup.hpp>
 #include "engine_detail.hpp"
+#include <ksieve/engine/dedup.hpp>
+#include <ksieve/filters/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -16,9 +16,10 @@ using detail::full_message;
 using detail::partition_units_by_shard;
 using detail::query_keys;
 
-void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t const min_count,
-                             double const fraction, bool const exact_hits, std::vector<unit_result> & results)
+void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
+                             bool const exact_hits, std::vector<unit_result> & results)
 {
+    std::uint64_t const min_count = rule.min_count;
     std::size_t const n = keys.units();
     results.resize(n);
     std::uint32_t longest = 0;
@@ -26,8 +27,8 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         longest = std::max(longest, keys.count[u]);
     if (slots_.size() < longest)
         slots_.resize(longest);
-    // Parallel pre-pass: hits before the batch, hits needed, and the collision keys and their hashes of the keys
-    // still below min_count. Only the table probes below are serial.
+    // Parallel pre-pass: hits before the batch, hits needed, and the collision keys and their hashes of the
+    // keys still below min_count. Only the table probes below are serial.
     std::uint64_t const total = keys.offset[n];
     if (cks_.size() < total)
     {
@@ -36,7 +37,8 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
     }
     hits_before_.resize(n);
     need_.resize(n);
-    std::uint64_t tracked = 0; // keys that may be probed: below min_count, in units not decided before the batch
+    std::uint64_t tracked =
+        0; // keys that may be probed: below min_count, in units not decided before the batch
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256) reduction(+ : tracked)
     for (std::size_t u = 0; u < n; ++u)
     {
@@ -55,7 +57,7 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
             homes_[off + j] = static_cast<std::size_t>(mix64(ck));
         }
         hits_before_[u] = hits;
-        need_[u] = hits_needed(c, fraction);
+        need_[u] = rule.hits_needed(c);
         if (exact_hits || hits < need_[u])
             tracked += c - hits;
     }

@@ -1,6 +1,6 @@
-#include <ksieve/filters/error.hpp>
-#include <ksieve/engine/dedup.hpp>
 #include "engine_detail.hpp"
+#include <ksieve/engine/dedup.hpp>
+#include <ksieve/filters/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -192,15 +192,16 @@ void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & 
     hit_keys_.insert(flat_keys_.data() + first, total - first);
 }
 
-void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::uint64_t const min_count,
-                           double const fraction, std::vector<unit_result> & results,
-                           std::string const & filter_name)
+void dedup_speculator::run(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
+                           std::vector<unit_result> & results, std::string const & filter_name)
 {
+    std::uint64_t const min_count = rule.min_count;
     // Every stride-th k-mer is sampled. A unit is predicted known when its sample has at least 0.6 x the hit
     // fraction asked: leaning to "known" because a wrong guess of known costs some lookups, a wrong guess of
     // novel adding and removing all its k-mers (on 2 M reads at C = 20, sampling every 8th k-mer: 0.3% of the
     // units rolled back, against 1.5% with the plain fraction; every 16th: 0.4%).
     constexpr double lean_known = 0.6;
+    decision_rule const leaning{rule.min_count, rule.min_hit_fraction * lean_known, 0}; // on the sample
     // hit_keys_ holds the hits of one min_count: from another min_count on, lookups go to the filter (with
     // min_count 1 every key is a hit, and the set would copy the filter)
     if (hit_keys_min_count_ == 0 && filter.stats().total_count == 0)
@@ -254,7 +255,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         for (std::uint64_t i = flat_offset_[u]; i < flat_offset_[u + 1]; ++i)
             h += flat_values_[i] >= min_count;
         std::uint32_t const s = (c + stride - 1) / stride;
-        bool const predicted_known = c > 0 && is_known(s, h, fraction * lean_known);
+        bool const predicted_known = c > 0 && leaning.known(h, s);
         hits_[u] = h;
         speculated_[u] = c > 0 && !predicted_known;
     }
@@ -268,7 +269,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
     for (std::size_t u = 0; u < n; ++u)
         if (keys.count[u] > 0 && !speculated_[u])
         {
-            need_[u] = static_cast<std::uint32_t>(hits_needed(keys.count[u], fraction));
+            need_[u] = static_cast<std::uint32_t>(rule.hits_needed(keys.count[u]));
             if (hits_[u] >= need_[u]) // the sample alone decides (small fractions)
                 results[u] = unit_result{keys.count[u], hits_[u], true};
             else
@@ -402,7 +403,7 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         if (!speculated_[u])
             continue;
         std::uint32_t h = count_hits(u);
-        if (is_known(keys.count[u], h, fraction))
+        if (rule.known(h, keys.count[u]))
         {
             make_exact(u, dups_[static_cast<std::size_t>(omp_get_thread_num())]);
             h = count_hits(u);
@@ -440,13 +441,13 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, std::ui
         std::uint32_t const c = keys.count[u];
         // hits_[u] is an upper bound (corrections and copies only take hits off): a unit it leaves novel is
         // novel, without a look at its keys
-        std::uint32_t h = corrected && is_known(c, hits_[u], fraction) ? corrected_hits(u) : hits_[u];
-        if (is_known(c, h, fraction) && !exact_[u])
+        std::uint32_t h = corrected && rule.known(hits_[u], c) ? corrected_hits(u) : hits_[u];
+        if (rule.known(h, c) && !exact_[u])
         {
             make_exact(u, dups_[0]);
             h = corrected ? corrected_hits(u) : count_hits(u);
         }
-        bool const known = is_known(c, h, fraction);
+        bool const known = rule.known(h, c);
         results[u] = unit_result{c, h, known};
         if (!known)
             continue;

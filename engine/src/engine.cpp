@@ -1,7 +1,7 @@
+#include "engine_detail.hpp"
+#include <ksieve/engine/engine.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
-#include <ksieve/engine/engine.hpp>
-#include "engine_detail.hpp"
 
 #include <algorithm>
 #include <array>
@@ -19,7 +19,8 @@ namespace detail
 // The error for a filter that takes no more k-mers, with advice that fits its type.
 std::string full_message(any_filter const & filter, std::string const & filter_name)
 {
-    std::string const what = filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
+    std::string const what =
+        filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
     // A shard that doubles needs twice its bytes more: a growth refused by the memory budget.
     std::uint64_t const used = charged_memory();
     if (filter.type() == filter_type::quotient && used + 2 * (used / filter.num_shards()) > memory_limit())
@@ -27,9 +28,10 @@ std::string full_message(any_filter const & filter, std::string const & filter_n
                format_bytes(memory_limit()) +
                (memory_limit_is_explicit() ? " (raise --max-memory)" : " (the machine's memory)");
     if (filter.type() == filter_type::quotient)
-        return what + " is full: the quotient filter cannot grow further, its fingerprints (sized by --expected) "
-                      "have too few remainder bits left (raise --expected, or leave it out for the default design "
-                      "size of 2^30 k-mers)";
+        return what +
+               " is full: the quotient filter cannot grow further, its fingerprints (sized by --expected) "
+               "have too few remainder bits left (raise --expected, or leave it out for the default design "
+               "size of 2^30 k-mers)";
     return what + " is full: the " + std::string{to_string(filter.type())} +
            " filter cannot take more k-mers (raise --expected, or use --type qf, which grows)";
 }
@@ -76,7 +78,9 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
             s.result.resize(s.part.size());
         for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
             if (s.start[sh + 1] > s.start[sh])
-                f->count_batch(sh, std::span<std::uint64_t const>{s.part.data() + s.start[sh], s.start[sh + 1] - s.start[sh]},
+                f->count_batch(sh,
+                               std::span<std::uint64_t const>{s.part.data() + s.start[sh],
+                                                              s.start[sh + 1] - s.start[sh]},
                                s.result.data() + s.start[sh]);
         // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys
         // there: elsewhere its answers could only be false positives. A quotient filter part keeps them: a
@@ -101,8 +105,9 @@ using detail::full_message;
 using detail::partition_units_by_shard;
 using detail::query_keys;
 
-batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, shard_range const * const range) :
-    kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(1u, threads)}
+batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, shard_range const * const range)
+    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{
+                                                                                     std::max(1u, threads)}
 {
     if (range != nullptr && range->count > 1)
     {
@@ -111,8 +116,8 @@ batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, sha
     }
 }
 
-std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scratch & s, std::size_t & own_first,
-                                          std::size_t & own_last) const
+std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scratch & s,
+                                          std::size_t & own_first, std::size_t & own_last) const
 {
     std::string_view const seq = piece.record;
     std::size_t const k = kmer_.k;
@@ -120,14 +125,14 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
     std::size_t const positions = seq.size() < k ? 0 : seq.size() - k + 1;
     std::size_t const b = std::min(piece.begin, positions), e = std::min(piece.end, positions);
     // the valid k-mers that start in [lo, hi)
-    auto valid_in = [&](std::size_t const lo, std::size_t const hi) {
-        return lo < hi ? scanner_.count(seq.substr(lo, hi - lo + k - 1)) : std::size_t{0};
-    };
+    auto valid_in = [&](std::size_t const lo, std::size_t const hi)
+    { return lo < hi ? scanner_.count(seq.substr(lo, hi - lo + k - 1)) : std::size_t{0}; };
     std::size_t lo = b;
     for (std::size_t step = 1; lo > 0 && valid_in(lo, b) == 0; step *= 2)
         lo = b > step ? b - step : 0;
     std::size_t hi = e;
-    for (std::size_t step = std::max<std::size_t>(w - 1, 1); hi < positions && valid_in(e, hi) < w - 1; step *= 2)
+    for (std::size_t step = std::max<std::size_t>(w - 1, 1); hi < positions && valid_in(e, hi) < w - 1;
+         step *= 2)
         hi = std::min(positions, e + step);
     std::size_t const span = hi > lo ? hi - lo : 0;
     if (s.keys.size() < span)
@@ -169,7 +174,9 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
                   [&](sequence_piece const & p)
                   {
                       std::size_t const b = std::min(p.begin, p.record.size());
-                      std::size_t const e = p.end >= p.record.size() ? p.record.size() : std::min(p.record.size(), p.end + k - 1);
+                      std::size_t const e = p.end >= p.record.size()
+                                                ? p.record.size()
+                                                : std::min(p.record.size(), p.end + k - 1);
                       c += use_range_ ? e - b : scanner_.count(p.record.substr(b, e - b));
                   });
         out.offset[u + 1] = c;
@@ -188,7 +195,8 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
         key_scratch & s = key_scratch_[static_cast<std::size_t>(omp_get_thread_num())];
         std::uint64_t * const dst = out.keys.data() + out.offset[u];
         std::uint32_t c = 0;
-        auto emit = [&](std::uint64_t const h) noexcept {
+        auto emit = [&](std::uint64_t const h) noexcept
+        {
             if (!use_range_ || range_.contains(h))
                 dst[c++] = h;
         };
@@ -210,12 +218,14 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
     }
 }
 
-void batch_engine::extract(io::record_batch const & r1, io::record_batch const * const r2, batch_keys & out) const
+void batch_engine::extract(io::record_batch const & r1, io::record_batch const * const r2,
+                           batch_keys & out) const
 {
     bool const pairs = r2 != nullptr && !r2->empty();
     extract_units(
         r1.size(),
-        [&](std::size_t const u, auto && fn) {
+        [&](std::size_t const u, auto && fn)
+        {
             fn(sequence_piece{r1[u].seq});
             if (pairs)
                 fn(sequence_piece{(*r2)[u].seq});
@@ -229,16 +239,19 @@ void batch_engine::extract_windows(std::span<sequence_piece const> const windows
         windows.size(), [&](std::size_t const u, auto && fn) { fn(windows[u]); }, out);
 }
 
-
-std::uint64_t hits_needed(std::uint64_t const kmers, double const fraction, std::uint64_t const min_hits) noexcept
+std::uint64_t decision_rule::hits_needed(std::uint64_t const kmers) const noexcept
 {
     if (kmers == 0)
         return 1; // never known
-    double const guess = std::ceil(fraction * static_cast<double>(kmers));
-    std::uint64_t h = guess <= 0 ? 0 : (guess > static_cast<double>(kmers) ? kmers + 1 : static_cast<std::uint64_t>(guess));
-    while (h > 0 && is_known(kmers, h - 1, fraction))
+    // The smallest h that meets the fraction, from a guess corrected both ways (the guess may be off by one
+    // where fraction * kmers rounds); then min_hits, capped at kmers + 1 (never known).
+    decision_rule const by_fraction{min_count, min_hit_fraction, 0};
+    double const guess = std::ceil(min_hit_fraction * static_cast<double>(kmers));
+    std::uint64_t h =
+        guess <= 0 ? 0 : (guess > static_cast<double>(kmers) ? kmers + 1 : static_cast<std::uint64_t>(guess));
+    while (h > 0 && by_fraction.known(h - 1, kmers))
         --h;
-    while (h <= kmers && !is_known(kmers, h, fraction))
+    while (h <= kmers && !by_fraction.known(h, kmers))
         ++h;
     return std::min(std::max(h, min_hits), kmers + 1);
 }
@@ -269,8 +282,6 @@ void batch_engine::early_keys(early_scratch & s, early_chunk const & c) const
     io::record_batch const * const r2 = c.r2;
     bool const pairs = r2 != nullptr;
     std::size_t const u0 = c.u0, m = c.m;
-    double const fraction = c.fraction;
-    std::uint64_t const min_hits = c.min_hits;
     s.offset.resize(m + 1);
     s.count.resize(m);
     s.need.resize(m);
@@ -323,7 +334,7 @@ void batch_engine::early_keys(early_scratch & s, early_chunk const & c) const
     {
         if (s.count[i] > early_window_kmers && !sampled)
         {
-            std::uint64_t const need = hits_needed(s.count[i], fraction, min_hits);
+            std::uint64_t const need = c.rule.hits_needed(s.count[i]);
             s.need[i] =
                 static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
             continue;
@@ -339,7 +350,8 @@ void batch_engine::early_keys(early_scratch & s, early_chunk const & c) const
         }
         std::uint64_t * const dst = s.keys.data() + s.offset[i];
         std::uint32_t j = 0;
-        auto emit = [&](std::size_t, std::uint64_t const code) noexcept {
+        auto emit = [&](std::size_t, std::uint64_t const code) noexcept
+        {
             dst[base[j & 7] + (j >> 3)] = code; // hashed when looked up: many never are
             ++j;
         };
@@ -352,7 +364,7 @@ void batch_engine::early_keys(early_scratch & s, early_chunk const & c) const
             if (pairs)
                 scanner_.for_each((*r2)[u0 + i].seq, emit);
         }
-        std::uint64_t const need = hits_needed(cnt, fraction, min_hits);
+        std::uint64_t const need = c.rule.hits_needed(cnt);
         s.need[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
         if (need <= cnt)
             s.active.push_back(static_cast<std::uint32_t>(i));
@@ -364,7 +376,6 @@ void batch_engine::early_keys(early_scratch & s, early_chunk const & c) const
 void batch_engine::early_rounds(early_scratch & s, early_chunk const & c) const
 {
     std::span<any_filter const * const> const filters = c.filters;
-    std::uint64_t const min_count = c.min_count;
     bool const sampled = kmer_.sampled();
     for (unsigned round = 0; !s.active.empty(); ++round)
     {
@@ -373,9 +384,9 @@ void batch_engine::early_rounds(early_scratch & s, early_chunk const & c) const
         for (std::uint32_t const i : s.active)
         {
             std::uint32_t const misses = s.queried[i] - s.hits[i];
-            std::uint32_t const d = round + 1 >= max_rounds
-                                        ? s.count[i] - s.queried[i]
-                                        : std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
+            std::uint32_t const d = round + 1 >= max_rounds ? s.count[i] - s.queried[i]
+                                                            : std::min(s.need[i] - s.hits[i],
+                                                                       s.count[i] - s.need[i] + 1 - misses);
             s.qstart[i] = static_cast<std::uint32_t>(total);
             total += d;
         }
@@ -399,10 +410,11 @@ void batch_engine::early_rounds(early_scratch & s, early_chunk const & c) const
         {
             std::uint32_t const i = s.active[a];
             std::uint32_t const q0 = s.qstart[i];
-            std::uint32_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : static_cast<std::uint32_t>(total);
+            std::uint32_t const q1 =
+                a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : static_cast<std::uint32_t>(total);
             std::uint32_t h = 0;
             for (std::uint32_t q = q0; q < q1; ++q)
-                h += s.qvalues[q] >= min_count;
+                h += c.rule.hit(s.qvalues[q]);
             s.hits[i] += h;
             s.queried[i] += q1 - q0;
             std::uint32_t const misses = s.queried[i] - s.hits[i];
@@ -421,7 +433,6 @@ void batch_engine::early_long_units(early_scratch & s, early_chunk const & c) co
     bool const pairs = r2 != nullptr;
     std::size_t const u0 = c.u0;
     std::span<any_filter const * const> const filters = c.filters;
-    std::uint64_t const min_count = c.min_count;
     // long units: windows of at most early_window_kmers k-mers in sequence order, until decided
     for (std::uint32_t const i : s.long_units)
     {
@@ -442,7 +453,7 @@ void batch_engine::early_long_units(early_scratch & s, early_chunk const & c) co
             for_each_key(w, s.ks, [&](std::uint64_t const key) noexcept { s.qkeys[q++] = key; });
             query_keys(filters, s.qkeys.data(), q, s.qvalues.data(), s.q);
             for (std::size_t j = 0; j < q; ++j)
-                s.hits[i] += s.qvalues[j] >= min_count;
+                s.hits[i] += c.rule.hit(s.qvalues[j]);
             s.queried[i] += static_cast<std::uint32_t>(q);
         };
         for_each_window(r1[u0 + i].seq, early_window_kmers, window);
@@ -452,9 +463,8 @@ void batch_engine::early_long_units(early_scratch & s, early_chunk const & c) co
 }
 
 void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
-                                  std::span<any_filter const * const> const filters, std::uint64_t const min_count,
-                                  double const fraction, std::vector<unit_result> & results,
-                                  std::uint64_t const min_hits) const
+                                  std::span<any_filter const * const> const filters,
+                                  decision_rule const & rule, std::vector<unit_result> & results) const
 {
     std::size_t const n = r1.size();
     bool const pairs = r2 != nullptr && !r2->empty();
@@ -483,7 +493,7 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
         early_scratch & s = early_[static_cast<std::size_t>(omp_get_thread_num())];
         std::size_t const u0 = chunk_begin_[c];
         std::size_t const m = chunk_begin_[c + 1] - u0;
-        early_chunk const chunk{r1, pairs ? r2 : nullptr, u0, m, filters, min_count, fraction, min_hits};
+        early_chunk const chunk{r1, pairs ? r2 : nullptr, u0, m, filters, rule};
         early_keys(s, chunk);
         early_rounds(s, chunk);
         early_long_units(s, chunk);
@@ -492,8 +502,8 @@ void batch_engine::classify_early(io::record_batch const & r1, io::record_batch 
     }
 }
 
-void batch_engine::decide(batch_keys const & keys, std::uint64_t const min_count, double const fraction,
-                          std::vector<unit_result> & results, std::uint64_t const min_hits) const
+void batch_engine::decide(batch_keys const & keys, decision_rule const & rule,
+                          std::vector<unit_result> & results) const
 {
     std::size_t const n = keys.units();
     results.resize(n);
@@ -503,13 +513,14 @@ void batch_engine::decide(batch_keys const & keys, std::uint64_t const min_count
         std::uint32_t hits = 0;
         std::uint64_t const * const v = keys.values.data() + keys.offset[u];
         for (std::uint32_t j = 0; j < keys.count[u]; ++j)
-            hits += v[j] >= min_count;
-        results[u] = unit_result{keys.count[u], hits, is_known(keys.count[u], hits, fraction, min_hits)};
+            hits += rule.hit(v[j]);
+        results[u] = unit_result{keys.count[u], hits, rule.known(hits, keys.count[u])};
     }
 }
 
-void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * const only_novel,
-                          std::string const & filter_name, std::uint64_t const skip_at)
+void batch_engine::insert(any_filter & filter, batch_keys const & keys,
+                          std::vector<unit_result> const * const only_novel, std::string const & filter_name,
+                          std::uint64_t const skip_at)
 {
     bool const skip = skip_at > 0;
     std::size_t const shards = filter.num_shards();
@@ -534,15 +545,15 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys, std::vec
     {
         if (start[s + 1] == start[s])
             continue;
-        if (filter.insert_batch(s, std::span<std::uint64_t const>{part.data() + start[s], start[s + 1] - start[s]}) !=
-            insert_status::ok)
+        if (filter.insert_batch(s, std::span<std::uint64_t const>{
+                                       part.data() + start[s], start[s + 1] - start[s]}) != insert_status::ok)
             full.store(true, std::memory_order_relaxed);
     }
     if (full.load())
         throw full_error{full_message(filter, filter_name)};
 }
 
-void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, double const fraction,
+void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
                                 std::vector<unit_result> & results, std::string const & filter_name) const
 {
     std::size_t const n = keys.units();
@@ -554,7 +565,7 @@ void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, do
         std::uint32_t hits = 0;
         for (std::uint32_t j = 0; j < c; ++j)
             hits += filter.count(k[j]) > 0;
-        bool const known = is_known(c, hits, fraction);
+        bool const known = rule.known(hits, c);
         results[u] = unit_result{c, hits, known};
         if (known)
             continue;

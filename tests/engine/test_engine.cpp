@@ -14,23 +14,27 @@
 namespace
 {
 
-// hits_needed(n, F) must be the smallest h with is_known(n, h, F) (n + 1 if none): brute force is the oracle.
+// decision_rule::hits_needed(n) must be the smallest h with known(h, n) (n + 1 if none): brute force is the
+// oracle.
 TEST(engine, hits_needed_is_the_smallest_known_hit_count)
 {
-    for (double const f : {1e-9, 0.01, 0.1, 0.25, 1.0 / 3.0, 0.3, 0.5, 0.6, 0.7, 0.77, 0.8, 0.9, 0.999, 1.0})
-        for (std::uint64_t n = 0; n <= 600; ++n)
-        {
-            std::uint64_t expect = n + 1;
-            for (std::uint64_t h = 0; h <= n; ++h)
-                if (ksieve::is_known(n, h, f))
-                {
-                    expect = h;
-                    break;
-                }
-            if (n == 0)
-                expect = 1; // a unit without k-mers is never known
-            ASSERT_EQ(ksieve::hits_needed(n, f), expect) << "n " << n << " F " << f;
-        }
+    for (std::uint64_t const min_hits : {0u, 2u})
+        for (double const f :
+             {1e-9, 0.01, 0.1, 0.25, 1.0 / 3.0, 0.3, 0.5, 0.6, 0.7, 0.77, 0.8, 0.9, 0.999, 1.0})
+            for (std::uint64_t n = 0; n <= 600; ++n)
+            {
+                ksieve::decision_rule const rule{1, f, min_hits};
+                std::uint64_t expect = n + 1;
+                for (std::uint64_t h = 0; h <= n; ++h)
+                    if (rule.known(h, n))
+                    {
+                        expect = h;
+                        break;
+                    }
+                if (n == 0)
+                    expect = 1; // a unit without k-mers is never known
+                ASSERT_EQ(rule.hits_needed(n), expect) << "n " << n << " F " << f << " min_hits " << min_hits;
+            }
 }
 
 } // namespace
@@ -88,15 +92,15 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
             std::uint32_t hits = 0;
             for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                 hits += keys.values[p] + added[filter->collision_key(keys.keys[p])] >= min_count;
-            bool const known = ksieve::is_known(keys.count[u], hits, fraction);
+            bool const known = ksieve::decision_rule{min_count, fraction, 0}.known(hits, keys.count[u]);
             expect[u] = ksieve::unit_result{keys.count[u], hits, known};
             if (!known)
                 for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                     ++added[filter->collision_key(keys.keys[p])];
         }
         std::vector<ksieve::unit_result> got_exact, got_fast;
-        exact.resolve(*filter, keys, min_count, fraction, true, got_exact);
-        fast.resolve(*filter, keys, min_count, fraction, false, got_fast);
+        exact.resolve(*filter, keys, ksieve::decision_rule{min_count, fraction, 0}, true, got_exact);
+        fast.resolve(*filter, keys, ksieve::decision_rule{min_count, fraction, 0}, false, got_fast);
         for (std::size_t u = 0; u < units; ++u)
         {
             ASSERT_EQ(got_exact[u].known, expect[u].known) << trial << " unit " << u;
@@ -174,7 +178,7 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                         std::uint32_t hits = 0;
                         for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                             hits += slow->count(keys.keys[p]) >= min_count;
-                        expect[u] = ksieve::is_known(keys.count[u], hits, fraction);
+                        expect[u] = ksieve::decision_rule{min_count, fraction, 0}.known(hits, keys.count[u]);
                         if (!expect[u])
                         {
                             for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
@@ -182,7 +186,7 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                         }
                     }
                     std::vector<ksieve::unit_result> got;
-                    speculator.run(*fast, keys, min_count, fraction, got, "test");
+                    speculator.run(*fast, keys, ksieve::decision_rule{min_count, fraction, 0}, got, "test");
                     ASSERT_EQ(got.size(), units);
                     for (std::size_t u = 0; u < units; ++u)
                     {
@@ -207,9 +211,9 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                 {
                     EXPECT_GT(w.hit_lookups, 1000u);
                 }
-                // What dedup --save-filter writes: every shard at the fewest slots that hold it (undoing growth
-                // that only rolled-back additions needed); then the tables are those of the read-by-read run,
-                // word for word.
+                // What dedup --save-filter writes: every shard at the fewest slots that hold it (undoing
+                // growth that only rolled-back additions needed); then the tables are those of the
+                // read-by-read run, word for word.
                 std::uint64_t const grown = fast->stats().slots;
                 ksieve::fit_filter(*fast, 0.0, 2);
                 ksieve::fit_filter(*slow, 0.0, 1);
@@ -259,7 +263,8 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
                                              std::size_t{300}, std::size_t{1} << 20})
             {
                 std::vector<ksieve::sequence_piece> windows;
-                engine.for_each_window(seq, window, [&](ksieve::sequence_piece const & w) { windows.push_back(w); });
+                engine.for_each_window(seq, window,
+                                       [&](ksieve::sequence_piece const & w) { windows.push_back(w); });
                 ASSERT_FALSE(windows.empty());
                 for (auto const & w : windows)
                     ASSERT_LE(w.end - w.begin, window);

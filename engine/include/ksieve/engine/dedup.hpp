@@ -25,10 +25,11 @@ public:
     /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is serial). */
     explicit dedup_resolver(unsigned const threads = 1) : threads_{threads < 1 ? 1u : threads} {}
 
-    /*! \pre filter.collision_keys(); keys.values hold the counts before the batch.
+    /*! \brief Decide the units of a batch by `rule` in input order (nothing is inserted: see the class).
+     * \pre filter.collision_keys(); keys.values hold the counts before the batch.
      * \param exact_hits false: results[u].hits of a unit that is known from the counts before the batch
      * alone may miss hits added inside the batch (classes are exact either way). */
-    void resolve(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
+    void resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
                  bool exact_hits, std::vector<unit_result> & results);
 
 private:
@@ -81,11 +82,11 @@ public:
     /*! \brief \param threads threads of the parallel phases. */
     explicit dedup_speculator(unsigned threads = 1);
 
-    /*! \brief Decide the units of a batch in input order and add the k-mers of the novel ones to the filter
-     * (each occurrence adds 1).
+    /*! \brief Decide the units of a batch by `rule` in input order and add the k-mers of the novel ones to
+     * the filter (each occurrence adds 1).
      * \pre filter.collision_keys(); keys from batch_engine::extract without a key range.
      * \throws full_error if the filter is full. */
-    void run(any_filter & filter, batch_keys const & keys, std::uint64_t min_count, double fraction,
+    void run(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
              std::vector<unit_result> & results, std::string const & filter_name);
 
     /*! \brief Work done so far (for benchmarks and tests). */
@@ -127,10 +128,10 @@ private:
     std::vector<std::uint32_t> hits_;                    // per unit: hits before the batch / speculative hits
     std::vector<std::uint32_t> need_, looked_; // per predicted-known unit: hits_needed, keys looked up
     std::vector<std::uint32_t> active_;        // predicted-known units not decided yet
-    std::vector<std::uint8_t> speculated_;               // per unit: 1 if its keys were added
-    std::vector<std::uint8_t> exact_;                    // per speculated unit: old_ without its own copies
-    std::vector<std::uint64_t> old_;                     // per key of a speculated unit: count seen
-    std::vector<std::uint64_t> cks_;                     // per key of an exact_ unit: collision key
+    std::vector<std::uint8_t> speculated_;     // per unit: 1 if its keys were added
+    std::vector<std::uint8_t> exact_;          // per speculated unit: old_ without its own copies
+    std::vector<std::uint64_t> old_;           // per key of a speculated unit: count seen
+    std::vector<std::uint64_t> cks_;           // per key of an exact_ unit: collision key
     std::vector<std::uint64_t> part_, part_pos_, start_; // speculated keys by shard, their positions
     std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
     std::vector<stamp_table> dups_;                      // per thread: earlier copies inside a unit

@@ -19,9 +19,10 @@
 #include <span>
 #include <vector>
 
+#include <ksieve/engine/decision_rule.hpp>
+#include <ksieve/engine/shard_range.hpp>
 #include <ksieve/filters/sampling.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
-#include <ksieve/engine/shard_range.hpp>
 #include <ksieve/io/io.hpp>
 
 namespace ksieve
@@ -38,20 +39,12 @@ struct unit_result
 /*! \brief Keys of a batch, unit by unit. */
 struct batch_keys
 {
-    std::vector<std::uint64_t> keys;    //!< hashed keys; unit u at [offset[u], offset[u] + count[u])
+    std::vector<std::uint64_t> keys; //!< hashed keys; unit u at [offset[u], offset[u] + count[u])
     std::vector<std::uint64_t> offset;
     std::vector<std::uint32_t> count;
-    std::vector<std::uint64_t> values;  //!< per key: the count found (query) -- same indexing as keys
+    std::vector<std::uint64_t> values; //!< per key: the count found (query) -- same indexing as keys
     [[nodiscard]] std::size_t units() const noexcept { return count.size(); }
 };
-
-/*! \brief The decision rule: known iff kmers > 0, hits >= min_hits and hits >= fraction * kmers. */
-[[nodiscard]] inline bool is_known(std::uint64_t const kmers, std::uint64_t const hits, double const fraction,
-                                   std::uint64_t const min_hits = 0) noexcept
-{
-    // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares equal to it.
-    return kmers > 0 && hits >= min_hits && static_cast<double>(hits) / static_cast<double>(kmers) >= fraction;
-}
 
 /*! \brief Per-thread scratch of the engine's shard partition (reused between batches: no allocation in
  * steady state). */
@@ -78,9 +71,6 @@ struct key_scratch
     std::vector<std::uint64_t> keys, order; //!< canonical codes of a piece and context, their order values
     std::unique_ptr<minimizer_scratch> minimizers; //!< whole-record minimizers (for_each_record_minimizer)
 };
-
-/*! \brief The fewest hits that make a unit of `kmers` k-mers known (kmers + 1 if none does). */
-[[nodiscard]] std::uint64_t hits_needed(std::uint64_t kmers, double fraction, std::uint64_t min_hits = 0) noexcept;
 
 /*! \brief The batch engine (see file comment). */
 class batch_engine
@@ -109,8 +99,7 @@ public:
     /*! \brief fn(key) for the hashed keys of a piece in sequence order: every valid k-mer, or with sampling
      * (kmer_params::window > 1) the minimizers that belong to the piece. A range (build --shard) is not
      * applied here. No allocation once `s` has grown; no exceptions. */
-    template <typename Fn>
-    void for_each_key(sequence_piece const & piece, key_scratch & s, Fn && fn) const
+    template <typename Fn> void for_each_key(sequence_piece const & piece, key_scratch & s, Fn && fn) const
     {
         std::string_view const seq = piece.record;
         std::size_t const k = kmer_.k;
@@ -141,25 +130,25 @@ public:
      * \pre constructed without a key range (keys of consecutive units are contiguous). */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
 
-    /*! \brief Hash, query and classify the units of a batch, stopping each unit's lookups as soon as its
-     * class is decided (no more hits can make it novel, or no more misses can make it known). The classes
-     * equal query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the hits
-     * found before the decision). Keys are looked up in rounds over chunks of units: each round asks, per
-     * undecided unit, for the fewest further k-mers that could decide it, taken in a spread order (every 8th
-     * position first), so that a run of k-mers broken by one sequencing error rarely delays the decision. A
-     * unit of more than early_window_kmers k-mers (a contig, a chromosome) is looked up in windows of that
+    /*! \brief Hash, query and classify (by `rule`) the units of a batch, stopping each unit's lookups as soon
+     * as its class is decided (no more hits can make it novel, or no more misses can make it known). The
+     * classes equal query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the
+     * hits found before the decision). Keys are looked up in rounds over chunks of units: each round asks,
+     * per undecided unit, for the fewest further k-mers that could decide it, taken in a spread order (every
+     * 8th position first), so that a run of k-mers broken by one sequencing error rarely delays the decision.
+     * A unit of more than early_window_kmers k-mers (a contig, a chromosome) is looked up in windows of that
      * many k-mers instead, in sequence order, so that memory does not grow with the longest record. \pre
      * constructed without a key range. */
     void classify_early(io::record_batch const & r1, io::record_batch const * r2,
-                        std::span<any_filter const * const> filters, std::uint64_t min_count, double fraction,
-                        std::vector<unit_result> & results, std::uint64_t min_hits = 0) const;
+                        std::span<any_filter const * const> filters, decision_rule const & rule,
+                        std::vector<unit_result> & results) const;
 
     /*! \brief classify_early() looks up units of more k-mers than this in windows of this many k-mers. */
     static constexpr std::uint32_t early_window_kmers = std::uint32_t{1} << 18;
 
-    /*! \brief Classify every unit against values (hit iff value >= min_count). */
-    void decide(batch_keys const & keys, std::uint64_t min_count, double fraction,
-                std::vector<unit_result> & results, std::uint64_t min_hits = 0) const;
+    /*! \brief Classify every unit by `rule` against keys.values (filled by query()). */
+    void decide(batch_keys const & keys, decision_rule const & rule,
+                std::vector<unit_result> & results) const;
 
     /*! \brief Insert the keys of the selected units (all units if only_novel is null, else the units not
      * known) into a mutable filter.
@@ -170,18 +159,20 @@ public:
                 std::string const & filter_name, std::uint64_t skip_at = 0);
 
     /*! \brief dedup, read by read, for filters without collision keys (Bloom, cuckoo): query each unit's
-     * keys against the filter, decide, insert the keys of novel units. Serial; exact serial definition.
+     * keys against the filter, decide by `rule`, insert the keys of novel units. Serial; exact serial
+     * definition. A k-mer is a hit iff the filter holds it (count > 0): rule.min_count is not used (dedup
+     * accepts only min_count 1 with these filters).
      * \throws full_error */
-    void dedup_serial(any_filter & filter, batch_keys const & keys, double fraction,
+    void dedup_serial(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
                       std::vector<unit_result> & results, std::string const & filter_name) const;
 
     [[nodiscard]] unsigned threads() const noexcept { return threads_; }
     [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
 
 private:
-    // Sampling: fill s.keys / s.order with the canonical codes of the valid k-mers of the piece and its context (one valid k-mer before
-    // its own positions, window - 1 after them, or up to the record's ends); [own_first, own_last) are the
-    // entries at its own positions. \returns the number of entries.
+    // Sampling: fill s.keys / s.order with the canonical codes of the valid k-mers of the piece and its
+    // context (one valid k-mer before its own positions, window - 1 after them, or up to the record's ends);
+    // [own_first, own_last) are the entries at its own positions. \returns the number of entries.
     std::size_t sampled_context(sequence_piece const & piece, key_scratch & s, std::size_t & own_first,
                                 std::size_t & own_last) const;
 
@@ -204,7 +195,7 @@ private:
         std::vector<std::uint64_t> keys, qkeys, qvalues; // keys: canonical codes (hashed on lookup)
         std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
         std::vector<std::uint32_t> long_units; // units of more than early_window_kmers k-mers: in windows
-        std::vector<std::uint64_t> skeys;       // sampled: the chunk's minimizers, unit after unit
+        std::vector<std::uint64_t> skeys;      // sampled: the chunk's minimizers, unit after unit
         key_scratch ks;
     };
     // One chunk of units of classify_early and what it is asked.
@@ -215,9 +206,7 @@ private:
         std::size_t u0;              // first unit
         std::size_t m;               // units
         std::span<any_filter const * const> filters;
-        std::uint64_t min_count;
-        double fraction;
-        std::uint64_t min_hits;
+        decision_rule rule;
     };
     static constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
     void early_keys(early_scratch & s, early_chunk const & c) const;
