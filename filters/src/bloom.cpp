@@ -1,6 +1,8 @@
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
+#include "cpu_dispatch.hpp"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -17,8 +19,15 @@
 #include <sys/mman.h>
 #endif
 
-#if defined(__AVX2__) || defined(__AVX512F__)
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+#if defined(__x86_64__) && !defined(__AVX2__) && defined(__GNUC__) && __has_include(<cpuid.h>)
+// A second copy of the blocked filter's batch kernels is compiled for x86-64-v3 (AVX2) and picked at run
+// time (cpu_dispatch.hpp).
+#define KSIEVE_BLOOM_AVX2_KERNEL 1
+#else
+#define KSIEVE_BLOOM_AVX2_KERNEL 0
 #endif
 
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
@@ -54,7 +63,7 @@ word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
     void * p = nullptr;
     try
     {
-        p = ::operator new(bytes, std::align_val_t{align_});
+        p = ::operator new (bytes, std::align_val_t{align_});
     }
     catch (std::bad_alloc const &)
     {
@@ -77,10 +86,11 @@ word_storage word_storage::view(std::span<std::uint64_t const> const words) noex
     return s;
 }
 
-word_storage::word_storage(word_storage && other) noexcept :
-    data_{std::exchange(other.data_, nullptr)}, size_{std::exchange(other.size_, 0)},
-    align_{std::exchange(other.align_, 0)}, charge_{std::move(other.charge_)}
-{}
+word_storage::word_storage(word_storage && other) noexcept
+    : data_{std::exchange(other.data_, nullptr)}, size_{std::exchange(other.size_, 0)},
+      align_{std::exchange(other.align_, 0)}, charge_{std::move(other.charge_)}
+{
+}
 
 word_storage & word_storage::operator=(word_storage && other) noexcept
 {
@@ -95,12 +105,15 @@ word_storage & word_storage::operator=(word_storage && other) noexcept
     return *this;
 }
 
-word_storage::~word_storage() { release(); }
+word_storage::~word_storage()
+{
+    release();
+}
 
 void word_storage::release() noexcept
 {
     if (align_ != 0 && data_ != nullptr)
-        ::operator delete(data_, std::align_val_t{align_});
+        ::operator delete (data_, std::align_val_t{align_});
     data_ = nullptr;
     size_ = 0;
     align_ = 0;
@@ -115,7 +128,8 @@ word_storage word_storage::clone() const
     return s;
 }
 
-std::uint64_t bloom_cardinality(std::uint64_t const set_bits, std::uint64_t const m, unsigned const k) noexcept
+std::uint64_t bloom_cardinality(std::uint64_t const set_bits, std::uint64_t const m,
+                                unsigned const k) noexcept
 {
     if (set_bits < k)
         return 0;
@@ -128,8 +142,8 @@ std::uint64_t bloom_cardinality(std::uint64_t const set_bits, std::uint64_t cons
     return static_cast<std::uint64_t>(std::llround(n));
 }
 
-void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t const granule, std::uint64_t & m,
-                         unsigned & k)
+void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t const granule,
+                         std::uint64_t & m, unsigned & k)
 {
     double const ln2 = std::log(2.0);
     double const bits = -static_cast<double>(n) * std::log(eps) / (ln2 * ln2);
@@ -148,15 +162,17 @@ void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t 
 void check_bloom_config(filter_config const & cfg, std::uint64_t const expected, char const * const type_name)
 {
     if (!(cfg.fpr > 0.0))
-        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " + type_name +
+        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " +
+                          type_name +
                           " filter: it needs 0 < EPS < 0.5 (--fpr 0, an exact filter, needs --type qf)"};
     if (!(cfg.fpr < 0.5))
-        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " + type_name +
-                          " filter: it needs 0 < EPS < 0.5"};
+        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " +
+                          type_name + " filter: it needs 0 < EPS < 0.5"};
     if (expected == 0)
-        throw usage_error{std::string{"a "} + type_name +
-                          " filter must be sized in advance: give --expected N (distinct k-mers) or let ksieve "
-                          "estimate it in a first pass over the input"};
+        throw usage_error{
+            std::string{"a "} + type_name +
+            " filter must be sized in advance: give --expected N (distinct k-mers) or let ksieve "
+            "estimate it in a first pass over the input"};
 }
 
 } // namespace detail
@@ -174,8 +190,7 @@ inline void atomic_or(std::uint64_t & word, std::uint64_t const mask) noexcept
 }
 
 /*! Poisson(lambda) expectation of g(i), g bounded by 1: sum outwards from the mode until the terms vanish. */
-template <typename g_t>
-double poisson_expectation(double const lambda, g_t && g) noexcept
+template <typename g_t> double poisson_expectation(double const lambda, g_t && g) noexcept
 {
     if (lambda <= 0)
         return g(0);
@@ -207,17 +222,14 @@ inline double classic_fpr(double const b, double const i, unsigned const k) noex
     return std::pow(-std::expm1(i * k * std::log1p(-1.0 / b)), static_cast<double>(k));
 }
 
-template <typename filter_t>
-std::string shape_text(filter_t const & f);
+template <typename filter_t> std::string shape_text(filter_t const & f);
 
-template <>
-std::string shape_text(blocked_bloom_filter const & f)
+template <> std::string shape_text(blocked_bloom_filter const & f)
 {
     return std::to_string(f.blocks()) + " blocks, k = " + std::to_string(f.hash_count());
 }
 
-template <>
-std::string shape_text(classic_bloom_filter const & f)
+template <> std::string shape_text(classic_bloom_filter const & f)
 {
     return std::to_string(f.bits()) + " bits, k = " + std::to_string(f.hash_count());
 }
@@ -227,10 +239,12 @@ std::string shape_text(classic_bloom_filter const & f)
 // ---------------------------------------------------------------------------------------------------------
 // blocked_bloom_filter
 
-blocked_bloom_filter::blocked_bloom_filter(std::uint64_t const blocks, unsigned const k) : blocks_{blocks}, k_{k}
+blocked_bloom_filter::blocked_bloom_filter(std::uint64_t const blocks, unsigned const k)
+    : blocks_{blocks}, k_{k}
 {
     if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
-        throw usage_error{"a blocked Bloom filter needs between 1 and 2^56 blocks (got " + std::to_string(blocks) + ")"};
+        throw usage_error{"a blocked Bloom filter needs between 1 and 2^56 blocks (got " +
+                          std::to_string(blocks) + ")"};
     if (k < 1 || k > max_hashes)
         throw usage_error{"a blocked Bloom filter needs 1 to " + std::to_string(max_hashes) +
                           " bits per key (got " + std::to_string(k) + ")"};
@@ -290,7 +304,8 @@ blocked_bloom_filter::shape blocked_bloom_filter::shape_for(std::uint64_t const 
             best = shape{hi, k};
     }
     if (best.blocks == 0)
-        throw error{"out of memory: a blocked Bloom filter for " + std::to_string(n) + " keys would be too large"};
+        throw error{"out of memory: a blocked Bloom filter for " + std::to_string(n) +
+                    " keys would be too large"};
     cached_n = n;
     cached_eps = eps;
     cached = best;
@@ -310,7 +325,8 @@ blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> c
     if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
         throw format_error{"blocked Bloom filter with an invalid block count " + std::to_string(blocks)};
     if (k < 1 || k > max_hashes)
-        throw format_error{"blocked Bloom filter with an invalid number of hash functions " + std::to_string(k)};
+        throw format_error{"blocked Bloom filter with an invalid number of hash functions " +
+                           std::to_string(k)};
     if (words.size() != blocks * block_words)
         throw format_error{"blocked Bloom filter of " + std::to_string(blocks) + " blocks with " +
                            std::to_string(words.size()) + " payload words instead of " +
@@ -318,186 +334,43 @@ blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> c
     return blocked_bloom_filter{blocks, static_cast<unsigned>(k), detail::word_storage::view(words)};
 }
 
-namespace
-{
+// ---------------------------------------------------------------------------------------------------------
+// Batch kernels of the blocked filter: blocked_kernels_0 (the build's target) and, on x86-64 builds without
+// AVX2, blocked_kernels_1 (x86-64-v3). detail::use_v3_kernels() (cpu_dispatch.hpp) picks one at run time.
 
-using detail::blocked_bloom_salts;
+#define KSIEVE_BLOOM_ISA 0
+#define KSIEVE_BLOOM_NS blocked_kernels_0
+#include "bloom_blocked_hot.inc"
+#undef KSIEVE_BLOOM_NS
+#undef KSIEVE_BLOOM_ISA
 
-/*! Calls fn(std::integral_constant<unsigned, K>) with K = k for 1 <= k <= 16 (unrolled kernels), K = 0
- * (runtime k) otherwise. */
-template <typename fn_t>
-inline void dispatch_k(unsigned const k, fn_t && fn)
-{
-    switch (k)
-    {
-    case 1: fn(std::integral_constant<unsigned, 1>{}); return;
-    case 2: fn(std::integral_constant<unsigned, 2>{}); return;
-    case 3: fn(std::integral_constant<unsigned, 3>{}); return;
-    case 4: fn(std::integral_constant<unsigned, 4>{}); return;
-    case 5: fn(std::integral_constant<unsigned, 5>{}); return;
-    case 6: fn(std::integral_constant<unsigned, 6>{}); return;
-    case 7: fn(std::integral_constant<unsigned, 7>{}); return;
-    case 8: fn(std::integral_constant<unsigned, 8>{}); return;
-    case 9: fn(std::integral_constant<unsigned, 9>{}); return;
-    case 10: fn(std::integral_constant<unsigned, 10>{}); return;
-    case 11: fn(std::integral_constant<unsigned, 11>{}); return;
-    case 12: fn(std::integral_constant<unsigned, 12>{}); return;
-    case 13: fn(std::integral_constant<unsigned, 13>{}); return;
-    case 14: fn(std::integral_constant<unsigned, 14>{}); return;
-    case 15: fn(std::integral_constant<unsigned, 15>{}); return;
-    case 16: fn(std::integral_constant<unsigned, 16>{}); return;
-    default: fn(std::integral_constant<unsigned, 0>{}); return;
-    }
-}
-
-/*! Scalar membership test (branch-free). */
-template <unsigned K>
-inline bool blocked_test(std::uint64_t const * const block, std::uint32_t const lo, unsigned const k) noexcept
-{
-    unsigned const n = K == 0 ? k : K;
-    std::uint64_t acc = 1;
-    for (unsigned i = 0; i < n; ++i)
-    {
-        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
-        acc &= block[p >> 6] >> (p & 63);
-    }
-    return (acc & 1) != 0;
-}
-
-#if defined(__AVX512F__)
-/*! AVX-512: the block is 16 dwords, one zmm. 16 positions at once: p = (lo * salt) >> 23 (vpmulld), the
- * dword p >> 5 of the block by one permute, bit p & 31 by a variable shift. Bit p of the block is bit p & 31
- * of dword p >> 5 (little-endian), the same bit as the scalar word/bit split. */
-inline bool blocked_test_avx512(std::uint64_t const * const block, std::uint32_t const lo, __m512i const * salts,
-                                __mmask16 const * masks, unsigned const groups) noexcept
-{
-    __m512i const blk = _mm512_loadu_si512(block);
-    __m512i const x = _mm512_set1_epi32(static_cast<int>(lo));
-    bool ok = true;
-    for (unsigned g = 0; g < groups; ++g)
-    {
-        __m512i const pos = _mm512_srli_epi32(_mm512_mullo_epi32(x, salts[g]), 23);
-        __m512i const word = _mm512_permutexvar_epi32(_mm512_srli_epi32(pos, 5), blk);
-        __m512i const bit = _mm512_sllv_epi32(_mm512_set1_epi32(1), _mm512_and_si512(pos, _mm512_set1_epi32(31)));
-        ok &= _mm512_mask_test_epi32_mask(masks[g], word, bit) == masks[g];
-    }
-    return ok;
-}
-
-/*! AVX-512 insert: the 512-bit mask of the key's bits is built in one register -- for bit p, lane q of
- * sllv(1, p - 64 q) is 1 << (p - 64 q) when 0 <= p - 64 q < 64 and 0 otherwise (vpsllvq gives 0 for counts
- * above 63, and a negative difference is a huge unsigned count) -- then OR-ed into the block with one load
- * and one store. */
-template <unsigned K>
-inline __m512i blocked_mask_avx512(std::uint32_t const lo, unsigned const k) noexcept
-{
-    unsigned const n = K == 0 ? k : K;
-    __m512i const offsets = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
-    __m512i const one = _mm512_set1_epi64(1);
-    __m512i m = _mm512_setzero_si512();
-    for (unsigned i = 0; i < n; ++i)
-    {
-        long long const p = (lo * blocked_bloom_salts[i]) >> 23;
-        m = _mm512_or_si512(m, _mm512_sllv_epi64(one, _mm512_sub_epi64(_mm512_set1_epi64(p), offsets)));
-    }
-    return m;
-}
-#elif defined(__AVX2__)
-/*! AVX2: 8 positions per group; the dword p >> 5 is picked from both 8-dword halves of the block by
- * permutes and selected by bit 3 of the dword index. */
-inline bool blocked_test_avx2(std::uint64_t const * const block, std::uint32_t const lo, __m256i const * salts,
-                              int const * masks, unsigned const groups) noexcept
-{
-    __m256i const blk_lo = _mm256_loadu_si256(reinterpret_cast<__m256i const *>(block));
-    __m256i const blk_hi = _mm256_loadu_si256(reinterpret_cast<__m256i const *>(block + 4));
-    __m256i const x = _mm256_set1_epi32(static_cast<int>(lo));
-    bool ok = true;
-    for (unsigned g = 0; g < groups; ++g)
-    {
-        __m256i const pos = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts[g]), 23);
-        __m256i const idx = _mm256_srli_epi32(pos, 5);
-        __m256 const w_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blk_lo, idx));
-        __m256 const w_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blk_hi, idx));
-        __m256i const word = _mm256_castps_si256(_mm256_blendv_ps(w_lo, w_hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
-        __m256i const bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(pos, _mm256_set1_epi32(31)));
-        __m256i const hit = _mm256_cmpeq_epi32(_mm256_and_si256(word, bit), bit);
-        ok &= (_mm256_movemask_ps(_mm256_castsi256_ps(hit)) & masks[g]) == masks[g];
-    }
-    return ok;
-}
-
-/*! AVX2 insert: as the AVX-512 one, with the block as two 256-bit halves. */
-template <unsigned K>
-inline void blocked_mask_avx2(std::uint32_t const lo, unsigned const k, __m256i & m_lo, __m256i & m_hi) noexcept
-{
-    unsigned const n = K == 0 ? k : K;
-    __m256i const off_lo = _mm256_setr_epi64x(0, 64, 128, 192);
-    __m256i const off_hi = _mm256_setr_epi64x(256, 320, 384, 448);
-    __m256i const one = _mm256_set1_epi64x(1);
-    m_lo = _mm256_setzero_si256();
-    m_hi = _mm256_setzero_si256();
-    for (unsigned i = 0; i < n; ++i)
-    {
-        __m256i const p = _mm256_set1_epi64x(static_cast<long long>((lo * blocked_bloom_salts[i]) >> 23));
-        m_lo = _mm256_or_si256(m_lo, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, off_lo)));
-        m_hi = _mm256_or_si256(m_hi, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, off_hi)));
-    }
-}
-#endif
-
-
-/*! Set the k bits of a key in its block (K = k, or 0 for a runtime k). */
-template <unsigned K>
-inline void blocked_set(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
-{
-#if defined(__AVX512F__)
-    _mm512_storeu_si512(block, _mm512_or_si512(_mm512_loadu_si512(block), blocked_mask_avx512<K>(lo, k)));
-#elif defined(__AVX2__)
-    __m256i m_lo, m_hi;
-    blocked_mask_avx2<K>(lo, k, m_lo, m_hi);
-    auto * const b = reinterpret_cast<__m256i *>(block);
-    _mm256_storeu_si256(b, _mm256_or_si256(_mm256_loadu_si256(b), m_lo));
-    _mm256_storeu_si256(b + 1, _mm256_or_si256(_mm256_loadu_si256(b + 1), m_hi));
+#if KSIEVE_BLOOM_AVX2_KERNEL
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt"))), apply_to = function)
 #else
-    unsigned const n = K == 0 ? k : K;
-    for (unsigned i = 0; i < n; ++i)
-    {
-        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
-        block[p >> 6] |= std::uint64_t{1} << (p & 63);
-    }
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,bmi2,lzcnt,popcnt")
 #endif
-}
-
-/*! The same with atomic OR, one RMW per word that gains bits. */
-template <unsigned K>
-inline void blocked_set_atomic(std::uint64_t * const block, std::uint32_t const lo, unsigned const k) noexcept
-{
-    std::uint64_t mask[blocked_bloom_filter::block_words] = {};
-#if defined(__AVX512F__)
-    _mm512_storeu_si512(mask, blocked_mask_avx512<K>(lo, k));
-#elif defined(__AVX2__)
-    __m256i m_lo, m_hi;
-    blocked_mask_avx2<K>(lo, k, m_lo, m_hi);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(mask), m_lo);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(mask + 4), m_hi);
+#define KSIEVE_BLOOM_ISA 1
+#define KSIEVE_BLOOM_NS blocked_kernels_1
+#include "bloom_blocked_hot.inc"
+#undef KSIEVE_BLOOM_NS
+#undef KSIEVE_BLOOM_ISA
+#if defined(__clang__)
+#pragma clang attribute pop
 #else
-    unsigned const n = K == 0 ? k : K;
-    for (unsigned i = 0; i < n; ++i)
-    {
-        unsigned const p = (lo * blocked_bloom_salts[i]) >> 23;
-        mask[p >> 6] |= std::uint64_t{1} << (p & 63);
-    }
+#pragma GCC pop_options
 #endif
-    for (unsigned w = 0; w < blocked_bloom_filter::block_words; ++w)
-        if (mask[w] != 0)
-            atomic_or(block[w], mask[w]);
-}
-
-} // namespace
+// Runs `call` on the kernels the dispatcher chooses.
+#define KSIEVE_BLOOM_DISPATCH(call)                                                                          \
+    (detail::use_v3_kernels() ? blocked_kernels_1::call : blocked_kernels_0::call)
+#else
+#define KSIEVE_BLOOM_DISPATCH(call) (blocked_kernels_0::call)
+#endif
 
 void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block, std::uint32_t const lo) const noexcept
 {
-    blocked_set_atomic<0>(block, lo, k_);
+    KSIEVE_BLOOM_DISPATCH(set_bits_atomic(block, lo, k_));
 }
 
 void blocked_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
@@ -508,87 +381,27 @@ void blocked_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
 
 insert_status blocked_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
-    dispatch_k(k_, [&](auto const K) {
-        detail::pipelined<std::uint64_t>(
-            keys,
-            [this](std::uint64_t const key) {
-                std::uint64_t const h = mix64(key);
-                __builtin_prefetch(block_ptr(h), 1, 3);
-                return h;
-            },
-            [this](std::size_t, std::uint64_t const h) {
-                blocked_set<decltype(K)::value>(block_ptr(h), static_cast<std::uint32_t>(h), k_);
-            });
-    });
+    KSIEVE_BLOOM_DISPATCH(insert_batch(storage_.data(), blocks_, k_, keys));
     return insert_status::ok;
 }
 
 void blocked_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
 {
-    dispatch_k(k_, [&](auto const K) {
-        detail::pipelined<std::uint64_t>(
-            keys,
-            [this](std::uint64_t const key) {
-                std::uint64_t const h = mix64(key);
-                __builtin_prefetch(block_ptr(h), 1, 3);
-                return h;
-            },
-            [this](std::size_t, std::uint64_t const h) {
-                blocked_set_atomic<decltype(K)::value>(block_ptr(h), static_cast<std::uint32_t>(h), k_);
-            });
-    });
+    KSIEVE_BLOOM_DISPATCH(insert_batch_concurrent(storage_.data(), blocks_, k_, keys));
 }
 
-void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys,
+                                       std::uint64_t * const out) const noexcept
 {
-    auto const stage = [this](std::uint64_t const key) {
-        std::uint64_t const h = mix64(key);
-        __builtin_prefetch(block_ptr(h), 0, 3);
-        return h;
-    };
-#if defined(__AVX512F__)
-    constexpr unsigned lanes = 16;
-    __m512i salts[max_hashes / lanes] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-    __mmask16 masks[max_hashes / lanes] = {};
-    unsigned const groups = (k_ + lanes - 1) / lanes;
-    for (unsigned g = 0; g < groups; ++g)
-    {
-        salts[g] = _mm512_loadu_si512(blocked_bloom_salts + lanes * g);
-        unsigned const n = std::min(lanes, k_ - lanes * g);
-        masks[g] = static_cast<__mmask16>((1u << n) - 1);
-    }
-    detail::pipelined<std::uint64_t>(keys, stage, [&](std::size_t const i, std::uint64_t const h) {
-        out[i] = blocked_test_avx512(block_ptr(h), static_cast<std::uint32_t>(h), salts, masks, groups) ? 1 : 0;
-    });
-#elif defined(__AVX2__)
-    constexpr unsigned lanes = 8;
-    __m256i salts[max_hashes / lanes] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
-                                         _mm256_setzero_si256()};
-    int masks[max_hashes / lanes] = {};
-    unsigned const groups = (k_ + lanes - 1) / lanes;
-    for (unsigned g = 0; g < groups; ++g)
-    {
-        salts[g] = _mm256_loadu_si256(reinterpret_cast<__m256i const *>(blocked_bloom_salts + lanes * g));
-        unsigned const n = std::min(lanes, k_ - lanes * g);
-        masks[g] = static_cast<int>((1u << n) - 1);
-    }
-    detail::pipelined<std::uint64_t>(keys, stage, [&](std::size_t const i, std::uint64_t const h) {
-        out[i] = blocked_test_avx2(block_ptr(h), static_cast<std::uint32_t>(h), salts, masks, groups) ? 1 : 0;
-    });
-#else
-    dispatch_k(k_, [&](auto const K) {
-        detail::pipelined<std::uint64_t>(keys, stage, [&](std::size_t const i, std::uint64_t const h) {
-            out[i] = blocked_test<decltype(K)::value>(block_ptr(h), static_cast<std::uint32_t>(h), k_) ? 1 : 0;
-        });
-    });
-#endif
+    KSIEVE_BLOOM_DISPATCH(count_batch(storage_.data(), blocks_, k_, keys, out));
 }
 
 void blocked_bloom_filter::check_compatible(blocked_bloom_filter const & other, char const * const what) const
 {
     if (blocks_ != other.blocks_ || k_ != other.k_)
-        throw incompatible_error{std::string{"cannot "} + what + " blocked Bloom filters of different sizes (" +
-                                 shape_text(*this) + " vs " + shape_text(other) + ")"};
+        throw incompatible_error{std::string{"cannot "} + what +
+                                 " blocked Bloom filters of different sizes (" + shape_text(*this) + " vs " +
+                                 shape_text(other) + ")"};
 }
 
 void blocked_bloom_filter::unite_with(blocked_bloom_filter const & other)
@@ -671,10 +484,12 @@ blocked_bloom_filter intersect(blocked_bloom_filter const & a, blocked_bloom_fil
 // ---------------------------------------------------------------------------------------------------------
 // classic_bloom_filter
 
-classic_bloom_filter::classic_bloom_filter(std::uint64_t const words, unsigned const k) : bits_{words * 64}, k_{k}
+classic_bloom_filter::classic_bloom_filter(std::uint64_t const words, unsigned const k)
+    : bits_{words * 64}, k_{k}
 {
     if (words == 0 || words > (std::uint64_t{1} << 56))
-        throw usage_error{"a classic Bloom filter needs between 1 and 2^56 words (got " + std::to_string(words) + ")"};
+        throw usage_error{"a classic Bloom filter needs between 1 and 2^56 words (got " +
+                          std::to_string(words) + ")"};
     if (k < 1 || k > max_hashes)
         throw usage_error{"a classic Bloom filter needs 1 to " + std::to_string(max_hashes) +
                           " hash functions (got " + std::to_string(k) + ")"};
@@ -691,7 +506,8 @@ classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg, uns
     return classic_bloom_filter{m / 64, std::min(k, max_hashes)};
 }
 
-double classic_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t const bits, unsigned const k) noexcept
+double classic_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t const bits,
+                                           unsigned const k) noexcept
 {
     return std::pow(-std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(bits)),
                     static_cast<double>(k));
@@ -701,15 +517,18 @@ classic_bloom_filter classic_bloom_filter::view(std::span<std::uint64_t const> c
                                                 std::span<std::uint64_t const> const words, unsigned)
 {
     if (params.size() != 3)
-        throw format_error{"classic Bloom filter with " + std::to_string(params.size()) + " parameters instead of 3"};
+        throw format_error{"classic Bloom filter with " + std::to_string(params.size()) +
+                           " parameters instead of 3"};
     if (params[0] != scheme)
         throw format_error{"classic Bloom filter with unknown hash scheme " + std::to_string(params[0])};
     std::uint64_t const nwords = params[1];
     std::uint64_t const k = params[2];
     if (nwords == 0 || nwords > (std::uint64_t{1} << 56))
-        throw format_error{"classic Bloom filter with an invalid size of " + std::to_string(nwords) + " words"};
+        throw format_error{"classic Bloom filter with an invalid size of " + std::to_string(nwords) +
+                           " words"};
     if (k < 1 || k > max_hashes)
-        throw format_error{"classic Bloom filter with an invalid number of hash functions " + std::to_string(k)};
+        throw format_error{"classic Bloom filter with an invalid number of hash functions " +
+                           std::to_string(k)};
     if (words.size() != nwords)
         throw format_error{"classic Bloom filter of " + std::to_string(nwords) + " words with " +
                            std::to_string(words.size()) + " payload words"};
@@ -744,7 +563,8 @@ insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> 
     std::uint64_t * const w = storage_.data();
     detail::pipelined<classic_staged>(
         keys,
-        [this, w](std::uint64_t const key) {
+        [this, w](std::uint64_t const key)
+        {
             std::uint64_t a = mix64(key);
             std::uint64_t const b = second_hash(a);
             classic_staged const s{a, b};
@@ -752,7 +572,8 @@ insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> 
                 __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 1, 3);
             return s;
         },
-        [this, w](std::size_t, classic_staged s) {
+        [this, w](std::size_t, classic_staged s)
+        {
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
             {
                 std::uint64_t const p = detail::mul_high(s.a, bits_);
@@ -767,7 +588,8 @@ void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const
     std::uint64_t * const w = storage_.data();
     detail::pipelined<classic_staged>(
         keys,
-        [this, w](std::uint64_t const key) {
+        [this, w](std::uint64_t const key)
+        {
             std::uint64_t a = mix64(key);
             std::uint64_t const b = second_hash(a);
             classic_staged const s{a, b};
@@ -775,7 +597,8 @@ void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const
                 __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 1, 3);
             return s;
         },
-        [this, w](std::size_t, classic_staged s) {
+        [this, w](std::size_t, classic_staged s)
+        {
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
             {
                 std::uint64_t const p = detail::mul_high(s.a, bits_);
@@ -784,12 +607,14 @@ void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const
         });
 }
 
-void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys,
+                                       std::uint64_t * const out) const noexcept
 {
     std::uint64_t const * const w = storage_.data();
     detail::pipelined<classic_staged>(
         keys,
-        [this, w](std::uint64_t const key) {
+        [this, w](std::uint64_t const key)
+        {
             std::uint64_t a = mix64(key);
             std::uint64_t const b = second_hash(a);
             classic_staged const s{a, b};
@@ -797,7 +622,8 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
                 __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 0, 3);
             return s;
         },
-        [this, w, out](std::size_t const idx, classic_staged s) {
+        [this, w, out](std::size_t const idx, classic_staged s)
+        {
             std::uint64_t acc = 1;
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
             {
@@ -811,8 +637,9 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
 void classic_bloom_filter::check_compatible(classic_bloom_filter const & other, char const * const what) const
 {
     if (bits_ != other.bits_ || k_ != other.k_)
-        throw incompatible_error{std::string{"cannot "} + what + " classic Bloom filters of different sizes (" +
-                                 shape_text(*this) + " vs " + shape_text(other) + ")"};
+        throw incompatible_error{std::string{"cannot "} + what +
+                                 " classic Bloom filters of different sizes (" + shape_text(*this) + " vs " +
+                                 shape_text(other) + ")"};
 }
 
 void classic_bloom_filter::unite_with(classic_bloom_filter const & other)

@@ -2,6 +2,7 @@
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/zeroed_memory.hpp>
 
+#include "cpu_dispatch.hpp"
 #include "quotient_filter_isa.hpp"
 
 #include <algorithm>
@@ -20,8 +21,8 @@
 #include <immintrin.h>
 #endif
 #if defined(__x86_64__) && !defined(__BMI2__) && defined(__GNUC__) && __has_include(<cpuid.h>)
-#include <cpuid.h>
-// A second copy of the hot paths is compiled for BMI1/BMI2/LZCNT/POPCNT and picked at run time.
+// A second copy of the hot paths is compiled for BMI1/BMI2/LZCNT/POPCNT and picked at run time
+// (cpu_dispatch.hpp).
 #define KSIEVE_QF_BMI2_KERNEL 1
 #else
 #define KSIEVE_QF_BMI2_KERNEL 0
@@ -64,7 +65,10 @@ inline std::uint64_t load64(void const * p) noexcept
     std::memcpy(&v, p, 8);
     return v;
 }
-inline void store64(void * p, std::uint64_t const v) noexcept { std::memcpy(p, &v, 8); }
+inline void store64(void * p, std::uint64_t const v) noexcept
+{
+    std::memcpy(p, &v, 8);
+}
 
 // Branch-free SWAR popcount (the libgcc fallback of std::popcount is a call).
 [[gnu::always_inline, maybe_unused]] inline unsigned popcount_swar(std::uint64_t x) noexcept
@@ -81,7 +85,8 @@ inline void store64(void * p, std::uint64_t const v) noexcept { std::memcpy(p, &
 }
 
 // select_in_byte[8 * b + j]: position of the j-th (0-based) set bit of byte b, 8 if b has at most j.
-constexpr auto select_in_byte = [] {
+constexpr auto select_in_byte = []
+{
     std::array<std::uint8_t, 256 * 8> t{};
     for (unsigned b = 0; b < 256; ++b)
     {
@@ -96,7 +101,8 @@ constexpr auto select_in_byte = [] {
 }();
 
 // cond ? a : b without a branch (the compiler turns plain ternaries on random data into branches).
-[[gnu::always_inline]] inline std::uint64_t pick(bool const cond, std::uint64_t const a, std::uint64_t const b) noexcept
+[[gnu::always_inline]] inline std::uint64_t pick(bool const cond, std::uint64_t const a,
+                                                 std::uint64_t const b) noexcept
 {
     return b ^ ((a ^ b) & (std::uint64_t{0} - static_cast<std::uint64_t>(cond)));
 }
@@ -124,14 +130,14 @@ constexpr auto select_in_byte = [] {
     return static_cast<unsigned>(pick(byte < 8, 8 * byte + bit, 64));
 }
 
-
 inline std::uint64_t sat_add(std::uint64_t const a, std::uint64_t const b) noexcept
 {
     std::uint64_t const s = a + b;
     return s < a ? none : s;
 }
 
-inline std::uint64_t mul_add_sat(std::uint64_t const v, std::uint64_t const base, std::uint64_t const t) noexcept
+inline std::uint64_t mul_add_sat(std::uint64_t const v, std::uint64_t const base,
+                                 std::uint64_t const t) noexcept
 {
     if (v > (none - t) / base)
         return none;
@@ -209,8 +215,8 @@ unsigned remainder_bits_for(unsigned const p, std::uint64_t const n) noexcept
 // Whether p-bit fingerprints fit a table of n home slots.
 bool geometry_ok(unsigned const p, std::uint64_t const n) noexcept
 {
-    if (n < (std::uint64_t{1} << min_quotient_bits) || n % 64 != 0 || n > (std::uint64_t{1} << max_quotient_bits) ||
-        p > 64 || (p == 64 && !std::has_single_bit(n)))
+    if (n < (std::uint64_t{1} << min_quotient_bits) || n % 64 != 0 ||
+        n > (std::uint64_t{1} << max_quotient_bits) || p > 64 || (p == 64 && !std::has_single_bit(n)))
         return false;
     unsigned const q = top_bits_for(n);
     if (q + quotient_filter::min_remainder_bits > p)
@@ -223,7 +229,6 @@ std::uint64_t words_for(std::uint64_t const nblocks, unsigned const r) noexcept
 {
     return (nblocks * (header_bytes + 8 * std::uint64_t{r}) + 7) / 8;
 }
-
 
 } // namespace
 
@@ -282,8 +287,8 @@ struct quotient_filter::locate_info
 struct quotient_filter::group_info
 {
     bool found{false};
-    bool last{false};       // the group ends the run
-    std::uint64_t pos{0};   // group start, or insertion position when not found
+    bool last{false};     // the group ends the run
+    std::uint64_t pos{0}; // group start, or insertion position when not found
     std::uint64_t len{0};
     std::uint64_t count{0};
 };
@@ -349,8 +354,8 @@ quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned
         throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
     if (r < min_remainder_bits || r > max_remainder_bits || q < min_quotient_bits || q > max_quotient_bits ||
         q + r > 64)
-        throw usage_error{"quotient filter: invalid geometry q = " + std::to_string(q) + ", r = " +
-                          std::to_string(r) + " for " + std::to_string(key_bits) + "-bit keys"};
+        throw usage_error{"quotient filter: invalid geometry q = " + std::to_string(q) +
+                          ", r = " + std::to_string(r) + " for " + std::to_string(key_bits) + "-bit keys"};
     if (!(max_load > 0.0 && max_load <= 1.0))
         throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
     quotient_filter f;
@@ -360,14 +365,15 @@ quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned
     return f;
 }
 
-quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned const p, std::uint64_t const nslots,
-                                            double const max_load, bool const auto_grow)
+quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned const p,
+                                            std::uint64_t const nslots, double const max_load,
+                                            bool const auto_grow)
 {
     if (key_bits < 1 || key_bits > 64)
         throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
     if (!geometry_ok(p, nslots))
-        throw usage_error{"quotient filter: invalid geometry of " + std::to_string(nslots) + " home slots for " +
-                          std::to_string(p) + "-bit fingerprints"};
+        throw usage_error{"quotient filter: invalid geometry of " + std::to_string(nslots) +
+                          " home slots for " + std::to_string(p) + "-bit fingerprints"};
     if (!(max_load > 0.0 && max_load <= 1.0))
         throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
     quotient_filter f;
@@ -380,7 +386,8 @@ quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned co
 std::uint64_t quotient_filter::slots_for(std::uint64_t const used, double const max_load) noexcept
 {
     double const need = std::ceil(static_cast<double>(used) / max_load);
-    auto const n = static_cast<std::uint64_t>(std::min(need, std::ldexp(1.0, static_cast<int>(max_quotient_bits))));
+    auto const n =
+        static_cast<std::uint64_t>(std::min(need, std::ldexp(1.0, static_cast<int>(max_quotient_bits))));
     return std::max<std::uint64_t>(64, (n + 63) / 64 * 64);
 }
 
@@ -388,9 +395,8 @@ std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
 {
     // ceil(h 2^q / N): an estimate in floating point, then made exact with the range reduction itself.
     auto a = static_cast<std::uint64_t>(static_cast<double>(h) * top_scale_);
-    auto home = [&](std::uint64_t const t) {
-        return static_cast<std::uint64_t>((static_cast<wide>(t) * nslots_) >> q_);
-    };
+    auto home = [&](std::uint64_t const t)
+    { return static_cast<std::uint64_t>((static_cast<wide>(t) * nslots_) >> q_); };
     while (home(a) < h)
         ++a;
     while (a > 0 && home(a - 1) >= h)
@@ -412,9 +418,11 @@ qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits, std::u
     if (key_bits < 1 || key_bits > 64)
         throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
     if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
-        throw usage_error{"quotient filter: false-positive rate must be in [0, 0.5), got " + std::to_string(cfg.fpr)};
+        throw usage_error{"quotient filter: false-positive rate must be in [0, 0.5), got " +
+                          std::to_string(cfg.fpr)};
     if (!(cfg.max_load > 0.0 && cfg.max_load <= 1.0))
-        throw usage_error{"quotient filter: maximal load must be in (0, 1], got " + std::to_string(cfg.max_load)};
+        throw usage_error{"quotient filter: maximal load must be in (0, 1], got " +
+                          std::to_string(cfg.max_load)};
     // Exact width: the key, padded when the key space could be filled (counters need several slots per key).
     unsigned p_exact = key_bits;
     if (key_bits + cfg.shard_bits < quotient_filter::small_key_space_bits)
@@ -427,8 +435,9 @@ qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits, std::u
     if (expected > 0)
     {
         double const e = static_cast<double>(expected);
-        nslots = std::max(nslots, quotient_filter::slots_for(static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
-                                                             cfg.max_load));
+        nslots = std::max(
+            nslots, quotient_filter::slots_for(static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
+                                               cfg.max_load));
     }
     unsigned q = top_bits_for(nslots);
     unsigned p = p_exact;
@@ -436,7 +445,8 @@ qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits, std::u
     {
         std::uint64_t n_design = expected;
         if (n_design == 0)
-            n_design = std::max<std::uint64_t>(1, quotient_filter::default_design_keys >> std::min(cfg.shard_bits, 63u));
+            n_design = std::max<std::uint64_t>(1, quotient_filter::default_design_keys >>
+                                                      std::min(cfg.shard_bits, 63u));
         // Smallest p with n_design / 2^p <= eps.
         unsigned bits = 1;
         while (bits < 64 && std::ldexp(cfg.fpr, static_cast<int>(bits)) < static_cast<double>(n_design))
@@ -482,10 +492,11 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
         throw bad("unknown layout version " + std::to_string(params.empty() ? 0 : params[0]));
     std::size_t const expected_count = params[0] == 1 ? params_count - 1 : params_count;
     if (params.size() != expected_count)
-        throw bad("expected " + std::to_string(expected_count) + " parameters, found " + std::to_string(params.size()));
+        throw bad("expected " + std::to_string(expected_count) + " parameters, found " +
+                  std::to_string(params.size()));
     if (key_bits < 1 || key_bits > 64 || params[4] != key_bits)
-        throw bad("key bits " + std::to_string(params[4]) + " do not match the file (" + std::to_string(key_bits) +
-                  ")");
+        throw bad("key bits " + std::to_string(params[4]) + " do not match the file (" +
+                  std::to_string(key_bits) + ")");
     std::uint64_t const q = params[1];
     std::uint64_t const r = params[2];
     std::uint64_t const p = params[3];
@@ -495,8 +506,8 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
     std::uint64_t const nslots = params[0] == 1 ? std::uint64_t{1} << q : params[params_count - 1];
     if (!geometry_ok(static_cast<unsigned>(p), nslots) || top_bits_for(nslots) != q ||
         remainder_bits_for(static_cast<unsigned>(p), nslots) != r)
-        throw bad("invalid geometry q = " + std::to_string(q) + ", r = " + std::to_string(r) + ", p = " +
-                  std::to_string(p) + ", " + std::to_string(nslots) + " home slots");
+        throw bad("invalid geometry q = " + std::to_string(q) + ", r = " + std::to_string(r) +
+                  ", p = " + std::to_string(p) + ", " + std::to_string(nslots) + " home slots");
     std::uint64_t const flags = params[9];
     if (flags > 3 || (((flags >> 1) & 1) != 0) != (p >= key_bits))
         throw bad("invalid flags");
@@ -509,7 +520,8 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
     if (params[10] != f.nblocks_)
         throw bad("block count " + std::to_string(params[10]) + " does not match q = " + std::to_string(q));
     if (words.size() != f.nwords_)
-        throw bad("payload of " + std::to_string(words.size()) + " words, expected " + std::to_string(f.nwords_));
+        throw bad("payload of " + std::to_string(words.size()) + " words, expected " +
+                  std::to_string(f.nwords_));
     if (params[5] > f.phys_slots_ || params[6] > params[5])
         throw bad("inconsistent counts");
     f.used_ = params[5];
@@ -534,7 +546,8 @@ quotient_filter quotient_filter::clone() const
 
 // ---------------------------------------------------------------------------------------------------------
 // Slot-level primitives and hot paths: quotient_filter::kernel<0> (the build's target) and, on x86-64 builds
-// without BMI2, kernel<1> (BMI1/BMI2/LZCNT/POPCNT: pdep select, bzhi masks). current_isa() picks one at run time.
+// without BMI2, kernel<1> (BMI1/BMI2/LZCNT/POPCNT: pdep select, bzhi masks). detail::use_pdep_kernels()
+// (cpu_dispatch.hpp) picks one at run time.
 
 #define KSIEVE_QF_PASTE2(a, b) a##b
 #define KSIEVE_QF_PASTE(a, b) KSIEVE_QF_PASTE2(a, b)
@@ -560,147 +573,32 @@ quotient_filter quotient_filter::clone() const
 #endif
 #endif
 
-namespace
-{
-
-constexpr int isa_unset = -1;
-constexpr int isa_generic = 0;
-constexpr int isa_bmi2 = 1;
-std::atomic<int> active_isa{isa_unset};
-
-// Whether the CPU runs the kernel<1> code, and runs pdep fast: AMD family 0x17 (Zen 1, Zen 2) and Hygon
-// family 0x18 microcode pdep/pext (hundreds of cycles), so they keep the generic kernel.
-#if KSIEVE_QF_BMI2_KERNEL
-bool cpu_has_bmi2_kernel_isa_uncached() noexcept
-{
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (static_cast<unsigned>(__get_cpuid_max(0, nullptr)) < 7)
-        return false;
-    __cpuid(1, a, b, c, d);
-    bool const popcnt = ((c >> 23) & 1) != 0;
-    __cpuid_count(7, 0, a, b, c, d);
-    bool const bmi1 = ((b >> 3) & 1) != 0;
-    bool const bmi2 = ((b >> 8) & 1) != 0;
-    bool lzcnt = false;
-    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) >= 0x80000001u)
-    {
-        __cpuid(0x80000001u, a, b, c, d);
-        lzcnt = ((c >> 5) & 1) != 0;
-    }
-    return popcnt && bmi1 && bmi2 && lzcnt;
-}
-
-// cpuid is slow (a VM exit under virtualisation): ask once.
-bool cpu_has_bmi2_kernel_isa() noexcept
-{
-    static bool const has = cpu_has_bmi2_kernel_isa_uncached();
-    return has;
-}
-
-bool cpu_has_slow_pdep_uncached() noexcept
-{
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    __cpuid(0, a, b, c, d);
-    char vendor[13];
-    std::memcpy(vendor, &b, 4);
-    std::memcpy(vendor + 4, &d, 4);
-    std::memcpy(vendor + 8, &c, 4);
-    vendor[12] = 0;
-    bool const amd = std::strcmp(vendor, "AuthenticAMD") == 0;
-    bool const hygon = std::strcmp(vendor, "HygonGenuine") == 0;
-    if (!amd && !hygon)
-        return false;
-    __cpuid(1, a, b, c, d);
-    unsigned family = (a >> 8) & 0xF;
-    if (family == 0xF)
-        family += (a >> 20) & 0xFF;
-    return family == 0x17 || family == 0x18;
-}
-
-bool cpu_has_slow_pdep() noexcept
-{
-    static bool const slow = cpu_has_slow_pdep_uncached();
-    return slow;
-}
-#endif
-
-int detect_isa() noexcept
-{
-#if KSIEVE_QF_BMI2_KERNEL
-    char const * const env = std::getenv("KSIEVE_QF_GENERIC");
-    bool const forced_generic = env != nullptr && env[0] == '1';
-    if (!forced_generic && cpu_has_bmi2_kernel_isa() && !cpu_has_slow_pdep())
-        return isa_bmi2;
-#endif
-    return isa_generic;
-}
-
-// The kernel the dispatched operations use, chosen on first use (environment read once).
-[[gnu::always_inline]] inline int current_isa() noexcept
-{
-    int const v = active_isa.load(std::memory_order_relaxed);
-    if (v != isa_unset) [[likely]]
-        return v;
-    int expected = isa_unset;
-    int const d = detect_isa();
-    return active_isa.compare_exchange_strong(expected, d, std::memory_order_relaxed) ? d : expected;
-}
-
-} // namespace
-
 namespace detail
 {
-
-bool qf_isa_supported(qf_isa const isa) noexcept
-{
-    if (isa == qf_isa::generic)
-        return true;
-#if KSIEVE_QF_BMI2_KERNEL
-    return cpu_has_bmi2_kernel_isa();
-#else
-    return false;
-#endif
-}
-
-qf_isa qf_active_isa() noexcept
-{
-    return current_isa() == isa_bmi2 ? qf_isa::bmi2 : qf_isa::generic;
-}
-
-void qf_force_isa(qf_isa const isa) noexcept
-{
-    active_isa.store(isa == qf_isa::bmi2 && qf_isa_supported(qf_isa::bmi2) ? isa_bmi2 : isa_generic,
-                     std::memory_order_relaxed);
-}
-
-void qf_reset_isa() noexcept
-{
-    active_isa.store(detect_isa(), std::memory_order_relaxed);
-}
 
 unsigned qf_select64_portable(std::uint64_t const w, unsigned const k) noexcept
 {
     return select64_portable(w, k);
 }
 
-unsigned qf_select64(qf_isa const isa, std::uint64_t const w, unsigned const k) noexcept
+unsigned qf_select64(simd_level const level, std::uint64_t const w, unsigned const k) noexcept
 {
 #if KSIEVE_QF_BMI2_KERNEL
-    if (isa == qf_isa::bmi2 && qf_isa_supported(qf_isa::bmi2))
+    if (level == simd_level::x86_64_v3 && simd_level_supported(level))
         return select64_call_isa1(w, k);
 #else
-    (void)isa;
+    (void)level;
 #endif
     return select64_call_isa0(w, k);
 }
 
 } // namespace detail
 
-// Runs `call` on the kernel of the active instruction set (the filter as `self`).
+// Runs `call` on the kernel the dispatcher chooses (the filter as `self`).
 #if KSIEVE_QF_BMI2_KERNEL
-#define KSIEVE_QF_DISPATCH(self, call)                                                                         \
-    (current_isa() == isa_bmi2 ? kernel<1>{const_cast<quotient_filter &>(self)}.call                               \
-                          : kernel<0>{const_cast<quotient_filter &>(self)}.call)
+#define KSIEVE_QF_DISPATCH(self, call)                                                                       \
+    (detail::use_pdep_kernels() ? kernel<1>{const_cast<quotient_filter &>(self)}.call                        \
+                                : kernel<0>{const_cast<quotient_filter &>(self)}.call)
 #else
 #define KSIEVE_QF_DISPATCH(self, call) (kernel<0>{const_cast<quotient_filter &>(self)}.call)
 #endif
@@ -726,7 +624,8 @@ insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const
     return KSIEVE_QF_DISPATCH(*this, insert_batch(keys, old));
 }
 
-void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+void quotient_filter::count_batch(std::span<std::uint64_t const> const keys,
+                                  std::uint64_t * const out) const noexcept
 {
     KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
 }
@@ -797,7 +696,8 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
     // At most 2^12 regions (the counts stay in L1).
     unsigned const slot_bits = order_region_slot_bits(block_bytes_);
     unsigned const regions_bits = std::min(q_ - slot_bits, 12u);
-    unsigned const shift = r_ + q_ - regions_bits; // region = table code >> shift (home slot >> q - regions_bits)
+    unsigned const shift =
+        r_ + q_ - regions_bits; // region = table code >> shift (home slot >> q - regions_bits)
     std::size_t const regions = std::size_t{1} << regions_bits;
     if (!s.reserve(n))
         return false;
@@ -829,8 +729,8 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
 // ---------------------------------------------------------------------------------------------------------
 // Public single-key operations.
 
-// Twice the home slots, or, where the fingerprints are too narrow for that (a table that is not a power of two
-// needs one more bit), the power of two below it. 0 if neither is larger than the table.
+// Twice the home slots, or, where the fingerprints are too narrow for that (a table that is not a power of
+// two needs one more bit), the power of two below it. 0 if neither is larger than the table.
 std::uint64_t quotient_filter::grown_slots() const noexcept
 {
     std::uint64_t const twice = 2 * nslots_;
@@ -875,9 +775,6 @@ void quotient_filter::fold_concurrent() noexcept
     conc_->dirty.store(false, std::memory_order_relaxed);
 }
 
-
-
-
 bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
 {
     if (table_ == nullptr)
@@ -912,9 +809,6 @@ bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count)
     total_ = total_ >= removed ? total_ - removed : 0;
     return true;
 }
-
-
-
 
 insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::uint64_t const count) noexcept
 {
@@ -997,7 +891,8 @@ bool quotient_filter::cursor::next() noexcept
         {
             std::uint64_t v, c, len;
             k.decode_group(pos_, run_end_, v, c, len);
-            fp_ = f.split_ ? ((top_ + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_) : (quotient_ << f.r_) | v;
+            fp_ = f.split_ ? ((top_ + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_)
+                           : (quotient_ << f.r_) | v;
             count_ = c;
             pos_ += len;
             return true;
@@ -1108,7 +1003,8 @@ bool quotient_filter::resize_slots(std::uint64_t const nslots)
 
 bool quotient_filter::shrink()
 {
-    if (nslots_ % 128 != 0 || static_cast<double>(used_slots()) > max_load_ * static_cast<double>(nslots_ / 2))
+    if (nslots_ % 128 != 0 ||
+        static_cast<double>(used_slots()) > max_load_ * static_cast<double>(nslots_ / 2))
         return false;
     return resize_slots(nslots_ / 2);
 }
@@ -1120,8 +1016,9 @@ std::uint64_t quotient_filter::fit_slots() const
     std::uint64_t used = distinct();
     if (total_count() != used)
     {
-        unsigned const r_ref = std::clamp(remainder_bits_for(p_, slots_for(used, max_load_)), min_remainder_bits,
-                                          std::min(max_remainder_bits, p_ - min_quotient_bits));
+        unsigned const r_ref =
+            std::clamp(remainder_bits_for(p_, slots_for(used, max_load_)), min_remainder_bits,
+                       std::min(max_remainder_bits, p_ - min_quotient_bits));
         quotient_filter const ref = with_geometry(key_bits_, min_quotient_bits, r_ref, max_load_, false);
         std::uint64_t const mask = low_bits_mask(r_ref);
         used = 0;
@@ -1197,14 +1094,15 @@ private:
 };
 
 template <typename Fn>
-void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p, std::uint64_t const min_count,
-                Fn && fn)
+void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p,
+                std::uint64_t const min_count, Fn && fn)
 {
     std::vector<narrowing_cursor> cs;
     cs.reserve(inputs.size());
     for (auto const * f : inputs)
         cs.emplace_back(*f, p);
-    auto take = [&](walk_entry & e, std::size_t const i) {
+    auto take = [&](walk_entry & e, std::size_t const i)
+    {
         std::uint64_t const c = cs[i].count();
         if (c < min_count)
             return;
@@ -1283,9 +1181,12 @@ std::uint64_t combined_count(set_operation const op, walk_entry const & e, std::
 {
     switch (op)
     {
-    case set_operation::unite: return e.sum;
-    case set_operation::intersect: return e.present == inputs ? e.min : 0;
-    case set_operation::subtract: return e.first != 0 && e.present == 1 ? e.first : 0;
+    case set_operation::unite:
+        return e.sum;
+    case set_operation::intersect:
+        return e.present == inputs ? e.min : 0;
+    case set_operation::subtract:
+        return e.first != 0 && e.present == 1 ? e.first : 0;
     case set_operation::subtract_counts:
     {
         std::uint64_t const others = e.sum - e.first;
@@ -1302,8 +1203,8 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
     return combine(inputs, set_operation::unite, 1);
 }
 
-quotient_filter quotient_filter::combine(std::span<quotient_filter const * const> const inputs, set_operation const op,
-                                         std::uint64_t const min_count)
+quotient_filter quotient_filter::combine(std::span<quotient_filter const * const> const inputs,
+                                         set_operation const op, std::uint64_t const min_count)
 {
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
@@ -1314,9 +1215,9 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     {
         quotient_filter const & f = *inputs[i];
         if (f.key_bits_ != first.key_bits_)
-            throw incompatible_error{"cannot combine quotient filters of " + std::to_string(first.key_bits_) + "- and " +
-                                     std::to_string(f.key_bits_) + "-bit keys (input 1 and input " +
-                                     std::to_string(i + 1) + ")"};
+            throw incompatible_error{"cannot combine quotient filters of " + std::to_string(first.key_bits_) +
+                                     "- and " + std::to_string(f.key_bits_) +
+                                     "-bit keys (input 1 and input " + std::to_string(i + 1) + ")"};
         p_min = std::min(p_min, f.p_);
     }
     // Counter lengths are measured with the smallest remainder width among the inputs once cut to p_min.
@@ -1332,28 +1233,34 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     std::vector<std::pair<std::uint64_t, std::uint64_t>> result;
     if (keep)
         result.reserve(static_cast<std::size_t>(stored));
-    auto for_each_result = [&](auto && fn) {
+    auto for_each_result = [&](auto && fn)
+    {
         if (keep && !result.empty())
         {
             for (auto const & [fp, c] : result)
                 fn(fp, c);
             return;
         }
-        merge_walk(inputs, p_min, min_count, [&](std::uint64_t const fp, walk_entry const & e) {
-            if (std::uint64_t const c = combined_count(op, e, inputs.size()); c != 0)
-                fn(fp, c);
-        });
+        merge_walk(inputs, p_min, min_count,
+                   [&](std::uint64_t const fp, walk_entry const & e)
+                   {
+                       if (std::uint64_t const c = combined_count(op, e, inputs.size()); c != 0)
+                           fn(fp, c);
+                   });
     };
     // Pass 1: the slots the result needs.
     std::uint64_t need = 0;
     {
         std::uint64_t const mask = low_bits_mask(r_ref);
-        quotient_filter const ref = with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
-        for_each_result([&](std::uint64_t const fp, std::uint64_t const c) {
-            need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
-            if (keep)
-                result.emplace_back(fp, c);
-        });
+        quotient_filter const ref =
+            with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
+        for_each_result(
+            [&](std::uint64_t const fp, std::uint64_t const c)
+            {
+                need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
+                if (keep)
+                    result.emplace_back(fp, c);
+            });
     }
     unsigned const p = p_min;
     unsigned q_lo = std::min(default_min_quotient_bits, p - min_remainder_bits);
@@ -1375,10 +1282,12 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
-        for_each_result([&](std::uint64_t const fp, std::uint64_t const c) {
-            if (ok)
-                ok = app.append(fp, c);
-        });
+        for_each_result(
+            [&](std::uint64_t const fp, std::uint64_t const c)
+            {
+                if (ok)
+                    ok = app.append(fp, c);
+            });
         if (!ok || static_cast<double>(out.used_) > first.max_load_ * static_cast<double>(out.nslots_))
             continue;
         app.finish();
@@ -1420,8 +1329,18 @@ std::vector<std::uint64_t> quotient_filter::params() const
 {
     std::uint64_t const flags = (auto_grow_ ? 1u : 0u) | (exact() ? 2u : 0u);
     if (split_)
-        return {params_version, q_, r_, p_, key_bits_, used_slots(), distinct(), total_count(),
-                std::bit_cast<std::uint64_t>(max_load_), flags, nblocks_, nslots_};
+        return {params_version,
+                q_,
+                r_,
+                p_,
+                key_bits_,
+                used_slots(),
+                distinct(),
+                total_count(),
+                std::bit_cast<std::uint64_t>(max_load_),
+                flags,
+                nblocks_,
+                nslots_};
     return {1,
             q_,
             r_,
@@ -1444,7 +1363,8 @@ filter_stats quotient_filter::stats() const noexcept
     s.distinct = distinct();
     s.total_count = total_count();
     s.load = nslots_ == 0 ? 0.0 : static_cast<double>(s.used) / static_cast<double>(nslots_);
-    s.estimated_fpr = exact() ? 0.0 : std::min(1.0, std::ldexp(static_cast<double>(s.distinct), -static_cast<int>(p_)));
+    s.estimated_fpr =
+        exact() ? 0.0 : std::min(1.0, std::ldexp(static_cast<double>(s.distinct), -static_cast<int>(p_)));
     return s;
 }
 

@@ -1,11 +1,11 @@
 // The quotient filter's instruction-set dispatch: the branch-free portable select64 and the BMI2 one against
 // a naive select, both copies of the hot paths against an unordered_map oracle and against each other
-// (byte-identical tables), the KSIEVE_QF_GENERIC switch, and the regression test of the insert hang on tiny
-// key spaces with many duplicates.
+// (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and the regression test of the insert
+// hang on tiny key spaces with many duplicates.
 #include <ksieve/filters/quotient_filter.hpp>
 
 #include "../../filters/src/quotient_filter_isa.hpp"
-#include "qf_isa_fixture.hpp"
+#include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@
 using ksieve::filter_config;
 using ksieve::insert_status;
 using ksieve::quotient_filter;
-using ksieve::detail::qf_isa;
+using ksieve::detail::simd_level;
 
 namespace
 {
@@ -107,44 +107,46 @@ TEST(QuotientIsa, PortableSelectMatchesNaive)
 TEST(QuotientIsa, KernelSelectMatchesNaive)
 {
     check_select([](std::uint64_t const w, unsigned const k)
-                 { return ksieve::detail::qf_select64(qf_isa::generic, w, k); },
+                 { return ksieve::detail::qf_select64(simd_level::generic, w, k); },
                  63, "generic");
-    if (!ksieve::detail::qf_isa_supported(qf_isa::bmi2))
-        GTEST_SKIP() << "no separate BMI2 copy in this build or on this CPU";
+    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
+        GTEST_SKIP() << "the CPU lacks x86-64-v3";
     check_select([](std::uint64_t const w, unsigned const k)
-                 { return ksieve::detail::qf_select64(qf_isa::bmi2, w, k); },
+                 { return ksieve::detail::qf_select64(simd_level::x86_64_v3, w, k); },
                  63, "bmi2");
 }
 
-// The automatic choice: KSIEVE_QF_GENERIC=1 forces the generic copy; without it the BMI2 copy is only
-// chosen where it is supported; forcing an unsupported copy falls back to the generic one.
+// The automatic choice: KSIEVE_SIMD=generic and its older name KSIEVE_QF_GENERIC=1 force the generic
+// copies; without them the x86-64-v3 copies are only chosen where the CPU has them; forcing an unsupported
+// level falls back to the generic one.
 TEST(QuotientIsa, EnvironmentAndForcing)
 {
-    char const * const saved = std::getenv("KSIEVE_QF_GENERIC");
-    std::string const old = saved != nullptr ? saved : "";
-    ASSERT_EQ(::setenv("KSIEVE_QF_GENERIC", "1", 1), 0);
-    ksieve::detail::qf_reset_isa();
-    EXPECT_EQ(ksieve::detail::qf_active_isa(), qf_isa::generic);
-    ASSERT_EQ(::unsetenv("KSIEVE_QF_GENERIC"), 0);
-    ksieve::detail::qf_reset_isa();
-    if (!ksieve::detail::qf_isa_supported(qf_isa::bmi2))
+    for (char const * const name : {"KSIEVE_SIMD", "KSIEVE_QF_GENERIC"})
     {
-        EXPECT_EQ(ksieve::detail::qf_active_isa(), qf_isa::generic);
+        ASSERT_EQ(::setenv(name, std::string{name} == "KSIEVE_SIMD" ? "generic" : "1", 1), 0);
+        ksieve::detail::reset_simd_level();
+        EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic) << name;
+        EXPECT_FALSE(ksieve::detail::use_pdep_kernels()) << name;
+        ASSERT_EQ(::unsetenv(name), 0);
     }
-    ksieve::detail::qf_force_isa(qf_isa::bmi2);
-    EXPECT_EQ(ksieve::detail::qf_active_isa(),
-              ksieve::detail::qf_isa_supported(qf_isa::bmi2) ? qf_isa::bmi2 : qf_isa::generic);
-    ksieve::detail::qf_force_isa(qf_isa::generic);
-    EXPECT_EQ(ksieve::detail::qf_active_isa(), qf_isa::generic);
-    if (saved != nullptr)
-        ::setenv("KSIEVE_QF_GENERIC", old.c_str(), 1);
-    ksieve::detail::qf_reset_isa();
+    ksieve::detail::reset_simd_level();
+    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
+    {
+        EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
+    }
+    ksieve::detail::force_simd_level(simd_level::x86_64_v3);
+    EXPECT_EQ(ksieve::detail::active_simd_level(), ksieve::detail::simd_level_supported(simd_level::x86_64_v3)
+                                                       ? simd_level::x86_64_v3
+                                                       : simd_level::generic);
+    ksieve::detail::force_simd_level(simd_level::generic);
+    EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
+    ksieve::detail::reset_simd_level();
 }
 
 namespace
 {
 
-class QuotientIsaPath : public ksieve::test::quotient_isa_fixture
+class QuotientIsaPath : public ksieve::test::simd_level_fixture
 {
 };
 
@@ -183,11 +185,8 @@ void check_counts(quotient_filter const & f, std::unordered_map<std::uint64_t, s
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, QuotientIsaPath, ::testing::Values(qf_isa::generic, qf_isa::bmi2),
-                         [](::testing::TestParamInfo<qf_isa> const & info) {
-                             return info.param == qf_isa::generic ? std::string{"generic"}
-                                                                  : std::string{"bmi2"};
-                         });
+INSTANTIATE_TEST_SUITE_P(Isa, QuotientIsaPath, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+                         ksieve::test::simd_level_name);
 
 // Exact filters at fixed geometry filled to 95% by batches with duplicates, for byte-aligned and odd
 // remainder widths (the SWAR run scan and the chunked slot moves differ between them).
@@ -311,8 +310,8 @@ TEST_P(QuotientIsaPath, TinyKeySpaceManyDuplicatesTerminates)
 // Both copies build byte-identical tables from the same keys (the layout is canonical) and answer the same.
 TEST(QuotientIsa, CopiesBuildIdenticalTables)
 {
-    if (!ksieve::detail::qf_isa_supported(qf_isa::bmi2))
-        GTEST_SKIP() << "no separate BMI2 copy in this build or on this CPU";
+    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
+        GTEST_SKIP() << "the CPU lacks x86-64-v3";
     std::mt19937_64 rng{99};
     // Uniform keys (as hashed k-mers are), drawn with repetition from a pool: many counters.
     std::vector<std::uint64_t> pool(std::size_t{50000} >> scale_shift);
@@ -329,9 +328,9 @@ TEST(QuotientIsa, CopiesBuildIdenticalTables)
     cfg.fpr = 0;
     std::vector<std::vector<std::uint64_t>> words;
     std::vector<std::vector<std::uint64_t>> answers;
-    for (qf_isa const isa : {qf_isa::generic, qf_isa::bmi2})
+    for (simd_level const isa : {simd_level::generic, simd_level::x86_64_v3})
     {
-        ksieve::detail::qf_force_isa(isa);
+        ksieve::detail::force_simd_level(isa);
         auto f = quotient_filter::create(cfg, 26, 0);
         ASSERT_EQ(f.insert_batch(keys), insert_status::ok);
         for (std::size_t i = 0; i < 1000; ++i)
@@ -342,7 +341,7 @@ TEST(QuotientIsa, CopiesBuildIdenticalTables)
         f.count_batch(queries, out.data());
         answers.push_back(out);
     }
-    ksieve::detail::qf_reset_isa();
+    ksieve::detail::reset_simd_level();
     EXPECT_TRUE(words[0] == words[1]) << "tables differ between the generic and the BMI2 copy";
     EXPECT_TRUE(answers[0] == answers[1]);
 }

@@ -1,12 +1,12 @@
 // Large oracle tests of the quotient filter against std::unordered_map<key, count>: random interleavings
 // of insert / remove / count up to 95% load in exact mode, no false negatives and FPR <= 1.5 eps in
 // fingerprint mode, automatic growth from the smallest table. More than 4 M keys in total. Every test runs
-// once per copy of the filter's hot paths (generic and, where the build and CPU have it, BMI2).
+// once per copy of the filter's hot paths (generic and, where the CPU has it, the x86-64-v3 one with BMI2).
 #include <cmath>
 #include <ksieve/filters/quotient_filter.hpp>
 
 #include "../../filters/src/quotient_filter_isa.hpp"
-#include "qf_isa_fixture.hpp"
+#include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 using ksieve::filter_config;
 using ksieve::insert_status;
 using ksieve::quotient_filter;
-using ksieve::detail::qf_isa;
+using ksieve::detail::simd_level;
 
 namespace
 {
@@ -33,18 +33,21 @@ constexpr unsigned scale_shift = 0;
 constexpr std::uint64_t key_mask62 = (std::uint64_t{1} << 62) - 1;
 
 // Full comparison: every oracle key has its count, iteration yields exactly the oracle.
-void expect_equal_contents(quotient_filter const & f, std::unordered_map<std::uint64_t, std::uint64_t> const & oracle)
+void expect_equal_contents(quotient_filter const & f,
+                           std::unordered_map<std::uint64_t, std::uint64_t> const & oracle)
 {
     std::size_t n = 0;
     std::uint64_t total = 0;
     bool ok = true;
-    f.for_each([&](std::uint64_t const key, std::uint64_t const c) {
-        auto const it = oracle.find(key);
-        if (it == oracle.end() || it->second != c)
-            ok = false;
-        ++n;
-        total += c;
-    });
+    f.for_each(
+        [&](std::uint64_t const key, std::uint64_t const c)
+        {
+            auto const it = oracle.find(key);
+            if (it == oracle.end() || it->second != c)
+                ok = false;
+            ++n;
+            total += c;
+        });
     EXPECT_TRUE(ok) << "iteration yields a key or count the oracle does not have";
     EXPECT_EQ(n, oracle.size());
     std::uint64_t oracle_total = 0;
@@ -119,16 +122,14 @@ void exact_interleaved(unsigned const q, unsigned const r, double const target, 
 }
 
 // Runs the test with the filter's hot paths forced to one instruction-set copy (test-only hook).
-class QuotientOracle : public ksieve::test::quotient_isa_fixture
+class QuotientOracle : public ksieve::test::simd_level_fixture
 {
 };
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, QuotientOracle, ::testing::Values(qf_isa::generic, qf_isa::bmi2),
-                         [](::testing::TestParamInfo<qf_isa> const & info) {
-                             return info.param == qf_isa::generic ? std::string{"generic"} : std::string{"bmi2"};
-                         });
+INSTANTIATE_TEST_SUITE_P(Isa, QuotientOracle, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+                         ksieve::test::simd_level_name);
 
 // 2^19 slots filled to 95% with inserts (some with large counts), removes and queries interleaved.
 TEST_P(QuotientOracle, ExactInterleavedTo95Percent)

@@ -45,10 +45,12 @@
  *
  * ## Speed
  * insert_batch / count_batch hash each key 32 keys ahead of its use and prefetch its block (or its k words),
- * so that many cache misses overlap. With AVX-512 (`-march=native`, KSIEVE_NATIVE=ON) the blocked filter
- * builds a key's 512-bit mask in one register and ORs it into the block (insert), and tests up to 16 bits
- * with one vpmulld / vpermd / vptestmd sequence (lookup); AVX2 builds use the same scheme on 256-bit halves;
- * other builds use unrolled scalar kernels (k <= 16). All paths set and test the same bits. Owned word
+ * so that many cache misses overlap. With AVX-512 (`-march=native`, KSIEVE_NATIVE=ON) the blocked filter's
+ * batches build a key's 512-bit mask in one register and OR it into the block (insert), and test up to 16
+ * bits with one vpmulld / vpermd / vptestmd sequence (lookup). The AVX2 kernels use the same scheme on
+ * 256-bit halves; portable x86-64 builds compile them besides the unrolled scalar kernels (k <= 16) and run
+ * them on CPUs with x86-64-v3 (the filter library's run-time dispatch; KSIEVE_SIMD=generic forces the
+ * scalar ones). All paths set and test the same bits. Owned word
  * arrays are 64-byte aligned; arrays of 4 MiB and more are 2 MiB aligned and advised for transparent huge
  * pages (MADV_HUGEPAGE), which removes most TLB misses of random access to a large filter.
  *

@@ -68,8 +68,10 @@
  * ## Instruction sets
  * x86-64 builds that do not target BMI2 (the portable default) compile insert, count, insert_batch and
  * count_batch twice, generic (branch-free broadword select) and for BMI1/BMI2/LZCNT/POPCNT (pdep select),
- * and use the BMI2 copy when the CPU has it, except on AMD Zen 1/Zen 2 and Hygon (microcoded pdep). The
- * environment variable KSIEVE_QF_GENERIC=1 (read at the first filter operation) forces the generic copy.
+ * and use the BMI2 copy when the CPU has x86-64-v3, except on AMD Zen 1/Zen 2 and Hygon (microcoded pdep):
+ * the filter library's run-time dispatch, shared with the blocked Bloom filter. The environment variable
+ * KSIEVE_SIMD=generic, or its older name KSIEVE_QF_GENERIC=1 (read at the first dispatched operation),
+ * forces the generic copy.
  * Both copies build byte-identical tables.
  */
 #include <cstddef>

@@ -1,0 +1,149 @@
+#include "cpu_dispatch.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__) && __has_include(<cpuid.h>)
+#include <cpuid.h>
+#define KSIEVE_SIMD_DETECT 1
+#else
+#define KSIEVE_SIMD_DETECT 0
+#endif
+
+namespace ksieve::detail
+{
+
+std::atomic<int> simd_choice{simd_unset};
+
+namespace
+{
+
+#if KSIEVE_SIMD_DETECT
+// x86-64-v3 as far as the kernels need it: AVX2 (with the OS saving the YMM registers), BMI1, BMI2, LZCNT,
+// POPCNT. FMA, F16C and MOVBE, also part of the psABI level, are used by no kernel and not asked for.
+bool cpu_has_v3_uncached() noexcept
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (static_cast<unsigned>(__get_cpuid_max(0, nullptr)) < 7)
+        return false;
+    __cpuid(1, a, b, c, d);
+    bool const popcnt = ((c >> 23) & 1) != 0;
+    bool const osxsave = ((c >> 27) & 1) != 0;
+    bool const avx = ((c >> 28) & 1) != 0;
+    bool ymm_state = false;
+    if (osxsave && avx)
+    {
+        unsigned xcr0_lo = 0, xcr0_hi = 0;
+        __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+        ymm_state = (xcr0_lo & 6) == 6; // XMM and YMM state enabled
+    }
+    __cpuid_count(7, 0, a, b, c, d);
+    bool const bmi1 = ((b >> 3) & 1) != 0;
+    bool const avx2 = ((b >> 5) & 1) != 0;
+    bool const bmi2 = ((b >> 8) & 1) != 0;
+    bool lzcnt = false;
+    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) >= 0x80000001u)
+    {
+        __cpuid(0x80000001u, a, b, c, d);
+        lzcnt = ((c >> 5) & 1) != 0;
+    }
+    return popcnt && ymm_state && avx2 && bmi1 && bmi2 && lzcnt;
+}
+
+// AMD family 0x17 (Zen 1, Zen 2) and Hygon family 0x18 microcode pdep/pext (hundreds of cycles).
+bool cpu_has_slow_pdep_uncached() noexcept
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __cpuid(0, a, b, c, d);
+    char vendor[13];
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    vendor[12] = 0;
+    bool const amd = std::strcmp(vendor, "AuthenticAMD") == 0;
+    bool const hygon = std::strcmp(vendor, "HygonGenuine") == 0;
+    if (!amd && !hygon)
+        return false;
+    __cpuid(1, a, b, c, d);
+    unsigned family = (a >> 8) & 0xF;
+    if (family == 0xF)
+        family += (a >> 20) & 0xFF;
+    return family == 0x17 || family == 0x18;
+}
+
+// cpuid is slow (a VM exit under virtualisation): asked once.
+bool cpu_has_slow_pdep() noexcept
+{
+    static bool const slow = cpu_has_slow_pdep_uncached();
+    return slow;
+}
+#endif
+
+bool environment_forces_generic() noexcept
+{
+    char const * const simd = std::getenv("KSIEVE_SIMD");
+    if (simd != nullptr && std::strcmp(simd, "generic") == 0)
+        return true;
+    char const * const qf = std::getenv("KSIEVE_QF_GENERIC");
+    return qf != nullptr && qf[0] == '1';
+}
+
+// The choice for `level`; the automatic one (fast_pdep_only) keeps the generic select on a slow pdep.
+int choice_for(simd_level const level, bool const fast_pdep_only) noexcept
+{
+    if (level != simd_level::x86_64_v3 || !simd_level_supported(level))
+        return 0;
+#if KSIEVE_SIMD_DETECT
+    if (fast_pdep_only && cpu_has_slow_pdep())
+        return simd_v3_kernels;
+#else
+    (void)fast_pdep_only;
+#endif
+    return simd_v3_kernels | simd_pdep_kernels;
+}
+
+int automatic_choice() noexcept
+{
+    return environment_forces_generic() ? 0 : choice_for(cpu_simd_level(), true);
+}
+
+} // namespace
+
+int simd_choose() noexcept
+{
+    int expected = simd_unset;
+    int const c = automatic_choice();
+    return simd_choice.compare_exchange_strong(expected, c, std::memory_order_relaxed) ? c : expected;
+}
+
+simd_level cpu_simd_level() noexcept
+{
+#if KSIEVE_SIMD_DETECT
+    static simd_level const level = cpu_has_v3_uncached() ? simd_level::x86_64_v3 : simd_level::generic;
+    return level;
+#else
+    return simd_level::generic;
+#endif
+}
+
+bool simd_level_supported(simd_level const level) noexcept
+{
+    return level == simd_level::generic || cpu_simd_level() == simd_level::x86_64_v3;
+}
+
+simd_level active_simd_level() noexcept
+{
+    return use_v3_kernels() ? simd_level::x86_64_v3 : simd_level::generic;
+}
+
+void force_simd_level(simd_level const level) noexcept
+{
+    simd_choice.store(choice_for(level, false), std::memory_order_relaxed);
+}
+
+void reset_simd_level() noexcept
+{
+    simd_choice.store(automatic_choice(), std::memory_order_relaxed);
+}
+
+} // namespace ksieve::detail

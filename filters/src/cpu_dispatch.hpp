@@ -1,0 +1,81 @@
+#pragma once
+/*! \file
+ * \brief Internal (not installed): the one run-time choice of SIMD kernels of the filter library.
+ *
+ * Every user of instruction sets beyond the build's target compiles its hot paths twice -- a generic copy
+ * with the build's flags and a copy for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT) -- and picks one per
+ * call through the inline predicates below: the quotient filter (use_pdep_kernels: pdep select, bzhi masks)
+ * and the blocked Bloom filter's batches (use_v3_kernels: AVX2 masks and tests). A build that already
+ * targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy only, which uses it.
+ *
+ * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call. The v3
+ * kernels run when the CPU has all of the above; the pdep kernels besides need a fast pdep, which AMD
+ * Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs keep the generic select. The
+ * environment variable KSIEVE_SIMD=generic (or its older name KSIEVE_QF_GENERIC=1), read at that first
+ * call, forces the generic kernels everywhere. All copies compute the same results (byte-identical tables).
+ *
+ * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
+ * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.
+ */
+#include <atomic>
+
+namespace ksieve::detail
+{
+
+/*! \brief The instruction-set levels the kernels are compiled for. */
+enum class simd_level : int
+{
+    generic = 0,  //!< the build's target (-march), no run-time detection needed
+    x86_64_v3 = 1 //!< AVX2, BMI1, BMI2, LZCNT, POPCNT (and the OS saves the AVX registers)
+};
+
+/*! \brief Bits of the active choice. */
+inline constexpr int simd_v3_kernels = 1;   //!< the x86-64-v3 kernels run
+inline constexpr int simd_pdep_kernels = 2; //!< the kernels built on pdep run (v3 and a fast pdep)
+inline constexpr int simd_unset = -1;       //!< not chosen yet
+
+/*! \brief The active choice (simd_* bits), simd_unset before the first call. */
+extern std::atomic<int> simd_choice;
+
+/*! \brief Detects the CPU, reads the environment, stores and returns the choice (first call only). */
+[[nodiscard]] int simd_choose() noexcept;
+
+/*! \brief The active choice: one relaxed load once chosen. */
+[[nodiscard, gnu::always_inline]] inline int simd_kernels() noexcept
+{
+    int const c = simd_choice.load(std::memory_order_relaxed);
+    if (c != simd_unset) [[likely]]
+        return c;
+    return simd_choose();
+}
+
+/*! \brief Whether the x86-64-v3 copies (AVX2) are to be used now. */
+[[nodiscard, gnu::always_inline]] inline bool use_v3_kernels() noexcept
+{
+    return (simd_kernels() & simd_v3_kernels) != 0;
+}
+
+/*! \brief Whether the copies built on pdep (BMI2) are to be used now. */
+[[nodiscard, gnu::always_inline]] inline bool use_pdep_kernels() noexcept
+{
+    return (simd_kernels() & simd_pdep_kernels) != 0;
+}
+
+/*! \brief The highest level the CPU runs (generic off x86-64 or without cpuid). Cached. */
+[[nodiscard]] simd_level cpu_simd_level() noexcept;
+
+/*! \brief Whether the CPU runs code of `level` (generic: always). */
+[[nodiscard]] bool simd_level_supported(simd_level level) noexcept;
+
+/*! \brief The level of the active kernels (chosen at the first call if not forced). */
+[[nodiscard]] simd_level active_simd_level() noexcept;
+
+/*! \brief Test only: every later dispatched call uses `level` (generic if the CPU lacks it), the pdep
+ * kernels included whatever the speed of the CPU's pdep. Not to be called while other threads run filter
+ * operations whose path matters to them. */
+void force_simd_level(simd_level level) noexcept;
+
+/*! \brief Test only: back to the automatic choice (CPU and environment, read again). */
+void reset_simd_level() noexcept;
+
+} // namespace ksieve::detail

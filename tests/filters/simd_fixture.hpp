@@ -1,0 +1,45 @@
+#pragma once
+// Test fixture shared by the filter tests: runs a test with the library's SIMD kernels forced to one level
+// (generic or x86-64-v3; test-only hook of filters/src/cpu_dispatch.hpp), skipping the x86-64-v3 run where
+// the CPU lacks it. Builds that already target the level run the same copy twice.
+#include "../../filters/src/cpu_dispatch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+namespace ksieve::test
+{
+
+class simd_level_fixture : public ::testing::TestWithParam<ksieve::detail::simd_level>
+{
+protected:
+    void SetUp() override
+    {
+        if (!ksieve::detail::simd_level_supported(GetParam()))
+            GTEST_SKIP() << "the CPU lacks x86-64-v3";
+        ksieve::detail::force_simd_level(GetParam());
+        ASSERT_EQ(ksieve::detail::active_simd_level(), GetParam());
+    }
+    void TearDown() override { ksieve::detail::reset_simd_level(); }
+};
+
+/*! The test name suffix of a level. */
+inline std::string simd_level_name(::testing::TestParamInfo<ksieve::detail::simd_level> const & info)
+{
+    return info.param == ksieve::detail::simd_level::generic ? std::string{"generic"} : std::string{"v3"};
+}
+
+} // namespace ksieve::test
+
+namespace ksieve::detail
+{
+
+/*! The level's name in test output. */
+inline void PrintTo(simd_level const level, std::ostream * const os)
+{
+    *os << (level == simd_level::generic ? "generic" : "x86-64-v3");
+}
+
+} // namespace ksieve::detail

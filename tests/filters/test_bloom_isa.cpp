@@ -1,0 +1,129 @@
+// The blocked Bloom filter's two copies of its batch kernels (generic and x86-64-v3, chosen by the filter
+// library's dispatcher): each forced copy against the scalar single-key operations for every k, and the two
+// copies against each other (byte-identical tables, identical answers) for serial and concurrent inserts.
+#include <ksieve/filters/bloom.hpp>
+
+#include "simd_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <thread>
+#include <vector>
+
+using ksieve::blocked_bloom_filter;
+using ksieve::detail::simd_level;
+
+namespace
+{
+
+std::vector<std::uint64_t> random_keys(std::size_t const n, std::uint64_t const seed)
+{
+    std::mt19937_64 rng{seed};
+    std::vector<std::uint64_t> keys(n);
+    for (auto & k : keys)
+        k = rng();
+    return keys;
+}
+
+// The table and the batch answers of a filter of `blocks` blocks and k bits per key built from `keys`
+// (batches of uneven size, so that the pipeline's head and tail are exercised) with the active kernels.
+struct built
+{
+    std::vector<std::uint64_t> words;
+    std::vector<std::uint64_t> answers;
+};
+
+built build(std::uint64_t const blocks, unsigned const k, std::span<std::uint64_t const> const keys,
+            std::span<std::uint64_t const> const queries, bool const concurrent)
+{
+    blocked_bloom_filter f{blocks, k};
+    for (std::size_t i = 0, step = 1; i < keys.size(); i += step, step = step * 3 % 1000 + 1)
+    {
+        auto const part = keys.subspan(i, std::min(step, keys.size() - i));
+        if (concurrent)
+            f.insert_batch_concurrent(part);
+        else
+            f.insert_batch(part);
+    }
+    built b;
+    b.words.assign(f.words().begin(), f.words().end());
+    b.answers.resize(queries.size());
+    f.count_batch(queries, b.answers.data());
+    return b;
+}
+
+class BloomIsaPath : public ksieve::test::simd_level_fixture
+{
+};
+
+} // namespace
+
+INSTANTIATE_TEST_SUITE_P(Isa, BloomIsaPath, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+                         ksieve::test::simd_level_name);
+
+// Every k (the unrolled kernels up to 16, the runtime-k kernel above): the batch operations of the forced
+// copy agree with the scalar single-key insert and contains, which no copy changes.
+TEST_P(BloomIsaPath, BatchesMatchSingleKeyOperationsForEveryK)
+{
+    auto const keys = random_keys(3000, 7);
+    auto const queries = random_keys(6000, 8);
+    for (unsigned k = 1; k <= blocked_bloom_filter::max_hashes; ++k)
+    {
+        blocked_bloom_filter single{64, k};
+        for (std::uint64_t const key : keys)
+            single.insert(key);
+        auto const batch = build(64, k, keys, queries, false);
+        auto const atomic = build(64, k, keys, queries, true);
+        ASSERT_TRUE(std::equal(batch.words.begin(), batch.words.end(), single.words().begin())) << "k " << k;
+        ASSERT_EQ(batch.words, atomic.words) << "k " << k;
+        for (std::size_t i = 0; i < queries.size(); ++i)
+            ASSERT_EQ(batch.answers[i], single.count(queries[i])) << "k " << k << " query " << i;
+        for (std::uint64_t const key : keys)
+            ASSERT_EQ(single.count(key), 1u);
+        blocked_bloom_filter one_by_one{64, k};
+        for (std::uint64_t const key : keys)
+            one_by_one.insert_concurrent(key);
+        ASSERT_TRUE(std::equal(batch.words.begin(), batch.words.end(), one_by_one.words().begin()));
+    }
+}
+
+// Both copies build byte-identical tables and give identical answers, also with concurrent inserters.
+TEST(BloomIsa, CopiesBuildIdenticalTables)
+{
+    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
+        GTEST_SKIP() << "the CPU lacks x86-64-v3";
+    auto const keys = random_keys(200000, 11);
+    auto const queries = random_keys(100000, 12);
+    for (unsigned const k : {1u, 6u, 9u, 12u, 17u, 32u})
+    {
+        std::vector<built> copies;
+        for (simd_level const level : {simd_level::generic, simd_level::x86_64_v3})
+        {
+            ksieve::detail::force_simd_level(level);
+            copies.push_back(build(4099, k, keys, queries, false));
+            blocked_bloom_filter shared{4099, k};
+            std::vector<std::thread> threads;
+            for (std::size_t t = 0; t < 4; ++t)
+                threads.emplace_back(
+                    [&, t]
+                    {
+                        std::span<std::uint64_t const> const all{keys};
+                        shared.insert_batch_concurrent(all.subspan(t * keys.size() / 4, keys.size() / 4));
+                    });
+            for (auto & th : threads)
+                th.join();
+            EXPECT_TRUE(
+                std::equal(copies.back().words.begin(), copies.back().words.end(), shared.words().begin()))
+                << "k " << k << ", concurrent inserts differ from serial ones";
+        }
+        ksieve::detail::reset_simd_level();
+        EXPECT_TRUE(copies[0].words == copies[1].words)
+            << "k " << k << ": tables differ between the generic and the x86-64-v3 copy";
+        EXPECT_TRUE(copies[0].answers == copies[1].answers) << "k " << k;
+    }
+}
