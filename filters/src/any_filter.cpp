@@ -19,27 +19,45 @@ namespace ksieve
 namespace
 {
 
-template <typename F>
-std::unique_ptr<any_filter> make_typed(filter_config const & cfg)
+template <typename F> std::unique_ptr<any_filter> make_typed(filter_config const & cfg)
 {
     return std::make_unique<sharded_filter<F>>(cfg);
 }
 
-template <typename F>
-std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const> file)
+template <typename F> std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const> file)
 {
     return std::make_unique<sharded_filter<F>>(std::move(file));
 }
 
+// fn(std::type_identity<F>{}) with F the shard filter class of `type`; nullptr for a value outside the enum
+// (a corrupt header or configuration).
+template <typename fn_t> std::unique_ptr<any_filter> with_filter_class(filter_type const type, fn_t && fn)
+{
+    switch (type)
+    {
+    case filter_type::quotient:
+        return fn(std::type_identity<quotient_filter>{});
+    case filter_type::bloom:
+        return fn(std::type_identity<blocked_bloom_filter>{});
+    case filter_type::bloom_classic:
+        return fn(std::type_identity<classic_bloom_filter>{});
+    case filter_type::counting_bloom:
+        return fn(std::type_identity<counting_bloom_filter>{});
+    case filter_type::cuckoo:
+        return fn(std::type_identity<cuckoo_filter>{});
+    }
+    return nullptr;
+}
+
 // fn(s) for s in [0, n) on up to `threads` threads (the calling one included); the first exception is
 // rethrown after every thread has stopped.
-template <typename Fn>
-void parallel_for(std::size_t const n, unsigned const threads, Fn && fn)
+template <typename Fn> void parallel_for(std::size_t const n, unsigned const threads, Fn && fn)
 {
     std::atomic<std::size_t> next{0};
     std::exception_ptr failure;
     std::mutex failure_mutex;
-    auto work = [&] {
+    auto work = [&]
+    {
         for (;;)
         {
             std::size_t const s = next.fetch_add(1);
@@ -93,19 +111,22 @@ F combine_shard(std::span<F const * const> parts, set_operation const op, std::u
 // Shard-wise set operation over filters of one type F, shards in parallel; the mapped inputs' pages of a
 // shard are released once it is done.
 template <typename F>
-std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> inputs, filter_config const & cfg,
-                                          set_operation const op, std::uint64_t const min_count, unsigned const threads)
+std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> inputs,
+                                          filter_config const & cfg, set_operation const op,
+                                          std::uint64_t const min_count, unsigned const threads)
 {
     std::size_t const shards = inputs.front()->num_shards();
     std::vector<std::optional<F>> done(shards);
-    parallel_for(shards, threads, [&](std::size_t const s) {
-        std::vector<F const *> parts(inputs.size());
-        for (std::size_t i = 0; i < inputs.size(); ++i)
-            parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
-        done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count));
-        for (auto const * f : inputs)
-            f->release_shard(s);
-    });
+    parallel_for(shards, threads,
+                 [&](std::size_t const s)
+                 {
+                     std::vector<F const *> parts(inputs.size());
+                     for (std::size_t i = 0; i < inputs.size(); ++i)
+                         parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
+                     done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count));
+                     for (auto const * f : inputs)
+                         f->release_shard(s);
+                 });
     std::vector<F> merged;
     merged.reserve(shards);
     for (auto & d : done)
@@ -162,8 +183,9 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
     unsigned const p_out = probe.fingerprint_bits();
     unsigned const g_in = kept_bits(in), g_out = kept_bits(*out);
     if (g_in < g_out)
-        throw incompatible_error{"cannot merge '" + name + "' with '" + target_name + "': their fingerprints keep " +
-                                 std::to_string(g_in) + " and " + std::to_string(g_out) +
+        throw incompatible_error{"cannot merge '" + name + "' with '" + target_name +
+                                 "': their fingerprints keep " + std::to_string(g_in) + " and " +
+                                 std::to_string(g_out) +
                                  " bits of each k-mer's hash, and the narrower cannot be widened"};
     for (std::size_t i = 0; i < src.num_shards(); ++i)
     {
@@ -195,20 +217,26 @@ void check_operation_supported(any_filter const & f, std::string const & name, s
         throw usage_error{"--min-count must be at least 1"};
     switch (f.type())
     {
-    case filter_type::quotient: return;
+    case filter_type::quotient:
+        return;
     case filter_type::cuckoo:
-        throw incompatible_error{"cannot " + verb + " '" + name +
-                                 "': cuckoo filters cannot be combined (rebuild from all inputs, or use --type qf)"};
-    default: break;
+        throw incompatible_error{
+            "cannot " + verb + " '" + name +
+            "': cuckoo filters cannot be combined (rebuild from all inputs, or use --type qf)"};
+    default:
+        break;
     }
     if (min_count > 1)
         throw usage_error{"--min-count above 1 needs quotient filters; '" + name + "' is a " +
                           std::string{to_string(f.type())} + " filter"};
     if (op == set_operation::subtract || op == set_operation::subtract_counts)
-        throw incompatible_error{"cannot subtract from '" + name + "': a Bloom filter cannot remove k-mers (a bit "
-                                 "set by a removed k-mer may be set by others too); build quotient filters (--type qf)"};
+        throw incompatible_error{
+            "cannot subtract from '" + name +
+            "': a Bloom filter cannot remove k-mers (a bit "
+            "set by a removed k-mer may be set by others too); build quotient filters (--type qf)"};
     if (op == set_operation::intersect && f.type() == filter_type::counting_bloom)
-        throw incompatible_error{"cannot intersect '" + name + "': counting Bloom filters only merge (use --type qf "
+        throw incompatible_error{"cannot intersect '" + name +
+                                 "': counting Bloom filters only merge (use --type qf "
                                  "or bloom)"};
 }
 
@@ -219,35 +247,28 @@ std::unique_ptr<any_filter> make_filter(filter_config const & cfg)
     if (cfg.kmer.k < 1 || cfg.kmer.k > max_k)
         throw usage_error{"k must be in [1, 32], got " + std::to_string(cfg.kmer.k)};
     if (cfg.shard_bits >= cfg.kmer.key_bits() || cfg.shard_bits > 16)
-        throw usage_error{"too many shards (2^" + std::to_string(cfg.shard_bits) + ") for k = " +
-                          std::to_string(cfg.kmer.k)};
+        throw usage_error{"too many shards (2^" + std::to_string(cfg.shard_bits) +
+                          ") for k = " + std::to_string(cfg.kmer.k)};
     if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
         throw usage_error{"--fpr must be in [0, 0.5)"};
     if (cfg.fpr == 0.0 && cfg.type != filter_type::quotient)
         throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
-    switch (cfg.type)
-    {
-    case filter_type::quotient: return make_typed<quotient_filter>(cfg);
-    case filter_type::bloom: return make_typed<blocked_bloom_filter>(cfg);
-    case filter_type::bloom_classic: return make_typed<classic_bloom_filter>(cfg);
-    case filter_type::counting_bloom: return make_typed<counting_bloom_filter>(cfg);
-    case filter_type::cuckoo: return make_typed<cuckoo_filter>(cfg);
-    }
-    throw usage_error{"unknown filter type"};
+    auto f = with_filter_class(cfg.type,
+                               [&](auto const f) { return make_typed<typename decltype(f)::type>(cfg); });
+    if (!f)
+        throw usage_error{"unknown filter type"};
+    return f;
 }
 
 std::unique_ptr<any_filter> view_filter(std::shared_ptr<mapped_filter_file const> file)
 {
     std::string const name = file->name();
-    switch (file->header().type)
-    {
-    case filter_type::quotient: return view_typed<quotient_filter>(std::move(file));
-    case filter_type::bloom: return view_typed<blocked_bloom_filter>(std::move(file));
-    case filter_type::bloom_classic: return view_typed<classic_bloom_filter>(std::move(file));
-    case filter_type::counting_bloom: return view_typed<counting_bloom_filter>(std::move(file));
-    case filter_type::cuckoo: return view_typed<cuckoo_filter>(std::move(file));
-    }
-    throw format_error{"'" + name + "': unknown filter type"};
+    filter_type const type = file->header().type;
+    auto f = with_filter_class(type, [&](auto const f)
+                               { return view_typed<typename decltype(f)::type>(std::move(file)); });
+    if (!f)
+        throw format_error{"'" + name + "': unknown filter type"};
+    return f;
 }
 
 std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool const mutable_copy,
@@ -257,13 +278,15 @@ std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool
     return mutable_copy ? f->clone() : std::move(f);
 }
 
-void check_query_compatible(std::span<any_filter const * const> const inputs, std::span<std::string const> const names)
+void check_query_compatible(std::span<any_filter const * const> const inputs,
+                            std::span<std::string const> const names)
 {
     for (std::size_t i = 1; i < inputs.size(); ++i)
         if (!(inputs[i]->kmer() == inputs[0]->kmer()))
-            throw incompatible_error{"filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" +
-                                     names[i] + "' (" + describe(inputs[i]->kmer()) +
-                                     ") cannot be used together: k, canonical mode, hash seed and sampling must agree"};
+            throw incompatible_error{
+                "filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" + names[i] + "' (" +
+                describe(inputs[i]->kmer()) +
+                ") cannot be used together: k, canonical mode, hash seed and sampling must agree"};
 }
 
 namespace
@@ -312,17 +335,21 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
 
 void fit_filter(any_filter & filter, double const slack, unsigned const threads)
 {
-    parallel_for(filter.num_shards(), threads, [&](std::size_t const s) { (void)filter.fit_shard(s, slack); });
+    parallel_for(filter.num_shards(), threads,
+                 [&](std::size_t const s) { (void)filter.fit_shard(s, slack); });
 }
 
 char const * operation_name(set_operation const op) noexcept
 {
     switch (op)
     {
-    case set_operation::unite: return "merge";
-    case set_operation::intersect: return "intersect";
+    case set_operation::unite:
+        return "merge";
+    case set_operation::intersect:
+        return "intersect";
     case set_operation::subtract:
-    case set_operation::subtract_counts: return "subtract";
+    case set_operation::subtract_counts:
+        return "subtract";
     }
     return "merge";
 }
@@ -349,8 +376,9 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
     for (std::size_t i = 1; i < inputs.size(); ++i)
     {
         if (inputs[i]->type() != first.type())
-            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" + std::string{to_string(inputs[i]->type())} +
-                                     " filter) with '" + names[0] + "' (" + std::string{to_string(first.type())} +
+            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" +
+                                     std::string{to_string(inputs[i]->type())} + " filter) with '" +
+                                     names[0] + "' (" + std::string{to_string(first.type())} +
                                      " filter): filter types differ"};
         if (inputs[i]->shard_bits() != first.shard_bits() && first.type() != filter_type::quotient)
             throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" +
@@ -359,8 +387,9 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
                                      " shards): build them with the same --shards (only quotient filters are "
                                      "re-sharded)"};
         if (inputs[i]->target_fpr() != first.target_fpr())
-            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (--fpr " + std::to_string(inputs[i]->target_fpr()) +
-                                     ") with '" + names[0] + "' (--fpr " + std::to_string(first.target_fpr()) +
+            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (--fpr " +
+                                     std::to_string(inputs[i]->target_fpr()) + ") with '" + names[0] +
+                                     "' (--fpr " + std::to_string(first.target_fpr()) +
                                      "): build them with the same --fpr"};
     }
     // The key parts of the result: whole if every split among the inputs is complete, else the union of one
@@ -413,23 +442,16 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
     }
     try
     {
-        std::unique_ptr<any_filter> out;
-        switch (first.type())
-        {
-        case filter_type::quotient:
-            out = combine_typed<quotient_filter>(same, cfg, op, min_count, threads);
-            break;
-        case filter_type::bloom:
-            out = combine_typed<blocked_bloom_filter>(inputs, cfg, op, min_count, threads);
-            break;
-        case filter_type::bloom_classic:
-            out = combine_typed<classic_bloom_filter>(inputs, cfg, op, min_count, threads);
-            break;
-        case filter_type::counting_bloom:
-            out = combine_typed<counting_bloom_filter>(inputs, cfg, op, min_count, threads);
-            break;
-        case filter_type::cuckoo: break;
-        }
+        // (cuckoo filters have no set operations: no result)
+        auto out = with_filter_class(first.type(),
+                                     [&](auto const f) -> std::unique_ptr<any_filter>
+                                     {
+                                         using F = typename decltype(f)::type;
+                                         if constexpr (std::is_same_v<F, cuckoo_filter>)
+                                             return nullptr;
+                                         else
+                                             return combine_typed<F>(same, cfg, op, min_count, threads);
+                                     });
         if (out)
         {
             out->set_parts(result_parts);

@@ -1,6 +1,7 @@
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
+#include "bloom_common.hpp"
 #include "cpu_dispatch.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 #include <string>
@@ -399,39 +401,26 @@ void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
 void blocked_bloom_filter::check_compatible(blocked_bloom_filter const & other, char const * const what) const
 {
     if (blocks_ != other.blocks_ || k_ != other.k_)
-        throw incompatible_error{std::string{"cannot "} + what +
-                                 " blocked Bloom filters of different sizes (" + shape_text(*this) + " vs " +
-                                 shape_text(other) + ")"};
+        detail::throw_different_shapes(what, "blocked Bloom", shape_text(*this), shape_text(other));
 }
 
 void blocked_bloom_filter::unite_with(blocked_bloom_filter const & other)
 {
     check_compatible(other, "unite");
-    std::uint64_t * const a = storage_.data();
-    std::uint64_t const * const b = other.storage_.data();
-    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        a[i] |= b[i];
+    detail::combine_words(storage_, other.storage_, std::bit_or<std::uint64_t>{});
 }
 
 void blocked_bloom_filter::intersect_with(blocked_bloom_filter const & other)
 {
     check_compatible(other, "intersect");
-    std::uint64_t * const a = storage_.data();
-    std::uint64_t const * const b = other.storage_.data();
-    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        a[i] &= b[i];
+    detail::combine_words(storage_, other.storage_, std::bit_and<std::uint64_t>{});
 }
 
 blocked_bloom_filter blocked_bloom_filter::merge(std::span<blocked_bloom_filter const * const> const filters)
 {
-    if (filters.empty())
-        throw incompatible_error{"merge needs at least one blocked Bloom filter"};
-    for (auto const * f : filters)
-        filters[0]->check_compatible(*f, "merge");
-    blocked_bloom_filter r = filters[0]->clone();
-    for (auto const * f : filters.subspan(1))
-        r.unite_with(*f);
-    return r;
+    return detail::merge_all(filters, "blocked Bloom",
+                             [](blocked_bloom_filter const & first, blocked_bloom_filter const & f)
+                             { first.check_compatible(f, "merge"); });
 }
 
 blocked_bloom_filter blocked_bloom_filter::clone() const
@@ -469,16 +458,12 @@ filter_stats blocked_bloom_filter::stats() const noexcept
 
 blocked_bloom_filter unite(blocked_bloom_filter const & a, blocked_bloom_filter const & b)
 {
-    blocked_bloom_filter r = a.clone();
-    r.unite_with(b);
-    return r;
+    return detail::combined(a, b, &blocked_bloom_filter::unite_with);
 }
 
 blocked_bloom_filter intersect(blocked_bloom_filter const & a, blocked_bloom_filter const & b)
 {
-    blocked_bloom_filter r = a.clone();
-    r.intersect_with(b);
-    return r;
+    return detail::combined(a, b, &blocked_bloom_filter::intersect_with);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -547,32 +532,13 @@ void classic_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
     }
 }
 
-namespace
-{
-
-struct classic_staged
-{
-    std::uint64_t a;
-    std::uint64_t b;
-};
-
-} // namespace
-
 insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
     std::uint64_t * const w = storage_.data();
-    detail::pipelined<classic_staged>(
+    detail::pipelined<detail::double_hash>(
         keys,
-        [this, w](std::uint64_t const key)
-        {
-            std::uint64_t a = mix64(key);
-            std::uint64_t const b = second_hash(a);
-            classic_staged const s{a, b};
-            for (unsigned i = 0; i < k_; ++i, a += b)
-                __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 1, 3);
-            return s;
-        },
-        [this, w](std::size_t, classic_staged s)
+        [this, w](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k_, bits_, w); },
+        [this, w](std::size_t, detail::double_hash s)
         {
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
             {
@@ -586,18 +552,10 @@ insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> 
 void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
 {
     std::uint64_t * const w = storage_.data();
-    detail::pipelined<classic_staged>(
+    detail::pipelined<detail::double_hash>(
         keys,
-        [this, w](std::uint64_t const key)
-        {
-            std::uint64_t a = mix64(key);
-            std::uint64_t const b = second_hash(a);
-            classic_staged const s{a, b};
-            for (unsigned i = 0; i < k_; ++i, a += b)
-                __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 1, 3);
-            return s;
-        },
-        [this, w](std::size_t, classic_staged s)
+        [this, w](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k_, bits_, w); },
+        [this, w](std::size_t, detail::double_hash s)
         {
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
             {
@@ -611,18 +569,10 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
                                        std::uint64_t * const out) const noexcept
 {
     std::uint64_t const * const w = storage_.data();
-    detail::pipelined<classic_staged>(
+    detail::pipelined<detail::double_hash>(
         keys,
-        [this, w](std::uint64_t const key)
-        {
-            std::uint64_t a = mix64(key);
-            std::uint64_t const b = second_hash(a);
-            classic_staged const s{a, b};
-            for (unsigned i = 0; i < k_; ++i, a += b)
-                __builtin_prefetch(w + (detail::mul_high(a, bits_) >> 6), 0, 3);
-            return s;
-        },
-        [this, w, out](std::size_t const idx, classic_staged s)
+        [this, w](std::uint64_t const key) { return detail::stage_double_hash<0, 64>(key, k_, bits_, w); },
+        [this, w, out](std::size_t const idx, detail::double_hash s)
         {
             std::uint64_t acc = 1;
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
@@ -637,39 +587,26 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
 void classic_bloom_filter::check_compatible(classic_bloom_filter const & other, char const * const what) const
 {
     if (bits_ != other.bits_ || k_ != other.k_)
-        throw incompatible_error{std::string{"cannot "} + what +
-                                 " classic Bloom filters of different sizes (" + shape_text(*this) + " vs " +
-                                 shape_text(other) + ")"};
+        detail::throw_different_shapes(what, "classic Bloom", shape_text(*this), shape_text(other));
 }
 
 void classic_bloom_filter::unite_with(classic_bloom_filter const & other)
 {
     check_compatible(other, "unite");
-    std::uint64_t * const a = storage_.data();
-    std::uint64_t const * const b = other.storage_.data();
-    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        a[i] |= b[i];
+    detail::combine_words(storage_, other.storage_, std::bit_or<std::uint64_t>{});
 }
 
 void classic_bloom_filter::intersect_with(classic_bloom_filter const & other)
 {
     check_compatible(other, "intersect");
-    std::uint64_t * const a = storage_.data();
-    std::uint64_t const * const b = other.storage_.data();
-    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        a[i] &= b[i];
+    detail::combine_words(storage_, other.storage_, std::bit_and<std::uint64_t>{});
 }
 
 classic_bloom_filter classic_bloom_filter::merge(std::span<classic_bloom_filter const * const> const filters)
 {
-    if (filters.empty())
-        throw incompatible_error{"merge needs at least one classic Bloom filter"};
-    for (auto const * f : filters)
-        filters[0]->check_compatible(*f, "merge");
-    classic_bloom_filter r = filters[0]->clone();
-    for (auto const * f : filters.subspan(1))
-        r.unite_with(*f);
-    return r;
+    return detail::merge_all(filters, "classic Bloom",
+                             [](classic_bloom_filter const & first, classic_bloom_filter const & f)
+                             { first.check_compatible(f, "merge"); });
 }
 
 classic_bloom_filter classic_bloom_filter::clone() const
@@ -694,16 +631,12 @@ filter_stats classic_bloom_filter::stats() const noexcept
 
 classic_bloom_filter unite(classic_bloom_filter const & a, classic_bloom_filter const & b)
 {
-    classic_bloom_filter r = a.clone();
-    r.unite_with(b);
-    return r;
+    return detail::combined(a, b, &classic_bloom_filter::unite_with);
 }
 
 classic_bloom_filter intersect(classic_bloom_filter const & a, classic_bloom_filter const & b)
 {
-    classic_bloom_filter r = a.clone();
-    r.intersect_with(b);
-    return r;
+    return detail::combined(a, b, &classic_bloom_filter::intersect_with);
 }
 
 } // namespace ksieve

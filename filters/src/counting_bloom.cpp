@@ -1,6 +1,8 @@
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
+#include "bloom_common.hpp"
+
 #include <bit>
 #include <cmath>
 #include <string>
@@ -42,19 +44,19 @@ constexpr std::uint64_t nonzero_nibbles(std::uint64_t const w) noexcept
     return (w | (w >> 1) | (w >> 2) | (w >> 3)) & nibble_low;
 }
 
-struct staged
+std::string shape_text(std::uint64_t const counters, unsigned const k)
 {
-    std::uint64_t a;
-    std::uint64_t b;
-};
+    return std::to_string(counters) + " counters, k = " + std::to_string(k);
+}
 
 } // namespace
 
-counting_bloom_filter::counting_bloom_filter(std::uint64_t const words, unsigned const k) :
-    counters_{words * counters_per_word}, k_{k}
+counting_bloom_filter::counting_bloom_filter(std::uint64_t const words, unsigned const k)
+    : counters_{words * counters_per_word}, k_{k}
 {
     if (words == 0 || words > (std::uint64_t{1} << 56))
-        throw usage_error{"a counting Bloom filter needs between 1 and 2^56 words (got " + std::to_string(words) + ")"};
+        throw usage_error{"a counting Bloom filter needs between 1 and 2^56 words (got " +
+                          std::to_string(words) + ")"};
     if (k < 1 || k > max_hashes)
         throw usage_error{"a counting Bloom filter needs 1 to " + std::to_string(max_hashes) +
                           " hash functions (got " + std::to_string(k) + ")"};
@@ -75,15 +77,18 @@ counting_bloom_filter counting_bloom_filter::view(std::span<std::uint64_t const>
                                                   std::span<std::uint64_t const> const words, unsigned)
 {
     if (params.size() != 3)
-        throw format_error{"counting Bloom filter with " + std::to_string(params.size()) + " parameters instead of 3"};
+        throw format_error{"counting Bloom filter with " + std::to_string(params.size()) +
+                           " parameters instead of 3"};
     if (params[0] != scheme)
         throw format_error{"counting Bloom filter with unknown hash scheme " + std::to_string(params[0])};
     std::uint64_t const counters = params[1];
     std::uint64_t const k = params[2];
     if (counters == 0 || counters % counters_per_word != 0 || counters > (std::uint64_t{1} << 60))
-        throw format_error{"counting Bloom filter with an invalid number of counters " + std::to_string(counters)};
+        throw format_error{"counting Bloom filter with an invalid number of counters " +
+                           std::to_string(counters)};
     if (k < 1 || k > max_hashes)
-        throw format_error{"counting Bloom filter with an invalid number of hash functions " + std::to_string(k)};
+        throw format_error{"counting Bloom filter with an invalid number of hash functions " +
+                           std::to_string(k)};
     if (words.size() != counters / counters_per_word)
         throw format_error{"counting Bloom filter of " + std::to_string(counters) + " counters with " +
                            std::to_string(words.size()) + " payload words"};
@@ -121,37 +126,28 @@ void counting_bloom_filter::positions(std::uint64_t const key, std::uint64_t * c
 insert_status counting_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
     std::uint64_t const * const w = storage_.data();
-    detail::pipelined<staged>(
+    detail::pipelined<detail::double_hash>(
         keys,
-        [this, w](std::uint64_t const key) {
-            std::uint64_t a = mix64(key);
-            std::uint64_t const b = classic_bloom_filter::second_hash(a);
-            staged const s{a, b};
-            for (unsigned i = 0; i < k_; ++i, a += b)
-                __builtin_prefetch(w + detail::mul_high(a, counters_) / counters_per_word, 1, 3);
-            return s;
-        },
-        [this](std::size_t, staged s) {
+        [this, w](std::uint64_t const key)
+        { return detail::stage_double_hash<1, counters_per_word>(key, k_, counters_, w); },
+        [this](std::size_t, detail::double_hash s)
+        {
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
                 add(detail::mul_high(s.a, counters_), 1);
         });
     return insert_status::ok;
 }
 
-void counting_bloom_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+void counting_bloom_filter::count_batch(std::span<std::uint64_t const> const keys,
+                                        std::uint64_t * const out) const noexcept
 {
     std::uint64_t const * const w = storage_.data();
-    detail::pipelined<staged>(
+    detail::pipelined<detail::double_hash>(
         keys,
-        [this, w](std::uint64_t const key) {
-            std::uint64_t a = mix64(key);
-            std::uint64_t const b = classic_bloom_filter::second_hash(a);
-            staged const s{a, b};
-            for (unsigned i = 0; i < k_; ++i, a += b)
-                __builtin_prefetch(w + detail::mul_high(a, counters_) / counters_per_word, 0, 3);
-            return s;
-        },
-        [this, out](std::size_t const idx, staged s) {
+        [this, w](std::uint64_t const key)
+        { return detail::stage_double_hash<0, counters_per_word>(key, k_, counters_, w); },
+        [this, out](std::size_t const idx, detail::double_hash s)
+        {
             std::uint64_t m = max_count;
             for (unsigned i = 0; i < k_; ++i, s.a += s.b)
             {
@@ -162,43 +158,34 @@ void counting_bloom_filter::count_batch(std::span<std::uint64_t const> const key
         });
 }
 
-void counting_bloom_filter::check_compatible(counting_bloom_filter const & other, char const * const what) const
+void counting_bloom_filter::check_compatible(counting_bloom_filter const & other,
+                                             char const * const what) const
 {
     if (counters_ != other.counters_ || k_ != other.k_)
-        throw incompatible_error{std::string{"cannot "} + what + " counting Bloom filters of different sizes (" +
-                                 std::to_string(counters_) + " counters, k = " + std::to_string(k_) + " vs " +
-                                 std::to_string(other.counters_) + " counters, k = " + std::to_string(other.k_) +
-                                 ")"};
+        detail::throw_different_shapes(what, "counting Bloom", shape_text(counters_, k_),
+                                       shape_text(other.counters_, other.k_));
 }
 
 void counting_bloom_filter::unite_with(counting_bloom_filter const & other)
 {
     check_compatible(other, "unite");
-    std::uint64_t * const a = storage_.data();
-    std::uint64_t const * const b = other.storage_.data();
-    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        a[i] = saturating_add(a[i], b[i]);
+    detail::combine_words(storage_, other.storage_,
+                          [](std::uint64_t const x, std::uint64_t const y) { return saturating_add(x, y); });
 }
 
 void counting_bloom_filter::intersect_with(counting_bloom_filter const & other)
 {
     check_compatible(other, "intersect");
-    std::uint64_t * const a = storage_.data();
-    std::uint64_t const * const b = other.storage_.data();
-    for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        a[i] = nibble_min(a[i], b[i]);
+    detail::combine_words(storage_, other.storage_,
+                          [](std::uint64_t const x, std::uint64_t const y) { return nibble_min(x, y); });
 }
 
-counting_bloom_filter counting_bloom_filter::merge(std::span<counting_bloom_filter const * const> const filters)
+counting_bloom_filter
+counting_bloom_filter::merge(std::span<counting_bloom_filter const * const> const filters)
 {
-    if (filters.empty())
-        throw incompatible_error{"merge needs at least one counting Bloom filter"};
-    for (auto const * f : filters)
-        filters[0]->check_compatible(*f, "merge");
-    counting_bloom_filter r = filters[0]->clone();
-    for (auto const * f : filters.subspan(1))
-        r.unite_with(*f);
-    return r;
+    return detail::merge_all(filters, "counting Bloom",
+                             [](counting_bloom_filter const & first, counting_bloom_filter const & f)
+                             { first.check_compatible(f, "merge"); });
 }
 
 counting_bloom_filter counting_bloom_filter::clone() const
@@ -231,22 +218,19 @@ std::uint64_t counting_bloom_filter::saturated_counters() const noexcept
     std::uint64_t n = 0;
     std::uint64_t const * const w = storage_.data();
     for (std::size_t i = 0, e = storage_.size(); i < e; ++i)
-        n += static_cast<std::uint64_t>(std::popcount(w[i] & (w[i] >> 1) & (w[i] >> 2) & (w[i] >> 3) & nibble_low));
+        n += static_cast<std::uint64_t>(
+            std::popcount(w[i] & (w[i] >> 1) & (w[i] >> 2) & (w[i] >> 3) & nibble_low));
     return n;
 }
 
 counting_bloom_filter unite(counting_bloom_filter const & a, counting_bloom_filter const & b)
 {
-    counting_bloom_filter r = a.clone();
-    r.unite_with(b);
-    return r;
+    return detail::combined(a, b, &counting_bloom_filter::unite_with);
 }
 
 counting_bloom_filter intersect(counting_bloom_filter const & a, counting_bloom_filter const & b)
 {
-    counting_bloom_filter r = a.clone();
-    r.intersect_with(b);
-    return r;
+    return detail::combined(a, b, &counting_bloom_filter::intersect_with);
 }
 
 } // namespace ksieve
