@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -30,7 +31,10 @@ constexpr std::uint64_t max_shard_bits = 24;
 constexpr std::uint64_t max_params = 1u << 16;
 constexpr std::uint64_t shard_entry_bytes = 32; // offset, words, checksum, parameter count, padding
 
-constexpr std::uint64_t align64(std::uint64_t const x) noexcept { return (x + 63) & ~std::uint64_t{63}; }
+constexpr std::uint64_t align64(std::uint64_t const x) noexcept
+{
+    return (x + 63) & ~std::uint64_t{63};
+}
 
 class byte_writer
 {
@@ -61,9 +65,10 @@ private:
 class byte_reader
 {
 public:
-    byte_reader(unsigned char const * p, std::uint64_t size, std::string const & name) :
-        p_{p}, size_{size}, name_{name}
-    {}
+    byte_reader(unsigned char const * p, std::uint64_t size, std::string const & name)
+        : p_{p}, size_{size}, name_{name}
+    {
+    }
     std::uint32_t u32()
     {
         need(4);
@@ -86,7 +91,8 @@ public:
     void need(std::uint64_t n) const
     {
         if (n > size_ || pos_ > size_ - n)
-            throw format_error{"'" + name_ + "': truncated or corrupted filter file (header extends past the end)"};
+            throw format_error{"'" + name_ +
+                               "': truncated or corrupted filter file (header extends past the end)"};
     }
 
 private:
@@ -96,7 +102,10 @@ private:
     std::uint64_t pos_{0};
 };
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text()
+{
+    return std::strerror(errno);
+}
 
 // With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into anonymous
 // memory backed by transparent huge pages instead of being mapped from the page cache in 4 KiB pages, so that
@@ -115,7 +124,8 @@ void * load_anonymous(int const fd, std::uint64_t const size, std::string const 
     std::uint64_t done = 0;
     while (done < size)
     {
-        std::size_t const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(size - done, std::uint64_t{1} << 30));
+        std::size_t const chunk =
+            static_cast<std::size_t>(std::min<std::uint64_t>(size - done, std::uint64_t{1} << 30));
         ssize_t const n = ::pread(fd, p + done, chunk, static_cast<off_t>(done));
         if (n <= 0)
         {
@@ -160,12 +170,14 @@ public:
         auto const * p = static_cast<unsigned char const *>(data);
         while (size > 0)
         {
-            std::size_t const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
+            std::size_t const chunk =
+                static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
             ssize_t const n = ::write(fd_, p, chunk);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
-                throw io_error{"cannot write '" + name_ + "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
+                throw io_error{"cannot write '" + name_ +
+                               "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
             p += n;
             size -= static_cast<std::uint64_t>(n);
         }
@@ -205,10 +217,10 @@ std::vector<std::byte> read_stream(int const fd, std::string const & name)
         if (bytes.size() >= 8 && std::memcmp(bytes.data(), file_magic, 8) != 0)
             throw format_error{"'" + name + "' is not a ksieve filter file (bad magic)"};
         if (bytes.size() > limit)
-            throw format_error{"'" + name + "': more than " + format_bytes(limit) +
-                               " read from a stream without reaching the end of a filter file (" +
-                               (memory_limit_is_explicit() ? "half of --max-memory" : "half of the machine's memory") +
-                               ")"};
+            throw format_error{
+                "'" + name + "': more than " + format_bytes(limit) +
+                " read from a stream without reaching the end of a filter file (" +
+                (memory_limit_is_explicit() ? "half of --max-memory" : "half of the machine's memory") + ")"};
     }
 }
 
@@ -317,7 +329,9 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         throw io_error{"cannot open filter file '" + f->name_ + "': " + errno_text()};
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::fstat(fd, &st) != 0)
     {
         ::close(fd);
@@ -351,14 +365,16 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     if (m == MAP_FAILED)
         throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
     f->map_ = m;
-    f->file_backed_ = !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
+    f->file_backed_ =
+        !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
     f->bytes_ = static_cast<unsigned char const *>(m);
     f->parse(verify_payload);
     return f;
 }
 
-std::shared_ptr<mapped_filter_file const> mapped_filter_file::from_bytes(std::span<std::byte const> const bytes,
-                                                                         std::string name, bool const verify_payload)
+std::shared_ptr<mapped_filter_file const>
+mapped_filter_file::from_bytes(std::span<std::byte const> const bytes, std::string name,
+                               bool const verify_payload)
 {
     std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
     f->name_ = std::move(name);
@@ -371,15 +387,22 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::from_bytes(std::sp
     return f;
 }
 
-void mapped_filter_file::parse(bool const verify_payload)
+namespace
 {
-    std::string const & n = name_;
-    auto corrupt = [&](std::string const & what) {
-        return format_error{"'" + n + "': corrupted filter file (" + what + ")"};
-    };
-    if (size_ < 8 || std::memcmp(bytes_, file_magic, 8) != 0)
+
+format_error corrupt(std::string const & name, std::string const & what)
+{
+    return format_error{"'" + name + "': corrupted filter file (" + what + ")"};
+}
+
+/*! The fixed start of a file: magic, format version and header size, and the header's checksum.
+ * Returns {version, header size}. */
+std::pair<std::uint32_t, std::uint64_t> read_preamble(unsigned char const * const bytes,
+                                                      std::uint64_t const size, std::string const & n)
+{
+    if (size < 8 || std::memcmp(bytes, file_magic, 8) != 0)
         throw format_error{"'" + n + "' is not a ksieve filter file (bad magic)"};
-    byte_reader r{bytes_, size_, n};
+    byte_reader r{bytes, size, n};
     r.u64(); // magic
     std::uint32_t const version = r.u32();
     if (version > filter_format_version)
@@ -387,94 +410,113 @@ void mapped_filter_file::parse(bool const verify_payload)
                            std::to_string(version) + "; this ksieve reads up to version " +
                            std::to_string(filter_format_version) + "): upgrade ksieve"};
     if (version == 0)
-        throw corrupt("format version 0");
+        throw corrupt(n, "format version 0");
     std::uint64_t const header_size = r.u32();
-    if (header_size < fixed_header + 8 || header_size + end_size > size_)
+    if (header_size < fixed_header + 8 || header_size + end_size > size)
         throw format_error{"'" + n + "': truncated or corrupted filter file (header size " +
-                           std::to_string(header_size) + " does not fit a file of " + std::to_string(size_) +
+                           std::to_string(header_size) + " does not fit a file of " + std::to_string(size) +
                            " bytes)"};
-    {
-        std::uint64_t stored = 0;
-        for (int i = 0; i < 8; ++i)
-            stored |= std::uint64_t{bytes_[header_size - 8 + i]} << (8 * i);
-        if (checksum64(bytes_, header_size - 8) != stored)
-            throw corrupt("header checksum mismatch");
-    }
-    byte_reader hr{bytes_, header_size - 8, n};
-    hr.u64();
-    hr.u32();
-    hr.u32();
+    std::uint64_t stored = 0;
+    for (int i = 0; i < 8; ++i)
+        stored |= std::uint64_t{bytes[header_size - 8 + i]} << (8 * i);
+    if (checksum64(bytes, header_size - 8) != stored)
+        throw corrupt(n, "header checksum mismatch");
+    return {version, header_size};
+}
+
+/*! The header's fixed fields and filter parameters (hr just after the preamble). */
+void read_fixed_fields(byte_reader & hr, std::uint64_t const header_size, filter_file_header & h,
+                       std::string const & n)
+{
     std::uint32_t const type = hr.u32();
     if (type < 1 || type > 5)
-        throw corrupt("unknown filter type " + std::to_string(type));
-    header_.type = static_cast<filter_type>(type);
-    header_.kmer.k = hr.u32();
-    if (header_.kmer.k < 1 || header_.kmer.k > max_k)
-        throw corrupt("k = " + std::to_string(header_.kmer.k) + " out of range");
+        throw corrupt(n, "unknown filter type " + std::to_string(type));
+    h.type = static_cast<filter_type>(type);
+    h.kmer.k = hr.u32();
+    if (h.kmer.k < 1 || h.kmer.k > max_k)
+        throw corrupt(n, "k = " + std::to_string(h.kmer.k) + " out of range");
     std::uint32_t const flags = hr.u32();
-    header_.kmer.canonical = (flags & 1u) != 0;
+    h.kmer.canonical = (flags & 1u) != 0;
     std::uint32_t const hid = hr.u32();
     if (hid != static_cast<std::uint32_t>(hash_id::mix2k_v1))
         throw format_error{"'" + n + "' uses hash function " + std::to_string(hid) +
                            ", unknown to this ksieve: upgrade ksieve"};
-    header_.kmer.hash = static_cast<hash_id>(hid);
-    header_.kmer.seed = hr.u64();
-    header_.fpr = std::bit_cast<double>(hr.u64());
-    if (!(header_.fpr >= 0.0 && header_.fpr < 1.0))
-        throw corrupt("false positive rate " + std::to_string(header_.fpr) + " out of range");
-    header_.expected = hr.u64();
-    header_.shard_bits = hr.u32();
-    if (header_.shard_bits > max_shard_bits || header_.shard_bits > 2 * header_.kmer.k)
-        throw corrupt("shard bits " + std::to_string(header_.shard_bits) + " out of range");
+    h.kmer.hash = static_cast<hash_id>(hid);
+    h.kmer.seed = hr.u64();
+    h.fpr = std::bit_cast<double>(hr.u64());
+    if (!(h.fpr >= 0.0 && h.fpr < 1.0))
+        throw corrupt(n, "false positive rate " + std::to_string(h.fpr) + " out of range");
+    h.expected = hr.u64();
+    h.shard_bits = hr.u32();
+    if (h.shard_bits > max_shard_bits || h.shard_bits > 2 * h.kmer.k)
+        throw corrupt(n, "shard bits " + std::to_string(h.shard_bits) + " out of range");
     std::uint64_t const nparams = hr.u32();
     if (nparams > max_params)
-        throw corrupt("too many parameters");
+        throw corrupt(n, "too many parameters");
     // Declared counts are checked against the header's size before anything is allocated for them: every
     // shard entry takes at least shard_entry_bytes, every parameter 8 bytes.
-    if (((std::uint64_t{1} << header_.shard_bits) * shard_entry_bytes + nparams * 8) > header_size)
-        throw format_error{"'" + n + "': truncated or corrupted filter file (2^" + std::to_string(header_.shard_bits) +
-                           " shards and " + std::to_string(nparams) + " parameters do not fit a header of " +
-                           std::to_string(header_size) + " bytes)"};
-    header_.params.resize(nparams);
-    for (auto & p : header_.params)
+    if (((std::uint64_t{1} << h.shard_bits) * shard_entry_bytes + nparams * 8) > header_size)
+        throw format_error{"'" + n + "': truncated or corrupted filter file (2^" +
+                           std::to_string(h.shard_bits) + " shards and " + std::to_string(nparams) +
+                           " parameters do not fit a header of " + std::to_string(header_size) + " bytes)"};
+    h.params.resize(nparams);
+    for (auto & p : h.params)
         p = hr.u64();
-    header_.version = version;
-    header_.parts = key_parts::whole();
-    if (version >= 2)
+}
+
+/*! The key parts held (format version 2 and later; whole before). */
+key_parts read_key_parts(byte_reader & hr, std::uint32_t const version, std::string const & n)
+{
+    key_parts parts = key_parts::whole();
+    if (version < 2)
+        return parts;
+    parts.split = hr.u64();
+    if (parts.split < 1 || parts.split > key_parts::max_split)
+        throw corrupt(n, "key split " + std::to_string(parts.split) + " out of range");
+    parts.held.resize((parts.split + 63) / 64);
+    bool any = false;
+    for (auto & word : parts.held)
     {
-        key_parts & parts = header_.parts;
-        parts.split = hr.u64();
-        if (parts.split < 1 || parts.split > key_parts::max_split)
-            throw corrupt("key split " + std::to_string(parts.split) + " out of range");
-        parts.held.resize((parts.split + 63) / 64);
-        bool any = false;
-        for (auto & word : parts.held)
-        {
-            word = hr.u64();
-            any = any || word != 0;
-        }
-        if (!any || (parts.split % 64 != 0 && (parts.held.back() >> (parts.split % 64)) != 0))
-            throw corrupt("invalid key part bitmap");
-        if (parts.complete())
-            parts = key_parts::whole();
+        word = hr.u64();
+        any = any || word != 0;
     }
-    header_.kmer.window = 1;
-    if (version >= 3)
-    {
-        std::uint32_t const scheme = hr.u32();
-        std::uint32_t const window = hr.u32();
-        if (scheme > sampling_minimizer || (scheme == sampling_none) != (window == 1) || window == 0 ||
-            window > max_sampling_window)
-            throw corrupt("invalid sampling scheme " + std::to_string(scheme) + " with window " +
-                          std::to_string(window));
-        header_.kmer.window = window;
-    }
-    std::size_t const nshards = std::size_t{1} << header_.shard_bits;
-    shards_.resize(nshards);
-    std::uint64_t payload_end = align64(header_size);
-    std::uint64_t prev_end = header_size; // padding between prev_end and the next payload must be zero
-    std::uint64_t checksum_of_checksums = 0;
-    for (auto & s : shards_)
+    if (!any || (parts.split % 64 != 0 && (parts.held.back() >> (parts.split % 64)) != 0))
+        throw corrupt(n, "invalid key part bitmap");
+    return parts.complete() ? key_parts::whole() : parts;
+}
+
+/*! The sampling window (format version 3 and later; 1, no sampling, before). */
+unsigned read_sampling_window(byte_reader & hr, std::uint32_t const version, std::string const & n)
+{
+    if (version < 3)
+        return 1;
+    std::uint32_t const scheme = hr.u32();
+    std::uint32_t const window = hr.u32();
+    if (scheme > sampling_minimizer || (scheme == sampling_none) != (window == 1) || window == 0 ||
+        window > max_sampling_window)
+        throw corrupt(n, "invalid sampling scheme " + std::to_string(scheme) + " with window " +
+                             std::to_string(window));
+    return window;
+}
+
+/*! Where the shard table leaves the payload: the end of the last payload, that end rounded up to 64 bytes,
+ * and the checksum over the shards' checksums. */
+struct payload_extent
+{
+    std::uint64_t end{0};
+    std::uint64_t aligned_end{0};
+    std::uint64_t checksum_of_checksums{0};
+};
+
+/*! The shard table: each shard's parameters and payload words (inside the file, in order, 64-byte aligned,
+ * zero padding between them). */
+payload_extent read_shard_table(byte_reader & hr, unsigned char const * const bytes, std::uint64_t const size,
+                                std::uint64_t const header_size,
+                                std::vector<mapped_filter_file::shard_entry> & shards, std::string const & n)
+{
+    payload_extent e{header_size, align64(header_size),
+                     0}; // padding between e.end and a payload must be zero
+    for (auto & s : shards)
     {
         std::uint64_t const offset = hr.u64();
         std::uint64_t const words = hr.u64();
@@ -482,39 +524,66 @@ void mapped_filter_file::parse(bool const verify_payload)
         std::uint64_t const np = hr.u32();
         hr.u32();
         if (np > max_params || np * 8 > header_size - 8 - hr.pos())
-            throw corrupt("too many shard parameters");
+            throw corrupt(n, "too many shard parameters");
         s.params.resize(np);
         for (auto & p : s.params)
             p = hr.u64();
-        if (offset % 64 != 0 || offset < payload_end || words > size_ / 8 || offset > size_ - end_size ||
-            words * 8 > size_ - end_size - offset)
-            throw format_error{"'" + n + "': truncated or corrupted filter file (shard payload outside the file)"};
-        for (std::uint64_t b = prev_end; b < offset; ++b)
-            if (bytes_[b] != 0)
-                throw corrupt("non-zero padding before shard payload");
-        s.words = {reinterpret_cast<std::uint64_t const *>(bytes_ + offset), words};
-        prev_end = offset + 8 * words;
-        payload_end = align64(prev_end);
-        checksum_of_checksums = mix64(checksum_of_checksums ^ s.checksum);
+        if (offset % 64 != 0 || offset < e.aligned_end || words > size / 8 || offset > size - end_size ||
+            words * 8 > size - end_size - offset)
+            throw format_error{"'" + n +
+                               "': truncated or corrupted filter file (shard payload outside the file)"};
+        for (std::uint64_t b = e.end; b < offset; ++b)
+            if (bytes[b] != 0)
+                throw corrupt(n, "non-zero padding before shard payload");
+        s.words = {reinterpret_cast<std::uint64_t const *>(bytes + offset), words};
+        e.end = offset + 8 * words;
+        e.aligned_end = align64(e.end);
+        e.checksum_of_checksums = mix64(e.checksum_of_checksums ^ s.checksum);
     }
-    if (hr.pos() != header_size - 8)
-        throw corrupt("header size field disagrees with its contents");
-    // End marker: exact position and size catch truncation as well as appended bytes.
-    if (payload_end + end_size != size_ || std::memcmp(bytes_ + size_ - end_size, end_magic, 8) != 0)
-        throw format_error{"'" + n + "': truncated or corrupted filter file (end marker missing or misplaced)"};
-    for (std::uint64_t b = prev_end; b < payload_end; ++b)
-        if (bytes_[b] != 0)
-            throw corrupt("non-zero padding before end marker");
-    byte_reader er{bytes_ + size_ - 16, 16, n};
-    if (er.u64() != size_)
+    return e;
+}
+
+/*! The end marker: exact position and size catch truncation as well as appended bytes. */
+void check_end_marker(unsigned char const * const bytes, std::uint64_t const size, payload_extent const & e,
+                      std::string const & n)
+{
+    if (e.aligned_end + end_size != size || std::memcmp(bytes + size - end_size, end_magic, 8) != 0)
+        throw format_error{"'" + n +
+                           "': truncated or corrupted filter file (end marker missing or misplaced)"};
+    for (std::uint64_t b = e.end; b < e.aligned_end; ++b)
+        if (bytes[b] != 0)
+            throw corrupt(n, "non-zero padding before end marker");
+    byte_reader er{bytes + size - 16, 16, n};
+    if (er.u64() != size)
         throw format_error{"'" + n + "': truncated or corrupted filter file (size in end marker differs)"};
-    if (er.u64() != checksum_of_checksums)
-        throw corrupt("end marker checksum mismatch");
+    if (er.u64() != e.checksum_of_checksums)
+        throw corrupt(n, "end marker checksum mismatch");
+}
+
+} // namespace
+
+void mapped_filter_file::parse(bool const verify_payload)
+{
+    std::string const & n = name_;
+    auto const [version, header_size] = read_preamble(bytes_, size_, n);
+    byte_reader hr{bytes_, header_size - 8, n};
+    hr.u64(); // magic
+    hr.u32(); // version
+    hr.u32(); // header size
+    read_fixed_fields(hr, header_size, header_, n);
+    header_.version = version;
+    header_.parts = read_key_parts(hr, version, n);
+    header_.kmer.window = read_sampling_window(hr, version, n);
+    shards_.resize(std::size_t{1} << header_.shard_bits);
+    payload_extent const extent = read_shard_table(hr, bytes_, size_, header_size, shards_, n);
+    if (hr.pos() != header_size - 8)
+        throw corrupt(n, "header size field disagrees with its contents");
+    check_end_marker(bytes_, size_, extent, n);
     if (verify_payload)
     {
         for (std::size_t i = 0; i < shards_.size(); ++i)
             if (checksum64(shards_[i].words) != shards_[i].checksum)
-                throw corrupt("payload checksum mismatch in shard " + std::to_string(i));
+                throw corrupt(n, "payload checksum mismatch in shard " + std::to_string(i));
     }
 }
 
@@ -527,19 +596,24 @@ std::string_view to_string(filter_type const t) noexcept
 {
     switch (t)
     {
-    case filter_type::quotient: return "qf";
-    case filter_type::bloom: return "bloom";
-    case filter_type::cuckoo: return "cuckoo";
-    case filter_type::counting_bloom: return "counting-bloom";
-    case filter_type::bloom_classic: return "bloom-classic";
+    case filter_type::quotient:
+        return "qf";
+    case filter_type::bloom:
+        return "bloom";
+    case filter_type::cuckoo:
+        return "cuckoo";
+    case filter_type::counting_bloom:
+        return "counting-bloom";
+    case filter_type::bloom_classic:
+        return "bloom-classic";
     }
     return "unknown";
 }
 
 filter_type parse_filter_type(std::string_view const name)
 {
-    for (auto const t : {filter_type::quotient, filter_type::bloom, filter_type::cuckoo, filter_type::counting_bloom,
-                         filter_type::bloom_classic})
+    for (auto const t : {filter_type::quotient, filter_type::bloom, filter_type::cuckoo,
+                         filter_type::counting_bloom, filter_type::bloom_classic})
         if (name == to_string(t))
             return t;
     if (name == "quotient")
