@@ -99,6 +99,18 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
     }
 }
 
+void query_keys_parallel(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
+                         std::size_t const n, std::uint64_t * const best,
+                         std::span<batch_engine_query_scratch> const scratch, unsigned const threads)
+{
+#pragma omp parallel num_threads(threads)
+    {
+        thread_share const share = share_of(n);
+        query_keys(filters, keys + share.begin, share.end - share.begin, best + share.begin,
+                   scratch[share.thread]);
+    }
+}
+
 } // namespace detail
 
 using detail::full_message;
@@ -258,20 +270,13 @@ std::uint64_t decision_rule::hits_needed(std::uint64_t const kmers) const noexce
 
 void batch_engine::query(std::span<any_filter const * const> const filters, batch_keys & keys) const
 {
-    std::size_t const n = keys.units();
-    std::uint64_t const total = keys.offset[n];
+    // keys are contiguous without a key range: each thread takes a contiguous range of them
+    std::uint64_t const total = keys.offset[keys.units()];
     if (keys.values.size() < total)
         keys.values.resize(total);
     if (scratch_.size() < threads_)
         scratch_.resize(threads_);
-#pragma omp parallel num_threads(threads_)
-    {
-        // Each thread takes a contiguous range of keys (keys are contiguous without a key range).
-        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
-        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
-        std::size_t const k0 = total * t / nt, k1 = total * (t + 1) / nt;
-        query_keys(filters, keys.keys.data() + k0, k1 - k0, keys.values.data() + k0, scratch_[t]);
-    }
+    detail::query_keys_parallel(filters, keys.keys.data(), total, keys.values.data(), scratch_, threads_);
 }
 
 // One chunk of classify_early: its units' keys (canonical codes, or hashed minimizers of a sampled filter) in

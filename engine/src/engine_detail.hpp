@@ -23,6 +23,27 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
 void query_keys(std::span<any_filter const * const> filters, std::uint64_t const * keys, std::size_t n,
                 std::uint64_t * best, batch_engine_query_scratch & s);
 
+// The part of n items that the calling thread of an OpenMP parallel region takes: thread t of nt takes the
+// contiguous range [n t / nt, n (t + 1) / nt), the same split on every call.
+struct thread_share
+{
+    std::size_t thread;  // omp_get_thread_num()
+    std::size_t threads; // omp_get_num_threads()
+    std::size_t begin, end;
+};
+[[nodiscard]] inline thread_share share_of(std::size_t const n) noexcept
+{
+    std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
+    std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
+    return thread_share{t, nt, n * t / nt, n * (t + 1) / nt};
+}
+
+// query_keys() over n keys by `threads` threads, each over its contiguous share (share_of) with its own
+// scratch. \pre scratch.size() >= threads.
+void query_keys_parallel(std::span<any_filter const * const> filters, std::uint64_t const * keys,
+                         std::size_t n, std::uint64_t * best, std::span<batch_engine_query_scratch> scratch,
+                         unsigned threads);
+
 // Stable counting sort by shard, in parallel, of the keys that for_each_key(u0, u1, fn) visits for units
 // [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): thread t counts and places the keys of the
 // t-th contiguous range of units; within a shard its keys follow those of threads < t, so the order is the
@@ -35,19 +56,18 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
                               std::vector<std::uint64_t> & start, std::vector<std::uint64_t> & part,
                               std::vector<std::uint64_t> * const pos)
 {
-    std::size_t const n = keys.units();
     std::size_t const shards = filter.num_shards();
     start.assign(shards + 1, 0);
     if (counts.size() < threads)
         counts.resize(threads);
 #pragma omp parallel num_threads(threads)
     {
-        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
-        std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
-        std::size_t const u0 = n * t / nt, u1 = n * (t + 1) / nt;
-        std::vector<std::uint64_t> & cnt = counts[t];
+        thread_share const units = share_of(keys.units());
+        std::size_t const nt = units.threads;
+        std::vector<std::uint64_t> & cnt = counts[units.thread];
         cnt.assign(shards, 0);
-        for_each_key(u0, u1, [&](std::uint64_t const p) noexcept { ++cnt[filter.shard_of(keys.keys[p])]; });
+        for_each_key(units.begin, units.end,
+                     [&](std::uint64_t const p) noexcept { ++cnt[filter.shard_of(keys.keys[p])]; });
 #pragma omp barrier
 #pragma omp single
         {
@@ -69,7 +89,7 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
             if (pos != nullptr && pos->size() < total)
                 pos->resize(total);
         }
-        for_each_key(u0, u1,
+        for_each_key(units.begin, units.end,
                      [&](std::uint64_t const p) noexcept
                      {
                          std::uint64_t const key = keys.keys[p];

@@ -11,6 +11,7 @@
 
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/hit_set.hpp>
+#include <ksieve/engine/stamp_table.hpp>
 
 namespace ksieve
 {
@@ -33,22 +34,21 @@ public:
                  bool exact_hits, std::vector<unit_result> & results);
 
 private:
-    // open addressing table collision key -> count added inside the current batch (one cache line access
-    // per probe); an entry is empty iff its stamp != epoch_
-    struct entry
-    {
-        std::uint64_t key{0};
-        std::uint32_t count{0};
-        std::uint32_t stamp{0};
-    };
-    std::vector<entry> table_;
+    std::uint64_t prepare(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
+                          bool exact_hits);
+    std::uint32_t keys_below(batch_keys const & keys, std::size_t u, decision_rule const & rule);
+    std::uint32_t hits_added(batch_keys const & keys, std::size_t u, decision_rule const & rule,
+                             std::uint32_t m) const;
+    void track(batch_keys const & keys, std::size_t u, std::uint32_t m);
+
+    // collision key -> count added inside the current batch (one cache line access per probe)
+    detail::stamp_table table_;
     std::vector<std::uint64_t> cks_;         // per key below min_count: collision key
     std::vector<std::size_t> homes_;         // ... and its hash (home slot: hash & (capacity - 1))
     std::vector<std::uint32_t> hits_before_; // per unit: keys at min_count before the batch
     std::vector<std::uint64_t> need_;        // per unit: hits_needed()
     std::vector<std::uint32_t> slots_;       // per unit: indices of its keys below min_count
     unsigned threads_{1};
-    std::uint32_t epoch_{0};
 };
 
 /*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters): the same
@@ -101,25 +101,37 @@ public:
     [[nodiscard]] counters const & work() const noexcept { return work_; }
 
 private:
-    void lookup(any_filter const & filter, std::size_t n);
-    void lookup_hits(any_filter const & filter, std::size_t n, std::uint64_t min_count);
+    // The steps of run(), in order (see the class comment and dedup_speculator.cpp).
+    void choose_hit_lookups(any_filter const & filter, std::uint64_t min_count);
+    void predict(any_filter const & filter, batch_keys const & keys, decision_rule const & rule);
+    void confirm_predicted_known(any_filter const & filter, batch_keys const & keys,
+                                 decision_rule const & rule, std::vector<unit_result> & results);
+    void add_speculated(any_filter & filter, batch_keys const & keys, std::uint64_t min_count,
+                        std::string const & filter_name);
+    void count_speculated_hits(any_filter const & filter, batch_keys const & keys,
+                               decision_rule const & rule);
+    bool decide_in_order(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
+                         std::vector<unit_result> & results);
+    void remove_rolled_back(any_filter & filter, std::string const & filter_name);
     void learn_hits(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count,
                     bool rolled_back);
-    struct entry
-    {
-        std::uint64_t key{0};
-        std::uint32_t count{0};
-        std::uint32_t stamp{0};
-    };
-    // open addressing (collision key -> count) with epoch stamps; grows to a power of two >= 2 * need
-    struct stamp_table
-    {
-        std::vector<entry> slots;
-        std::uint32_t epoch{0};
-        void reset(std::size_t need);
-        std::uint32_t & at(std::uint64_t key) noexcept; // the entry's count, inserted as 0 if absent
-        [[nodiscard]] std::uint32_t find(std::uint64_t key) const noexcept;
-    };
+    // Their parts.
+    void drop_hit_keys();
+    template <typename Take> std::size_t gather(std::size_t n, Take const & take);
+    std::size_t gather_round(batch_keys const & keys, unsigned round);
+    void settle_round(batch_keys const & keys, decision_rule const & rule,
+                      std::vector<unit_result> & results);
+    [[nodiscard]] std::uint32_t count_hits(batch_keys const & keys, std::size_t u,
+                                           decision_rule const & rule) const noexcept;
+    void make_exact(any_filter const & filter, batch_keys const & keys, std::size_t u,
+                    detail::stamp_table & dup) noexcept;
+    [[nodiscard]] std::uint32_t corrected_hits(any_filter const & filter, batch_keys const & keys,
+                                               std::size_t u, decision_rule const & rule) const noexcept;
+    void roll_back(any_filter const & filter, batch_keys const & keys, std::size_t u, bool first);
+    [[nodiscard]] std::uint32_t rolled_back_copies(std::uint64_t ck) const noexcept;
+    void lookup(any_filter const & filter, std::size_t n);
+    void lookup_hits(any_filter const & filter, std::size_t n, std::uint64_t min_count);
+
     unsigned threads_{1};
     counters work_;
     std::vector<batch_engine_query_scratch> scratch_;
@@ -134,12 +146,12 @@ private:
     std::vector<std::uint64_t> cks_;           // per key of an exact_ unit: collision key
     std::vector<std::uint64_t> part_, part_pos_, start_; // speculated keys by shard, their positions
     std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
-    std::vector<stamp_table> dups_;                      // per thread: earlier copies inside a unit
-    stamp_table corrections_;                            // keys of rolled-back units -> copies added
+    std::vector<detail::stamp_table> dups_;              // per thread: earlier copies inside a unit
+    detail::stamp_table corrections_;                    // keys of rolled-back units -> copies added
     std::vector<std::uint64_t> correction_bits_;         // bitset over mix64(collision key): maybe corrected
     std::vector<std::uint64_t> rollback_;                // keys to remove after the batch
     std::vector<std::uint64_t> candidates_;              // per shard: keys added with count min_count - 1
-    std::vector<std::uint64_t> remove_start_;            // per shard: first key to remove / learn
+    std::vector<std::uint64_t> cand_start_;              // per shard: its first key in cand_keys_
     std::vector<std::uint64_t> cand_keys_;               // keys that may have reached min_count
     std::vector<std::uint8_t> cand_doubt_; // ... 1 if a rolled-back key shares its collision key
     // Keys whose count had reached min_count before the batch (all of them, or a subset if other keys share
