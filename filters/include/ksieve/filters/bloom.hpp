@@ -119,7 +119,7 @@ private:
     std::uint64_t * data_{nullptr};
     std::size_t size_{0};
     std::size_t align_{0}; // alignment of the owned allocation, 0 for a view
-    memory_charge charge_;  // the owned bytes against the memory budget
+    memory_charge charge_; // the owned bytes against the memory budget
 };
 
 /*! \brief Odd multipliers of the blocked filter: bit i of a key is the top 9 bits of uint32(h) * salt[i].
@@ -131,10 +131,12 @@ inline constexpr std::uint32_t blocked_bloom_salts[32] = {
     0x96EDD2F9U, 0x8402D8EBU, 0x7193C5C9U, 0x5CAD3747U, 0x8BC8E363U, 0xE0F9F781U, 0xC5F28AB1U, 0xA11139C9U};
 
 /*! \brief Keys a filter of key_bits-bit keys can hold at most: min(expected, 2^key_bits). */
-[[nodiscard]] constexpr std::uint64_t cap_expected(std::uint64_t const expected, unsigned const key_bits) noexcept
+[[nodiscard]] constexpr std::uint64_t cap_expected(std::uint64_t const expected,
+                                                   unsigned const key_bits) noexcept
 {
-    return key_bits >= 63 ? expected : (expected < (std::uint64_t{1} << key_bits) ? expected
-                                                                                  : std::uint64_t{1} << key_bits);
+    return key_bits >= 63
+               ? expected
+               : (expected < (std::uint64_t{1} << key_bits) ? expected : std::uint64_t{1} << key_bits);
 }
 
 /*! \brief Prefetch distance (keys) of the batch operations. */
@@ -246,7 +248,10 @@ public:
         return test_bits(block_ptr(h), static_cast<std::uint32_t>(h));
     }
     /*! \brief 1 if the key may have been inserted, else 0. */
-    [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept { return contains(key) ? 1 : 0; }
+    [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept
+    {
+        return contains(key) ? 1 : 0;
+    }
     /*! \brief out[i] = count(keys[i]), with prefetching. \pre out has keys.size() elements. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 
@@ -275,9 +280,10 @@ public:
     [[nodiscard]] bool is_view() const noexcept { return !storage_.owning(); }
 
 private:
-    blocked_bloom_filter(std::uint64_t blocks, unsigned k, detail::word_storage storage) noexcept :
-        blocks_{blocks}, k_{k}, storage_{std::move(storage)}
-    {}
+    blocked_bloom_filter(std::uint64_t blocks, unsigned k, detail::word_storage storage) noexcept
+        : blocks_{blocks}, k_{k}, storage_{std::move(storage)}
+    {
+    }
 
     /*! \brief Bit position (0..511) of the i-th bit of a key inside its block. */
     [[nodiscard]] static unsigned position(std::uint32_t const lo, unsigned const i) noexcept
@@ -330,7 +336,8 @@ public:
     /*! \brief Empty filter of 64 * words bits with k hash functions.
      * \throws usage_error if words == 0 or k is not in [1, max_hashes]; ksieve::error if out of memory. */
     classic_bloom_filter(std::uint64_t words, unsigned k);
-    /*! \brief Seed sizing (detail::classic_bloom_shape). \throws usage_error as blocked_bloom_filter::create */
+    /*! \brief Seed sizing (detail::classic_bloom_shape). \throws usage_error as blocked_bloom_filter::create
+     */
     [[nodiscard]] static classic_bloom_filter create(filter_config const & cfg, unsigned key_bits,
                                                      std::uint64_t expected);
     /*! \brief The seed's FPR formula (1 - e^{-kn/m})^k. */
@@ -374,7 +381,10 @@ public:
         }
         return (acc & 1) != 0;
     }
-    [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept { return contains(key) ? 1 : 0; }
+    [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept
+    {
+        return contains(key) ? 1 : 0;
+    }
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 
     void unite_with(classic_bloom_filter const & other);
@@ -399,9 +409,10 @@ public:
     }
 
 private:
-    classic_bloom_filter(std::uint64_t bits, unsigned k, detail::word_storage storage) noexcept :
-        bits_{bits}, k_{k}, storage_{std::move(storage)}
-    {}
+    classic_bloom_filter(std::uint64_t bits, unsigned k, detail::word_storage storage) noexcept
+        : bits_{bits}, k_{k}, storage_{std::move(storage)}
+    {
+    }
     void check_compatible(classic_bloom_filter const & other, char const * what) const;
 
     std::uint64_t bits_;

@@ -167,11 +167,13 @@ public:
      * 0 = unknown). Uses cfg.fpr (0 = exact), cfg.max_load, cfg.auto_grow and cfg.shard_bits (only to divide
      * default_design_keys). \throws usage_error for fpr outside [0, 0.5), max_load outside (0, 1] or
      * key_bits outside [1, 64]. */
-    [[nodiscard]] static quotient_filter create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected);
+    [[nodiscard]] static quotient_filter create(filter_config const & cfg, unsigned key_bits,
+                                                std::uint64_t expected);
 
     /*! \brief The bytes of the table create(cfg, key_bits, expected) makes, without making it. \throws as
      * create(). */
-    [[nodiscard]] static std::uint64_t planned_bytes(filter_config const & cfg, unsigned key_bits, std::uint64_t expected);
+    [[nodiscard]] static std::uint64_t planned_bytes(filter_config const & cfg, unsigned key_bits,
+                                                     std::uint64_t expected);
 
     /*! \brief Empty filter with explicit geometry: 2^q home slots, remainders of r bits, so p = q + r
      * fingerprint bits (exact iff p >= key_bits). \throws usage_error if q + r exceeds 64, r is outside
@@ -185,7 +187,8 @@ public:
     [[nodiscard]] static quotient_filter with_slots(unsigned key_bits, unsigned p, std::uint64_t nslots,
                                                     double max_load = 0.9, bool auto_grow = true);
 
-    /*! \brief The fewest home slots (a multiple of 64, at least 64) that hold `used` slots within max_load. */
+    /*! \brief The fewest home slots (a multiple of 64, at least 64) that hold `used` slots within max_load.
+     */
     [[nodiscard]] static std::uint64_t slots_for(std::uint64_t used, double max_load) noexcept;
 
     /*! \brief Read-only filter over `words` it does not own (e.g. an mmap'd file); no copy.
@@ -195,9 +198,9 @@ public:
 
     /*! \brief Union of filters, counts added, built by a k-way streaming merge in fingerprint order into a
      * new filter sized for the union (load <= max_load of inputs[0]). Inputs of different fingerprint widths
-     * combine at the narrowest (the fingerprints are the top bits of the keys: cut, they are those of a filter
-     * of that width). \throws incompatible_error unless all inputs have the same key_bits;
-     * usage_error for an empty input list; full_error if the union cannot be represented. */
+     * combine at the narrowest (the fingerprints are the top bits of the keys: cut, they are those of a
+     * filter of that width). \throws incompatible_error unless all inputs have the same key_bits; usage_error
+     * for an empty input list; full_error if the union cannot be represented. */
     [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
 
     /*! \brief A set operation over filters of equal key widths, built as merge() is (k-way
@@ -205,8 +208,8 @@ public:
      * added; intersect: fingerprints of every input, the smallest count; subtract: the first input's
      * fingerprints that no other input holds, with their counts; subtract_counts: the first input's count
      * minus the others' summed counts, where positive. \throws as merge(). */
-    [[nodiscard]] static quotient_filter combine(std::span<quotient_filter const * const> inputs, set_operation op,
-                                                 std::uint64_t min_count = 1);
+    [[nodiscard]] static quotient_filter combine(std::span<quotient_filter const * const> inputs,
+                                                 set_operation op, std::uint64_t min_count = 1);
 
     quotient_filter(quotient_filter &&) noexcept;
     quotient_filter & operator=(quotient_filter &&) noexcept;
@@ -249,14 +252,17 @@ public:
      * the pipeline walks the table from front to back and reuses a block's cache lines for all the keys
      * that fall in it instead of missing once per key. Same results as count_batch(keys, out). Never
      * throws; it may grow `scratch` (and keeps the input order if that fails). Thread safety: as
-     * count_batch, with one scratch per thread. */
+     * count_batch, with one scratch per thread. Used by the filter benchmarks (BM_qf_lookup, batch 2) and
+     * the tests; the lookups of the engine and app take count_batch(keys, out). It shares the ordering
+     * (order_batch) with the insert_batch overload below. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out,
                      batch_scratch & scratch) const noexcept;
     /*! \brief insert_batch(keys, old) in table order when that pays (see the count_batch overload); old may
      * be null. When it returns ok, the table and old[] are those of insert_batch(keys, old): equal
      * fingerprints keep their input order, and the table does not depend on the order of insertion. On
      * `full`, the filter keeps everything it held plus an unspecified subset of the batch (not a prefix), and
-     * old[] is set only for those keys. */
+     * old[] is set only for those keys. Used by sharded_filter::insert_batch, so by every build of a
+     * quotient-filter index (one scratch per thread). */
     insert_status insert_batch(std::span<std::uint64_t const> keys, std::uint64_t * old,
                                batch_scratch & scratch) noexcept;
     /*! \brief Whether the scratch overloads visit a batch of n keys in table order: the table is larger than
@@ -270,8 +276,7 @@ public:
 
     /*! \brief Call fn(value, count) for every stored fingerprint in increasing order; value is the original
      * key in exact mode, the fingerprint (p bits) otherwise. */
-    template <typename Fn>
-    void for_each(Fn && fn) const
+    template <typename Fn> void for_each(Fn && fn) const
     {
         cursor c{*this};
         bool const ex = exact();
@@ -348,7 +353,10 @@ private:
         return (h << r_) | (second << low_bits_) | (fp & low_mask_);
     }
     /*! \brief The table code of a key's fingerprint. */
-    [[nodiscard]] std::uint64_t key_code(std::uint64_t const key) const noexcept { return slot_code(fingerprint(key)); }
+    [[nodiscard]] std::uint64_t key_code(std::uint64_t const key) const noexcept
+    {
+        return slot_code(fingerprint(key));
+    }
     /*! \brief The smallest top-bits value a whose home slot is h (split geometry). */
     [[nodiscard]] std::uint64_t first_top(std::uint64_t h) const noexcept;
     /*! \brief The fingerprint stored as remainder x in home slot h (inverse of slot_code). */
@@ -365,8 +373,7 @@ private:
     struct locate_info;
     /*! \brief Slot-level primitives and hot paths (defined in the .cpp, one specialisation per instruction
      * set: the build's target and, on x86-64 builds without BMI2, a BMI2 copy picked at run time). */
-    template <int Isa>
-    struct kernel;
+    template <int Isa> struct kernel;
     friend class cursor;
     friend struct qf_appender;
 
@@ -394,19 +401,19 @@ private:
     std::uint64_t key_mask_{0};
     std::uint64_t rmask_{0};
     std::uint64_t nslots_{0};
-    bool split_{false};           // nslots_ is not 2^q: the remainder's top bit tells the two tops apart
-    unsigned low_bits_{0};        // p - q: the fingerprint bits below its top q
+    bool split_{false};    // nslots_ is not 2^q: the remainder's top bit tells the two tops apart
+    unsigned low_bits_{0}; // p - q: the fingerprint bits below its top q
     std::uint64_t low_mask_{0};
-    std::uint64_t qmask_{0};      // 2^q - 1
-    double top_scale_{0};         // 2^q / nslots_
+    std::uint64_t qmask_{0}; // 2^q - 1
+    double top_scale_{0};    // 2^q / nslots_
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
     std::uint64_t block_bytes_{0};
-    std::uint64_t swar_ones_{0};  // lowest bit of each r-bit field of a 57-bit window
-    std::uint64_t swar_high_{0};  // highest bit of each field
-    unsigned swar_fields_{0};     // fields per window: floor(57 / r)
-    std::uint64_t grow_at_{0};    // used slots that trigger growth: max_load * N
-    std::uint64_t stuck_at_{0};   // used slots at which a growing filter that cannot grow is full
+    std::uint64_t swar_ones_{0}; // lowest bit of each r-bit field of a 57-bit window
+    std::uint64_t swar_high_{0}; // highest bit of each field
+    unsigned swar_fields_{0};    // fields per window: floor(57 / r)
+    std::uint64_t grow_at_{0};   // used slots that trigger growth: max_load * N
+    std::uint64_t stuck_at_{0};  // used slots at which a growing filter that cannot grow is full
     double max_load_{0.9};
     bool auto_grow_{true};
 

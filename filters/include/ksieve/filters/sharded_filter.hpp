@@ -51,13 +51,17 @@ public:
         return shard_bits_ == 0 ? 0 : static_cast<std::size_t>(key >> (key_bits() - shard_bits_));
     }
     /*! \brief The bits of a key that the shard filter sees. */
-    [[nodiscard]] std::uint64_t local_key(std::uint64_t const key) const noexcept { return key & local_mask_; }
+    [[nodiscard]] std::uint64_t local_key(std::uint64_t const key) const noexcept
+    {
+        return key & local_mask_;
+    }
 
     /*! \brief out[i] = count of local key keys[i] in shard `shard` (0 = absent). Thread-safe (const). */
     virtual void count_batch(std::size_t shard, std::span<std::uint64_t const> local_keys,
                              std::uint64_t * out) const noexcept = 0;
     /*! \brief Insert local keys (count 1 each) into shard `shard`. Exclusive per shard. */
-    virtual insert_status insert_batch(std::size_t shard, std::span<std::uint64_t const> local_keys) noexcept = 0;
+    virtual insert_status insert_batch(std::size_t shard,
+                                       std::span<std::uint64_t const> local_keys) noexcept = 0;
     /*! \brief Batched fetch-and-add: insert local keys (count 1 each) into shard `shard` in order, setting
      * old[i] to the count keys[i] had just before its own insertion (earlier copies in the batch included).
      * Exclusive per shard. \pre old has local_keys.size() elements. */
@@ -70,10 +74,10 @@ public:
     virtual bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
     /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
     [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
-    /*! \brief Quotient filters: rebuild shard `shard` at the fewest home slots that hold it within its maximal
-     * load (quotient_filter::fit), if that saves more than the fraction `slack` of its slots; the result
-     * depends only on the shard's contents and size. Others: nothing. Exclusive per shard.
-     * \returns whether the shard changed. \throws std::bad_alloc */
+    /*! \brief Quotient filters: rebuild shard `shard` at the fewest home slots that hold it within its
+     * maximal load (quotient_filter::fit), if that saves more than the fraction `slack` of its slots; the
+     * result depends only on the shard's contents and size. Others: nothing. Exclusive per shard. \returns
+     * whether the shard changed. \throws std::bad_alloc */
     virtual bool fit_shard(std::size_t /*shard*/, double /*slack*/) { return false; }
 
     /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys add
@@ -85,7 +89,6 @@ public:
 
     /*! \brief Sum of all shards' statistics (estimated_fpr: key-weighted mean). */
     [[nodiscard]] virtual filter_stats stats() const noexcept = 0;
-    [[nodiscard]] virtual filter_stats shard_stats(std::size_t shard) const noexcept = 0;
 
     /*! \brief Write the filter file to `path` as it is (see write_filter_file). \throws io_error */
     virtual void save(std::filesystem::path const & path) const = 0;
@@ -97,10 +100,12 @@ public:
 
 protected:
     any_filter(filter_type const t, kmer_params const & km, unsigned const shard_bits, double const fpr,
-               std::uint64_t const expected) :
-        type_{t}, kmer_{km}, shard_bits_{shard_bits}, fpr_{fpr}, expected_{expected},
-        local_mask_{kmer_mask(km.k) >> shard_bits}
-    {}
+               std::uint64_t const expected)
+        : type_{t}, kmer_{km}, shard_bits_{shard_bits}, fpr_{fpr}, expected_{expected}, local_mask_{
+                                                                                            kmer_mask(km.k) >>
+                                                                                            shard_bits}
+    {
+    }
     [[nodiscard]] filter_file_header file_header(std::vector<std::uint64_t> params = {}) const
     {
         return filter_file_header{type_, kmer_, fpr_, expected_, shard_bits_, std::move(params), parts_};
@@ -117,13 +122,12 @@ private:
 };
 
 /*! \brief any_filter over 2^s shards of type F. */
-template <shard_filter F>
-class sharded_filter final : public any_filter
+template <shard_filter F> class sharded_filter final : public any_filter
 {
 public:
     /*! \brief New empty filter. \pre cfg.type == F::type_id, cfg.shard_bits < 2k. */
-    explicit sharded_filter(filter_config const & cfg) :
-        any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}
+    explicit sharded_filter(filter_config const & cfg)
+        : any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}
     {
         std::size_t const n = num_shards();
         std::uint64_t const per_shard = (cfg.expected + n - 1) / n;
@@ -133,10 +137,10 @@ public:
     }
 
     /*! \brief Read-only view of a mapped file (keeps the mapping alive). \throws format_error */
-    explicit sharded_filter(std::shared_ptr<mapped_filter_file const> file) :
-        any_filter{file->header().type, file->header().kmer, file->header().shard_bits, file->header().fpr,
-                   file->header().expected},
-        file_{std::move(file)}
+    explicit sharded_filter(std::shared_ptr<mapped_filter_file const> file)
+        : any_filter{file->header().type, file->header().kmer, file->header().shard_bits, file->header().fpr,
+                     file->header().expected},
+          file_{std::move(file)}
     {
         set_parts(file_->header().parts);
         shards_.reserve(num_shards());
@@ -149,23 +153,25 @@ public:
             }
             catch (format_error const & e)
             {
-                throw format_error{"'" + file_->name() + "': corrupted filter file (shard " + std::to_string(i) +
-                                   ": " + e.what() + ")"};
+                throw format_error{"'" + file_->name() + "': corrupted filter file (shard " +
+                                   std::to_string(i) + ": " + e.what() + ")"};
             }
         }
     }
 
     /*! \brief From already-built shards (merge). */
-    sharded_filter(filter_config const & cfg, std::vector<F> shards) :
-        any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}, shards_{std::move(shards)}
-    {}
+    sharded_filter(filter_config const & cfg, std::vector<F> shards)
+        : any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}, shards_{std::move(shards)}
+    {
+    }
 
     void count_batch(std::size_t const shard, std::span<std::uint64_t const> const keys,
                      std::uint64_t * const out) const noexcept override
     {
         shards_[shard].count_batch(keys, out);
     }
-    insert_status insert_batch(std::size_t const shard, std::span<std::uint64_t const> const keys) noexcept override
+    insert_status insert_batch(std::size_t const shard,
+                               std::span<std::uint64_t const> const keys) noexcept override
     {
         if constexpr (requires { typename F::batch_scratch; })
         {
@@ -221,7 +227,10 @@ public:
 
     [[nodiscard]] bool collision_keys() const noexcept override
     {
-        return requires(F const & f, std::uint64_t k) { f.fingerprint(k); };
+        return requires(F const & f, std::uint64_t k)
+        {
+            f.fingerprint(k);
+        };
     }
     [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
     {
@@ -251,10 +260,6 @@ public:
         t.load = t.slots == 0 ? 0.0 : static_cast<double>(t.used) / static_cast<double>(t.slots);
         t.estimated_fpr = t.slots == 0 ? 0.0 : fpr_weighted / static_cast<double>(t.slots);
         return t;
-    }
-    [[nodiscard]] filter_stats shard_stats(std::size_t const shard) const noexcept override
-    {
-        return shards_[shard].stats();
     }
 
     void save(std::filesystem::path const & path) const override
@@ -302,8 +307,8 @@ private:
 
 /*! \brief Open a filter file: read-only views over an mmap (mutable = false) or an owning copy.
  * \throws format_error / io_error naming the file. */
-[[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool mutable_copy = false,
-                                                      bool verify_payload = true);
+[[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
+                                                      bool mutable_copy = false, bool verify_payload = true);
 
 /*! \brief Union of filters: quotient filters exactly (counts add), Bloom filters by OR (equal parameters).
  * The result holds the union of the inputs' key parts (whole if every split among them is complete).
@@ -322,11 +327,12 @@ private:
  * use, not every input. \throws incompatible_error naming the input and what differs or why the operation
  * is impossible; usage_error for min_count > 1 on Bloom filters; full_error as merge_filters. */
 [[nodiscard]] std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> inputs,
-                                                          std::span<std::string const> names, set_operation op,
-                                                          std::uint64_t min_count = 1, unsigned threads = 1);
+                                                          std::span<std::string const> names,
+                                                          set_operation op, std::uint64_t min_count = 1,
+                                                          unsigned threads = 1);
 
-/*! \brief fit_shard(s, slack) for every shard, on up to `threads` threads: quotient filters at the fewest home
- * slots that hold them (build and dedup call it before saving). The same result for any thread count.
+/*! \brief fit_shard(s, slack) for every shard, on up to `threads` threads: quotient filters at the fewest
+ * home slots that hold them (build and dedup call it before saving). The same result for any thread count.
  * \throws std::bad_alloc */
 void fit_filter(any_filter & filter, double slack = 0.0, unsigned threads = 1);
 
