@@ -1,0 +1,222 @@
+#pragma once
+// What the subcommands' source files share (internal to the app layer; not installed):
+// - options.cpp: option checks, the filter configuration and reader options they give;
+// - sizing.cpp: filters sized from a first pass over the input, made within the memory limit, loaded from
+//   files, and the warnings about filters holding more k-mers than they were sized for;
+// - outputs.cpp: the read outputs of classify and dedup (output_set), the run summary, --stats and --multiqc;
+// - cmd_build.cpp, cmd_classify.cpp, cmd_dedup.cpp, cmd_combine.cpp (merge, intersect, subtract),
+//   cmd_info.cpp: one subcommand each.
+#include <ksieve/app/commands.hpp>
+#include <ksieve/app/runtime.hpp>
+#include <ksieve/engine/engine.hpp>
+#include <ksieve/engine/stream.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/io/io.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ksieve::detail
+{
+
+// Whether an output path means standard output.
+[[nodiscard]] inline bool is_stdout(std::string const & path) noexcept
+{
+    return path == "-" || path == "/dev/stdout";
+}
+
+// --- options.cpp -------------------------------------------------------------------------------------------
+
+// The rule of classify (--min-count, --min-hit-fraction, --min-hits) and of dedup (no --min-hits).
+[[nodiscard]] decision_rule classify_rule(classify_output_args const & out) noexcept;
+[[nodiscard]] decision_rule dedup_rule(classify_output_args const & out) noexcept;
+
+// The checks of each command's options, before any input is read. \throws usage_error
+void check_build_options(build_args const & args);
+void check_classify_options(classify_args const & args);
+void check_dedup_options(dedup_args const & args);
+
+// Refuse two outputs on one path (they would overwrite each other) and outputs into a directory that does not
+// exist or cannot be written (found before any work is done, not at the end). outputs: (option, path); an
+// empty path is not written. \throws usage_error, io_error
+void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs);
+
+// An output that is also an input (or a filter read by the run) would replace it: refuse before reading.
+// \throws usage_error
+void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
+                                  std::vector<std::string> const & inputs);
+
+// The filter that the options of build or dedup describe (expected 0: not given).
+[[nodiscard]] filter_config make_config(filter_args const & f);
+
+// The reader options of the commands that stream reads.
+[[nodiscard]] io::reader_options reader_opts(unsigned threads);
+
+// --- sizing.cpp --------------------------------------------------------------------------------------------
+
+// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, with a margin), for a filter of `type`
+// sized from a first pass; `command` completes the error about an input that cannot be read twice ("built
+// from", "for dedup of"). \throws usage_error if an input is not a regular file.
+[[nodiscard]] std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer,
+                                                unsigned threads, filter_type type, char const * command,
+                                                bool quiet);
+
+// make_filter, with a filter too large for the memory limit refused before it is allocated, naming what sized
+// it (expected_given: --expected, else the k-mers counted in the input). \throws error
+[[nodiscard]] std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
+                                                                    bool expected_given);
+
+// The filters of `paths`, loaded (and verified) in order; on_load(filter, path) runs after each one is
+// loaded, before the next one is. \throws error
+struct loaded_filters
+{
+    std::vector<std::unique_ptr<any_filter>> owned;
+    std::vector<any_filter const *> views; // views[i] = owned[i].get()
+};
+[[nodiscard]] loaded_filters
+load_filters(std::vector<std::string> const & paths,
+             std::function<void(any_filter &, std::string const &)> const & on_load);
+
+// A filter whose estimated false-positive rate is far above its target (saturation_factor) calls nearly every
+// read known: a warning, or with `strict` an error. \throws error
+void check_saturation(any_filter const & f, std::string const & name, bool strict);
+
+// A warning on stderr when a filter took so many more k-mers than it was sized for that its estimated
+// false-positive rate is above 1.5 x `asked` (`what` names it).
+void warn_if_overgrown(any_filter const & filter, double asked, std::string const & what);
+
+// --- the k-mers of a batch, in pieces (sizing.cpp, cmd_build.cpp, cmd_classify.cpp)
+// -------------------------
+
+// build (and classify with exact hit counts) hash a batch's k-mers at once, unless a record is long (a
+// chromosome): then the records are cut into windows (for_each_window: exactly the record's k-mers) and
+// hashed in pieces of about one reader batch, so that key memory stays bounded by the batch size instead of
+// growing with the longest record.
+inline constexpr std::size_t long_record_window_bases = std::size_t{256} << 10;
+inline constexpr std::size_t long_record_piece_bases = std::size_t{2} << 20;
+
+// fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of the batch
+// (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.
+template <typename Fn>
+void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
+                        std::vector<std::uint64_t> & kmers, Fn && fn)
+{
+    std::size_t const n = item.r1.size();
+    bool const pairs = !item.r2.empty();
+    std::size_t longest = 0;
+    for (std::size_t u = 0; u < n; ++u)
+        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
+    kmers.assign(n, 0);
+    if (longest <= long_record_window_bases)
+    {
+        engine.extract(item.r1, &item.r2, keys);
+        for (std::size_t u = 0; u < n; ++u)
+            kmers[u] = keys.count[u];
+        fn(keys, std::span<std::size_t const>{});
+        return;
+    }
+    std::vector<sequence_piece> windows;
+    std::vector<std::size_t> owner;
+    std::size_t bases = 0;
+    auto flush = [&]
+    {
+        engine.extract_windows(windows, keys);
+        for (std::size_t w = 0; w < windows.size(); ++w)
+            kmers[owner[w]] += keys.count[w];
+        fn(keys, std::span<std::size_t const>{owner});
+        windows.clear();
+        owner.clear();
+        bases = 0;
+    };
+    auto add = [&](std::size_t const u, std::string_view const seq)
+    {
+        engine.for_each_window(seq, long_record_window_bases,
+                               [&](sequence_piece const & w)
+                               {
+                                   windows.push_back(w);
+                                   owner.push_back(u);
+                                   bases += w.end - w.begin;
+                                   if (bases >= long_record_piece_bases)
+                                       flush();
+                               });
+    };
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        add(u, item.r1[u].seq);
+        if (pairs)
+            add(u, item.r2[u].seq);
+    }
+    if (!windows.empty())
+        flush();
+}
+
+// --- outputs.cpp -------------------------------------------------------------------------------------------
+
+// The optional outputs of classify / dedup (--novel, --known, their mates, --report), written in input order
+// by the writer thread. Each is written under a temporary name and renamed into place by commit().
+class output_set
+{
+public:
+    // Opens every output given in `a`. \throws usage_error (inconsistent options), io_error
+    output_set(classify_output_args const & a, unit_source & src, unsigned threads, bool paired);
+    output_set(output_set const &) = delete;
+    output_set & operator=(output_set const &) = delete;
+    ~output_set();
+
+    // The records of a classified batch, each to the output of its class, and its rows of the report.
+    void write(work_item const & item);
+    // Flush and close every output under its temporary name (nothing committed yet). \throws io_error
+    void finish();
+    // Rename every finished output into place.
+    void commit();
+
+private:
+    [[nodiscard]] std::array<io::writer *, 4> writers() const noexcept; // novel, known, novel2, known2
+
+    bool paired_;
+    io::seq_format format_;
+    std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
+    std::unique_ptr<io::output_file> report_file_;
+    std::FILE * report_{nullptr};
+    std::vector<char> report_buf_;
+};
+
+// A summary for a run on `threads` threads over `source`, before any read.
+[[nodiscard]] run_summary start_summary(unsigned threads, unit_source const & source);
+
+// Add a classified batch to the summary.
+void account(run_summary & s, work_item const & item);
+
+// The writer of a classify or dedup run: each batch goes to the outputs, into the summary and onto the
+// progress line (which shows the part of `source` read). The arguments must outlive the returned function.
+[[nodiscard]] std::function<void(work_item const &)> batch_writer(output_set & outputs, run_summary & summary,
+                                                                  progress_line & progress,
+                                                                  unit_source const & source);
+
+// What the --stats and --multiqc files of a classify or dedup run say besides its summary.
+struct run_context
+{
+    std::string command; // classify or dedup
+    std::vector<std::string> const * inputs;
+    std::vector<std::string> filters; // classify: -f; dedup: --save-filter if any
+};
+
+// The end of a classify or dedup run whose reads are all written: finish `outputs`, write --stats and
+// --multiqc, then rename every output into place (outputs, then `saved` if not null, then the JSON files).
+// summary.seconds is set from t0. \throws io_error, interrupted_error
+void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summary & summary,
+                         std::chrono::steady_clock::time_point t0, run_context const & context,
+                         classify_output_args const & out, common_args const & common);
+
+// Seconds since t0.
+[[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t0);
+
+} // namespace ksieve::detail

@@ -1,0 +1,118 @@
+// ksieve classify: each read (or pair) is known or novel by the k-mers it shares with the filters.
+#include "app_detail.hpp"
+
+#include <ksieve/filters/error.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace ksieve
+{
+
+namespace
+{
+
+// The filters of -f, loaded and checked: they must answer the same k-mers and together hold every part of
+// the key space, --min-count above 1 needs counts, and none may be saturated. No output may replace one of
+// them or an input.
+detail::loaded_filters load_classify_filters(classify_args const & args)
+{
+    detail::loaded_filters filters = detail::load_filters(
+        args.filters,
+        [&](any_filter const & filter, std::string const & path)
+        {
+            if (args.out.min_count > 1 && filter.type() != filter_type::quotient)
+                throw usage_error{"--min-count above 1 needs quotient filters; '" + path + "' is a " +
+                                  std::string{to_string(filter.type())} + " filter"};
+        });
+    check_query_compatible(filters.views, args.filters);
+    check_parts_complete(filters.views, args.filters);
+    for (std::size_t i = 0; i < filters.views.size(); ++i)
+        detail::check_saturation(*filters.views[i], args.filters[i], args.out.strict);
+    std::vector<std::string> read = args.input.inputs;
+    read.insert(read.end(), args.filters.begin(), args.filters.end());
+    detail::check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2,
+                                          args.out.report, args.out.stats, args.out.multiqc},
+                                         read);
+    return filters;
+}
+
+// Classification with every k-mer looked up, so that hits are exact (--report, --exact-hits). Long records
+// (chromosomes, contigs) are taken in windows, so that memory stays bounded by the batch.
+class exact_classifier
+{
+public:
+    exact_classifier(batch_engine const & engine, std::span<any_filter const * const> const filters,
+                     decision_rule const & rule)
+        : engine_{engine}, filters_{filters}, rule_{rule}
+    {
+    }
+
+    void classify(work_item & item)
+    {
+        std::size_t const n = item.r1.size();
+        hits_.assign(n, 0);
+        detail::for_each_key_piece(engine_, item, keys_, kmers_,
+                                   [&](batch_keys & piece, std::span<std::size_t const> const owner)
+                                   {
+                                       engine_.query(filters_, piece);
+                                       engine_.decide(piece, rule_, piece_results_);
+                                       for (std::size_t w = 0; w < piece.units(); ++w)
+                                           hits_[owner.empty() ? w : owner[w]] += piece_results_[w].hits;
+                                   });
+        item.results.resize(n);
+        for (std::size_t u = 0; u < n; ++u)
+        {
+            auto const c = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(kmers_[u], std::numeric_limits<std::uint32_t>::max()));
+            auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits_[u], c));
+            item.results[u] = unit_result{c, h, rule_.known(h, c)};
+        }
+    }
+
+private:
+    batch_engine const & engine_;
+    std::span<any_filter const * const> filters_;
+    decision_rule rule_;
+    batch_keys keys_;
+    std::vector<std::uint64_t> kmers_, hits_; // per unit of the batch
+    std::vector<unit_result> piece_results_;
+};
+
+} // namespace
+
+run_summary run_classify(classify_args const & args)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    detail::check_classify_options(args);
+    unsigned const threads = resolve_threads(args.common.threads);
+    detail::loaded_filters const filters = load_classify_filters(args);
+
+    unit_source source{args.input, detail::reader_opts(threads)};
+    detail::output_set outputs{args.out, source, threads, source.paired()};
+    batch_engine engine{filters.views.front()->kmer(), threads};
+    run_summary summary = detail::start_summary(threads, source);
+    progress_line progress{"classify", args.common.quiet};
+    // Only --report and --stats show hit counts; without them a read's lookups stop once its class is known.
+    bool const full_counts = !args.out.report.empty() || args.out.exact_hits;
+    summary.hits_exact = full_counts;
+    decision_rule const rule = detail::classify_rule(args.out);
+    exact_classifier exact{engine, filters.views, rule};
+
+    run_stream(
+        source,
+        [&](work_item & item)
+        {
+            if (full_counts)
+                exact.classify(item);
+            else
+                engine.classify_early(item.r1, &item.r2, filters.views, rule, item.results);
+        },
+        detail::batch_writer(outputs, summary, progress, source));
+    progress.finish();
+    detail::run_context const context{"classify", &args.input.inputs, args.filters};
+    detail::finish_read_outputs(outputs, nullptr, summary, t0, context, args.out, args.common);
+    return summary;
+}
+
+} // namespace ksieve

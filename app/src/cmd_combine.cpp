@@ -1,0 +1,73 @@
+// ksieve merge, intersect and subtract: one filter from the k-mers of several (set_operation).
+#include "app_detail.hpp"
+
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
+
+#include <new>
+
+namespace ksieve
+{
+
+namespace
+{
+
+// 'a', 'b', 'c', 'd' and N more.
+std::string quoted_names(std::vector<std::string> const & names)
+{
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < 4; ++i)
+        s += (i == 0 ? "'" : ", '") + names[i] + "'";
+    if (names.size() > 4)
+        s += " and " + std::to_string(names.size() - 4) + " more";
+    return s;
+}
+
+} // namespace
+
+combine_summary run_merge(merge_args const & args)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    std::string const verb = operation_name(args.op);
+    if (args.inputs.empty())
+        throw usage_error{verb + " needs at least one input filter"};
+    if (args.output.empty())
+        throw usage_error{verb + " needs -o/--output"};
+    // The output may be one of the inputs (an incremental union): it is written to a temporary and renamed
+    // over the input only at the end, while the input's mapping keeps the old file readable.
+    unsigned const threads = resolve_threads(args.common.threads);
+    // Each input is verified when it is loaded; its pages are read again shard by shard when they are
+    // combined.
+    auto const release = [](any_filter const & filter, std::string const &)
+    {
+        for (std::size_t s = 0; s < filter.num_shards(); ++s)
+            filter.release_shard(s);
+    };
+    detail::loaded_filters const inputs = detail::load_filters(args.inputs, release);
+    io::output_file out{args.output};
+    std::unique_ptr<any_filter> merged;
+    try
+    {
+        merged = combine_filters(inputs.views, args.inputs, args.op, args.min_count, threads);
+    }
+    catch (memory_limit_error const & e)
+    {
+        throw error{"cannot " + verb + " " + quoted_names(args.inputs) + " into '" + args.output +
+                    "': " + e.what()};
+    }
+    catch (std::bad_alloc const &)
+    {
+        throw error{"cannot " + verb + " " + quoted_names(args.inputs) + " into '" + args.output +
+                    "': out of memory"};
+    }
+    throw_if_interrupted();
+    merged->save(out.write_path());
+    throw_if_interrupted();
+    out.commit();
+    combine_summary s;
+    s.distinct = merged->stats().distinct;
+    s.seconds = detail::seconds_since(t0);
+    return s;
+}
+
+} // namespace ksieve

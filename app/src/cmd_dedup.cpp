@@ -1,0 +1,146 @@
+// ksieve dedup: a read (or pair) is known iff enough of its k-mers were added by earlier novel reads; the
+// k-mers of the novel ones are added to the filter.
+#include "app_detail.hpp"
+
+#include <ksieve/engine/dedup.hpp>
+#include <ksieve/filters/error.hpp>
+
+namespace ksieve
+{
+
+namespace
+{
+
+// The filter of dedup: a Bloom or cuckoo filter is sized from a first pass over the input (all its k-mers:
+// an upper bound of those dedup inserts), as in build; a quotient filter grows.
+filter_config dedup_config(dedup_args const & args, unsigned const threads)
+{
+    filter_config cfg = detail::make_config(args.filter);
+    if (cfg.type != filter_type::quotient && cfg.expected == 0)
+        cfg.expected = detail::first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of",
+                                                   args.common.quiet);
+    return cfg;
+}
+
+void check_dedup_outputs(dedup_args const & args)
+{
+    detail::check_output_paths({{"--save-filter", args.save_filter},
+                                {"--novel", args.out.novel},
+                                {"--known", args.out.known},
+                                {"--novel2", args.out.novel2},
+                                {"--known2", args.out.known2},
+                                {"--report", args.out.report},
+                                {"--stats", args.out.stats}});
+    detail::check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2,
+                                          args.out.known2, args.out.report, args.out.stats, args.out.multiqc},
+                                         args.input.inputs);
+}
+
+// dedup batch by batch, on the path that fits the filter and the outputs asked for. Every path gives the
+// classes of the serial definition.
+class deduplicator
+{
+public:
+    deduplicator(dedup_args const & args, any_filter & filter, kmer_params const & kmer,
+                 unsigned const threads)
+        : filter_{filter}, resolvable_{filter.collision_keys()},
+          query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads},
+          speculator_{threads}, rule_{detail::dedup_rule(args.out)}, filter_name_{args.save_filter.empty()
+                                                                                      ? std::string{"dedup"}
+                                                                                      : args.save_filter},
+          // Only --report and --exact-hits ask for exact hit counts; without them a unit already known before
+          // its batch is not looked up in the batch's own additions.
+          exact_hits_{!args.out.report.empty() || args.out.exact_hits},
+          // Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not
+          // inserted again (same classes, hits and outputs; a smaller, faster filter).
+          skip_at_{args.save_filter.empty() ? args.out.min_count : 0}
+    {
+    }
+
+    [[nodiscard]] bool exact_hits() const noexcept { return exact_hits_; }
+
+    void dedup(work_item & item)
+    {
+        engine_.extract(item.r1, &item.r2, keys_);
+        // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter operations
+        // but does not count exact hits for known reads.
+        if (resolvable_ && !exact_hits_)
+            speculator_.run(filter_, keys_, rule_, item.results, filter_name_);
+        else if (resolvable_)
+        {
+            // parallel query, serial in-batch resolution, parallel insert
+            engine_.query(query_filters_, keys_);
+            resolver_.resolve(filter_, keys_, rule_, exact_hits_, item.results);
+            engine_.insert(filter_, keys_, &item.results, filter_name_, skip_at_);
+        }
+        else
+            engine_.dedup_serial(filter_, keys_, rule_, item.results, filter_name_);
+    }
+
+private:
+    any_filter & filter_;
+    bool const resolvable_; // a quotient filter: collision keys make in-batch resolution exact
+    std::vector<any_filter const *> const query_filters_;
+    batch_engine engine_;
+    dedup_resolver resolver_;
+    dedup_speculator speculator_;
+    decision_rule const rule_;
+    std::string const filter_name_;
+    bool const exact_hits_;
+    std::uint64_t const skip_at_;
+    batch_keys keys_;
+};
+
+// After the run: warnings about the filter, and with --save-filter the filter written under a temporary
+// name (committed with the other outputs; null without --save-filter).
+std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, any_filter & filter,
+                                                     unsigned const threads)
+{
+    detail::warn_if_overgrown(filter, args.filter.fpr,
+                              args.save_filter.empty() ? std::string{"the dedup filter"}
+                                                       : "filter '" + args.save_filter + "'");
+    if (args.out.strict)
+        detail::check_saturation(filter, args.save_filter.empty() ? std::string{"dedup"} : args.save_filter,
+                                 true);
+    if (args.save_filter.empty())
+        return nullptr;
+    // Each quotient-filter shard is saved at the fewest home slots that hold it: a size that depends only on
+    // its contents, so speculative additions that were rolled back (and made a shard grow where a
+    // read-by-read run would not have) leave no trace.
+    fit_filter(filter, 0.0, threads);
+    auto saved = std::make_unique<io::output_file>(args.save_filter);
+    filter.save(saved->write_path());
+    return saved;
+}
+
+} // namespace
+
+run_summary run_dedup(dedup_args const & args)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    detail::check_dedup_options(args);
+    unsigned const threads = resolve_threads(args.common.threads);
+    filter_config const cfg = dedup_config(args, threads);
+    auto filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    check_dedup_outputs(args);
+
+    unit_source source{args.input, detail::reader_opts(threads)};
+    detail::output_set outputs{args.out, source, threads, source.paired()};
+    deduplicator dedup{args, *filter, cfg.kmer, threads};
+    run_summary summary = detail::start_summary(threads, source);
+    progress_line progress{"dedup", args.common.quiet};
+    summary.hits_exact = dedup.exact_hits();
+    run_stream(
+        source, [&](work_item & item) { dedup.dedup(item); },
+        detail::batch_writer(outputs, summary, progress, source));
+    progress.finish();
+    throw_if_interrupted();
+    auto const saved = finish_dedup_filter(args, *filter, threads);
+    detail::run_context const context{"dedup", &args.input.inputs,
+                                      args.save_filter.empty() ? std::vector<std::string>{}
+                                                               : std::vector{args.save_filter}};
+    detail::finish_read_outputs(outputs, saved.get(), summary, t0, context, args.out, args.common);
+    return summary;
+}
+
+} // namespace ksieve

@@ -1,0 +1,110 @@
+// ksieve info: what a filter file holds, as rows or as JSON.
+#include "app_detail.hpp"
+
+#include <ksieve/filters/filter_file.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <ostream>
+
+namespace ksieve
+{
+
+namespace
+{
+
+std::string sampling_name(kmer_params const & k)
+{
+    return k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all"};
+}
+
+std::string_view distinct_kind(any_filter const & f)
+{
+    switch (f.type())
+    {
+    case filter_type::quotient:
+        return f.target_fpr() == 0.0 ? "exact" : "distinct fingerprints";
+    case filter_type::cuckoo:
+        return "stored fingerprints";
+    default:
+        return "estimate";
+    }
+}
+
+} // namespace
+
+void run_info(info_args const & args, std::ostream & out)
+{
+    auto const file = mapped_filter_file::open(args.filter); // once: it may be a pipe
+    auto const filter = view_filter(file);
+    filter_stats const s = filter->stats();
+    auto const & h = file->header();
+    char seed[32];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(h.kmer.seed));
+    double const bits_per_kmer =
+        s.distinct == 0 ? 0.0 : 8.0 * static_cast<double>(s.bytes) / static_cast<double>(s.distinct);
+    if (args.json)
+    {
+        nlohmann::ordered_json j;
+        j["file"] = args.filter;
+        j["format_version"] = h.version;
+        j["type"] = std::string{to_string(filter->type())};
+        j["k"] = h.kmer.k;
+        j["canonical"] = h.kmer.canonical;
+        j["hash"] = "mix2k_v1";
+        j["hash_seed"] = seed;
+        j["sampling"] = sampling_name(h.kmer);
+        j["shards"] = filter->num_shards();
+        j["key_split"] = filter->parts().split;
+        j["key_parts"] = filter->parts().describe();
+        j["target_fpr"] = h.fpr;
+        j["exact"] = filter->type() == filter_type::quotient && h.fpr == 0.0;
+        j["expected"] = h.expected;
+        j["file_bytes"] = file->file_size();
+        j["payload_bytes"] = s.bytes;
+        j["slots"] = s.slots;
+        j["used"] = s.used;
+        j["load"] = s.load;
+        j["distinct_kmers"] = s.distinct;
+        j["distinct_kind"] = std::string{distinct_kind(*filter)};
+        j["total_count"] = s.total_count;
+        j["bits_per_kmer"] = bits_per_kmer;
+        j["estimated_fpr"] = s.estimated_fpr;
+        out << j.dump(2) << '\n';
+        return;
+    }
+    auto row = [&](char const * key, auto const & value) { out << key << '\t' << value << '\n'; };
+    row("file", args.filter);
+    row("format_version", h.version);
+    row("type", to_string(filter->type()));
+    row("k", h.kmer.k);
+    row("canonical", h.kmer.canonical ? "yes" : "no");
+    row("sampling", sampling_name(h.kmer));
+    row("hash", std::string{"mix2k_v1 seed "} + seed);
+    row("shards", filter->num_shards());
+    if (filter->parts().complete())
+        row("key_parts", "all");
+    else
+        row("key_parts", filter->parts().describe() +
+                             " (from build --shard; merge it with, or classify it beside, " +
+                             filter->parts().describe_missing() + ")");
+    row("target_fpr", h.fpr);
+    row("exact", filter->type() == filter_type::quotient && h.fpr == 0.0 ? "yes" : "no");
+    if (h.expected == 0 && filter->type() == filter_type::quotient)
+        row("expected",
+            "0 (not given: fingerprints sized for up to 2^30 k-mers, so that such filters merge exactly)");
+    else
+        row("expected", h.expected);
+    row("file_bytes", file->file_size());
+    row("payload_bytes", s.bytes);
+    row("slots", s.slots);
+    row("used", s.used);
+    row("load", s.load);
+    row("distinct_kmers", std::to_string(s.distinct) + " (" + std::string{distinct_kind(*filter)} + ")");
+    row("total_count", s.total_count);
+    row("bits_per_kmer", bits_per_kmer);
+    row("estimated_fpr", s.estimated_fpr);
+}
+
+} // namespace ksieve

@@ -1,0 +1,221 @@
+// Option parsers (--shard, --expected, --sampling) and the checks of each command's options.
+#include "app_detail.hpp"
+
+#include <ksieve/filters/error.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+namespace ksieve
+{
+
+shard_range parse_shard_range(std::string const & text)
+{
+    auto const slash = text.find('/');
+    auto bad = [&]
+    { return usage_error{"--shard expects I/S with 0 <= I < S (e.g. 0/4), got '" + text + "'"}; };
+    if (slash == std::string::npos || slash == 0 || slash + 1 >= text.size())
+        throw bad();
+    auto parse = [&](std::string const & s)
+    {
+        if (s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9)
+            throw bad();
+        return std::stoull(s);
+    };
+    shard_range r{parse(text.substr(0, slash)), parse(text.substr(slash + 1))};
+    if (r.count == 0 || r.index >= r.count)
+        throw bad();
+    if (r.count > key_parts::max_split)
+        throw usage_error{"--shard I/S: S is at most " + std::to_string(key_parts::max_split) + ", got '" +
+                          text + "'"};
+    return r;
+}
+
+void parse_expected(std::string const & text, filter_args & f)
+{
+    f.expected = 0;
+    f.expected_auto = false;
+    if (text.empty())
+        return;
+    if (text == "auto")
+    {
+        f.expected_auto = true;
+        return;
+    }
+    auto const bad = [&]
+    {
+        return usage_error{
+            "--expected expects a positive number of distinct k-mers (such as 3000000000 or 3e9) or "
+            "'auto', got '" +
+            text + "'"};
+    };
+    if (text.find_first_not_of("0123456789") == std::string::npos)
+    {
+        if (text.size() > 19 || text.find_first_not_of('0') == std::string::npos)
+            throw bad();
+        f.expected = std::stoull(text);
+        return;
+    }
+    // scientific notation for an integer: 3e9, 3.1e9
+    std::size_t const e = text.find_first_of("eE");
+    if (e == std::string::npos || e == 0 || text.find_first_not_of("0123456789.", 0) != e ||
+        text.find_first_not_of("0123456789", e + 1) != std::string::npos || e + 1 == text.size() ||
+        text.size() - e > 3)
+        throw bad();
+    double const v = std::strtod(text.c_str(), nullptr);
+    if (!(v >= 1 && v < 1e19) || v != std::floor(v))
+        throw bad();
+    f.expected = static_cast<std::uint64_t>(v);
+}
+
+void parse_sampling(std::string const & text, filter_args & f)
+{
+    f.window = 1;
+    if (text.empty() || text == "all")
+        return;
+    std::string const prefix = "minimizer:";
+    std::string const w =
+        text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : std::string{};
+    if (w.empty() || w.size() > 4 || w.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(w) < 1 || std::stoul(w) > max_sampling_window)
+        throw usage_error{"--sampling expects 'all' or 'minimizer:W' with 1 <= W <= " +
+                          std::to_string(max_sampling_window) + ", got '" + text + "'"};
+    f.window = static_cast<std::uint32_t>(std::stoul(w));
+}
+
+namespace detail
+{
+
+namespace
+{
+
+void check_rule_options(classify_output_args const & out)
+{
+    if (!(out.min_hit_fraction > 0.0 && out.min_hit_fraction <= 1.0))
+        throw usage_error{"--min-hit-fraction must be in (0, 1], got " +
+                          std::to_string(out.min_hit_fraction)};
+    if (out.min_count < 1)
+        throw usage_error{"--min-count must be at least 1"};
+}
+
+void check_filter_options(filter_args const & f)
+{
+    if (f.k < 1 || f.k > max_k)
+        throw usage_error{"-k/--kmer must be in [1, 32], got " + std::to_string(f.k)};
+    if (!(f.fpr >= 0.0 && f.fpr < 0.5))
+        throw usage_error{"--fpr must be in [0, 0.5), got " + std::to_string(f.fpr)};
+    if (f.fpr == 0.0 && f.type != filter_type::quotient)
+        throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
+    if (f.shards != 0 && !std::has_single_bit(f.shards))
+        throw usage_error{"--shards must be a power of two, got " + std::to_string(f.shards)};
+    if (f.shards != 0 && std::bit_width(f.shards) - 1 >= 2 * f.k)
+        throw usage_error{"--shards " + std::to_string(f.shards) +
+                          " is too many for k = " + std::to_string(f.k)};
+    if (!(f.max_load > 0.1 && f.max_load < 1.0))
+        throw usage_error{"--max-load must be in (0.1, 1)"};
+}
+
+} // namespace
+
+decision_rule classify_rule(classify_output_args const & out) noexcept
+{
+    return decision_rule{out.min_count, out.min_hit_fraction, out.min_hits};
+}
+
+decision_rule dedup_rule(classify_output_args const & out) noexcept
+{
+    return decision_rule{out.min_count, out.min_hit_fraction, 0};
+}
+
+void check_build_options(build_args const & args)
+{
+    check_filter_options(args.filter);
+    if (args.output.empty())
+        throw usage_error{"build needs -o/--output"};
+}
+
+void check_classify_options(classify_args const & args)
+{
+    check_rule_options(args.out);
+    if (args.filters.empty())
+        throw usage_error{"classify needs at least one -f/--filter"};
+}
+
+void check_dedup_options(dedup_args const & args)
+{
+    check_rule_options(args.out);
+    check_filter_options(args.filter);
+    if (args.out.min_count > 1 && args.filter.type != filter_type::quotient)
+        throw usage_error{"--min-count above 1 needs --type qf"};
+    if (args.filter.expected_auto)
+        throw usage_error{
+            "dedup cannot use --expected auto (it reads its input once): give a number, or leave it out "
+            "for a quotient filter, which grows"};
+}
+
+void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs)
+{
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+    {
+        auto const & [opt, path] = outputs[i];
+        if (path.empty())
+            continue;
+        for (std::size_t j = 0; j < i; ++j)
+            if (outputs[j].second == path || (is_stdout(path) && is_stdout(outputs[j].second)))
+                throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};
+        if (path == "-" || path.starts_with("/dev/"))
+            continue;
+        std::filesystem::path const dir = std::filesystem::path{path}.parent_path();
+        std::error_code ec;
+        if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+            throw io_error{"cannot write '" + path + "': directory '" + dir.string() + "' does not exist"};
+        if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0)
+            throw io_error{"cannot write '" + path + "': directory '" +
+                           (dir.empty() ? std::string{"."} : dir.string()) + "' is not writable"};
+    }
+}
+
+void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
+                                  std::vector<std::string> const & inputs)
+{
+    for (auto const & out : outputs)
+    {
+        std::error_code ec;
+        if (out.empty() || out == "-" || !std::filesystem::is_regular_file(out, ec))
+            continue;
+        for (auto const & in : inputs)
+            if (in != "-" && std::filesystem::equivalent(out, in, ec))
+                throw usage_error{"'" + out +
+                                  "' is both an input and an output of this run; it would be replaced"};
+    }
+}
+
+filter_config make_config(filter_args const & f)
+{
+    filter_config cfg;
+    cfg.type = f.type;
+    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed, f.window};
+    cfg.fpr = f.fpr;
+    cfg.expected = f.expected;
+    // Default (0): 64 shards, fewer for tiny k so that every shard keeps at least 8 key bits.
+    cfg.shard_bits = f.shards != 0 ? static_cast<unsigned>(std::bit_width(f.shards) - 1)
+                                   : std::min(6u, 2 * f.k > 8 ? 2 * f.k - 8 : 0u);
+    cfg.max_load = f.max_load;
+    return cfg;
+}
+
+io::reader_options reader_opts(unsigned const threads)
+{
+    io::reader_options o;
+    o.threads = threads;
+    o.batch_records = 16384;
+    o.batch_bases = 2u << 20;
+    return o;
+}
+
+} // namespace detail
+
+} // namespace ksieve
