@@ -14,7 +14,6 @@
 #include <limits>
 #include <new>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #if defined(__linux__)
