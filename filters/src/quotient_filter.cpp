@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 #include <string>
@@ -260,6 +261,17 @@ struct quotient_filter::concurrency
     std::atomic<bool> dirty{false};
 
     explicit concurrency(std::size_t const count) : regions{new region[count]}, n{count} {}
+
+    // v plus every region's `field` combined by add: a statistic with the changes of concurrent inserts that
+    // are not folded into the filter's own counters yet.
+    template <typename value_t, typename field_t, typename add_t>
+    value_t plus_pending(value_t v, field_t region::*const field, add_t const add) const noexcept
+    {
+        if (dirty.load(std::memory_order_relaxed))
+            for (std::size_t i = 0; i < n; ++i)
+                v = add(v, regions[i].*field);
+        return v;
+    }
 
     void lock(std::size_t const i) noexcept
     {
@@ -1300,29 +1312,24 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
 
 std::uint64_t quotient_filter::used_slots() const noexcept
 {
-    auto v = static_cast<std::int64_t>(used_);
-    if (conc_ && conc_->dirty.load(std::memory_order_relaxed))
-        for (std::size_t i = 0; i < conc_->n; ++i)
-            v += conc_->regions[i].used;
-    return static_cast<std::uint64_t>(v);
+    auto const v = static_cast<std::int64_t>(used_);
+    return static_cast<std::uint64_t>(
+        conc_ ? conc_->plus_pending(v, &concurrency::region::used, std::plus<>{}) : v);
 }
 
 std::uint64_t quotient_filter::distinct() const noexcept
 {
-    auto v = static_cast<std::int64_t>(distinct_);
-    if (conc_ && conc_->dirty.load(std::memory_order_relaxed))
-        for (std::size_t i = 0; i < conc_->n; ++i)
-            v += conc_->regions[i].distinct;
-    return static_cast<std::uint64_t>(v);
+    auto const v = static_cast<std::int64_t>(distinct_);
+    return static_cast<std::uint64_t>(
+        conc_ ? conc_->plus_pending(v, &concurrency::region::distinct, std::plus<>{}) : v);
 }
 
 std::uint64_t quotient_filter::total_count() const noexcept
 {
-    std::uint64_t v = total_;
-    if (conc_ && conc_->dirty.load(std::memory_order_relaxed))
-        for (std::size_t i = 0; i < conc_->n; ++i)
-            v = sat_add(v, conc_->regions[i].total);
-    return v;
+    return conc_ ? conc_->plus_pending(total_, &concurrency::region::total,
+                                       [](std::uint64_t const a, std::uint64_t const b)
+                                       { return sat_add(a, b); })
+                 : total_;
 }
 
 std::vector<std::uint64_t> quotient_filter::params() const
