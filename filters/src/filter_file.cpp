@@ -39,16 +39,8 @@ constexpr std::uint64_t align64(std::uint64_t const x) noexcept
 class byte_writer
 {
 public:
-    void u32(std::uint32_t v)
-    {
-        for (int i = 0; i < 4; ++i)
-            buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
-    }
-    void u64(std::uint64_t v)
-    {
-        for (int i = 0; i < 8; ++i)
-            buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
-    }
+    void u32(std::uint32_t const v) { little_endian(v); }
+    void u64(std::uint64_t const v) { little_endian(v); }
     void raw(char const * p, std::size_t n)
     {
         std::size_t const old = buf_.size();
@@ -59,6 +51,12 @@ public:
     std::vector<unsigned char> & bytes() noexcept { return buf_; }
 
 private:
+    template <typename uint_t> void little_endian(uint_t const v)
+    {
+        for (unsigned i = 0; i < sizeof(uint_t); ++i)
+            buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
+    }
+
     std::vector<unsigned char> buf_;
 };
 
@@ -69,24 +67,8 @@ public:
         : p_{p}, size_{size}, name_{name}
     {
     }
-    std::uint32_t u32()
-    {
-        need(4);
-        std::uint32_t v = 0;
-        for (int i = 0; i < 4; ++i)
-            v |= std::uint32_t{p_[pos_ + i]} << (8 * i);
-        pos_ += 4;
-        return v;
-    }
-    std::uint64_t u64()
-    {
-        need(8);
-        std::uint64_t v = 0;
-        for (int i = 0; i < 8; ++i)
-            v |= std::uint64_t{p_[pos_ + i]} << (8 * i);
-        pos_ += 8;
-        return v;
-    }
+    std::uint32_t u32() { return little_endian<std::uint32_t>(); }
+    std::uint64_t u64() { return little_endian<std::uint64_t>(); }
     std::uint64_t pos() const noexcept { return pos_; }
     void need(std::uint64_t n) const
     {
@@ -96,6 +78,16 @@ public:
     }
 
 private:
+    template <typename uint_t> uint_t little_endian()
+    {
+        need(sizeof(uint_t));
+        uint_t v = 0;
+        for (unsigned i = 0; i < sizeof(uint_t); ++i)
+            v |= uint_t{p_[pos_ + i]} << (8 * i);
+        pos_ += sizeof(uint_t);
+        return v;
+    }
+
     unsigned char const * p_;
     std::uint64_t size_;
     std::string const & name_;
