@@ -39,6 +39,12 @@ namespace ksieve::detail
 [[nodiscard]] decision_rule classify_rule(classify_output_args const & out) noexcept;
 [[nodiscard]] decision_rule dedup_rule(classify_output_args const & out) noexcept;
 
+// Whether the outputs need exact hit counts (--report, --exact-hits): every k-mer is then looked up.
+[[nodiscard]] inline bool exact_hits_asked(classify_output_args const & out) noexcept
+{
+    return !out.report.empty() || out.exact_hits;
+}
+
 // The checks of each command's options, before any input is read. \throws usage_error
 void check_build_options(build_args const & args);
 void check_classify_options(classify_args const & args);

@@ -93,8 +93,9 @@ run_summary run_classify(classify_args const & args)
     batch_engine engine{filters.views.front()->kmer(), threads};
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"classify", args.common.quiet};
-    // Only --report and --stats show hit counts; without them a read's lookups stop once its class is known.
-    bool const full_counts = !args.out.report.empty() || args.out.exact_hits;
+    // Only --report and --exact-hits ask for exact hit counts; without them a read's lookups stop once its
+    // class is known.
+    bool const full_counts = detail::exact_hits_asked(args.out);
     summary.hits_exact = full_counts;
     decision_rule const rule = detail::classify_rule(args.out);
     exact_classifier exact{engine, filters.views, rule};

@@ -22,6 +22,19 @@ filter_config dedup_config(dedup_args const & args, unsigned const threads)
     return cfg;
 }
 
+// The filter's name in messages: its --save-filter path, or "dedup".
+std::string dedup_filter_name(dedup_args const & args)
+{
+    return args.save_filter.empty() ? std::string{"dedup"} : args.save_filter;
+}
+
+// Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not inserted again
+// (same classes, hits and outputs; a smaller, faster filter). 0: every key is inserted.
+std::uint64_t dedup_skip_at(dedup_args const & args)
+{
+    return args.save_filter.empty() ? args.out.min_count : 0;
+}
+
 void check_dedup_outputs(dedup_args const & args)
 {
     detail::check_output_paths({{"--save-filter", args.save_filter},
@@ -45,15 +58,8 @@ public:
                  unsigned const threads)
         : filter_{filter}, resolvable_{filter.collision_keys()},
           query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads},
-          speculator_{threads}, rule_{detail::dedup_rule(args.out)}, filter_name_{args.save_filter.empty()
-                                                                                      ? std::string{"dedup"}
-                                                                                      : args.save_filter},
-          // Only --report and --exact-hits ask for exact hit counts; without them a unit already known before
-          // its batch is not looked up in the batch's own additions.
-          exact_hits_{!args.out.report.empty() || args.out.exact_hits},
-          // Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not
-          // inserted again (same classes, hits and outputs; a smaller, faster filter).
-          skip_at_{args.save_filter.empty() ? args.out.min_count : 0}
+          speculator_{threads}, rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
+          exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)}
     {
     }
 
@@ -85,9 +91,11 @@ private:
     dedup_resolver resolver_;
     dedup_speculator speculator_;
     decision_rule const rule_;
-    std::string const filter_name_;
+    std::string const filter_name_; // for errors
+    // Without exact hits a unit already known before its batch is not looked up in the batch's own additions.
     bool const exact_hits_;
-    std::uint64_t const skip_at_;
+    std::uint64_t const skip_at_; // engine.insert's skip_at
+
     batch_keys keys_;
 };
 
@@ -100,8 +108,7 @@ std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, an
                               args.save_filter.empty() ? std::string{"the dedup filter"}
                                                        : "filter '" + args.save_filter + "'");
     if (args.out.strict)
-        detail::check_saturation(filter, args.save_filter.empty() ? std::string{"dedup"} : args.save_filter,
-                                 true);
+        detail::check_saturation(filter, dedup_filter_name(args), true);
     if (args.save_filter.empty())
         return nullptr;
     // Each quotient-filter shard is saved at the fewest home slots that hold it: a size that depends only on
