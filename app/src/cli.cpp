@@ -54,7 +54,7 @@ void add_max_memory(CLI::App & app, std::string & text)
 
 void add_inputs(CLI::App & app, input_args & in)
 {
-    app.add_option("inputs", in.inputs, "FASTA/FASTQ (plain, gzip, BGZF) or SAM/BAM/CRAM files; - for stdin")
+    app.add_option("inputs", in.inputs, "FASTA/FASTQ, GenBank/EMBL (plain, gzip, BGZF, zstd, xz, bzip2) or SAM/BAM/CRAM files; - for stdin")
         ->required();
     app.add_flag("--paired", in.paired, "Inputs are mate files in pairs: R1 R2 [R1 R2 ...]; a pair is one unit");
     app.add_flag("--interleaved", in.interleaved, "Each input holds mates consecutively; a pair is one unit");

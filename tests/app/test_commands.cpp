@@ -436,7 +436,7 @@ TEST_F(commands, dedup_of_a_file_followed_by_itself_marks_the_second_copy_known)
 
 TEST_F(commands, dedup_equals_its_serial_definition_with_an_exact_filter)
 {
-    // Oracle: the contract's serial definition computed naively with an exact multiset of k-mers.
+    // Oracle: dedup's serial definition computed naively with an exact multiset of k-mers.
     std::string const input = data("hs_R1.fq").string();
     // The input three times (one batch per copy): later copies have units that are known from the counts
     // before their batch, and hits added inside their batch.

@@ -22,7 +22,7 @@ class robustness : public host_filter_test
 {
 protected:
 
-    /*! The failure contract: `status`, one `ksieve: error:` line, the last one, containing `needle`. */
+    /*! What every failure must look like: `status`, one `ksieve: error:` line, the last one, containing `needle`. */
     static void expect_error(run_result const & r, int const status, std::string const & needle,
                              std::string const & what)
     {

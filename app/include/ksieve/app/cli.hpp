@@ -7,7 +7,7 @@
 namespace ksieve
 {
 
-/*! \brief Run ksieve with a command line. \returns the process exit status (0, 1, 2 or 130). */
+/*! \brief Run ksieve with a command line. \returns the process exit status (0 success, 1 error, 2 usage error, 128 + signal when interrupted). */
 int run_cli(int argc, char ** argv);
 
 } // namespace ksieve

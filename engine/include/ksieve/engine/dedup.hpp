@@ -19,7 +19,8 @@ namespace ksieve
 /*! \brief Serial in-batch resolution for dedup: decides units in input order against the state before
  * the batch (keys.values) plus what earlier novel units of the same batch added, tracked per collision key
  * (the filter's shard and fingerprint), so that fingerprint collisions count exactly as the filter would
- * count them. Exactly the serial definition of the contract. */
+ * count them. Exactly dedup's serial definition: a read is known iff enough of its k-mers were added by
+ * earlier novel reads. */
 class dedup_resolver
 {
 public:
