@@ -5,8 +5,9 @@
  * Every user of instruction sets beyond the build's target compiles its hot paths twice -- a generic copy
  * with the build's flags and a copy for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT) -- and picks one per
  * call through the inline predicates below: the quotient filter (use_pdep_kernels: pdep select, bzhi masks)
- * and the blocked Bloom filter's batches (use_v3_kernels: AVX2 masks and tests). A build that already
- * targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy only, which uses it.
+ * and the blocked Bloom filter's lookups (use_v3_kernels: AVX2 tests), and the engine's hit_set lookup
+ * (use_v3_kernels). A build that already targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy
+ * only, which uses it.
  *
  * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call. The v3
  * kernels run when the CPU has all of the above; the pdep kernels besides need a fast pdep, which AMD
