@@ -2,7 +2,7 @@
 // when seqan3 is available, seqan3::interleaved_bloom_filter (IBF) as the peer, in the same run.
 //
 // Sizes N = 2^20 and 2^26. Like FastFilter's benchmarks, every filter gets the memory of a classic Bloom
-// filter sized by the seed's formula for N keys at eps = 1% (9.585 N bits) and is loaded with 0.9 N keys:
+// filter sized by the classic formula for N keys at eps = 1% (9.585 N bits) and is loaded with 0.9 N keys:
 // 10.65 bits/key (the "0.9 x 2^26 keys at ~10.7 bits/key" target setting). The counting filter has the same
 // number of counters (4 bits each: 4x the bits). The IBF has 64 bins (it always allocates multiples of 64)
 // of equal total size: bin size = 9.585 N / 64 bits, key i goes to bin i mod 64 (a query for key j asks

@@ -143,14 +143,14 @@ TEST(BloomSizing, BlockedShapeMeetsCorrectedFormulaAndIsMinimal)
 
 TEST(BloomSizing, CorrectionAgainstSeedFormula)
 {
-    // Documented values (bloom.hpp, docs): the blocked layout needs more bits per key than the seed's
-    // m = -n ln(eps) / (ln 2)^2, and the seed's size would give a blocked FPR above eps.
+    // Documented values (bloom.hpp, docs): the blocked layout needs more bits per key than the classic
+    // m = -n ln(eps) / (ln 2)^2, and the classic size would give a blocked FPR above eps.
     struct row
     {
         double eps;
         double bits_per_key; // corrected
         unsigned k;
-        double seed_size_fpr_ratio; // blocked FPR at the seed's size, in units of eps
+        double classic_size_fpr_ratio; // blocked FPR at the classic size, in units of eps
     };
     std::uint64_t const n = std::uint64_t{1} << 24;
     double const ln2sq = std::log(2.0) * std::log(2.0);
@@ -158,15 +158,15 @@ TEST(BloomSizing, CorrectionAgainstSeedFormula)
     {
         auto const s = blocked_bloom_filter::shape_for(n, r.eps);
         double const bpk = static_cast<double>(s.blocks) * 512 / static_cast<double>(n);
-        double const seed_bpk = -std::log(r.eps) / ln2sq;
+        double const classic_bpk = -std::log(r.eps) / ln2sq;
         EXPECT_NEAR(bpk, r.bits_per_key, 0.02) << r.eps;
-        EXPECT_GT(bpk, seed_bpk * 1.02) << r.eps;
+        EXPECT_GT(bpk, classic_bpk * 1.02) << r.eps;
         EXPECT_EQ(s.k, r.k) << r.eps;
-        auto const seed_blocks = static_cast<std::uint64_t>(std::ceil(seed_bpk * static_cast<double>(n) / 512));
-        double best_at_seed = 1;
+        auto const classic_blocks = static_cast<std::uint64_t>(std::ceil(classic_bpk * static_cast<double>(n) / 512));
+        double best_at_classic = 1;
         for (unsigned k = 1; k <= 32; ++k)
-            best_at_seed = std::min(best_at_seed, blocked_bloom_filter::predicted_fpr(n, seed_blocks, k));
-        EXPECT_NEAR(best_at_seed / r.eps, r.seed_size_fpr_ratio, 0.01) << r.eps;
+            best_at_classic = std::min(best_at_classic, blocked_bloom_filter::predicted_fpr(n, classic_blocks, k));
+        EXPECT_NEAR(best_at_classic / r.eps, r.classic_size_fpr_ratio, 0.01) << r.eps;
     }
 }
 
@@ -176,9 +176,9 @@ TEST(BloomSizing, ClassicUsesSeedFormula)
     for (double const eps : {0.1, 0.01, 0.001})
     {
         auto const f = classic_bloom_filter::create(bloom_config(eps, filter_type::bloom_classic), 62, n);
-        double const seed_m = -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
-        EXPECT_GE(static_cast<double>(f.bits()), seed_m);
-        EXPECT_LT(static_cast<double>(f.bits()), seed_m + 64);
+        double const classic_m = -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
+        EXPECT_GE(static_cast<double>(f.bits()), classic_m);
+        EXPECT_LT(static_cast<double>(f.bits()), classic_m + 64);
         double const kopt = static_cast<double>(f.bits()) / static_cast<double>(n) * std::log(2.0);
         EXPECT_LE(std::abs(f.hash_count() - kopt), 1.0);
         // integer k costs at most ~3%
@@ -243,26 +243,26 @@ TEST(BlockedBloom, OracleMillionKeysNoFalseNegativesFprAsPredicted)
 
 TEST(BlockedBloom, SeedSizedBlockedFilterMissesTargetCorrectedMeetsIt)
 {
-    // The reason for the correction, measured: at eps = 0.1% a blocked filter of the seed's size has an FPR
+    // The reason for the correction, measured: at eps = 0.1% a blocked filter of the classic size has an FPR
     // of about 1.54 eps (formula), the corrected one at most eps.
     auto const & d = big_data();
     double const eps = 0.001;
     std::uint64_t const n = d.keys.size();
-    double const seed_bits = -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
-    auto const seed_blocks = static_cast<std::uint64_t>(std::ceil(seed_bits / 512));
+    double const classic_bits = -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
+    auto const classic_blocks = static_cast<std::uint64_t>(std::ceil(classic_bits / 512));
     unsigned best_k = 1;
     for (unsigned k = 2; k <= 32; ++k)
-        if (blocked_bloom_filter::predicted_fpr(n, seed_blocks, k) <
-            blocked_bloom_filter::predicted_fpr(n, seed_blocks, best_k))
+        if (blocked_bloom_filter::predicted_fpr(n, classic_blocks, k) <
+            blocked_bloom_filter::predicted_fpr(n, classic_blocks, best_k))
             best_k = k;
-    blocked_bloom_filter seed_sized{seed_blocks, best_k};
-    auto const r_seed = oracle_run(seed_sized, d.keys, d.absent);
+    blocked_bloom_filter classic_sized{classic_blocks, best_k};
+    auto const r_classic = oracle_run(classic_sized, d.keys, d.absent);
     auto corrected = blocked_bloom_filter::create(bloom_config(eps), 62, n);
     auto const r_corr = oracle_run(corrected, d.keys, d.absent);
-    EXPECT_EQ(r_seed.false_negatives + r_corr.false_negatives, 0u);
+    EXPECT_EQ(r_classic.false_negatives + r_corr.false_negatives, 0u);
 #if !defined(KSIEVE_SANITIZED)
-    EXPECT_GT(r_seed.fpr, 1.35 * eps) << "seed-sized blocked filter";
-    EXPECT_NEAR(r_seed.fpr / blocked_bloom_filter::predicted_fpr(n, seed_blocks, best_k), 1.0, 0.1);
+    EXPECT_GT(r_classic.fpr, 1.35 * eps) << "classic-sized blocked filter";
+    EXPECT_NEAR(r_classic.fpr / blocked_bloom_filter::predicted_fpr(n, classic_blocks, best_k), 1.0, 0.1);
     EXPECT_LE(r_corr.fpr, 1.1 * eps) << "corrected blocked filter";
 #endif
     EXPECT_LE(r_corr.fpr, 1.5 * eps);
@@ -479,7 +479,7 @@ TEST(BloomCardinality, SeedEstimateWithinFewPercentAtDesignLoad)
     EXPECT_EQ(sb.slots, b.bits());
     EXPECT_EQ(sb.bytes, b.bits() / 8);
     EXPECT_NEAR(sb.load, 0.5, 0.05); // an optimally sized Bloom filter is about half full
-    // special cases of the seed's algorithm
+    // special cases of the standard estimate
     EXPECT_EQ(detail::bloom_cardinality(0, 1000, 5), 0u);
     EXPECT_EQ(detail::bloom_cardinality(4, 1000, 5), 0u);
     EXPECT_EQ(detail::bloom_cardinality(5, 1000, 5), 1u);

@@ -17,12 +17,12 @@
  * The hash scheme is part of the file format (params()[0] == scheme id).
  *
  * ## Sizing from (n, eps)
- * The seed gives, for a classic filter, m = -n ln(eps) / (ln 2)^2 bits and k = (m/n) ln 2 hash functions,
+ * The classic analysis gives, for an unblocked filter, m = -n ln(eps) / (ln 2)^2 bits and k = (m/n) ln 2 hash functions,
  * from FPR = (1 - e^{-kn/m})^k. The classic filter uses exactly that m (rounded up to whole words) and the
  * integer k (floor or ceil of (m/n) ln 2) that minimises the formula, so its FPR exceeds eps by at most
  * about 3% (the cost of an integer k; 2.2% at eps = 0.1%).
  *
- * **Correction for blocking.** The seed formula assumes every key spreads its bits over the whole array.
+ * **Correction for blocking.** The classic formula assumes every key spreads its bits over the whole array.
  * In a blocked filter the number of keys per block varies (Binomial(n, 1/blocks), about Poisson with
  * mean lambda = 512 n / m), and overfull blocks have a much higher local FPR that the underfull ones do not
  * compensate (the per-block FPR is convex in the load). The FPR of a blocked filter is therefore
@@ -30,17 +30,17 @@
  *     FPR_blocked(n, m, k) = sum_{i >= 0} Poisson(i; lambda) * (1 - (1 - 1/512)^{i k})^k,  lambda = 512 n / m
  *
  * i.e. the FPR of a classic 512-bit filter holding i keys, averaged over the distribution of keys per block
- * (Putze, Sanders, Singler: "Cache-, Hash- and Space-Efficient Bloom Filters", 2007). With the seed's m
+ * (Putze, Sanders, Singler: "Cache-, Hash- and Space-Efficient Bloom Filters", 2007). With the classic m
  * this is 1.14 eps at eps = 1%, 1.54 eps at 0.1% and 2.56 eps at 0.01%, which would break the "FPR <= 1.5
  * eps" promise. blocked_bloom_filter::shape_for therefore searches, for every k, the smallest number of
  * blocks with FPR_blocked <= eps and keeps the smallest filter: 9.90 bits/key (k = 6) at 1% instead of the
- * seed's 9.59, 15.49 (k = 9) instead of 14.38 at 0.1%, 21.91 (k = 12) instead of 19.17 at 0.01%.
+ * classic 9.59, 15.49 (k = 9) instead of 14.38 at 0.1%, 21.91 (k = 12) instead of 19.17 at 0.01%.
  * predicted_fpr() evaluates the formula; the tests check the measured FPR against it.
  *
  * ## Cardinality
- * stats().distinct is the seed's estimate n = -(m/k) ln(1 - N/m) from the number N of set bits (N < k: 0,
+ * stats().distinct is the standard estimate n = -(m/k) ln(1 - N/m) from the number N of set bits (N < k: 0,
  * N == k: 1, N == m: m/k). It is unbiased for the classic layout. For the blocked layout the expected
- * fraction of zero bits is exp(-(512 n/m)(1 - (1 - 1/512)^k)) instead of exp(-kn/m), so the seed formula
+ * fraction of zero bits is exp(-(512 n/m)(1 - (1 - 1/512)^k)) instead of exp(-kn/m), so the classic formula
  * underestimates n by about (k - 1)/1024 (0.6% at k = 7, 1.1% at k = 12) below saturation.
  *
  * ## Speed
@@ -161,7 +161,7 @@ inline void pipelined(std::span<std::uint64_t const> const keys, stage_t && stag
     }
 }
 
-/*! \brief The seed's cardinality estimate -(m/k) ln(1 - N/m) with its special cases (N < k: 0,
+/*! \brief The standard cardinality estimate -(m/k) ln(1 - N/m) with its special cases (N < k: 0,
  * N == k: 1, N >= m: m/k). */
 [[nodiscard]] std::uint64_t bloom_cardinality(std::uint64_t set_bits, std::uint64_t m, unsigned k) noexcept;
 
@@ -270,7 +270,7 @@ public:
     [[nodiscard]] std::vector<std::uint64_t> params() const { return {scheme, blocks_, k_}; }
     [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return storage_.span(); }
     [[nodiscard]] blocked_bloom_filter clone() const;
-    /*! \brief slots = bits, used = set bits, distinct = seed cardinality estimate, estimated_fpr = exact
+    /*! \brief slots = bits, used = set bits, distinct = standard cardinality estimate, estimated_fpr = exact
      * expected FPR of this filter for a key not inserted: mean over blocks of (set bits / 512)^k. O(m). */
     [[nodiscard]] filter_stats stats() const noexcept;
 
@@ -324,7 +324,7 @@ private:
     detail::word_storage storage_;
 };
 
-/*! \brief Classic (unblocked) Bloom filter (filter_type::bloom_classic), sized with the seed's formulas;
+/*! \brief Classic (unblocked) Bloom filter (filter_type::bloom_classic), sized with the classic formulas;
  * for comparison with the blocked layout. Same interface and thread safety as blocked_bloom_filter. */
 class classic_bloom_filter
 {
@@ -340,7 +340,7 @@ public:
      */
     [[nodiscard]] static classic_bloom_filter create(filter_config const & cfg, unsigned key_bits,
                                                      std::uint64_t expected);
-    /*! \brief The seed's FPR formula (1 - e^{-kn/m})^k. */
+    /*! \brief The classic FPR formula (1 - e^{-kn/m})^k. */
     [[nodiscard]] static double predicted_fpr(std::uint64_t n, std::uint64_t bits, unsigned k) noexcept;
     /*! \brief \throws format_error unless params == {scheme, words, k} with words == words.size() >= 1 and
      * 1 <= k <= max_hashes. */

@@ -1,13 +1,13 @@
 #pragma once
 /*! \file
- * \brief Counting Bloom filter with 4-bit saturating counters (filter_type::counting_bloom), per the seed
- * (Fan, Cao, Almeida, Broder 2000).
+ * \brief Counting Bloom filter with 4-bit saturating counters (filter_type::counting_bloom), after
+ * Fan, Cao, Almeida, Broder (2000).
  *
  * ## Layout and hashing
  * m counters of 4 bits, 16 per little-endian word (counter i is bits 4(i mod 16) .. 4(i mod 16) + 3 of
  * word i / 16); m is a multiple of 16. Positions as classic_bloom_filter: h = mix64(key), a = h,
  * b = classic_bloom_filter::second_hash(h), counter_i = (a * m) >> 64, a += b (double hashing). A counter is
- * "set" in the seed's bit-array sense when it is non-zero. Sizing uses the seed's formulas exactly as the
+ * "set" in the classic bit-array sense when it is non-zero. Sizing uses the classic formulas exactly as the
  * classic filter (m = -n ln eps / (ln 2)^2 counters, so 4x its memory; k the best integer next to
  * (m/n) ln 2).
  *
@@ -16,13 +16,13 @@
  *   stays 15: "sticky" saturation). count(key) is the minimum of its counters: 0 means certainly absent,
  *   otherwise an upper bound of the key's multiplicity capped at 15, i.e. for an inserted key
  *   min(multiplicity, 15) <= count <= 15.
- * - remove(key, c) first checks count(key) > 0 (the seed's advice; an absent key returns false and changes
+ * - remove(key, c) first checks count(key) > 0 (as Fan et al. advise; an absent key returns false and changes
  *   nothing), then subtracts c from each of its counters that is not saturated (never below 0). A saturated
  *   counter is never decremented: its true value is unknown (>= 15), and decrementing it could later
  *   produce a false negative. Consequences: (1) removing only keys that were inserted (a precondition, as
- *   in the seed: removing a false positive corrupts other keys) never causes a false negative; (2) a key
+ *   by Fan et al.: removing a false positive corrupts other keys) never causes a false negative; (2) a key
  *   whose counter saturated keeps count 15 on that counter forever, so after its removal it may still be
- *   reported (like a false positive). The seed's bound gives P(any counter reaches 16) <= m (e ln 2 / 16)^16
+ *   reported (like a false positive). Fan et al.'s bound gives P(any counter reaches 16) <= m (e ln 2 / 16)^16
  *   = m * 1.37e-15 when every key is inserted once at the optimal k; keys inserted many times saturate
  *   their own counters by design.
  * - Merge / unite: counter-wise saturating sum (multiset union; equals inserting both key multisets as
@@ -114,7 +114,7 @@ public:
     [[nodiscard]] std::vector<std::uint64_t> params() const { return {scheme, counters_, k_}; }
     [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return storage_.span(); }
     [[nodiscard]] counting_bloom_filter clone() const;
-    /*! \brief slots = counters, used = non-zero counters, distinct = seed estimate -(m/k) ln(1 - used/m),
+    /*! \brief slots = counters, used = non-zero counters, distinct = the standard estimate -(m/k) ln(1 - used/m),
      * total_count = (sum of counters) / k (the number of insertions while nothing saturated),
      * estimated_fpr = (used/m)^k. O(m). */
     [[nodiscard]] filter_stats stats() const noexcept;

@@ -51,7 +51,8 @@
  * - remainder 0: count 1 = [0], count c >= 2 = [0, 0, d..., 0] with non-zero digits writing c - 2 in base
  *   2^r - 1 (no digit for c = 2).
  * So a fingerprint seen once costs one slot, twice two, and c costs about 3 + log_{2^r - 1}(c) slots;
- * counts are 64-bit (saturating at 2^64 - 1). See docs/benchmarks_quotient.md for the space numbers.
+ * counts are 64-bit (saturating at 2^64 - 1). bench/filters/bench_quotient.cpp (BM_qf_counts) measures
+ * the space.
  *
  * ## Thread safety
  * const members may run concurrently with each other. Mutating members (insert, remove, insert_batch,
@@ -141,7 +142,7 @@ public:
     static constexpr std::uint64_t order_min_density = 16;
     /*! \brief Default batch_scratch::min_table_bytes: a table in the last-level cache gains less from ordered
      * batches than the sort costs (2^22 slots, 5 MB: ordered lookups 3-5 ns slower; 2^26 slots, 85 MB: 25%
-     * faster, inserts 40% faster; docs/benchmarks_quotient.md). */
+     * faster, inserts 40% faster; measured by bench/filters/bench_quotient.cpp). */
     static constexpr std::uint64_t order_min_table_bytes = std::uint64_t{16} << 20;
 
     /*! \brief Reusable memory for the table-ordered batch operations (the count_batch / insert_batch
