@@ -1335,30 +1335,21 @@ std::uint64_t quotient_filter::total_count() const noexcept
 std::vector<std::uint64_t> quotient_filter::params() const
 {
     std::uint64_t const flags = (auto_grow_ ? 1u : 0u) | (exact() ? 2u : 0u);
+    // layout 1 (11 parameters) for 2^q home slots; layout 2 adds their number N
+    std::vector<std::uint64_t> v{split_ ? params_version : 1,
+                                 q_,
+                                 r_,
+                                 p_,
+                                 key_bits_,
+                                 used_slots(),
+                                 distinct(),
+                                 total_count(),
+                                 std::bit_cast<std::uint64_t>(max_load_),
+                                 flags,
+                                 nblocks_};
     if (split_)
-        return {params_version,
-                q_,
-                r_,
-                p_,
-                key_bits_,
-                used_slots(),
-                distinct(),
-                total_count(),
-                std::bit_cast<std::uint64_t>(max_load_),
-                flags,
-                nblocks_,
-                nslots_};
-    return {1,
-            q_,
-            r_,
-            p_,
-            key_bits_,
-            used_slots(),
-            distinct(),
-            total_count(),
-            std::bit_cast<std::uint64_t>(max_load_),
-            flags,
-            nblocks_};
+        v.push_back(nslots_);
+    return v;
 }
 
 filter_stats quotient_filter::stats() const noexcept

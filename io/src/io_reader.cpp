@@ -344,18 +344,28 @@ private:
         return p;
     }
 
+    // Skip blank lines to the next record (pos moves there) and check its first character. \returns its
+    // position, s.size() at the end of the text.
+    std::size_t record_start(std::string const & s, std::size_t & pos, char const marker, char const * const format,
+                             std::uint64_t const record) const
+    {
+        std::size_t const p = skip_blank(s, pos);
+        pos = p;
+        if (p < s.size() && s[p] != marker)
+            throw input_error{record_message(path_, record, std::string{"expected '"} + marker +
+                                                                "' at the start of a " + format + " record, found " +
+                                                                describe_byte(s[p]))};
+        return p;
+    }
+
     parse_status parse_fastq(std::string const & s, std::size_t & pos, record_offsets & rec,
                              std::uint64_t const record)
     {
         char const * const b = s.data();
         std::size_t const size = s.size();
-        std::size_t const p = skip_blank(s, pos);
-        pos = p;
+        std::size_t const p = record_start(s, pos, '@', "FASTQ", record);
         if (p == size)
             return parse_status::empty;
-        if (b[p] != '@')
-            throw input_error{record_message(
-                path_, record, "expected '@' at the start of a FASTQ record, found " + describe_byte(b[p]))};
         auto const eol = [&](std::size_t const from) -> std::size_t
         {
             if (from >= size)
@@ -535,13 +545,9 @@ private:
     {
         char const * const b = s.data();
         std::size_t const size = s.size();
-        std::size_t const p = skip_blank(s, pos);
-        pos = p;
+        std::size_t const p = record_start(s, pos, '>', "FASTA", record);
         if (p == size)
             return parse_status::empty;
-        if (b[p] != '>')
-            throw input_error{record_message(
-                path_, record, "expected '>' at the start of a FASTA record, found " + describe_byte(b[p]))};
         void const * const h = std::memchr(b + p, '\n', size - p);
         if (h == nullptr)
             return parse_status::partial;
