@@ -37,21 +37,19 @@ void record_batch::clear() noexcept
 {
     records_.clear();
     storage_.clear();
-    extra_.clear();
     first_ = 1;
     bases_ = 0;
 }
 
 record_batch::record_batch(record_batch const & other)
-    : records_{other.records_}, storage_{other.storage_}, extra_{other.extra_}, first_{other.first_},
-      format_{other.format_}, bases_{other.bases_}
+    : records_{other.records_}, storage_{other.storage_}, first_{other.first_}, format_{other.format_},
+      bases_{other.bases_}
 {
     rebase(records_, other.storage_.data(), storage_.data());
 }
 
 record_batch::record_batch(record_batch && other) noexcept
-    : records_{std::move(other.records_)}, extra_{std::move(other.extra_)}, first_{other.first_},
-      format_{other.format_}, bases_{other.bases_}
+    : records_{std::move(other.records_)}, first_{other.first_}, format_{other.format_}, bases_{other.bases_}
 {
     char const * const old = other.storage_.data();
     storage_ = std::move(other.storage_);
@@ -65,7 +63,6 @@ record_batch & record_batch::operator=(record_batch const & other)
     {
         records_ = other.records_;
         storage_ = other.storage_;
-        extra_ = other.extra_;
         first_ = other.first_;
         format_ = other.format_;
         bases_ = other.bases_;
@@ -79,7 +76,6 @@ record_batch & record_batch::operator=(record_batch && other) noexcept
     if (this != &other)
     {
         records_ = std::move(other.records_);
-        extra_ = std::move(other.extra_);
         first_ = other.first_;
         format_ = other.format_;
         bases_ = other.bases_;

@@ -53,9 +53,8 @@ struct record_view
 
 /*! \brief A batch of consecutive records of one input.
  *
- * All views of a batch filled by a reader point into `storage_` (never into `extra_`, which readers
- * leave empty), so copying or moving a batch rebases the views onto the new storage: a copy is an
- * independent batch, a moved-from batch is empty. */
+ * All views of a batch filled by a reader point into `storage_`, so copying or moving a batch rebases the
+ * views onto the new storage: a copy is an independent batch, a moved-from batch is empty. */
 class record_batch
 {
 public:
@@ -82,7 +81,6 @@ public:
     // Storage, filled by readers (public for readers and tests; not for other users).
     std::vector<record_view> records_;
     std::string storage_;            //!< text bytes the views point into (reserved before filling)
-    std::vector<std::string> extra_; //!< extra owned buffers when storage_ cannot hold everything
     std::uint64_t first_{1};
     seq_format format_{seq_format::fastq};
     std::size_t bases_{0};
