@@ -332,7 +332,7 @@ report()
     echo
     echo "## Commands"
     echo
-    echo "\$WORK = $WORK; \$KSIEVE = ksieve executable. Every command ran under \`/usr/bin/time -v\`."
+    echo "\$WORK is the benchmark's work directory; ksieve the executable measured. Every command ran under \`/usr/bin/time -v\`."
     echo
     if (( ${#REUSED[@]} )); then
         echo "Resumed run (KSIEVE_BENCH_RESUME=1): ${#REUSED[@]} measurements come from an earlier invocation of the script on the same data: ${REUSED[*]}."

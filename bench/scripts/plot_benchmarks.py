@@ -9,6 +9,7 @@ import csv
 import sys
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -45,6 +46,8 @@ def finish(ax, fig, path, caption, title):
 
 def plot_lines(rows, figure, xlabel, path, caption, title, logx=False, fmt_x=None):
     fig, ax = plt.subplots(figsize=(6, 4))
+    if not logx:
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     for name, rs in series(rows, figure).items():
         xs = [float(r["x"]) for r in rs]
         ax.plot(xs, [rate(r) / 1e6 for r in rs], marker="o", label=name)
