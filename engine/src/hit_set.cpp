@@ -1,6 +1,6 @@
 #include <ksieve/engine/hit_set.hpp>
 
-#include "../../filters/src/cpu_dispatch.hpp"
+#include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <algorithm>
 #include <bit>

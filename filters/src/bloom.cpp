@@ -2,7 +2,7 @@
 #include <ksieve/filters/error.hpp>
 
 #include "bloom_common.hpp"
-#include "cpu_dispatch.hpp"
+#include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "cpu_dispatch.hpp"
+#include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <cstdlib>
 #include <cstring>

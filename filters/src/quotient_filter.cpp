@@ -2,7 +2,7 @@
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/zeroed_memory.hpp>
 
-#include "cpu_dispatch.hpp"
+#include <ksieve/filters/cpu_dispatch.hpp>
 #include "quotient_filter_isa.hpp"
 
 #include <algorithm>

@@ -9,7 +9,7 @@
  * target BMI2 (KSIEVE_NATIVE, -march=x86-64-v3) have one copy only, which uses it. Both copies produce
  * byte-identical tables.
  */
-#include "cpu_dispatch.hpp"
+#include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <cstdint>
 

@@ -1,6 +1,7 @@
 #pragma once
 /*! \file
- * \brief Internal (not installed): the one run-time choice of SIMD kernels of the filter library.
+ * \brief The one run-time choice of SIMD kernels, for the filter library and the code built on it (the
+ * engine's hit_set). An implementation detail (namespace ksieve::detail), not a stable API.
  *
  * Every user of instruction sets beyond the build's target compiles its hot paths twice -- a generic copy
  * with the build's flags and a copy for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT) -- and picks one per
