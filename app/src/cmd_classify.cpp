@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <vector>
 
 namespace ksieve
 {
@@ -90,7 +92,6 @@ run_summary run_classify(classify_args const & args)
 
     unit_source source{args.input, detail::reader_opts(threads)};
     detail::output_set outputs{args.out, source, threads, source.paired()};
-    batch_engine engine{filters.views.front()->kmer(), threads};
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"classify", args.common.quiet};
     // Only --report and --exact-hits ask for exact hit counts; without them a read's lookups stop once its
@@ -98,18 +99,26 @@ run_summary run_classify(classify_args const & args)
     bool const full_counts = detail::exact_hits_asked(args.out);
     summary.hits_exact = full_counts;
     decision_rule const rule = detail::classify_rule(args.out);
-    exact_classifier exact{engine, filters.views, rule};
+    // One batch per thread at a time, each with its own single-threaded engine: the batches need no
+    // synchronisation between them, and a thread that waits for a batch sleeps instead of spinning.
+    std::vector<std::unique_ptr<batch_engine>> engines;
+    std::vector<std::unique_ptr<exact_classifier>> exact;
+    for (unsigned w = 0; w < threads; ++w)
+    {
+        engines.push_back(std::make_unique<batch_engine>(filters.views.front()->kmer(), 1));
+        exact.push_back(std::make_unique<exact_classifier>(*engines.back(), filters.views, rule));
+    }
 
     run_stream(
         source,
-        [&](work_item & item)
+        [&](work_item & item, unsigned const worker)
         {
             if (full_counts)
-                exact.classify(item);
+                exact[worker]->classify(item);
             else
-                engine.classify_early(item.r1, &item.r2, filters.views, rule, item.results);
+                engines[worker]->classify_early(item.r1, &item.r2, filters.views, rule, item.results);
         },
-        detail::batch_writer(outputs, summary, progress, source));
+        detail::batch_writer(outputs, summary, progress, source), threads);
     progress.finish();
     detail::run_context const context{"classify", &args.input.inputs, args.filters};
     detail::finish_read_outputs(outputs, nullptr, summary, t0, context, args.out, args.common);

@@ -66,36 +66,43 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
     start[0] = 0;
 }
 
-// out[j] = max over filters of count(keys[j]), for n keys (one thread).
+// out[j] = max over filters of count(keys[j]), for n keys (one thread). A filter that counts whole keys
+// across its shards in one pipeline (any_filter::count_keys) takes them as they are; the others are given
+// the keys partitioned by shard.
 void query_keys(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
                 std::size_t const n, std::uint64_t * const best, batch_engine_query_scratch & s)
 {
     for (std::size_t fi = 0; fi < filters.size(); ++fi)
     {
         any_filter const * const f = filters[fi];
-        partition_by_shard(*f, keys, n, s.part, s.index, s.start);
-        if (s.result.size() < s.part.size())
-            s.result.resize(s.part.size());
-        for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
-            if (s.start[sh + 1] > s.start[sh])
-                f->count_batch(sh,
-                               std::span<std::uint64_t const>{s.part.data() + s.start[sh],
-                                                              s.start[sh + 1] - s.start[sh]},
-                               s.result.data() + s.start[sh]);
+        if (fi > 0 && s.counts.size() < n)
+            s.counts.resize(n);
+        std::uint64_t * const counts = fi == 0 ? best : s.counts.data(); // in key order
+        if (!f->count_keys(std::span<std::uint64_t const>{keys, n}, counts))
+        {
+            partition_by_shard(*f, keys, n, s.part, s.index, s.start);
+            if (s.result.size() < s.part.size())
+                s.result.resize(s.part.size());
+            for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
+                if (s.start[sh + 1] > s.start[sh])
+                    f->count_batch(sh,
+                                   std::span<std::uint64_t const>{s.part.data() + s.start[sh],
+                                                                  s.start[sh + 1] - s.start[sh]},
+                                   s.result.data() + s.start[sh]);
+            for (std::size_t p = 0; p < n; ++p)
+                counts[s.index[p]] = s.result[p];
+        }
         // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys
         // there: elsewhere its answers could only be false positives. A quotient filter part keeps them: a
         // fingerprint it shares with a key of another part answers as in the full build.
         key_parts const & parts = f->parts();
         if (!parts.complete() && f->type() != filter_type::quotient)
             for (std::size_t p = 0; p < n; ++p)
-                if (!parts.holds_key(keys[s.index[p]]))
-                    s.result[p] = 0;
-        if (fi == 0)
+                if (!parts.holds_key(keys[p]))
+                    counts[p] = 0;
+        if (fi > 0)
             for (std::size_t p = 0; p < n; ++p)
-                best[s.index[p]] = s.result[p];
-        else
-            for (std::size_t p = 0; p < n; ++p)
-                best[s.index[p]] = std::max(best[s.index[p]], s.result[p]);
+                best[p] = std::max(best[p], counts[p]);
     }
 }
 

@@ -1,7 +1,10 @@
 #include <ksieve/engine/cancel.hpp>
 #include <ksieve/engine/stream.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <map>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -47,20 +50,86 @@ private:
     bool closed_{false};
 };
 
+// The processed items, handed to the writer in input order (by work_item::sequence) whatever order the
+// workers finish them in.
+class ordered_queue
+{
+public:
+    void push(std::unique_ptr<work_item> item)
+    {
+        std::unique_lock lock{mutex_};
+        std::uint64_t const at = item->sequence;
+        items_.emplace(at, std::move(item));
+        if (at == next_)
+            cv_.notify_all();
+    }
+    // The next item in input order; nullptr once closed without it.
+    std::unique_ptr<work_item> pop()
+    {
+        std::unique_lock lock{mutex_};
+        cv_.wait(lock, [&] { return items_.contains(next_) || closed_; });
+        auto const it = items_.find(next_);
+        if (it == items_.end())
+            return nullptr;
+        auto item = std::move(it->second);
+        items_.erase(it);
+        ++next_;
+        return item;
+    }
+    void close()
+    {
+        std::unique_lock lock{mutex_};
+        closed_ = true;
+        cv_.notify_all();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::map<std::uint64_t, std::unique_ptr<work_item>> items_;
+    std::uint64_t next_{0};
+    bool closed_{false};
+};
+
+// The first exception of any thread, kept.
+class first_error
+{
+public:
+    void set(std::exception_ptr e)
+    {
+        std::lock_guard lock{mutex_};
+        if (!error_)
+            error_ = std::move(e);
+    }
+    void rethrow_if_set()
+    {
+        if (error_)
+            std::rethrow_exception(error_);
+    }
+
+private:
+    std::mutex mutex_;
+    std::exception_ptr error_;
+};
+
 } // namespace
 
-void run_stream(unit_source & source, std::function<void(work_item &)> const & process,
-                std::function<void(work_item const &)> const & write, std::size_t const depth)
+void run_stream(unit_source & source, std::function<void(work_item &, unsigned)> const & process,
+                std::function<void(work_item const &)> const & write, unsigned const workers)
 {
-    item_queue free_items, to_process, to_write;
-    for (std::size_t i = 0; i < depth; ++i)
+    unsigned const nworkers = std::max(1u, workers);
+    item_queue free_items, to_process;
+    ordered_queue to_write;
+    for (std::size_t i = 0; i < nworkers + 2; ++i)
         free_items.push(std::make_unique<work_item>());
     std::exception_ptr reader_error, writer_error;
+    first_error worker_error;
+    std::atomic<bool> failed{false};
 
     std::thread reader{[&] {
         try
         {
-            std::uint64_t unit = 0;
+            std::uint64_t unit = 0, sequence = 0;
             for (;;)
             {
                 auto item = free_items.pop(false);
@@ -69,6 +138,7 @@ void run_stream(unit_source & source, std::function<void(work_item &)> const & p
                 if (!source.next(item->r1, item->r2))
                     break;
                 item->first_unit = unit;
+                item->sequence = sequence++;
                 unit += item->r1.size();
                 to_process.push(std::move(item));
             }
@@ -100,37 +170,53 @@ void run_stream(unit_source & source, std::function<void(work_item &)> const & p
         }};
     }
 
-    std::exception_ptr main_error;
-    try
-    {
-        while (auto item = to_process.pop())
+    auto work = [&](unsigned const worker) {
+        try
         {
-            throw_if_interrupted();
-            process(*item);
-            if (write)
-                to_write.push(std::move(item));
-            else
-                free_items.push(std::move(item));
+            while (!failed.load(std::memory_order_relaxed))
+            {
+                auto item = to_process.pop();
+                if (item == nullptr)
+                    break;
+                throw_if_interrupted();
+                process(*item, worker);
+                if (write)
+                    to_write.push(std::move(item));
+                else
+                    free_items.push(std::move(item));
+            }
         }
-    }
-    catch (...)
-    {
-        main_error = std::current_exception();
-    }
-    if (main_error)
-        free_items.close(); // stop reading early
+        catch (...)
+        {
+            worker_error.set(std::current_exception());
+            failed.store(true);
+            free_items.close(); // stop reading early
+        }
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned w = 1; w < nworkers; ++w)
+        helpers.emplace_back(work, w);
+    work(0);
+    for (auto & t : helpers)
+        t.join();
     to_write.close();
     if (writer_thread.joinable())
         writer_thread.join();
     free_items.close();
     // drain so the reader can finish a blocked push
     reader.join();
-    if (main_error)
-        std::rethrow_exception(main_error);
+    worker_error.rethrow_if_set();
     if (reader_error)
         std::rethrow_exception(reader_error);
     if (writer_error)
         std::rethrow_exception(writer_error);
+}
+
+void run_stream(unit_source & source, std::function<void(work_item &)> const & process,
+                std::function<void(work_item const &)> const & write)
+{
+    run_stream(
+        source, [&](work_item & item, unsigned) { process(item); }, write, 1);
 }
 
 } // namespace ksieve

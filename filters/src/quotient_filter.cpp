@@ -45,6 +45,10 @@ constexpr unsigned min_quotient_bits = 6;
 constexpr unsigned max_quotient_bits = 48;
 constexpr unsigned max_group_slots = 80; // 3 + 65 digits (r = 2, count 2^64) fits
 constexpr std::size_t batch_stage_gap = 8;
+#ifndef KSIEVE_SHARDED_GAP
+#define KSIEVE_SHARDED_GAP 16
+#endif
+constexpr std::size_t sharded_stage_gap = KSIEVE_SHARDED_GAP;
 // Home slots at or past this index of their block also prefetch the next block's header in batch lookups
 // (at 0.9 load about 5% of the runs of slot 48 and half of those of slot 60 end in the next block).
 constexpr std::uint64_t next_header_from = 48;
@@ -640,6 +644,39 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys,
                                   std::uint64_t * const out) const noexcept
 {
     KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
+}
+
+void quotient_filter::count_sharded(std::span<quotient_filter const> const shards, unsigned const key_bits,
+                                    unsigned const shard_bits, std::span<std::uint64_t const> const keys,
+                                    std::uint64_t * const out) noexcept
+{
+    if (shards.empty() || keys.empty())
+        return;
+    unsigned const shift = (key_bits - shard_bits) & 63; // no shard bits: every key in shard 0 (mask 0)
+    std::uint64_t const shard_mask = shards.size() - 1;
+    std::uint64_t const local_mask = (key_bits - shard_bits >= 64)
+                                         ? ~std::uint64_t{0}
+                                         : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
+    quotient_filter const & first = shards.front();
+    bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
+#if KSIEVE_QF_BMI2_KERNEL
+    if (detail::use_pdep_kernels())
+    {
+        if (big)
+            kernel<1>::count_sharded_pipeline<true>(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                                    keys.size(), out);
+        else
+            kernel<1>::count_sharded_pipeline<false>(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                                     keys.size(), out);
+        return;
+    }
+#endif
+    if (big)
+        kernel<0>::count_sharded_pipeline<true>(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                                keys.size(), out);
+    else
+        kernel<0>::count_sharded_pipeline<false>(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                                 keys.size(), out);
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,

@@ -92,7 +92,9 @@ TEST(sampling, window_one_selects_every_entry)
 }
 
 // The one-pass minimizers of a whole record equal the selection over its valid k-mer list: random records
-// with N runs, short records (fewer than w valid k-mers), every window size up to 24 and the largest.
+// with N runs, short records (fewer than w valid k-mers), records longer than the scratch's buffer (taken in
+// several blocks), repetitive records (equal k-mers in one window: ties), every window size up to 24 and
+// the largest.
 TEST(sampling, one_pass_record_minimizers_equal_the_selection_over_the_list)
 {
     std::mt19937_64 rng{11};
@@ -102,9 +104,11 @@ TEST(sampling, one_pass_record_minimizers_equal_the_selection_over_the_list)
         ksieve::kmer_scanner const scanner{k, true};
         for (int t = 0; t < 1500; ++t)
         {
-            std::string seq(rng() % 400, 'A');
+            std::size_t const length =
+                t % 50 == 1 ? ksieve::minimizer_scratch::capacity + rng() % 9000 : rng() % 400;
+            std::string seq(length, 'A');
             for (auto & c : seq)
-                c = "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
+                c = t % 7 == 2 ? "AC"[rng() % 2] : "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
             std::size_t const w = t % 100 == 0 ? ksieve::minimizer_scratch::ring_size : 1 + rng() % 24;
             std::uint64_t const seed = rng();
             std::vector<std::uint64_t> codes, order;

@@ -50,7 +50,7 @@ struct batch_keys
  * steady state). */
 struct batch_engine_query_scratch
 {
-    std::vector<std::uint64_t> part, result;
+    std::vector<std::uint64_t> part, result, counts;
     std::vector<std::uint32_t> index;
     std::vector<std::size_t> start;
 };

@@ -186,21 +186,26 @@ public:
     template <typename callback_t>
     constexpr void for_each(std::string_view const seq, callback_t && f) const noexcept(noexcept(f(0, 0)))
     {
+        // fw keeps more than the last k bases (masked when used), so that its update is one shift-or on the
+        // loop's dependency chain; rc holds exactly the last k bases' reverse complement.
         std::uint64_t fw = 0;
         std::uint64_t rc = 0;
         std::size_t valid = 0; // number of consecutive valid bases ending at i
         for (std::size_t i = 0; i < seq.size(); ++i)
         {
             std::uint64_t const b = dna_code_table[static_cast<unsigned char>(seq[i])];
-            if (b > 3)
+            if (b > 3) [[unlikely]]
             {
                 valid = 0;
                 continue;
             }
-            fw = ((fw << 2) | b) & mask_;
+            fw = (fw << 2) | b;
             rc = (rc >> 2) | ((3 - b) << rc_shift_);
             if (++valid >= k_)
-                f(i + 1 - k_, canonical_ ? (rc < fw ? rc : fw) : fw);
+            {
+                std::uint64_t const code = fw & mask_;
+                f(i + 1 - k_, canonical_ ? (rc < code ? rc : code) : code);
+            }
         }
     }
 

@@ -248,6 +248,15 @@ public:
     /*! \brief out[i] = count(keys[i]), with software prefetch. \pre out has keys.size() elements. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 
+    /*! \brief out[i] = the count of keys[i] in the sharded filter whose shard j is shards[j]: a key x of
+     * key_bits bits belongs to shard x >> (key_bits - shard_bits), which sees its low key_bits - shard_bits
+     * bits (as sharded_filter shards keys). One software pipeline runs across the shards, so that the cache
+     * misses of consecutive keys overlap whatever shards they fall in (count_batch per shard would restart
+     * its pipeline for every shard's few keys). \pre shards.size() == 2^shard_bits; every key
+     * < 2^key_bits; out has keys.size() elements. Thread safety: as count_batch. */
+    static void count_sharded(std::span<quotient_filter const> shards, unsigned key_bits, unsigned shard_bits,
+                              std::span<std::uint64_t const> keys, std::uint64_t * out) noexcept;
+
     /*! \brief count_batch(keys, out) that visits the keys in table order when that pays (ordered_batch()):
      * a stable counting sort by table region (about order_region_bytes each, at most 4096 regions), so that
      * the pipeline walks the table from front to back and reuses a block's cache lines for all the keys

@@ -94,72 +94,156 @@ void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, 
     }
 }
 
-/*! \brief Scratch of for_each_record_minimizer: the window ring and a buffer of selected codes. */
+/*! \brief Scratch of for_each_record_minimizer: a record's valid k-mers (codes and order values) taken
+ * `buffer_size` at a time with the last window's worth carried over, the window minima of blocks of W
+ * entries, and the selected codes. */
 struct minimizer_scratch
 {
-    static constexpr std::size_t ring_size = 1024;   //!< >= every window (max_sampling_window)
-    static constexpr std::size_t buffer_size = 4096; //!< selected codes handed to fn at a time
-    std::uint64_t codes[ring_size];
-    std::uint64_t orders[ring_size];
-    std::uint64_t selected[buffer_size + 1];
+    static constexpr std::size_t ring_size = 1024;                //!< >= every window (max_sampling_window)
+    static constexpr std::size_t buffer_size = 4096;              //!< k-mers taken at a time (besides the carry)
+    static constexpr std::size_t capacity = buffer_size + ring_size; //!< entries of each array
+    std::uint64_t codes[capacity];
+    std::uint64_t orders[capacity];
+    std::uint64_t prefix_order[capacity]; //!< the smallest order from the start of i's block to i
+    std::uint64_t suffix_order[capacity]; //!< the smallest order from i to the end of i's block
+    std::uint32_t prefix[capacity];       //!< index of that (leftmost) minimum
+    std::uint32_t suffix[capacity];       //!< index of that (leftmost) minimum
+    std::uint64_t selected[capacity];
 };
 
-/*! \brief The minimizers of a whole record in one pass: fn(code) for the canonical code of every selected
- * k-mer, in sequence order, each once (the same selection as for_each_minimizer over the record's whole valid
- * k-mer list). The scanner's k-mers are ordered as they are produced and the window's minimum is kept with a
- * rescan only when it leaves the window; the choices are made with conditional moves and the selected codes
- * collected without a branch, then handed to fn in blocks.
+namespace detail
+{
+
+/*! \brief (best_order, best) = (o, j) if o < best_order: conditional moves, never a branch (compilers turn
+ * the plain form into a branch, mispredicted on random data). */
+[[gnu::always_inline]] inline void take_if_less(std::uint64_t const o, std::uint32_t const j,
+                                               std::uint64_t & best_order, std::uint32_t & best) noexcept
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    asm("cmpq %[bo], %[o]\n\tcmovbq %[o], %[bo]\n\tcmovbl %[j], %[bi]"
+        : [bo] "+r"(best_order), [bi] "+r"(best)
+        : [o] "r"(o), [j] "r"(j)
+        : "cc");
+#else
+    bool const less = o < best_order;
+    best = less ? j : best;
+    best_order = less ? o : best_order;
+#endif
+}
+
+/*! \brief (best_order, best) = (o, j) if o <= best_order, as take_if_less. */
+[[gnu::always_inline]] inline void take_if_not_more(std::uint64_t const o, std::uint32_t const j,
+                                                   std::uint64_t & best_order, std::uint32_t & best) noexcept
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    asm("cmpq %[bo], %[o]\n\tcmovbeq %[o], %[bo]\n\tcmovbel %[j], %[bi]"
+        : [bo] "+r"(best_order), [bi] "+r"(best)
+        : [o] "r"(o), [j] "r"(j)
+        : "cc");
+#else
+    bool const not_more = o <= best_order;
+    best = not_more ? j : best;
+    best_order = not_more ? o : best_order;
+#endif
+}
+
+/*! \brief The windows of w entries that start at [0, n - w] over s.orders[0, n): the codes of their
+ * (leftmost) minima, each run of windows with the same minimum reported once (`prev`, the absolute index of
+ * the last one reported, carries across calls; `base` is the absolute index of entry 0), into s.selected.
+ * Van Herk / Gil-Werman: with blocks of w entries, a window is the suffix of one block and the prefix of the
+ * next, so that every minimum costs a constant number of branch-free steps.
+ * \returns the number of codes in s.selected. \pre w <= n <= minimizer_scratch::capacity. */
+inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t const w,
+                                        std::size_t const base, std::size_t & prev) noexcept
+{
+    std::uint64_t const * const orders = s.orders;
+    // The running minimum stays in registers (order and index) and is updated by conditional moves: a
+    // branch would be mispredicted on about every fourth entry, and a load on the dependency chain would
+    // stall it.
+    for (std::size_t b0 = 0; b0 < n; b0 += w)
+    {
+        std::size_t const b1 = b0 + w < n ? b0 + w : n;
+        std::uint64_t best_order = orders[b0];
+        auto best = static_cast<std::uint32_t>(b0);
+        s.prefix_order[b0] = best_order;
+        s.prefix[b0] = best;
+        for (std::size_t j = b0 + 1; j < b1; ++j)
+        {
+            take_if_less(orders[j], static_cast<std::uint32_t>(j), best_order, best);
+            s.prefix_order[j] = best_order;
+            s.prefix[j] = best;
+        }
+        best_order = orders[b1 - 1];
+        best = static_cast<std::uint32_t>(b1 - 1);
+        s.suffix_order[b1 - 1] = best_order;
+        s.suffix[b1 - 1] = best;
+        for (std::size_t j = b1 - 1; j-- > b0;)
+        {
+            take_if_not_more(orders[j], static_cast<std::uint32_t>(j), best_order, best); // ties: leftmost
+            s.suffix_order[j] = best_order;
+            s.suffix[j] = best;
+        }
+    }
+    std::size_t m = 0;
+    for (std::size_t i = 0; i + w <= n; ++i)
+    {
+        // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin toss)
+        std::uint32_t const right = 0u - static_cast<std::uint32_t>(s.prefix_order[i + w - 1] < s.suffix_order[i]);
+        std::uint32_t const sel = s.suffix[i] ^ ((s.suffix[i] ^ s.prefix[i + w - 1]) & right);
+        s.selected[m] = s.codes[sel];
+        m += base + sel != prev ? 1 : 0;
+        prev = base + sel;
+    }
+    return m;
+}
+
+} // namespace detail
+
+/*! \brief The minimizers of a whole record: fn(code) for the canonical code of every selected k-mer, in
+ * sequence order, each once (the same selection as for_each_minimizer over the record's whole valid k-mer
+ * list). The scanner's k-mers and their order values are collected in blocks; each block's window minima are
+ * found without a data-dependent branch (detail::select_window_minima) and handed to fn.
  * \pre 1 <= w <= minimizer_scratch::ring_size. No allocation, no exceptions. */
 template <typename Fn>
 void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w,
                                std::uint64_t const seed, minimizer_scratch & s,
                                Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
 {
-    std::size_t const mask = std::bit_ceil(w) - 1;
-    std::uint64_t * const codes = s.codes;
-    std::uint64_t * const orders = s.orders;
-    std::size_t n = 0;   // valid k-mers seen
-    std::size_t cur = 0; // index of the current window's (leftmost) minimum
-    std::uint64_t cur_order = ~std::uint64_t{0};
-    std::size_t reported = static_cast<std::size_t>(-1);
-    std::size_t m = 0; // selected codes buffered
-    auto flush = [&] {
+    std::size_t n = 0;    // entries in the buffer
+    std::size_t base = 0; // absolute index of entry 0
+    std::size_t prev = static_cast<std::size_t>(-1);
+    auto emit = [&](std::size_t const m) {
         for (std::size_t i = 0; i < m; ++i)
             fn(s.selected[i]);
-        m = 0;
     };
     scanner.for_each(seq, [&](std::size_t, std::uint64_t const code) noexcept(noexcept(fn(std::uint64_t{0}))) {
-        std::size_t const j = n++;
-        std::uint64_t const o = minimizer_order(code, seed);
-        codes[j & mask] = code;
-        orders[j & mask] = o;
-        bool const smaller = o < cur_order;
-        cur = smaller ? j : cur;
-        cur_order = smaller ? o : cur_order;
-        if (j + 1 < w)
-            return; // the first window is not complete yet: the minimum of the prefix
-        std::size_t const first = j + 1 - w; // the window [first, j]
-        if (cur < first) [[unlikely]]
+        s.codes[n] = code;
+        s.orders[n] = minimizer_order(code, seed);
+        if (++n == minimizer_scratch::capacity) [[unlikely]]
         {
-            cur = first;
-            cur_order = orders[first & mask];
-            for (std::size_t i = first + 1; i <= j; ++i)
+            emit(detail::select_window_minima(s, n, w, base, prev));
+            std::size_t const keep = w - 1; // the entries of windows still to come
+            for (std::size_t i = 0; i < keep; ++i)
             {
-                std::uint64_t const oi = orders[i & mask];
-                bool const less = oi < cur_order;
-                cur = less ? i : cur;
-                cur_order = less ? oi : cur_order;
+                s.codes[i] = s.codes[n - keep + i];
+                s.orders[i] = s.orders[n - keep + i];
             }
+            base += n - keep;
+            n = keep;
         }
-        s.selected[m] = codes[cur & mask];
-        m += cur != reported ? 1 : 0;
-        reported = cur;
-        if (m == minimizer_scratch::buffer_size) [[unlikely]]
-            flush();
     });
-    if (n > 0 && n < w) // fewer than w valid k-mers: the smallest
-        s.selected[m++] = codes[cur & mask];
-    flush();
+    if (base + n == 0)
+        return;
+    if (base + n < w) // fewer than w valid k-mers: the smallest
+    {
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < n; ++i)
+            best = s.orders[i] < s.orders[best] ? i : best;
+        fn(s.codes[best]);
+        return;
+    }
+    if (n >= w)
+        emit(detail::select_window_minima(s, n, w, base, prev));
 }
 
 } // namespace ksieve

@@ -59,6 +59,14 @@ public:
     /*! \brief out[i] = count of local key keys[i] in shard `shard` (0 = absent). Thread-safe (const). */
     virtual void count_batch(std::size_t shard, std::span<std::uint64_t const> local_keys,
                              std::uint64_t * out) const noexcept = 0;
+    /*! \brief out[i] = count of the (whole, unsharded) key keys[i], in one pass across shards, for filters
+     * that can (quotient filters: quotient_filter::count_sharded). \returns false, having done nothing,
+     * for the others: the caller then partitions the keys by shard for count_batch. Thread-safe (const).
+     * \pre out has keys.size() elements. */
+    virtual bool count_keys(std::span<std::uint64_t const> /*keys*/, std::uint64_t * /*out*/) const noexcept
+    {
+        return false;
+    }
     /*! \brief Insert local keys (count 1 each) into shard `shard`. Exclusive per shard. */
     virtual insert_status insert_batch(std::size_t shard,
                                        std::span<std::uint64_t const> local_keys) noexcept = 0;
@@ -169,6 +177,18 @@ public:
                      std::uint64_t * const out) const noexcept override
     {
         shards_[shard].count_batch(keys, out);
+    }
+    bool count_keys(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept override
+    {
+        if constexpr (requires(std::span<F const> s, std::span<std::uint64_t const> k, std::uint64_t * o) {
+                          F::count_sharded(s, 1u, 1u, k, o);
+                      })
+        {
+            F::count_sharded(std::span<F const>{shards_}, key_bits(), shard_bits(), keys, out);
+            return true;
+        }
+        else
+            return false;
     }
     insert_status insert_batch(std::size_t const shard,
                                std::span<std::uint64_t const> const keys) noexcept override
