@@ -105,6 +105,9 @@ std::string errno_text()
 // fresh huge pages cost more than the page walks it saved (docs/design.md).
 constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
 
+// Mapped filter files of at least this size are advised to use huge pages (see mapped_filter_file::open).
+constexpr std::uint64_t huge_mapping_bytes = std::uint64_t{32} << 20;
+
 // The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on failure.
 void * load_anonymous(int const fd, std::uint64_t const size, std::string const & name)
 {
@@ -172,13 +175,28 @@ public:
                                "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
             p += n;
             size -= static_cast<std::uint64_t>(n);
+            written_ += static_cast<std::uint64_t>(n);
         }
     }
+    // A large filter file is flushed to the disk and dropped from the page cache, whose pages written with
+    // write() are small: a later reader maps it afresh in 2 MiB folios (huge pages, see
+    // mapped_filter_file::open), which makes its lookups cheaper than the re-read costs.
     void close()
     {
         if (!own_)
             return;
         own_ = false;
+        struct stat st{};
+        if (written_ >= huge_mapping_bytes && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
+        {
+            if (::fdatasync(fd_) != 0)
+            {
+                std::string const why = errno_text();
+                ::close(fd_);
+                throw io_error{"cannot write '" + name_ + "': " + why};
+            }
+            ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); // advice only
+        }
         if (::close(fd_) != 0)
             throw io_error{"cannot write '" + name_ + "': " + errno_text()};
     }
@@ -187,6 +205,7 @@ private:
     std::string name_;
     int fd_{-1};
     bool own_{false};
+    std::uint64_t written_{0};
 };
 
 // Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked (so that
@@ -359,6 +378,12 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     f->map_ = m;
     f->file_backed_ =
         !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
+#if defined(MADV_HUGEPAGE)
+    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages, so that
+    // lookups in a table of gigabytes cost no page walk (advice only).
+    if (f->file_backed_ && f->size_ >= huge_mapping_bytes)
+        ::madvise(m, f->size_, MADV_HUGEPAGE);
+#endif
     f->bytes_ = static_cast<unsigned char const *>(m);
     f->parse(verify_payload);
     return f;
