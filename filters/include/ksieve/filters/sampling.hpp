@@ -216,30 +216,53 @@ void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view co
         for (std::size_t i = 0; i < m; ++i)
             fn(s.selected[i]);
     };
-    scanner.for_each(seq, [&](std::size_t, std::uint64_t const code) noexcept(noexcept(fn(std::uint64_t{0}))) {
-        s.codes[n] = code;
-        s.orders[n] = minimizer_order(code, seed);
+    // The scanner's loop (kmer_scanner::for_each) written out with its parameters in locals, so that the
+    // stores into the scratch cannot make the compiler reload them.
+    unsigned const k = scanner.k();
+    bool const canonical = scanner.canonical();
+    std::uint64_t const mask = kmer_mask(k);
+    unsigned const rc_shift = 2 * (k - 1);
+    std::uint64_t * const codes = s.codes;
+    std::uint64_t * const orders = s.orders;
+    std::uint64_t fw = 0, rc = 0;
+    std::size_t valid = 0;
+    for (char const c : seq)
+    {
+        std::uint64_t const b = dna_code_table[static_cast<unsigned char>(c)];
+        if (b > 3) [[unlikely]]
+        {
+            valid = 0;
+            continue;
+        }
+        fw = (fw << 2) | b;
+        rc = (rc >> 2) | ((3 - b) << rc_shift);
+        if (++valid < k)
+            continue;
+        std::uint64_t const f = fw & mask;
+        std::uint64_t const code = canonical && rc < f ? rc : f;
+        codes[n] = code;
+        orders[n] = minimizer_order(code, seed);
         if (++n == minimizer_scratch::capacity) [[unlikely]]
         {
             emit(detail::select_window_minima(s, n, w, base, prev));
             std::size_t const keep = w - 1; // the entries of windows still to come
             for (std::size_t i = 0; i < keep; ++i)
             {
-                s.codes[i] = s.codes[n - keep + i];
-                s.orders[i] = s.orders[n - keep + i];
+                codes[i] = codes[n - keep + i];
+                orders[i] = orders[n - keep + i];
             }
             base += n - keep;
             n = keep;
         }
-    });
+    }
     if (base + n == 0)
         return;
     if (base + n < w) // fewer than w valid k-mers: the smallest
     {
         std::size_t best = 0;
         for (std::size_t i = 1; i < n; ++i)
-            best = s.orders[i] < s.orders[best] ? i : best;
-        fn(s.codes[best]);
+            best = orders[i] < orders[best] ? i : best;
+        fn(codes[best]);
         return;
     }
     if (n >= w)
