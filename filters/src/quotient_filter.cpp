@@ -45,10 +45,6 @@ constexpr unsigned min_quotient_bits = 6;
 constexpr unsigned max_quotient_bits = 48;
 constexpr unsigned max_group_slots = 80; // 3 + 65 digits (r = 2, count 2^64) fits
 constexpr std::size_t batch_stage_gap = 8;
-#ifndef KSIEVE_SHARDED_GAP
-#define KSIEVE_SHARDED_GAP 16
-#endif
-constexpr std::size_t sharded_stage_gap = KSIEVE_SHARDED_GAP;
 // Home slots at or past this index of their block also prefetch the next block's header in batch lookups
 // (at 0.9 load about 5% of the runs of slot 48 and half of those of slot 60 end in the next block).
 constexpr std::uint64_t next_header_from = 48;
