@@ -104,9 +104,7 @@ struct minimizer_scratch
     static constexpr std::size_t capacity = buffer_size + ring_size; //!< entries of each array
     std::uint64_t codes[capacity];
     std::uint64_t orders[capacity];
-    std::uint64_t prefix_order[capacity]; //!< the smallest order from the start of i's block to i
     std::uint64_t suffix_order[capacity]; //!< the smallest order from i to the end of i's block
-    std::uint32_t prefix[capacity];       //!< index of that (leftmost) minimum
     std::uint32_t suffix[capacity];       //!< index of that (leftmost) minimum
     std::uint64_t selected[capacity];
 };
@@ -157,24 +155,14 @@ inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const
                                         std::size_t const base, std::size_t & prev) noexcept
 {
     std::uint64_t const * const orders = s.orders;
-    // The running minimum stays in registers (order and index) and is updated by conditional moves: a
-    // branch would be mispredicted on about every fourth entry, and a load on the dependency chain would
-    // stall it.
+    // Suffix minima of every block, backwards. The running minimum stays in registers (order and index) and
+    // is updated by conditional moves: a branch would be mispredicted on about every fourth entry, and a
+    // load on the dependency chain would stall it.
     for (std::size_t b0 = 0; b0 < n; b0 += w)
     {
         std::size_t const b1 = b0 + w < n ? b0 + w : n;
-        std::uint64_t best_order = orders[b0];
-        auto best = static_cast<std::uint32_t>(b0);
-        s.prefix_order[b0] = best_order;
-        s.prefix[b0] = best;
-        for (std::size_t j = b0 + 1; j < b1; ++j)
-        {
-            take_if_less(orders[j], static_cast<std::uint32_t>(j), best_order, best);
-            s.prefix_order[j] = best_order;
-            s.prefix[j] = best;
-        }
-        best_order = orders[b1 - 1];
-        best = static_cast<std::uint32_t>(b1 - 1);
+        std::uint64_t best_order = orders[b1 - 1];
+        auto best = static_cast<std::uint32_t>(b1 - 1);
         s.suffix_order[b1 - 1] = best_order;
         s.suffix[b1 - 1] = best;
         for (std::size_t j = b1 - 1; j-- > b0;)
@@ -185,14 +173,27 @@ inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const
         }
     }
     std::size_t m = 0;
-    for (std::size_t i = 0; i + w <= n; ++i)
-    {
-        // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin toss)
-        std::uint32_t const right = 0u - static_cast<std::uint32_t>(s.prefix_order[i + w - 1] < s.suffix_order[i]);
-        std::uint32_t const sel = s.suffix[i] ^ ((s.suffix[i] ^ s.prefix[i + w - 1]) & right);
+    auto emit = [&](std::uint32_t const sel) noexcept {
         s.selected[m] = s.codes[sel];
         m += base + sel != prev ? 1 : 0;
         prev = base + sel;
+    };
+    // The windows that start in each block: the first is the block itself; the others are a suffix of the
+    // block and a prefix of the next one, whose minimum is kept while walking forwards.
+    for (std::size_t b0 = 0; b0 + w <= n; b0 += w)
+    {
+        emit(s.suffix[b0]);
+        std::size_t const next = b0 + w;
+        std::uint64_t pre_order = next < n ? orders[next] : 0;
+        auto pre = static_cast<std::uint32_t>(next);
+        for (std::size_t t = 1; t < w && next + t - 1 < n; ++t)
+        {
+            std::size_t const j = next + t - 1;
+            take_if_less(orders[j], static_cast<std::uint32_t>(j), pre_order, pre);
+            // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin toss)
+            std::uint32_t const right = 0u - static_cast<std::uint32_t>(pre_order < s.suffix_order[b0 + t]);
+            emit(s.suffix[b0 + t] ^ ((s.suffix[b0 + t] ^ pre) & right));
+        }
     }
     return m;
 }
