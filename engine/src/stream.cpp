@@ -50,47 +50,6 @@ private:
     bool closed_{false};
 };
 
-// The processed items, handed to the writer in input order (by work_item::sequence) whatever order the
-// workers finish them in.
-class ordered_queue
-{
-public:
-    void push(std::unique_ptr<work_item> item)
-    {
-        std::unique_lock lock{mutex_};
-        std::uint64_t const at = item->sequence;
-        items_.emplace(at, std::move(item));
-        if (at == next_)
-            cv_.notify_all();
-    }
-    // The next item in input order; nullptr once closed without it.
-    std::unique_ptr<work_item> pop()
-    {
-        std::unique_lock lock{mutex_};
-        cv_.wait(lock, [&] { return items_.contains(next_) || closed_; });
-        auto const it = items_.find(next_);
-        if (it == items_.end())
-            return nullptr;
-        auto item = std::move(it->second);
-        items_.erase(it);
-        ++next_;
-        return item;
-    }
-    void close()
-    {
-        std::unique_lock lock{mutex_};
-        closed_ = true;
-        cv_.notify_all();
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    std::map<std::uint64_t, std::unique_ptr<work_item>> items_;
-    std::uint64_t next_{0};
-    bool closed_{false};
-};
-
 // The first exception of any thread, kept.
 class first_error
 {
@@ -118,8 +77,7 @@ void run_stream(unit_source & source, std::function<void(work_item &, unsigned)>
                 std::function<void(work_item const &)> const & write, unsigned const workers)
 {
     unsigned const nworkers = std::max(1u, workers);
-    item_queue free_items, to_process;
-    ordered_queue to_write;
+    item_queue free_items, to_process, to_write;
     for (std::size_t i = 0; i < nworkers + 2; ++i)
         free_items.push(std::make_unique<work_item>());
     std::exception_ptr reader_error, writer_error;
@@ -150,16 +108,26 @@ void run_stream(unit_source & source, std::function<void(work_item &, unsigned)>
         to_process.close();
     }};
 
+    // The writer takes the batches in input order (work_item::sequence), holding back those that workers
+    // finish early.
     std::thread writer_thread;
     if (write)
     {
         writer_thread = std::thread{[&] {
             try
             {
+                std::map<std::uint64_t, std::unique_ptr<work_item>> early;
+                std::uint64_t next = 0;
                 while (auto item = to_write.pop())
                 {
-                    write(*item);
-                    free_items.push(std::move(item));
+                    early.emplace(item->sequence, std::move(item));
+                    for (auto it = early.find(next); it != early.end(); it = early.find(next))
+                    {
+                        write(*it->second);
+                        free_items.push(std::move(it->second));
+                        early.erase(it);
+                        ++next;
+                    }
                 }
             }
             catch (...)
