@@ -1,12 +1,16 @@
 #pragma once
 /*! \file
  * \brief Internal (not installed): what the three Bloom filters (blocked, classic, counting) share -- the
- * double-hashing stage of the classic and counting layouts and the word-wise set operations with their
- * shape checks. Thread safety: as the filter member that calls them.
+ * double-hashing stage of the classic and counting layouts, the checks of their constructors and view(),
+ * the seed sizing of the classic layouts, the word-wise set operations with their shape checks, merge,
+ * clone and the common part of stats(). Thread safety: as the filter member that calls them.
  */
 #include <ksieve/filters/bloom.hpp>
+#include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -38,36 +42,165 @@ template <int rw, std::uint64_t per_word>
     return s;
 }
 
-/*! \brief Throws incompatible_error "cannot <what> <type_name> filters of different sizes (<a> vs <b>)". */
-[[noreturn]] inline void throw_different_shapes(char const * const what, char const * const type_name,
-                                                std::string const & a, std::string const & b)
+/*! \brief What the shared members need to know of one Bloom filter type:
+ * - `name`: the type in messages ("a classic Bloom filter");
+ * - `ctor_unit`, `words_per_unit`: what the size argument of the public constructor counts, and the words
+ *   of one such unit;
+ * - `hash_unit`: what k counts in the constructor's message;
+ * - `slots_per_word`: bits or counters per word (the granule of the classic seed sizing);
+ * - `size(f)`, `size_unit`: the first argument of the private constructor (words, storage) and what it
+ *   counts; with k it is the filter's shape. */
+template <typename filter_t> struct bloom_traits;
+
+template <> struct bloom_traits<blocked_bloom_filter>
 {
-    throw incompatible_error{std::string{"cannot "} + what + " " + type_name +
-                             " filters of different sizes (" + a + " vs " + b + ")"};
+    static constexpr char const * name = "blocked Bloom";
+    static constexpr char const * ctor_unit = "blocks";
+    static constexpr std::uint64_t words_per_unit = blocked_bloom_filter::block_words;
+    static constexpr char const * hash_unit = "bits per key";
+    static constexpr std::uint64_t slots_per_word = 64;
+    static constexpr char const * size_unit = "blocks";
+    static std::uint64_t size(blocked_bloom_filter const & f) noexcept { return f.blocks(); }
+};
+
+template <> struct bloom_traits<classic_bloom_filter>
+{
+    static constexpr char const * name = "classic Bloom";
+    static constexpr char const * ctor_unit = "words";
+    static constexpr std::uint64_t words_per_unit = 1;
+    static constexpr char const * hash_unit = "hash functions";
+    static constexpr std::uint64_t slots_per_word = 64;
+    static constexpr char const * size_unit = "bits";
+    static std::uint64_t size(classic_bloom_filter const & f) noexcept { return f.bits(); }
+};
+
+template <> struct bloom_traits<counting_bloom_filter>
+{
+    static constexpr char const * name = "counting Bloom";
+    static constexpr char const * ctor_unit = "words";
+    static constexpr std::uint64_t words_per_unit = 1;
+    static constexpr char const * hash_unit = "hash functions";
+    static constexpr std::uint64_t slots_per_word = counting_bloom_filter::counters_per_word;
+    static constexpr char const * size_unit = "counters";
+    static std::uint64_t size(counting_bloom_filter const & f) noexcept { return f.counters(); }
+};
+
+/*! \brief The words of a new, empty filter of `units` constructor units with k hash functions.
+ * \throws usage_error "a <name> filter needs between 1 and 2^56 <ctor_unit> (got <units>)" or "a <name>
+ * filter needs 1 to <max_hashes> <hash_unit> (got <k>)"; ksieve::error if out of memory. */
+template <typename filter_t> [[nodiscard]] word_storage new_bloom_words(std::uint64_t const units, unsigned const k)
+{
+    using traits = bloom_traits<filter_t>;
+    if (units == 0 || units > (std::uint64_t{1} << 56))
+        throw usage_error{std::string{"a "} + traits::name + " filter needs between 1 and 2^56 " +
+                          traits::ctor_unit + " (got " + std::to_string(units) + ")"};
+    if (k < 1 || k > filter_t::max_hashes)
+        throw usage_error{std::string{"a "} + traits::name + " filter needs 1 to " +
+                          std::to_string(filter_t::max_hashes) + " " + traits::hash_unit + " (got " +
+                          std::to_string(k) + ")"};
+    return word_storage{static_cast<std::size_t>(units * traits::words_per_unit)};
 }
 
-/*! \brief a[i] = op(a[i], b[i]) for every word (union and intersection of filters of one shape).
- * \pre b has as many words as a. */
-template <typename op_t>
-inline void combine_words(word_storage & a, word_storage const & b, op_t const op) noexcept
+/*! \brief create() of the classic and counting filters: check_bloom_config, then classic_bloom_shape for
+ * `expected` keys (capped at 2^key_bits) in whole words, as a filter of m / slots_per_word words with
+ * min(k, max_hashes) hash functions. \throws usage_error as check_bloom_config. */
+template <typename filter_t>
+[[nodiscard]] filter_t create_classic_layout(filter_config const & cfg, unsigned const key_bits,
+                                             std::uint64_t const expected)
 {
-    std::uint64_t * const x = a.data();
-    std::uint64_t const * const y = b.data();
-    for (std::size_t i = 0, n = a.size(); i < n; ++i)
-        x[i] = op(x[i], y[i]);
+    using traits = bloom_traits<filter_t>;
+    check_bloom_config(cfg, expected, traits::name);
+    std::uint64_t m = 0;
+    unsigned k = 0;
+    classic_bloom_shape(cap_expected(expected, key_bits), cfg.fpr, traits::slots_per_word, m, k);
+    return filter_t{m / traits::slots_per_word, std::min(k, filter_t::max_hashes)};
 }
+
+/*! \brief The hash count params[2] of a filter's parameters, after the checks of view() in their order:
+ * three parameters, the hash scheme filter_t::scheme, check_size(params[1]) (throws format_error for an
+ * invalid size) and 1 <= k <= filter_t::max_hashes.
+ * \throws format_error "<name> filter with <what is wrong>". */
+template <typename filter_t, typename size_check_t>
+[[nodiscard]] unsigned view_hash_count(std::span<std::uint64_t const> const params, size_check_t const & check_size)
+{
+    using traits = bloom_traits<filter_t>;
+    if (params.size() != 3)
+        throw format_error{std::string{traits::name} + " filter with " + std::to_string(params.size()) +
+                           " parameters instead of 3"};
+    if (params[0] != filter_t::scheme)
+        throw format_error{std::string{traits::name} + " filter with unknown hash scheme " +
+                           std::to_string(params[0])};
+    check_size(params[1]);
+    std::uint64_t const k = params[2];
+    if (k < 1 || k > filter_t::max_hashes)
+        throw format_error{std::string{traits::name} + " filter with an invalid number of hash functions " +
+                           std::to_string(k)};
+    return static_cast<unsigned>(k);
+}
+
+/*! \brief \throws format_error "<name> filter of <size> <unit> with <got> payload words" unless
+ * got == expected (the payload check of view() of the classic and counting filters). */
+template <typename filter_t>
+void check_payload_words(std::uint64_t const size, char const * const unit, std::size_t const got,
+                         std::uint64_t const expected)
+{
+    if (got != expected)
+        throw format_error{std::string{bloom_traits<filter_t>::name} + " filter of " + std::to_string(size) +
+                           " " + unit + " with " + std::to_string(got) + " payload words"};
+}
+
+/*! \brief "<size> <size_unit>, k = <k>": a filter's shape in messages. */
+template <typename filter_t> [[nodiscard]] std::string shape_text(filter_t const & f)
+{
+    return std::to_string(bloom_traits<filter_t>::size(f)) + " " + bloom_traits<filter_t>::size_unit +
+           ", k = " + std::to_string(f.hash_count());
+}
+
+/*! \brief \throws incompatible_error "cannot <what> <name> filters of different sizes (<shape of a> vs
+ * <shape of b>)" unless a and b have the same size and hash count. */
+template <typename filter_t>
+void check_compatible(filter_t const & a, filter_t const & b, char const * const what)
+{
+    using traits = bloom_traits<filter_t>;
+    if (traits::size(a) != traits::size(b) || a.hash_count() != b.hash_count())
+        throw incompatible_error{std::string{"cannot "} + what + " " + traits::name +
+                                 " filters of different sizes (" + shape_text(a) + " vs " + shape_text(b) +
+                                 ")"};
+}
+
+/*! \brief The members of the Bloom filters that reach their words and private constructor (a friend of
+ * each filter). */
+struct bloom_ops
+{
+    /*! \brief a's word i = op(a's word i, b's word i) for every word: unite_with and intersect_with.
+     * \throws incompatible_error (check_compatible(a, b, what)) if the shapes differ. */
+    template <typename filter_t, typename op_t>
+    static void combine(filter_t & a, filter_t const & b, char const * const what, op_t const op)
+    {
+        check_compatible(a, b, what);
+        std::uint64_t * const x = a.storage_.data();
+        std::uint64_t const * const y = b.storage_.data();
+        for (std::size_t i = 0, n = a.storage_.size(); i < n; ++i)
+            x[i] = op(x[i], y[i]);
+    }
+
+    /*! \brief An owned copy of f. \throws ksieve::error if out of memory. */
+    template <typename filter_t> [[nodiscard]] static filter_t clone(filter_t const & f)
+    {
+        return filter_t{bloom_traits<filter_t>::size(f), f.hash_count(), f.storage_.clone()};
+    }
+};
 
 /*! \brief The merge of Bloom filters of one type: every filter is checked against the first
- * (check(first, f) throws incompatible_error), then all are united into a copy of the first.
- * \throws incompatible_error also if the span is empty. */
-template <typename filter_t, typename check_t>
-[[nodiscard]] filter_t merge_all(std::span<filter_t const * const> const filters,
-                                 char const * const type_name, check_t const & check)
+ * (check_compatible(..., "merge")), then all are united into a copy of the first.
+ * \throws incompatible_error if the shapes differ or the span is empty. */
+template <typename filter_t> [[nodiscard]] filter_t merge_all(std::span<filter_t const * const> const filters)
 {
     if (filters.empty())
-        throw incompatible_error{std::string{"merge needs at least one "} + type_name + " filter"};
+        throw incompatible_error{std::string{"merge needs at least one "} + bloom_traits<filter_t>::name +
+                                 " filter"};
     for (auto const * f : filters)
-        check(*filters[0], *f);
+        check_compatible(*filters[0], *f, "merge");
     filter_t r = filters[0]->clone();
     for (auto const * f : filters.subspan(1))
         r.unite_with(*f);
@@ -76,12 +209,28 @@ template <typename filter_t, typename check_t>
 
 /*! \brief (a.*op)(b) on a copy of a: the free unite() and intersect() of the Bloom filters. */
 template <typename filter_t>
-[[nodiscard]] filter_t combined(filter_t const & a, filter_t const & b,
-                                void (filter_t::*op)(filter_t const &))
+[[nodiscard]] filter_t combined(filter_t const & a, filter_t const & b, void (filter_t::*op)(filter_t const &))
 {
     filter_t r = a.clone();
     (r.*op)(b);
     return r;
+}
+
+/*! \brief stats() of a Bloom filter of `words` words with `used` of its `slots` slots (bits or counters) set
+ * and k hash functions: distinct = bloom_cardinality, total_count = distinct, load = used / slots and
+ * estimated_fpr = load^k (the estimate of the classic layouts). */
+[[nodiscard]] inline filter_stats bloom_stats(std::uint64_t const used, std::uint64_t const slots,
+                                              std::size_t const words, unsigned const k) noexcept
+{
+    filter_stats s{};
+    s.used = used;
+    s.bytes = words * 8;
+    s.slots = slots;
+    s.distinct = bloom_cardinality(used, slots, k);
+    s.total_count = s.distinct;
+    s.load = static_cast<double>(used) / static_cast<double>(slots);
+    s.estimated_fpr = std::pow(s.load, static_cast<double>(k));
+    return s;
 }
 
 } // namespace ksieve::detail
