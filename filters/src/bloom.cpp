@@ -223,17 +223,41 @@ inline double classic_fpr(double const b, double const i, unsigned const k) noex
     return std::pow(-std::expm1(i * k * std::log1p(-1.0 / b)), static_cast<double>(k));
 }
 
-template <typename filter_t> std::string shape_text(filter_t const & f);
-
-template <> std::string shape_text(blocked_bloom_filter const & f)
+/*! Sets the bits of a key's double hashing s among the `bits` bits of w with set(word, mask): a plain or an
+ * atomic OR. */
+template <typename set_t>
+[[gnu::always_inline]] inline void set_classic_bits(std::uint64_t * const w, std::uint64_t const bits,
+                                                    unsigned const k, detail::double_hash s,
+                                                    set_t const set) noexcept
 {
-    return std::to_string(f.blocks()) + " blocks, k = " + std::to_string(f.hash_count());
+    for (unsigned i = 0; i < k; ++i, s.a += s.b)
+    {
+        std::uint64_t const p = detail::mul_high(s.a, bits);
+        set(w[p >> 6], std::uint64_t{1} << (p & 63));
+    }
 }
 
-template <> std::string shape_text(classic_bloom_filter const & f)
+/*! set_classic_bits for every key, with prefetching. */
+template <typename set_t>
+inline void insert_classic_batch(std::uint64_t * const w, std::uint64_t const bits, unsigned const k,
+                                 std::span<std::uint64_t const> const keys, set_t const set) noexcept
 {
-    return std::to_string(f.bits()) + " bits, k = " + std::to_string(f.hash_count());
+    detail::pipelined<detail::double_hash>(
+        keys, [=](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k, bits, w); },
+        [=](std::size_t, detail::double_hash const s) { set_classic_bits(w, bits, k, s, set); });
 }
+
+/*! The OR of insert_batch: mask into word. */
+struct plain_or_op
+{
+    void operator()(std::uint64_t & word, std::uint64_t const mask) const noexcept { word |= mask; }
+};
+
+/*! The OR of the concurrent inserts: atomic_or of mask into word. */
+struct atomic_or_op
+{
+    void operator()(std::uint64_t & word, std::uint64_t const mask) const noexcept { atomic_or(word, mask); }
+};
 
 } // namespace
 
@@ -241,15 +265,8 @@ template <> std::string shape_text(classic_bloom_filter const & f)
 // blocked_bloom_filter
 
 blocked_bloom_filter::blocked_bloom_filter(std::uint64_t const blocks, unsigned const k)
-    : blocks_{blocks}, k_{k}
+    : blocks_{blocks}, k_{k}, storage_{detail::bloom_words<blocked_bloom_filter>(blocks, k)}
 {
-    if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
-        throw usage_error{"a blocked Bloom filter needs between 1 and 2^56 blocks (got " +
-                          std::to_string(blocks) + ")"};
-    if (k < 1 || k > max_hashes)
-        throw usage_error{"a blocked Bloom filter needs 1 to " + std::to_string(max_hashes) +
-                          " bits per key (got " + std::to_string(k) + ")"};
-    storage_ = detail::word_storage{static_cast<std::size_t>(blocks * block_words)};
 }
 
 blocked_bloom_filter blocked_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
@@ -316,23 +333,20 @@ blocked_bloom_filter::shape blocked_bloom_filter::shape_for(std::uint64_t const 
 blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> const params,
                                                 std::span<std::uint64_t const> const words, unsigned)
 {
-    if (params.size() != 3)
-        throw format_error{"blocked Bloom filter with " + std::to_string(params.size()) +
-                           " parameters instead of 3"};
-    if (params[0] != scheme)
-        throw format_error{"blocked Bloom filter with unknown hash scheme " + std::to_string(params[0])};
+    unsigned const k = detail::view_hash_count<blocked_bloom_filter>(
+        params,
+        [](std::uint64_t const blocks)
+        {
+            if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
+                throw format_error{"blocked Bloom filter with an invalid block count " +
+                                   std::to_string(blocks)};
+        });
     std::uint64_t const blocks = params[1];
-    std::uint64_t const k = params[2];
-    if (blocks == 0 || blocks > (std::uint64_t{1} << 56))
-        throw format_error{"blocked Bloom filter with an invalid block count " + std::to_string(blocks)};
-    if (k < 1 || k > max_hashes)
-        throw format_error{"blocked Bloom filter with an invalid number of hash functions " +
-                           std::to_string(k)};
     if (words.size() != blocks * block_words)
         throw format_error{"blocked Bloom filter of " + std::to_string(blocks) + " blocks with " +
                            std::to_string(words.size()) + " payload words instead of " +
                            std::to_string(blocks * block_words)};
-    return blocked_bloom_filter{blocks, static_cast<unsigned>(k), detail::word_storage::view(words)};
+    return blocked_bloom_filter{blocks, k, detail::word_storage::view(words)};
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -397,34 +411,24 @@ void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
     KSIEVE_BLOOM_DISPATCH(count_batch(storage_.data(), blocks_, k_, keys, out));
 }
 
-void blocked_bloom_filter::check_compatible(blocked_bloom_filter const & other, char const * const what) const
-{
-    if (blocks_ != other.blocks_ || k_ != other.k_)
-        detail::throw_different_shapes(what, "blocked Bloom", shape_text(*this), shape_text(other));
-}
-
 void blocked_bloom_filter::unite_with(blocked_bloom_filter const & other)
 {
-    check_compatible(other, "unite");
-    detail::combine_words(storage_, other.storage_, std::bit_or<std::uint64_t>{});
+    detail::bloom_ops::combine(*this, other, "unite", std::bit_or<std::uint64_t>{});
 }
 
 void blocked_bloom_filter::intersect_with(blocked_bloom_filter const & other)
 {
-    check_compatible(other, "intersect");
-    detail::combine_words(storage_, other.storage_, std::bit_and<std::uint64_t>{});
+    detail::bloom_ops::combine(*this, other, "intersect", std::bit_and<std::uint64_t>{});
 }
 
 blocked_bloom_filter blocked_bloom_filter::merge(std::span<blocked_bloom_filter const * const> const filters)
 {
-    return detail::merge_all(filters, "blocked Bloom",
-                             [](blocked_bloom_filter const & first, blocked_bloom_filter const & f)
-                             { first.check_compatible(f, "merge"); });
+    return detail::merge_all(filters);
 }
 
 blocked_bloom_filter blocked_bloom_filter::clone() const
 {
-    return blocked_bloom_filter{blocks_, k_, storage_.clone()};
+    return detail::bloom_ops::clone(*this);
 }
 
 filter_stats blocked_bloom_filter::stats() const noexcept
@@ -438,19 +442,15 @@ filter_stats blocked_bloom_filter::stats() const noexcept
             c += static_cast<unsigned>(std::popcount(w[b * block_words + j]));
         ++hist[c];
     }
-    filter_stats s{};
+    std::uint64_t used = 0;
     double fpr = 0;
     for (unsigned c = 0; c <= block_bits; ++c)
     {
-        s.used += c * hist[c];
+        used += c * hist[c];
         if (hist[c] != 0)
             fpr += static_cast<double>(hist[c]) * std::pow(c / double(block_bits), double(k_));
     }
-    s.bytes = storage_.size() * 8;
-    s.slots = bits();
-    s.distinct = detail::bloom_cardinality(s.used, s.slots, k_);
-    s.total_count = s.distinct;
-    s.load = static_cast<double>(s.used) / static_cast<double>(s.slots);
+    filter_stats s = detail::bloom_stats(used, bits(), storage_.size(), k_);
     s.estimated_fpr = fpr / static_cast<double>(blocks_);
     return s;
 }
@@ -469,25 +469,14 @@ blocked_bloom_filter intersect(blocked_bloom_filter const & a, blocked_bloom_fil
 // classic_bloom_filter
 
 classic_bloom_filter::classic_bloom_filter(std::uint64_t const words, unsigned const k)
-    : bits_{words * 64}, k_{k}
+    : bits_{words * 64}, k_{k}, storage_{detail::bloom_words<classic_bloom_filter>(words, k)}
 {
-    if (words == 0 || words > (std::uint64_t{1} << 56))
-        throw usage_error{"a classic Bloom filter needs between 1 and 2^56 words (got " +
-                          std::to_string(words) + ")"};
-    if (k < 1 || k > max_hashes)
-        throw usage_error{"a classic Bloom filter needs 1 to " + std::to_string(max_hashes) +
-                          " hash functions (got " + std::to_string(k) + ")"};
-    storage_ = detail::word_storage{static_cast<std::size_t>(words)};
 }
 
 classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
                                                   std::uint64_t const expected)
 {
-    detail::check_bloom_config(cfg, expected, "classic Bloom");
-    std::uint64_t m = 0;
-    unsigned k = 0;
-    detail::classic_bloom_shape(detail::cap_expected(expected, key_bits), cfg.fpr, 64, m, k);
-    return classic_bloom_filter{m / 64, std::min(k, max_hashes)};
+    return detail::create_classic_layout<classic_bloom_filter>(cfg, key_bits, expected, 64);
 }
 
 double classic_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t const bits,
@@ -500,68 +489,34 @@ double classic_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t 
 classic_bloom_filter classic_bloom_filter::view(std::span<std::uint64_t const> const params,
                                                 std::span<std::uint64_t const> const words, unsigned)
 {
-    if (params.size() != 3)
-        throw format_error{"classic Bloom filter with " + std::to_string(params.size()) +
-                           " parameters instead of 3"};
-    if (params[0] != scheme)
-        throw format_error{"classic Bloom filter with unknown hash scheme " + std::to_string(params[0])};
+    unsigned const k = detail::view_hash_count<classic_bloom_filter>(
+        params,
+        [](std::uint64_t const nwords)
+        {
+            if (nwords == 0 || nwords > (std::uint64_t{1} << 56))
+                throw format_error{"classic Bloom filter with an invalid size of " + std::to_string(nwords) +
+                                   " words"};
+        });
     std::uint64_t const nwords = params[1];
-    std::uint64_t const k = params[2];
-    if (nwords == 0 || nwords > (std::uint64_t{1} << 56))
-        throw format_error{"classic Bloom filter with an invalid size of " + std::to_string(nwords) +
-                           " words"};
-    if (k < 1 || k > max_hashes)
-        throw format_error{"classic Bloom filter with an invalid number of hash functions " +
-                           std::to_string(k)};
-    if (words.size() != nwords)
-        throw format_error{"classic Bloom filter of " + std::to_string(nwords) + " words with " +
-                           std::to_string(words.size()) + " payload words"};
-    return classic_bloom_filter{nwords * 64, static_cast<unsigned>(k), detail::word_storage::view(words)};
+    detail::check_payload_words<classic_bloom_filter>(nwords, "words", words.size(), nwords);
+    return classic_bloom_filter{nwords * 64, k, detail::word_storage::view(words)};
 }
 
 void classic_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
 {
-    std::uint64_t a = mix64(key);
-    std::uint64_t const b = second_hash(a);
-    std::uint64_t * const w = storage_.data();
-    for (unsigned i = 0; i < k_; ++i, a += b)
-    {
-        std::uint64_t const p = detail::mul_high(a, bits_);
-        atomic_or(w[p >> 6], std::uint64_t{1} << (p & 63));
-    }
+    std::uint64_t const a = mix64(key);
+    set_classic_bits(storage_.data(), bits_, k_, detail::double_hash{a, second_hash(a)}, atomic_or_op{});
 }
 
 insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
-    std::uint64_t * const w = storage_.data();
-    detail::pipelined<detail::double_hash>(
-        keys,
-        [this, w](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k_, bits_, w); },
-        [this, w](std::size_t, detail::double_hash s)
-        {
-            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
-            {
-                std::uint64_t const p = detail::mul_high(s.a, bits_);
-                w[p >> 6] |= std::uint64_t{1} << (p & 63);
-            }
-        });
+    insert_classic_batch(storage_.data(), bits_, k_, keys, plain_or_op{});
     return insert_status::ok;
 }
 
 void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
 {
-    std::uint64_t * const w = storage_.data();
-    detail::pipelined<detail::double_hash>(
-        keys,
-        [this, w](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k_, bits_, w); },
-        [this, w](std::size_t, detail::double_hash s)
-        {
-            for (unsigned i = 0; i < k_; ++i, s.a += s.b)
-            {
-                std::uint64_t const p = detail::mul_high(s.a, bits_);
-                atomic_or(w[p >> 6], std::uint64_t{1} << (p & 63));
-            }
-        });
+    insert_classic_batch(storage_.data(), bits_, k_, keys, atomic_or_op{});
 }
 
 void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys,
@@ -583,49 +538,33 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
         });
 }
 
-void classic_bloom_filter::check_compatible(classic_bloom_filter const & other, char const * const what) const
-{
-    if (bits_ != other.bits_ || k_ != other.k_)
-        detail::throw_different_shapes(what, "classic Bloom", shape_text(*this), shape_text(other));
-}
-
 void classic_bloom_filter::unite_with(classic_bloom_filter const & other)
 {
-    check_compatible(other, "unite");
-    detail::combine_words(storage_, other.storage_, std::bit_or<std::uint64_t>{});
+    detail::bloom_ops::combine(*this, other, "unite", std::bit_or<std::uint64_t>{});
 }
 
 void classic_bloom_filter::intersect_with(classic_bloom_filter const & other)
 {
-    check_compatible(other, "intersect");
-    detail::combine_words(storage_, other.storage_, std::bit_and<std::uint64_t>{});
+    detail::bloom_ops::combine(*this, other, "intersect", std::bit_and<std::uint64_t>{});
 }
 
 classic_bloom_filter classic_bloom_filter::merge(std::span<classic_bloom_filter const * const> const filters)
 {
-    return detail::merge_all(filters, "classic Bloom",
-                             [](classic_bloom_filter const & first, classic_bloom_filter const & f)
-                             { first.check_compatible(f, "merge"); });
+    return detail::merge_all(filters);
 }
 
 classic_bloom_filter classic_bloom_filter::clone() const
 {
-    return classic_bloom_filter{bits_, k_, storage_.clone()};
+    return detail::bloom_ops::clone(*this);
 }
 
 filter_stats classic_bloom_filter::stats() const noexcept
 {
-    filter_stats s{};
+    std::uint64_t used = 0;
     std::uint64_t const * const w = storage_.data();
     for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
-        s.used += static_cast<std::uint64_t>(std::popcount(w[i]));
-    s.bytes = storage_.size() * 8;
-    s.slots = bits_;
-    s.distinct = detail::bloom_cardinality(s.used, s.slots, k_);
-    s.total_count = s.distinct;
-    s.load = static_cast<double>(s.used) / static_cast<double>(s.slots);
-    s.estimated_fpr = std::pow(s.load, static_cast<double>(k_));
-    return s;
+        used += static_cast<std::uint64_t>(std::popcount(w[i]));
+    return detail::bloom_stats(used, bits_, storage_.size(), k_);
 }
 
 classic_bloom_filter unite(classic_bloom_filter const & a, classic_bloom_filter const & b)

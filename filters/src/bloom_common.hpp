@@ -42,78 +42,71 @@ template <int rw, std::uint64_t per_word>
     return s;
 }
 
-/*! \brief What the shared members need to know of one Bloom filter type:
- * - `name`: the type in messages ("a classic Bloom filter");
- * - `ctor_unit`, `words_per_unit`: what the size argument of the public constructor counts, and the words
- *   of one such unit;
- * - `hash_unit`: what k counts in the constructor's message;
- * - `slots_per_word`: bits or counters per word (the granule of the classic seed sizing);
- * - `size(f)`, `size_unit`: the first argument of the private constructor (words, storage) and what it
- *   counts; with k it is the filter's shape. */
-template <typename filter_t> struct bloom_traits;
-
-template <> struct bloom_traits<blocked_bloom_filter>
+/*! \brief What the shared members need to know of one Bloom filter type (bloom_kind_of<filter_t>). */
+template <typename filter_t> struct bloom_kind
 {
-    static constexpr char const * name = "blocked Bloom";
-    static constexpr char const * ctor_unit = "blocks";
-    static constexpr std::uint64_t words_per_unit = blocked_bloom_filter::block_words;
-    static constexpr char const * hash_unit = "bits per key";
-    static constexpr std::uint64_t slots_per_word = 64;
-    static constexpr char const * size_unit = "blocks";
-    static std::uint64_t size(blocked_bloom_filter const & f) noexcept { return f.blocks(); }
+    char const * name;            //!< the type in messages ("a classic Bloom filter")
+    char const * ctor_unit;       //!< what the size argument of the public constructor counts
+    std::uint64_t words_per_unit; //!< words of one such unit
+    char const * hash_unit;       //!< what k counts in the constructor's messages
+    /*! \brief The first argument of the private constructor (word storage): with k, the filter's shape. */
+    std::uint64_t (filter_t::*size)() const noexcept;
+    char const * size_unit; //!< what size counts
 };
 
-template <> struct bloom_traits<classic_bloom_filter>
-{
-    static constexpr char const * name = "classic Bloom";
-    static constexpr char const * ctor_unit = "words";
-    static constexpr std::uint64_t words_per_unit = 1;
-    static constexpr char const * hash_unit = "hash functions";
-    static constexpr std::uint64_t slots_per_word = 64;
-    static constexpr char const * size_unit = "bits";
-    static std::uint64_t size(classic_bloom_filter const & f) noexcept { return f.bits(); }
-};
+/*! \brief The bloom_kind of each Bloom filter type. */
+template <typename filter_t> extern bloom_kind<filter_t> const bloom_kind_of;
+template <>
+inline constexpr bloom_kind<blocked_bloom_filter> bloom_kind_of<blocked_bloom_filter>{
+    "blocked Bloom",
+    "blocks",
+    blocked_bloom_filter::block_words,
+    "bits per key",
+    &blocked_bloom_filter::blocks,
+    "blocks"};
+template <>
+inline constexpr bloom_kind<classic_bloom_filter> bloom_kind_of<classic_bloom_filter>{
+    "classic Bloom", "words", 1, "hash functions", &classic_bloom_filter::bits, "bits"};
+template <>
+inline constexpr bloom_kind<counting_bloom_filter> bloom_kind_of<counting_bloom_filter>{
+    "counting Bloom", "words", 1, "hash functions", &counting_bloom_filter::counters, "counters"};
 
-template <> struct bloom_traits<counting_bloom_filter>
+/*! \brief The size of f in its shape (bloom_kind::size). */
+template <typename filter_t> [[nodiscard]] std::uint64_t shape_size(filter_t const & f) noexcept
 {
-    static constexpr char const * name = "counting Bloom";
-    static constexpr char const * ctor_unit = "words";
-    static constexpr std::uint64_t words_per_unit = 1;
-    static constexpr char const * hash_unit = "hash functions";
-    static constexpr std::uint64_t slots_per_word = counting_bloom_filter::counters_per_word;
-    static constexpr char const * size_unit = "counters";
-    static std::uint64_t size(counting_bloom_filter const & f) noexcept { return f.counters(); }
-};
+    return (f.*bloom_kind_of<filter_t>.size)();
+}
 
 /*! \brief The words of a new, empty filter of `units` constructor units with k hash functions.
  * \throws usage_error "a <name> filter needs between 1 and 2^56 <ctor_unit> (got <units>)" or "a <name>
  * filter needs 1 to <max_hashes> <hash_unit> (got <k>)"; ksieve::error if out of memory. */
-template <typename filter_t> [[nodiscard]] word_storage new_bloom_words(std::uint64_t const units, unsigned const k)
+template <typename filter_t>
+[[nodiscard]] word_storage bloom_words(std::uint64_t const units, unsigned const k)
 {
-    using traits = bloom_traits<filter_t>;
+    constexpr auto const & kind = bloom_kind_of<filter_t>;
     if (units == 0 || units > (std::uint64_t{1} << 56))
-        throw usage_error{std::string{"a "} + traits::name + " filter needs between 1 and 2^56 " +
-                          traits::ctor_unit + " (got " + std::to_string(units) + ")"};
+        throw usage_error{std::string{"a "} + kind.name + " filter needs between 1 and 2^56 " +
+                          kind.ctor_unit + " (got " + std::to_string(units) + ")"};
     if (k < 1 || k > filter_t::max_hashes)
-        throw usage_error{std::string{"a "} + traits::name + " filter needs 1 to " +
-                          std::to_string(filter_t::max_hashes) + " " + traits::hash_unit + " (got " +
+        throw usage_error{std::string{"a "} + kind.name + " filter needs 1 to " +
+                          std::to_string(filter_t::max_hashes) + " " + kind.hash_unit + " (got " +
                           std::to_string(k) + ")"};
-    return word_storage{static_cast<std::size_t>(units * traits::words_per_unit)};
+    return word_storage{static_cast<std::size_t>(units * kind.words_per_unit)};
 }
 
 /*! \brief create() of the classic and counting filters: check_bloom_config, then classic_bloom_shape for
- * `expected` keys (capped at 2^key_bits) in whole words, as a filter of m / slots_per_word words with
- * min(k, max_hashes) hash functions. \throws usage_error as check_bloom_config. */
+ * `expected` keys (capped at 2^key_bits) in whole words of `slots_per_word` slots (bits or counters), as
+ * a filter of m / slots_per_word words with min(k, max_hashes) hash functions.
+ * \throws usage_error as check_bloom_config. */
 template <typename filter_t>
 [[nodiscard]] filter_t create_classic_layout(filter_config const & cfg, unsigned const key_bits,
-                                             std::uint64_t const expected)
+                                             std::uint64_t const expected, std::uint64_t const slots_per_word)
 {
-    using traits = bloom_traits<filter_t>;
-    check_bloom_config(cfg, expected, traits::name);
+    check_bloom_config(cfg, expected, bloom_kind_of<filter_t>.name);
     std::uint64_t m = 0;
     unsigned k = 0;
-    classic_bloom_shape(cap_expected(expected, key_bits), cfg.fpr, traits::slots_per_word, m, k);
-    return filter_t{m / traits::slots_per_word, std::min(k, filter_t::max_hashes)};
+    classic_bloom_shape(cap_expected(expected, key_bits), cfg.fpr, slots_per_word, m, k);
+    return filter_t{m / slots_per_word, std::min(k, filter_t::max_hashes)};
 }
 
 /*! \brief The hash count params[2] of a filter's parameters, after the checks of view() in their order:
@@ -121,19 +114,20 @@ template <typename filter_t>
  * invalid size) and 1 <= k <= filter_t::max_hashes.
  * \throws format_error "<name> filter with <what is wrong>". */
 template <typename filter_t, typename size_check_t>
-[[nodiscard]] unsigned view_hash_count(std::span<std::uint64_t const> const params, size_check_t const & check_size)
+[[nodiscard]] unsigned view_hash_count(std::span<std::uint64_t const> const params,
+                                       size_check_t const & check_size)
 {
-    using traits = bloom_traits<filter_t>;
+    constexpr auto const & kind = bloom_kind_of<filter_t>;
     if (params.size() != 3)
-        throw format_error{std::string{traits::name} + " filter with " + std::to_string(params.size()) +
+        throw format_error{std::string{kind.name} + " filter with " + std::to_string(params.size()) +
                            " parameters instead of 3"};
     if (params[0] != filter_t::scheme)
-        throw format_error{std::string{traits::name} + " filter with unknown hash scheme " +
+        throw format_error{std::string{kind.name} + " filter with unknown hash scheme " +
                            std::to_string(params[0])};
     check_size(params[1]);
     std::uint64_t const k = params[2];
     if (k < 1 || k > filter_t::max_hashes)
-        throw format_error{std::string{traits::name} + " filter with an invalid number of hash functions " +
+        throw format_error{std::string{kind.name} + " filter with an invalid number of hash functions " +
                            std::to_string(k)};
     return static_cast<unsigned>(k);
 }
@@ -145,14 +139,14 @@ void check_payload_words(std::uint64_t const size, char const * const unit, std:
                          std::uint64_t const expected)
 {
     if (got != expected)
-        throw format_error{std::string{bloom_traits<filter_t>::name} + " filter of " + std::to_string(size) +
+        throw format_error{std::string{bloom_kind_of<filter_t>.name} + " filter of " + std::to_string(size) +
                            " " + unit + " with " + std::to_string(got) + " payload words"};
 }
 
 /*! \brief "<size> <size_unit>, k = <k>": a filter's shape in messages. */
 template <typename filter_t> [[nodiscard]] std::string shape_text(filter_t const & f)
 {
-    return std::to_string(bloom_traits<filter_t>::size(f)) + " " + bloom_traits<filter_t>::size_unit +
+    return std::to_string(shape_size(f)) + " " + bloom_kind_of<filter_t>.size_unit +
            ", k = " + std::to_string(f.hash_count());
 }
 
@@ -161,9 +155,9 @@ template <typename filter_t> [[nodiscard]] std::string shape_text(filter_t const
 template <typename filter_t>
 void check_compatible(filter_t const & a, filter_t const & b, char const * const what)
 {
-    using traits = bloom_traits<filter_t>;
-    if (traits::size(a) != traits::size(b) || a.hash_count() != b.hash_count())
-        throw incompatible_error{std::string{"cannot "} + what + " " + traits::name +
+    constexpr auto const & kind = bloom_kind_of<filter_t>;
+    if (shape_size(a) != shape_size(b) || a.hash_count() != b.hash_count())
+        throw incompatible_error{std::string{"cannot "} + what + " " + kind.name +
                                  " filters of different sizes (" + shape_text(a) + " vs " + shape_text(b) +
                                  ")"};
 }
@@ -187,7 +181,7 @@ struct bloom_ops
     /*! \brief An owned copy of f. \throws ksieve::error if out of memory. */
     template <typename filter_t> [[nodiscard]] static filter_t clone(filter_t const & f)
     {
-        return filter_t{bloom_traits<filter_t>::size(f), f.hash_count(), f.storage_.clone()};
+        return filter_t{shape_size(f), f.hash_count(), f.storage_.clone()};
     }
 };
 
@@ -197,7 +191,7 @@ struct bloom_ops
 template <typename filter_t> [[nodiscard]] filter_t merge_all(std::span<filter_t const * const> const filters)
 {
     if (filters.empty())
-        throw incompatible_error{std::string{"merge needs at least one "} + bloom_traits<filter_t>::name +
+        throw incompatible_error{std::string{"merge needs at least one "} + bloom_kind_of<filter_t>.name +
                                  " filter"};
     for (auto const * f : filters)
         check_compatible(*filters[0], *f, "merge");
@@ -209,7 +203,8 @@ template <typename filter_t> [[nodiscard]] filter_t merge_all(std::span<filter_t
 
 /*! \brief (a.*op)(b) on a copy of a: the free unite() and intersect() of the Bloom filters. */
 template <typename filter_t>
-[[nodiscard]] filter_t combined(filter_t const & a, filter_t const & b, void (filter_t::*op)(filter_t const &))
+[[nodiscard]] filter_t combined(filter_t const & a, filter_t const & b,
+                                void (filter_t::*op)(filter_t const &))
 {
     filter_t r = a.clone();
     (r.*op)(b);

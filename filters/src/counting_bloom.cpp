@@ -4,7 +4,6 @@
 #include "bloom_common.hpp"
 
 #include <bit>
-#include <cmath>
 #include <string>
 
 namespace ksieve
@@ -44,55 +43,35 @@ constexpr std::uint64_t nonzero_nibbles(std::uint64_t const w) noexcept
     return (w | (w >> 1) | (w >> 2) | (w >> 3)) & nibble_low;
 }
 
-std::string shape_text(std::uint64_t const counters, unsigned const k)
-{
-    return std::to_string(counters) + " counters, k = " + std::to_string(k);
-}
-
 } // namespace
 
 counting_bloom_filter::counting_bloom_filter(std::uint64_t const words, unsigned const k)
-    : counters_{words * counters_per_word}, k_{k}
+    : counting_bloom_filter{words * counters_per_word, k,
+                            detail::bloom_words<counting_bloom_filter>(words, k)}
 {
-    if (words == 0 || words > (std::uint64_t{1} << 56))
-        throw usage_error{"a counting Bloom filter needs between 1 and 2^56 words (got " +
-                          std::to_string(words) + ")"};
-    if (k < 1 || k > max_hashes)
-        throw usage_error{"a counting Bloom filter needs 1 to " + std::to_string(max_hashes) +
-                          " hash functions (got " + std::to_string(k) + ")"};
-    storage_ = detail::word_storage{static_cast<std::size_t>(words)};
 }
 
 counting_bloom_filter counting_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
                                                     std::uint64_t const expected)
 {
-    detail::check_bloom_config(cfg, expected, "counting Bloom");
-    std::uint64_t m = 0;
-    unsigned k = 0;
-    detail::classic_bloom_shape(detail::cap_expected(expected, key_bits), cfg.fpr, counters_per_word, m, k);
-    return counting_bloom_filter{m / counters_per_word, k < max_hashes ? k : max_hashes};
+    return detail::create_classic_layout<counting_bloom_filter>(cfg, key_bits, expected, counters_per_word);
 }
 
 counting_bloom_filter counting_bloom_filter::view(std::span<std::uint64_t const> const params,
                                                   std::span<std::uint64_t const> const words, unsigned)
 {
-    if (params.size() != 3)
-        throw format_error{"counting Bloom filter with " + std::to_string(params.size()) +
-                           " parameters instead of 3"};
-    if (params[0] != scheme)
-        throw format_error{"counting Bloom filter with unknown hash scheme " + std::to_string(params[0])};
+    unsigned const k = detail::view_hash_count<counting_bloom_filter>(
+        params,
+        [](std::uint64_t const counters)
+        {
+            if (counters == 0 || counters % counters_per_word != 0 || counters > (std::uint64_t{1} << 60))
+                throw format_error{"counting Bloom filter with an invalid number of counters " +
+                                   std::to_string(counters)};
+        });
     std::uint64_t const counters = params[1];
-    std::uint64_t const k = params[2];
-    if (counters == 0 || counters % counters_per_word != 0 || counters > (std::uint64_t{1} << 60))
-        throw format_error{"counting Bloom filter with an invalid number of counters " +
-                           std::to_string(counters)};
-    if (k < 1 || k > max_hashes)
-        throw format_error{"counting Bloom filter with an invalid number of hash functions " +
-                           std::to_string(k)};
-    if (words.size() != counters / counters_per_word)
-        throw format_error{"counting Bloom filter of " + std::to_string(counters) + " counters with " +
-                           std::to_string(words.size()) + " payload words"};
-    return counting_bloom_filter{counters, static_cast<unsigned>(k), detail::word_storage::view(words)};
+    detail::check_payload_words<counting_bloom_filter>(counters, "counters", words.size(),
+                                                       counters / counters_per_word);
+    return counting_bloom_filter{counters, k, detail::word_storage::view(words)};
 }
 
 bool counting_bloom_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
@@ -158,58 +137,43 @@ void counting_bloom_filter::count_batch(std::span<std::uint64_t const> const key
         });
 }
 
-void counting_bloom_filter::check_compatible(counting_bloom_filter const & other,
-                                             char const * const what) const
-{
-    if (counters_ != other.counters_ || k_ != other.k_)
-        detail::throw_different_shapes(what, "counting Bloom", shape_text(counters_, k_),
-                                       shape_text(other.counters_, other.k_));
-}
-
 void counting_bloom_filter::unite_with(counting_bloom_filter const & other)
 {
-    check_compatible(other, "unite");
-    detail::combine_words(storage_, other.storage_,
-                          [](std::uint64_t const x, std::uint64_t const y) { return saturating_add(x, y); });
+    detail::bloom_ops::combine(*this, other, "unite",
+                               [](std::uint64_t const x, std::uint64_t const y)
+                               { return saturating_add(x, y); });
 }
 
 void counting_bloom_filter::intersect_with(counting_bloom_filter const & other)
 {
-    check_compatible(other, "intersect");
-    detail::combine_words(storage_, other.storage_,
-                          [](std::uint64_t const x, std::uint64_t const y) { return nibble_min(x, y); });
+    detail::bloom_ops::combine(*this, other, "intersect",
+                               [](std::uint64_t const x, std::uint64_t const y) { return nibble_min(x, y); });
 }
 
 counting_bloom_filter
 counting_bloom_filter::merge(std::span<counting_bloom_filter const * const> const filters)
 {
-    return detail::merge_all(filters, "counting Bloom",
-                             [](counting_bloom_filter const & first, counting_bloom_filter const & f)
-                             { first.check_compatible(f, "merge"); });
+    return detail::merge_all(filters);
 }
 
 counting_bloom_filter counting_bloom_filter::clone() const
 {
-    return counting_bloom_filter{counters_, k_, storage_.clone()};
+    return detail::bloom_ops::clone(*this);
 }
 
 filter_stats counting_bloom_filter::stats() const noexcept
 {
-    filter_stats s{};
+    std::uint64_t used = 0;
     std::uint64_t sum = 0;
     std::uint64_t const * const w = storage_.data();
     for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
     {
-        s.used += static_cast<std::uint64_t>(std::popcount(nonzero_nibbles(w[i])));
+        used += static_cast<std::uint64_t>(std::popcount(nonzero_nibbles(w[i])));
         std::uint64_t const bytes = (w[i] & 0x0F0F0F0F0F0F0F0FULL) + ((w[i] >> 4) & 0x0F0F0F0F0F0F0F0FULL);
         sum += (bytes * 0x0101010101010101ULL) >> 56; // byte sums <= 8 * 30 < 256
     }
-    s.bytes = storage_.size() * 8;
-    s.slots = counters_;
-    s.distinct = detail::bloom_cardinality(s.used, counters_, k_);
+    filter_stats s = detail::bloom_stats(used, counters_, storage_.size(), k_);
     s.total_count = (sum + k_ / 2) / k_;
-    s.load = static_cast<double>(s.used) / static_cast<double>(counters_);
-    s.estimated_fpr = std::pow(s.load, static_cast<double>(k_));
     return s;
 }
 

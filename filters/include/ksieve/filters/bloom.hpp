@@ -173,6 +173,10 @@ void classic_bloom_shape(std::uint64_t n, double eps, std::uint64_t granule, std
 /*! \brief Throws usage_error unless 0 < fpr < 0.5 and expected > 0 (shared by all Bloom types). */
 void check_bloom_config(filter_config const & cfg, std::uint64_t expected, char const * type_name);
 
+/*! \brief The members the Bloom filters share (set operations, clone), defined in the filter library; a
+ * friend of each Bloom filter. */
+struct bloom_ops;
+
 } // namespace detail
 
 /*! \brief Cache-line-blocked Bloom filter (filter_type::bloom). See the file comment for layout, sizing
@@ -317,7 +321,7 @@ private:
         return (acc & 1) != 0;
     }
     void set_bits_atomic(std::uint64_t * block, std::uint32_t lo) const noexcept;
-    void check_compatible(blocked_bloom_filter const & other, char const * what) const;
+    friend struct detail::bloom_ops;
 
     std::uint64_t blocks_;
     unsigned k_;
@@ -413,7 +417,7 @@ private:
         : bits_{bits}, k_{k}, storage_{std::move(storage)}
     {
     }
-    void check_compatible(classic_bloom_filter const & other, char const * what) const;
+    friend struct detail::bloom_ops;
 
     std::uint64_t bits_;
     unsigned k_;

@@ -145,7 +145,7 @@ private:
         std::uint64_t const n = count >= max_count - c ? max_count : c + count;
         w ^= (c ^ n) << shift;
     }
-    void check_compatible(counting_bloom_filter const & other, char const * what) const;
+    friend struct detail::bloom_ops;
 
     std::uint64_t counters_;
     unsigned k_;
