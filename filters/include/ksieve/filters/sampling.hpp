@@ -112,36 +112,27 @@ struct minimizer_scratch
 namespace detail
 {
 
-/*! \brief (best_order, best) = (o, j) if o < best_order: conditional moves, never a branch (compilers turn
- * the plain form into a branch, mispredicted on random data). */
-[[gnu::always_inline]] inline void take_if_less(std::uint64_t const o, std::uint32_t const j,
+/*! \brief (best_order, best) = (o, j) if o < best_order (or_equal: o <= best_order), by conditional moves,
+ * never a branch (compilers turn the plain form into a branch, mispredicted on random data). */
+template <bool or_equal>
+[[gnu::always_inline]] inline void take_smaller(std::uint64_t const o, std::uint32_t const j,
                                                std::uint64_t & best_order, std::uint32_t & best) noexcept
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    asm("cmpq %[bo], %[o]\n\tcmovbq %[o], %[bo]\n\tcmovbl %[j], %[bi]"
-        : [bo] "+r"(best_order), [bi] "+r"(best)
-        : [o] "r"(o), [j] "r"(j)
-        : "cc");
+    if constexpr (or_equal)
+        asm("cmpq %[bo], %[o]\n\tcmovbeq %[o], %[bo]\n\tcmovbel %[j], %[bi]"
+            : [bo] "+r"(best_order), [bi] "+r"(best)
+            : [o] "r"(o), [j] "r"(j)
+            : "cc");
+    else
+        asm("cmpq %[bo], %[o]\n\tcmovbq %[o], %[bo]\n\tcmovbl %[j], %[bi]"
+            : [bo] "+r"(best_order), [bi] "+r"(best)
+            : [o] "r"(o), [j] "r"(j)
+            : "cc");
 #else
-    bool const less = o < best_order;
-    best = less ? j : best;
-    best_order = less ? o : best_order;
-#endif
-}
-
-/*! \brief (best_order, best) = (o, j) if o <= best_order, as take_if_less. */
-[[gnu::always_inline]] inline void take_if_not_more(std::uint64_t const o, std::uint32_t const j,
-                                                   std::uint64_t & best_order, std::uint32_t & best) noexcept
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    asm("cmpq %[bo], %[o]\n\tcmovbeq %[o], %[bo]\n\tcmovbel %[j], %[bi]"
-        : [bo] "+r"(best_order), [bi] "+r"(best)
-        : [o] "r"(o), [j] "r"(j)
-        : "cc");
-#else
-    bool const not_more = o <= best_order;
-    best = not_more ? j : best;
-    best_order = not_more ? o : best_order;
+    bool const take = or_equal ? o <= best_order : o < best_order;
+    best = take ? j : best;
+    best_order = take ? o : best_order;
 #endif
 }
 
@@ -167,7 +158,7 @@ inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const
         s.suffix[b1 - 1] = best;
         for (std::size_t j = b1 - 1; j-- > b0;)
         {
-            take_if_not_more(orders[j], static_cast<std::uint32_t>(j), best_order, best); // ties: leftmost
+            take_smaller<true>(orders[j], static_cast<std::uint32_t>(j), best_order, best); // ties: leftmost
             s.suffix_order[j] = best_order;
             s.suffix[j] = best;
         }
@@ -189,7 +180,7 @@ inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const
         for (std::size_t t = 1; t < w && next + t - 1 < n; ++t)
         {
             std::size_t const j = next + t - 1;
-            take_if_less(orders[j], static_cast<std::uint32_t>(j), pre_order, pre);
+            take_smaller<false>(orders[j], static_cast<std::uint32_t>(j), pre_order, pre);
             // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin toss)
             std::uint32_t const right = 0u - static_cast<std::uint32_t>(pre_order < s.suffix_order[b0 + t]);
             emit(s.suffix[b0 + t] ^ ((s.suffix[b0 + t] ^ pre) & right));
