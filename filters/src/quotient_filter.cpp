@@ -657,22 +657,10 @@ void quotient_filter::count_sharded(std::span<quotient_filter const> const shard
     bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
 #if KSIEVE_QF_BMI2_KERNEL
     if (detail::use_pdep_kernels())
-    {
-        if (big)
-            kernel<1>::count_sharded_pipeline<true>(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                                    keys.size(), out);
-        else
-            kernel<1>::count_sharded_pipeline<false>(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                                     keys.size(), out);
-        return;
-    }
+        return kernel<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(),
+                                        out, big);
 #endif
-    if (big)
-        kernel<0>::count_sharded_pipeline<true>(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                                keys.size(), out);
-    else
-        kernel<0>::count_sharded_pipeline<false>(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                                 keys.size(), out);
+    kernel<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(), out, big);
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,

@@ -3,6 +3,7 @@
 // (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and the regression test of the insert
 // hang on tiny key spaces with many duplicates.
 #include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
 
 #include "../../filters/src/quotient_filter_isa.hpp"
 #include "simd_fixture.hpp"
@@ -228,6 +229,47 @@ TEST_P(QuotientIsaPath, ExactBatchesTo95Percent)
         if (HasFatalFailure())
             return;
     }
+}
+
+// count_keys of a sharded exact filter (one pipeline across the shards) equals the exact multiset oracle
+// for present and absent keys: 1 and 8 shards, tables of a power of two and fitted (any multiple of 64
+// home slots), keys inserted once and several times.
+TEST_P(QuotientIsaPath, ShardedCountKeysEqualsTheOracle)
+{
+    for (unsigned const shard_bits : {0u, 3u})
+        for (bool const fitted : {false, true})
+        {
+            filter_config cfg;
+            cfg.kmer.k = 31;
+            cfg.fpr = 0.0;
+            cfg.expected = 40000;
+            cfg.shard_bits = shard_bits;
+            auto f = ksieve::make_filter(cfg);
+            std::uint64_t const kmask = ksieve::kmer_mask(31);
+            std::mt19937_64 rng{shard_bits * 2 + fitted};
+            std::unordered_map<std::uint64_t, std::uint64_t> oracle;
+            std::vector<std::uint64_t> keys;
+            for (int i = 0; i < 30000; ++i)
+            {
+                std::uint64_t const key = !keys.empty() && rng() % 5 == 0 ? keys[rng() % keys.size()]
+                                                                           : (rng() & kmask);
+                ASSERT_EQ(f->insert(key), insert_status::ok);
+                if (oracle[key]++ == 0)
+                    keys.push_back(key);
+            }
+            if (fitted)
+                ksieve::fit_filter(*f);
+            for (int i = 0; i < 20000; ++i)
+                keys.push_back(rng() & kmask); // absent, nearly all
+            std::vector<std::uint64_t> got(keys.size());
+            ASSERT_TRUE(f->count_keys(keys, got.data()));
+            for (std::size_t i = 0; i < keys.size(); ++i)
+            {
+                auto const it = oracle.find(keys[i]);
+                ASSERT_EQ(got[i], it == oracle.end() ? 0 : it->second)
+                    << "key " << i << " shards " << (1u << shard_bits) << " fitted " << fitted;
+            }
+        }
 }
 
 // Growing exact filter (62-bit keys) and a fingerprint filter: no undercount, exact in exact mode.
