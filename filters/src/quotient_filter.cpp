@@ -1066,6 +1066,11 @@ bool quotient_filter::fit(double const slack)
 {
     if (table_ == nullptr)
         return false;
+    // Every fingerprint takes a slot: when that alone leaves less than `slack` to save, so does fit_slots(),
+    // whose walk of the table (for the counters' slots) is then not needed.
+    if (slack > 0.0 &&
+        static_cast<double>(slots_for(distinct(), max_load_)) >= (1.0 - slack) * static_cast<double>(nslots_))
+        return false;
     std::uint64_t n = fit_slots();
     if (slack > 0.0 ? static_cast<double>(n) >= (1.0 - slack) * static_cast<double>(nslots_) : n == nslots_)
         return false;
