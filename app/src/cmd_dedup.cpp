@@ -3,7 +3,12 @@
 #include "app_detail.hpp"
 
 #include <ksieve/engine/dedup.hpp>
+#include <ksieve/filters/admission_filter.hpp>
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
+
+#include <algorithm>
+#include <filesystem>
 
 namespace ksieve
 {
@@ -35,6 +40,40 @@ std::uint64_t dedup_skip_at(dedup_args const & args)
     return args.save_filter.empty() ? args.out.min_count : 0;
 }
 
+// The prefilter (see admission_filter) where it applies: a lossy quotient filter, normalization (a rule that
+// needs three sightings or more: a prefilter false positive adds one to a k-mer's count, which changes a hit
+// only for a k-mer seen exactly C - 1 times; with C = 2 it would be a false hit for every k-mer seen once),
+// and no saved filter (which must hold every k-mer seen).
+bool use_prefilter(dedup_args const & args, filter_config const & cfg)
+{
+    return args.prefilter && cfg.type == filter_type::quotient && cfg.fpr > 0 && args.out.min_count >= 3 &&
+           args.save_filter.empty();
+}
+
+// The prefilter's bytes: --prefilter-size; else one per k-mer of --expected, or one per byte of the input
+// files (a gzip'd FASTQ file holds about two bases per byte; distinct k-mers are far fewer), 128 MiB for
+// other inputs, at most 128 MiB and at most an eighth of an explicit --max-memory; at least 1 MiB.
+std::uint64_t prefilter_bytes(dedup_args const & args)
+{
+    constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+    if (args.prefilter_bytes != 0)
+        return std::max(args.prefilter_bytes, mib);
+    std::uint64_t bytes = args.filter.expected;
+    if (bytes == 0)
+        for (auto const & in : args.input.inputs)
+        {
+            std::error_code ec;
+            std::uint64_t const size = in == "-" || !std::filesystem::is_regular_file(in, ec)
+                                           ? 128 * mib
+                                           : std::filesystem::file_size(in, ec);
+            bytes += ec ? 128 * mib : size;
+        }
+    bytes = std::min(bytes, 128 * mib);
+    if (memory_limit_is_explicit())
+        bytes = std::min(bytes, memory_limit() / 8);
+    return std::max(bytes, mib);
+}
+
 void check_dedup_outputs(dedup_args const & args)
 {
     detail::check_output_paths({{"--save-filter", args.save_filter},
@@ -56,7 +95,8 @@ class deduplicator
 public:
     deduplicator(dedup_args const & args, any_filter & filter, kmer_params const & kmer,
                  unsigned const threads)
-        : filter_{filter}, resolvable_{filter.collision_keys()},
+        : filter_{filter}, admission_{dynamic_cast<admission_filter *>(&filter)}, threads_{threads},
+          resolvable_{filter.collision_keys()},
           query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads},
           speculator_{threads}, rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
           exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)}
@@ -81,10 +121,14 @@ public:
         }
         else
             engine_.dedup_serial(filter_, keys_, rule_, item.results, filter_name_);
+        if (admission_ != nullptr) // the end of a batch for the prefilter
+            commit_round(*admission_, threads_);
     }
 
 private:
     any_filter & filter_;
+    admission_filter * const admission_; // the filter, when it has a prefilter
+    unsigned const threads_;
     bool const resolvable_; // a quotient filter: collision keys make in-batch resolution exact
     std::vector<any_filter const *> const query_filters_;
     batch_engine engine_;
@@ -128,7 +172,9 @@ run_summary run_dedup(dedup_args const & args)
     detail::check_dedup_options(args);
     unsigned const threads = resolve_threads(args.common.threads);
     filter_config const cfg = dedup_config(args, threads);
-    auto filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    std::unique_ptr<any_filter> filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    if (use_prefilter(args, cfg))
+        filter = std::make_unique<admission_filter>(std::move(filter), prefilter_bytes(args));
     check_dedup_outputs(args);
 
     unit_source source{args.input, detail::reader_opts(threads)};

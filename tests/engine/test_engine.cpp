@@ -338,3 +338,83 @@ TEST(engine, filters_of_key_parts_answer_only_for_their_parts)
 }
 
 } // namespace
+
+namespace
+{
+
+// dedup with a prefilter (admission_filter): dedup_speculator on one filter against the read-by-read
+// definition on another (lookups before the unit's own additions, then its additions), with a round
+// committed after every batch on both. Short fingerprints (collisions) and a small prefilter (false
+// positives) included: classes and every key's count must be equal after every batch.
+TEST(engine, dedup_speculator_with_a_prefilter_equals_the_serial_definition)
+{
+    for (std::uint64_t const prefilter_bytes : {std::uint64_t{1024}, std::uint64_t{1} << 20})
+        for (unsigned const threads : {1u, 3u})
+        {
+            ksieve::filter_config cfg;
+            cfg.kmer.k = 15;
+            cfg.fpr = 0.2;
+            cfg.expected = 16384;
+            cfg.shard_bits = 2;
+            ksieve::admission_filter fast{ksieve::make_filter(cfg), prefilter_bytes};
+            ksieve::admission_filter slow{ksieve::make_filter(cfg), prefilter_bytes};
+            std::mt19937_64 rng{99 + threads};
+            ksieve::dedup_speculator speculator{threads};
+            std::vector<std::uint64_t> all_keys(3000);
+            for (auto & key : all_keys)
+                key = rng() & ((std::uint64_t{1} << 30) - 1);
+            std::size_t known_units = 0, novel_units = 0;
+            for (int trial = 0; trial < 120; ++trial)
+            {
+                std::uint64_t const min_count = trial < 60 ? 3 : 2 + rng() % 3;
+                double const fraction = std::array{0.05, 0.3, 0.5, 0.8, 1.0}[rng() % 5];
+                std::uint64_t const universe = 5 + rng() % 200;
+                std::vector<std::uint64_t> key_of(universe);
+                for (auto & key : key_of)
+                    key = all_keys[rng() % all_keys.size()];
+                ksieve::batch_keys keys;
+                std::size_t const units = 1 + rng() % 200;
+                keys.offset.push_back(0);
+                for (std::size_t u = 0; u < units; ++u)
+                {
+                    std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
+                    for (std::uint32_t j = 0; j < c; ++j)
+                        keys.keys.push_back(key_of[rng() % universe]);
+                    keys.count.push_back(c);
+                    keys.offset.push_back(keys.keys.size());
+                }
+                ksieve::decision_rule const rule{min_count, fraction, 0};
+                std::vector<bool> expect(units);
+                for (std::size_t u = 0; u < units; ++u)
+                {
+                    std::uint32_t hits = 0;
+                    for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                        hits += slow.count(keys.keys[p]) >= min_count;
+                    expect[u] = rule.known(hits, keys.count[u]);
+                    if (!expect[u])
+                        for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
+                            ASSERT_EQ(slow.insert(keys.keys[p]), ksieve::insert_status::ok);
+                }
+                std::vector<ksieve::unit_result> got;
+                speculator.run(fast, keys, rule, got, "test");
+                ksieve::commit_round(fast, threads);
+                ksieve::commit_round(slow, 1);
+                for (std::size_t u = 0; u < units; ++u)
+                {
+                    ASSERT_EQ(got[u].known, expect[u]) << "trial " << trial << " unit " << u;
+                    (expect[u] ? known_units : novel_units) += 1;
+                }
+                for (std::uint64_t const key : all_keys)
+                    ASSERT_EQ(fast.count(key), slow.count(key)) << "trial " << trial;
+                ASSERT_EQ(fast.main().stats().total_count, slow.main().stats().total_count);
+                ASSERT_EQ(fast.prefiltered(), slow.prefiltered());
+            }
+            EXPECT_GT(known_units, 500u);
+            EXPECT_GT(novel_units, 500u);
+            EXPECT_GT(speculator.work().rolled_back_units, 20u);
+            // k-mers seen once stayed out of the main filter
+            EXPECT_LT(fast.main().stats().distinct, fast.prefiltered());
+        }
+}
+
+} // namespace

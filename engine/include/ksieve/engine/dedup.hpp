@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <ksieve/engine/engine.hpp>
+#include <ksieve/filters/admission_filter.hpp>
 #include <ksieve/engine/hit_set.hpp>
 #include <ksieve/engine/stamp_table.hpp>
 
@@ -163,5 +164,9 @@ private:
     std::uint64_t hit_keys_min_count_{0};
     bool use_hit_keys_{true};
 };
+
+/*! \brief Ends a batch of dedup with a prefilter: every shard of `filter` is committed
+ * (admission_filter::commit_shard), `threads` shards at a time. Thread safety: exclusive use of the filter. */
+void commit_round(admission_filter & filter, unsigned threads);
 
 } // namespace ksieve
