@@ -488,7 +488,7 @@ void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const 
 // After a batch: the keys whose addition found min_count - 1 (candidates_, per shard, at the front of
 // each shard's part_pos_ range) and whose count is still >= min_count after the rollbacks join hit_keys_.
 // Counts before a batch never fall, and a key can only reach min_count through such an addition, so
-// hit_keys_ is then every key added with a count >= min_count. Its tables may take at most twice the
+// hit_keys_ is then every key added with a count >= min_count. Its tables may take at most half the
 // filter's bytes (16 MiB at least), growth included; beyond, hit_keys_ is dropped and lookups go to the
 // filter again.
 void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & keys,
@@ -538,7 +538,7 @@ void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & 
     for (std::size_t i = doubtful; i-- > 0;)
         if (flat_values_[i] >= min_count) // (a doubtful key is learnt only if still a hit)
             flat_keys_[--first] = flat_keys_[i];
-    std::size_t const cap = std::max<std::size_t>(2 * filter.stats().bytes, std::size_t{16} << 20);
+    std::size_t const cap = std::max<std::size_t>(filter.stats().bytes / 2, std::size_t{16} << 20);
     if (!hit_keys_.reserve(total - first, cap))
     {
         drop_hit_keys();

@@ -64,8 +64,9 @@ private:
  *    certain (counts added inside the batch only raise counts). These lookups only ask "hit or not": with
  *    min_count >= 2 they go to a hit_set of the keys that have reached min_count, learnt from the additions
  *    of earlier batches (a key reaches it by an addition that returns min_count - 1); a plain hash table
- *    lookup is a fraction of a quotient-filter lookup. The set may take at most twice the filter's bytes
- *    (16 MiB at least), growth included.
+ *    lookup is a fraction of a quotient-filter lookup. The set may take at most half the filter's bytes
+ *    (16 MiB at least), growth included (a bound on dedup's memory; without the set dedup is a few per cent
+ *    slower).
  * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added to the
  *    filter at once, shard by shard in input order, by a batched fetch-and-add (any_filter::add_batch) that
  *    returns the count each k-mer had just before: the count it has in the serial definition, minus copies
