@@ -2,10 +2,12 @@
 /*! \file
  * \brief zeroed_memory: a move-only block of zero-filled, 64-byte aligned memory for large tables.
  *
- * Blocks of 4 MiB and more come straight from an anonymous mmap (already zero: no memset, pages faulted
+ * Blocks of 256 KiB and more come straight from an anonymous mmap (already zero: no memset, pages faulted
  * in on first touch) advised to use transparent huge pages (a hint only: fewer page faults and TLB misses
- * on random access where the kernel grants them); smaller blocks from aligned operator new, zero-filled.
- * Used by the quotient filter's tables and the pipeline's hit_set.
+ * on random access where the kernel grants them), and go back to the system when freed: a filter whose
+ * shards grow one by one leaves no freed tables behind in the allocator's heaps (dedup of 10 M reads: 963 MB
+ * peak against 1.26 GB with a 4 MiB threshold). Smaller blocks come from aligned operator new, zero-filled.
+ * Used by the quotient filter's tables, dedup's prefilter and the pipeline's hit_set.
  *
  * Thread safety: a block is owned by one object; its bytes are the owner's to synchronise.
  */
@@ -22,7 +24,7 @@ class zeroed_memory
 {
 public:
     /*! \brief Blocks of at least this many bytes are mapped (see the file comment). */
-    static constexpr std::size_t map_min_bytes = std::size_t{4} << 20;
+    static constexpr std::size_t map_min_bytes = std::size_t{256} << 10;
 
     zeroed_memory() noexcept = default;
     /*! \brief bytes zeroed bytes (at least one byte is allocated), charged to the memory budget.
