@@ -225,7 +225,7 @@ struct cli_state
     merge_args merge, intersect, subtract;
     info_args info;
     std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling, max_memory,
-        prefilter_size;
+        prefilter_size, dedup_sampling;
     bool subtract_counts{false};
     CLI::App * cmd_build{}, * cmd_classify{}, * cmd_dedup{}, * cmd_merge{}, * cmd_intersect{}, * cmd_subtract{},
         * cmd_info{};
@@ -278,15 +278,20 @@ void add_dedup(CLI::App & app, cli_state & st)
     add_filter_options(*c, st.dedup.filter, st.dedup_type, st.dedup_expected, "0.001");
     add_classify_outputs(*c, st.dedup.out, 0.5);
     c->add_option("--save-filter", st.dedup.save_filter, "Write the accumulated filter here");
-    c->add_flag("!--no-prefilter", st.dedup.prefilter,
-                "Store k-mers seen once in the quotient filter too (by default, with --min-count >= 3, a small "
-                "prefilter remembers them and the filter admits a k-mer on its second sighting)");
+    c->add_flag("--prefilter", st.dedup.prefilter,
+                "Normalization (--min-count >= 3, a quotient filter): a small Bloom filter remembers the k-mers seen "
+                "once, and the quotient filter admits a k-mer on its second sighting");
+    c->add_option("--sampling", st.dedup_sampling,
+                  "Which k-mers of each read the rule counts and the filter stores: 'all', or 'minimizer:W' (the "
+                  "smallest-hash k-mer of every W consecutive ones: about 2 / (W + 1) of them)")
+        ->default_val("all");
     c->add_option("--prefilter-size", st.prefilter_size,
-                  "Bytes of the prefilter (such as 256M); default: 1 per byte of the input files, at most 128M (one "
-                  "per k-mer of --expected if given)");
+                  "Bytes of the prefilter (such as 256M); default: a quarter of the input files' bytes, at most 128M "
+                  "(one per k-mer of --expected if given)");
     add_inputs(*c, st.dedup.input);
     c->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
-              "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to depth 20)");
+              "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to depth 20)\n"
+              "  ksieve dedup --min-count 20 --sampling minimizer:9 --novel normalized.fq.gz reads.fq.gz   (faster)");
 }
 
 // merge, intersect or subtract.
@@ -421,6 +426,7 @@ void dispatch(cli_state & st)
         if (std::isnan(d.filter.fpr))
             d.filter.fpr = 0.001;
         parse_expected(st.dedup_expected, d.filter);
+        parse_sampling(st.dedup_sampling, d.filter);
         if (!st.prefilter_size.empty())
             d.prefilter_bytes = parse_size(st.prefilter_size, "--prefilter-size");
         auto const s = run_dedup(d);

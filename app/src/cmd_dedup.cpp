@@ -40,19 +40,28 @@ std::uint64_t dedup_skip_at(dedup_args const & args)
     return args.save_filter.empty() ? args.out.min_count : 0;
 }
 
-// The prefilter (see admission_filter) where it applies: a lossy quotient filter, normalization (a rule that
-// needs three sightings or more: a prefilter false positive adds one to a k-mer's count, which changes a hit
-// only for a k-mer seen exactly C - 1 times; with C = 2 it would be a false hit for every k-mer seen once),
-// and no saved filter (which must hold every k-mer seen).
+// Whether --prefilter (see admission_filter) is asked, where it applies: a lossy quotient filter,
+// normalization (a rule that needs three sightings or more: a prefilter false positive adds one to a k-mer's
+// count, which changes a hit only for a k-mer seen exactly C - 1 times; with C = 2 it would be a false hit
+// for every k-mer seen once), and no saved filter (which must hold every k-mer seen). \throws usage_error
 bool use_prefilter(dedup_args const & args, filter_config const & cfg)
 {
-    return args.prefilter && cfg.type == filter_type::quotient && cfg.fpr > 0 && args.out.min_count >= 3 &&
-           args.save_filter.empty();
+    if (!args.prefilter)
+    {
+        if (args.prefilter_bytes != 0)
+            throw usage_error{"--prefilter-size needs --prefilter"};
+        return false;
+    }
+    if (cfg.type != filter_type::quotient || cfg.fpr <= 0 || args.out.min_count < 3 || !args.save_filter.empty())
+        throw usage_error{"--prefilter is for normalization: it needs --min-count 3 or more, a quotient filter "
+                          "with --fpr above 0, and no --save-filter (a saved filter must hold every k-mer)"};
+    return true;
 }
 
-// The prefilter's bytes: --prefilter-size; else one per k-mer of --expected, or one per byte of the input
-// files (a gzip'd FASTQ file holds about two bases per byte; distinct k-mers are far fewer), 128 MiB for
-// other inputs, at most 128 MiB and at most an eighth of an explicit --max-memory; at least 1 MiB.
+// The prefilter's bytes: --prefilter-size; else one per k-mer of --expected, or a quarter of the input files'
+// bytes (a gzip'd FASTQ file of reads at 0.5% errors has about one distinct k-mer per 3 to 10 bytes: 8 to 27
+// bits each), 128 MiB for other inputs; at most 128 MiB and at most an eighth of an explicit --max-memory;
+// at least 1 MiB.
 std::uint64_t prefilter_bytes(dedup_args const & args)
 {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
@@ -64,9 +73,9 @@ std::uint64_t prefilter_bytes(dedup_args const & args)
         {
             std::error_code ec;
             std::uint64_t const size = in == "-" || !std::filesystem::is_regular_file(in, ec)
-                                           ? 128 * mib
+                                           ? 512 * mib
                                            : std::filesystem::file_size(in, ec);
-            bytes += ec ? 128 * mib : size;
+            bytes += ec ? 512 * mib : size / 4;
         }
     bytes = std::min(bytes, 128 * mib);
     if (memory_limit_is_explicit())

@@ -1,6 +1,7 @@
 #include <ksieve/engine/hit_set.hpp>
 
 #include <ksieve/filters/cpu_dispatch.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -33,7 +34,19 @@ bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
         nb *= 2;
     if (nb * sizeof(bucket) + bytes() > max_bytes) // the old table lives until the new one is filled
         return false;
-    memory fresh{nb};
+    memory fresh;
+    try
+    {
+        fresh = memory{nb};
+    }
+    catch (memory_limit_error const &) // the set only saves time: no room for it is no error
+    {
+        return false;
+    }
+    catch (std::bad_alloc const &)
+    {
+        return false;
+    }
     memory const old = std::move(mem_);
     std::size_t const old_buckets = nbuckets_;
     mem_ = std::move(fresh);

@@ -43,7 +43,8 @@ struct admission_filter::shard_state
     std::vector<std::uint32_t> pending_slots; // the used entries of pending, in the order they were taken
     // add_batch / insert_batch scratch: collision keys; the keys routed to the main filter, their positions
     // and old counts
-    std::vector<std::uint64_t> cks, main_keys, main_pos, main_old;
+    std::vector<std::uint64_t> cks, main_keys, main_old;
+    std::vector<std::uint32_t> main_pos;
 
     [[nodiscard]] std::uint64_t * block(std::uint64_t const h) const noexcept
     {
@@ -226,7 +227,7 @@ insert_status admission_filter::route(std::size_t const shard, std::span<std::ui
             if (st.holds(ck) || !st.mark(ck))
             {
                 st.main_keys.push_back(local_keys[i]);
-                st.main_pos.push_back(i);
+                st.main_pos.push_back(static_cast<std::uint32_t>(i));
             }
             else
                 old(i, 0); // the first sighting

@@ -517,9 +517,8 @@ TEST_F(commands, dedup_shortcuts_give_the_outputs_of_the_exact_run)
         EXPECT_LT(known, rows.size() - rows.size() / 10) << options;
         for (int const t : {1, 3})
         {
-            // (the prefilter, which min-count 3 would use, has its own test below)
             auto const fast = run_ksieve("dedup -q -k 25 -t " + std::to_string(t) + " " + options +
-                                             " --no-prefilter --known '" + d +
+                                             " --known '" + d +
                                              "/kf.fq' --novel '" + d + "/nf.fq' '" + input + "' '" + input + "'",
                                          tmp);
             ASSERT_EQ(fast.status, 0) << fast.err;
@@ -553,16 +552,16 @@ TEST_F(commands, dedup_prefilter_is_deterministic_and_equals_the_run_without_it)
         EXPECT_EQ(r.status, 0) << r.err;
         return read_file(tmp / (name + ".k.fq"));
     };
-    auto const exact = run("exact", "-t 2 --no-prefilter");
-    auto const big = run("big", "-t 2 --prefilter-size 64M");
+    auto const exact = run("exact", "-t 2");
+    auto const big = run("big", "-t 2 --prefilter --prefilter-size 64M");
     EXPECT_EQ(big, exact);
     EXPECT_EQ(read_file(tmp / "big.n.fq"), read_file(tmp / "exact.n.fq"));
-    auto const one = run("one", "-t 1");
-    auto const three = run("three", "-t 3");
+    auto const one = run("one", "-t 1 --prefilter");
+    auto const three = run("three", "-t 3 --prefilter");
     EXPECT_EQ(one, three);
     EXPECT_EQ(read_file(tmp / "one.n.fq"), read_file(tmp / "three.n.fq"));
-    auto const reported = run("reported", "-t 3 --report '" + (tmp / "r3.tsv") + "'");
-    auto const reported1 = run("reported1", "-t 1 --report '" + (tmp / "r1.tsv") + "'");
+    auto const reported = run("reported", "-t 3 --prefilter --report '" + (tmp / "r3.tsv") + "'");
+    auto const reported1 = run("reported1", "-t 1 --prefilter --report '" + (tmp / "r1.tsv") + "'");
     EXPECT_EQ(reported, one); // the path with exact hits decides the same classes
     EXPECT_EQ(read_file(tmp / "r3.tsv"), read_file(tmp / "r1.tsv"));
     auto const records = [](std::string const & fq) { return std::count(fq.begin(), fq.end(), '\n') / 4; };

@@ -430,6 +430,26 @@ TEST_F(robustness, filters_larger_than_the_memory_limit_are_refused_up_front)
     // dedup's filter cannot grow past the limit.
     auto const d = run_ksieve("dedup -q --max-memory 3M --novel '" + (tmp / "n.fq") + "' '" + reads + "'", tmp);
     expect_error(d, 1, "memory limit", "dedup --max-memory 3M");
+    // --prefilter where it does not apply, and --prefilter-size without it: usage errors
+    for (std::string const & bad : std::vector<std::string>{"--prefilter", "--prefilter --min-count 3 --fpr 0",
+                                  "--prefilter --min-count 3 --save-filter '" + (tmp / "s.ksf") + "'",
+                                  "--min-count 3 --prefilter-size 8M"})
+        expect_error(run_ksieve("dedup -q " + bad + " --novel '" + (tmp / "n.fq") + "' '" + reads + "'", tmp), 2,
+                     "--prefilter", bad);
+    // ... with the prefilter of normalization too (its bytes count in the limit): at 3M it fits where the
+    // filter without it does not; at 1.5M it cannot grow, at 1M the prefilter itself does not fit
+    auto const pre = run_ksieve("dedup -q --min-count 5 --prefilter --max-memory 3M --novel '" + (tmp / "n.fq") +
+                                     "' '" + reads + "'",
+                                 tmp);
+    EXPECT_EQ(pre.status, 0) << pre.err;
+    std::filesystem::remove(tmp / "n.fq");
+    for (std::string const limit : {"1500K", "1M"})
+    {
+        auto const dn = run_ksieve("dedup -q --min-count 5 --prefilter --max-memory " + limit + " --novel '" +
+                                       (tmp / "n.fq") + "' '" + reads + "'",
+                                   tmp);
+        expect_error(dn, 1, "--max-memory", "dedup --min-count 5 --prefilter --max-memory " + limit);
+    }
     for (std::string const bad : {"abc", "0", "-5G", "12Q"})
     {
         auto const u = run_ksieve("build -q --max-memory " + bad + " -o '" + (tmp / "h.ksf") + "' '" + fa + "'", tmp);

@@ -189,3 +189,78 @@ TEST_F(sampled_commands, mixed_schemes_are_refused)
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--sampling"), std::string::npos) << bad.err;
 }
+
+// dedup --sampling minimizer:W against its serial definition computed naively (the minimizers of each read
+// from the definition, an exact multiset of the novel reads' minimizers), for any thread count; and with the
+// prefilter of normalization, the same bytes for any thread count.
+TEST_F(sampled_commands, dedup_with_minimizers_equals_the_naive_serial_definition)
+{
+    std::string const input = data("hs_R1.fq").string();
+    auto const copy = split_fastq(read_file(input));
+    std::vector<std::string> records;
+    for (int c = 0; c < 3; ++c)
+        records.insert(records.end(), copy.begin(), copy.end());
+    for (auto const & [k, w] : std::vector<std::pair<unsigned, std::size_t>>{{21, 5}, {31, 11}})
+    {
+        std::uint64_t const min_count = 2;
+        double const fraction = 0.6;
+        std::unordered_map<std::uint64_t, std::uint64_t> counts;
+        std::vector<std::string> expected_class;
+        std::vector<std::uint64_t> expected_kmers, expected_hits;
+        for (auto const & rec : records)
+        {
+            // each selected position once; a key selected at two positions counts twice
+            auto const keys = naive_sampled_keys(fastq_sequence(rec), k, w);
+            std::uint64_t hits = 0;
+            for (auto const key : keys)
+            {
+                auto const it = counts.find(key);
+                hits += it != counts.end() && it->second >= min_count;
+            }
+            bool const known =
+                !keys.empty() && static_cast<double>(hits) >= fraction * static_cast<double>(keys.size());
+            expected_class.push_back(known ? "known" : "novel");
+            expected_kmers.push_back(keys.size());
+            expected_hits.push_back(hits);
+            if (!known)
+                for (auto const key : keys)
+                    ++counts[key];
+        }
+        std::size_t known_reads = 0;
+        for (auto const & c : expected_class)
+            known_reads += c == "known";
+        EXPECT_GT(known_reads, records.size() / 3); // later copies are known
+        for (int const t : {1, 3})
+        {
+            std::string const report = tmp / ("r" + std::to_string(t) + ".tsv");
+            auto const r = run_ksieve("dedup -q --fpr 0 -k " + std::to_string(k) + " --sampling minimizer:" +
+                                          std::to_string(w) + " --min-count 2 --min-hit-fraction 0.6 -t " +
+                                          std::to_string(t) + " --report '" + report + "' '" + input + "' '" +
+                                          input + "' '" + input + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+            auto const rows = read_report(report);
+            ASSERT_EQ(rows.size(), expected_class.size());
+            for (std::size_t i = 0; i < rows.size(); ++i)
+            {
+                ASSERT_EQ(rows[i].kmers, expected_kmers[i]) << "read " << i << " w " << w;
+                ASSERT_EQ(rows[i].cls, expected_class[i]) << "read " << i << " w " << w << " threads " << t;
+                ASSERT_EQ(rows[i].hits, expected_hits[i]) << "read " << i << " w " << w << " threads " << t;
+            }
+        }
+    }
+    // normalization with minimizers and the prefilter (speculation, no report): the same bytes for 1 and 3
+    // threads
+    std::string outs[2];
+    for (int const t : {1, 3})
+    {
+        std::string const out = tmp / ("n" + std::to_string(t) + ".fq");
+        auto const r = run_ksieve("dedup -q --sampling minimizer:11 --min-count 3 --prefilter -t " + std::to_string(t) +
+                                      " --novel '" + out + "' '" + input + "' '" + input + "' '" + input + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        outs[t == 1 ? 0 : 1] = read_file(out);
+    }
+    EXPECT_EQ(outs[0], outs[1]);
+    EXPECT_FALSE(outs[0].empty());
+}

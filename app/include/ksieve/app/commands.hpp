@@ -113,7 +113,7 @@ struct dedup_args
     std::string save_filter;
     /*! \brief Admit k-mers to the quotient filter on their second sighting (a prefilter of collision keys
      * remembers the first). Applies to a quotient filter with fpr > 0, min_count >= 3 and no save_filter. */
-    bool prefilter{true};
+    bool prefilter{false};
     std::uint64_t prefilter_bytes{0}; //!< the prefilter's size; 0: from the inputs (see run_dedup)
 };
 
