@@ -8,6 +8,8 @@
 #   meta-50M   50 M reads, once (KSIEVE_BENCH_50M=1; not alternated)
 # with the same k (31) and cutoff C (20):
 #   ksieve dedup --min-count 20 --min-hit-fraction 0.5 -t T   (known iff >= half the k-mers have count >= C)
+#   the same with --sampling minimizer:9 (the rule over each read's minimizers), and on the 10 M reads
+#   with --prefilter (k-mers seen once in a Bloom filter)
 #   normalize-by-median.py -k 31 -C 20 -M BYTES (BYTES: ksieve's peak RSS on that input, and 4e9)
 #   bbnorm.sh target=20 passes=1 threads=T -Xmx4g
 # Alternated runs (KSIEVE_BENCH_REPEATS, default 3, on the 2 M-read inputs; KSIEVE_BENCH_REPEATS_LARGE,
@@ -51,6 +53,12 @@ round()
     local in=$1 f=$N/$1.fq.gz kb
     measure "ksieve_$in" "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count "$C" --min-hit-fraction 0.5 \
         --novel "$N/ksieve_$in.fq" "$f"
+    measure "ksievem9_$in" "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count "$C" --min-hit-fraction 0.5 \
+        --sampling minimizer:9 --novel "$N/ksievem9_$in.fq" "$f"
+    if [[ $in == meta-10M ]]; then
+        measure "ksievepf_$in" "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count "$C" --min-hit-fraction 0.5 \
+            --prefilter --novel "$N/ksievepf_$in.fq" "$f"
+    fi
     kb=$(($(median "ksieve_$in" 3) * 1024))
     measure "khmer_same_$in" "$KHMER_NORMALIZE" -q -k "$K" -C "$C" -M "$kb" --force_single -o "$N/khmer_same_$in.fq" "$f"
     measure "khmer_4g_$in" "$KHMER_NORMALIZE" -q -k "$K" -C "$C" -M 4e9 --force_single -o "$N/khmer_4g_$in.fq" "$f"
@@ -62,13 +70,16 @@ report_input()
     local in=$1 reads=$2 runs=$3 ks kh
     echo "### $in ($reads reads; $runs run(s) each)"
     echo
-    echo "| tool | wall s | CPU s | peak RSS MB | reads/s | kept | ksieve's speed-up |"
+    echo "| tool | wall s | CPU s | peak RSS MB | reads/s | kept | ksieve's speed-up (all k-mers / minimizer:9) |"
     echo "|---|---|---|---|---|---|---|"
     ks=$(median "ksieve_$in" 1)
     local name label
-    for name in ksieve khmer_same khmer_4g bbnorm; do
+    for name in ksieve ksievem9 ksievepf khmer_same khmer_4g bbnorm; do
+        [[ -s $N/${name}_$in.times ]] || continue
         case $name in
             ksieve) label="ksieve dedup, $T threads" ;;
+            ksievem9) label="ksieve dedup --sampling minimizer:9, $T threads" ;;
+            ksievepf) label="ksieve dedup --prefilter, $T threads" ;;
             khmer_same) label="khmer, -M ksieve's RSS" ;;
             khmer_4g) label="khmer, -M 4e9" ;;
             bbnorm) label="bbnorm passes=1, $T threads" ;;
@@ -76,7 +87,7 @@ report_input()
         kh=$(median "${name}_$in" 1)
         printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$kh" "$(median "${name}_$in" 2)" \
             "$(($(median "${name}_$in" 3) / 1024))" "$(fmt_rate "$reads" "$kh")" "$(kept_of "${name}_$in")" \
-            "$(if [[ $name == ksieve ]]; then echo -; else echo "$(fdiv "$kh" "$ks")x"; fi)"
+            "$(if [[ $name == ksieve* ]]; then echo -; else echo "$(fdiv "$kh" "$ks")x / $(fdiv "$kh" "$(median "ksievem9_$in" 1)")x"; fi)"
     done
     echo
 }
@@ -87,13 +98,14 @@ report_genomes()
     [[ -s $N/ksieve_$in.fq ]] || return 0
     echo "Kept reads per genome of $in (input reads and coverage from the generator's table):"
     echo
-    echo "| genome | length | input reads | coverage | ksieve kept | khmer (-M 4e9) kept | bbnorm kept |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| genome | length | input reads | coverage | ksieve kept | ksieve minimizer:9 kept | khmer (-M 4e9) kept | bbnorm kept |"
+    echo "|---|---|---|---|---|---|---|---|"
     join <(tail -n +2 "$N/meta-10M.tsv" | awk '{print $1, $2}' | sort) \
         <(pigz -dc "$N/$in.fq.gz" | awk 'NR % 4 == 1 { split(substr($1, 2), p, "_"); c[p[1]]++ } END { for (g in c) print g, c[g] }' | sort) |
-        join - <(per_genome "ksieve_$in" | sort) | join -a1 -e0 -o auto - <(per_genome "khmer_4g_$in" | sort) |
+        join - <(per_genome "ksieve_$in" | sort) | join -a1 -e0 -o auto - <(per_genome "ksievem9_$in" | sort) |
+        join -a1 -e0 -o auto - <(per_genome "khmer_4g_$in" | sort) |
         join -a1 -e0 -o auto - <(per_genome "bbnorm_$in" | sort) | sort -V |
-        awk '{printf "| %s | %s | %s | %.2fx | %s | %s | %s |\n", $1, $2, $3, $3 * 150 / $2, $4, $5, $6}'
+        awk '{printf "| %s | %s | %s | %.2fx | %s | %s | %s | %s |\n", $1, $2, $3, $3 * 150 / $2, $4, $5, $6, $7}'
     echo
 }
 
