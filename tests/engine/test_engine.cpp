@@ -119,6 +119,28 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
 namespace
 {
 
+// A batch of 1 to max_units units drawn from `universe` keys of the pool: a unit has 0 k-mers (none), up to
+// 100 (every fourth unit, so that samples of several k-mers are taken) or up to 11, with repeats.
+ksieve::batch_keys random_units(std::mt19937_64 & rng, std::vector<std::uint64_t> const & pool,
+                                std::uint64_t const universe, std::size_t const max_units)
+{
+    std::vector<std::uint64_t> key_of(universe);
+    for (auto & key : key_of)
+        key = pool[rng() % pool.size()];
+    ksieve::batch_keys keys;
+    std::size_t const units = 1 + rng() % max_units;
+    keys.offset.push_back(0);
+    for (std::size_t u = 0; u < units; ++u)
+    {
+        std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
+        for (std::uint32_t j = 0; j < c; ++j)
+            keys.keys.push_back(key_of[rng() % universe]);
+        keys.count.push_back(c);
+        keys.offset.push_back(keys.keys.size());
+    }
+    return keys;
+}
+
 // dedup_speculator against the serial definition run on a second filter: after every batch the classes
 // must be equal and every key's count too. Small key universes, repeated keys inside units, counts around
 // min_count before the batch and small fingerprints (collisions) make in-batch additions, rollbacks and
@@ -156,21 +178,9 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                     // 1e-6 and 0.05: the sample alone can make a unit known
                     double const fraction = std::array{1e-6, 0.05, 0.3, 0.5, 0.8, 1.0}[rng() % 6];
                     std::uint64_t const universe = 5 + rng() % 80;
-                    std::vector<std::uint64_t> key_of(universe);
-                    for (auto & key : key_of)
-                        key = all_keys[rng() % all_keys.size()];
-                    ksieve::batch_keys keys;
-                    std::size_t const units = 1 + rng() % (trial % 3 == 0 ? 300 : 30);
-                    keys.offset.push_back(0);
-                    for (std::size_t u = 0; u < units; ++u)
-                    {
-                        // 0 = a unit without k-mers; up to 100 so that samples of several k-mers are taken
-                        std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
-                        for (std::uint32_t j = 0; j < c; ++j)
-                            keys.keys.push_back(key_of[rng() % universe]);
-                        keys.count.push_back(c);
-                        keys.offset.push_back(keys.keys.size());
-                    }
+                    ksieve::batch_keys const keys =
+                        random_units(rng, all_keys, universe, trial % 3 == 0 ? 300 : 30);
+                    std::size_t const units = keys.units();
                     // Oracle: read by read on the other filter (lookups before the unit's own insertions).
                     std::vector<bool> expect(units);
                     for (std::size_t u = 0; u < units; ++u)
@@ -369,20 +379,8 @@ TEST(engine, dedup_speculator_with_a_prefilter_equals_the_serial_definition)
                 std::uint64_t const min_count = trial < 60 ? 3 : 2 + rng() % 3;
                 double const fraction = std::array{0.05, 0.3, 0.5, 0.8, 1.0}[rng() % 5];
                 std::uint64_t const universe = 5 + rng() % 200;
-                std::vector<std::uint64_t> key_of(universe);
-                for (auto & key : key_of)
-                    key = all_keys[rng() % all_keys.size()];
-                ksieve::batch_keys keys;
-                std::size_t const units = 1 + rng() % 200;
-                keys.offset.push_back(0);
-                for (std::size_t u = 0; u < units; ++u)
-                {
-                    std::uint32_t const c = static_cast<std::uint32_t>(rng() % (u % 4 == 0 ? 101 : 12));
-                    for (std::uint32_t j = 0; j < c; ++j)
-                        keys.keys.push_back(key_of[rng() % universe]);
-                    keys.count.push_back(c);
-                    keys.offset.push_back(keys.keys.size());
-                }
+                ksieve::batch_keys const keys = random_units(rng, all_keys, universe, 200);
+                std::size_t const units = keys.units();
                 ksieve::decision_rule const rule{min_count, fraction, 0};
                 std::vector<bool> expect(units);
                 for (std::size_t u = 0; u < units; ++u)
