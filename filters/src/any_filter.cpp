@@ -49,14 +49,15 @@ template <typename fn_t> std::unique_ptr<any_filter> with_filter_class(filter_ty
     return nullptr;
 }
 
-// fn(s) for s in [0, n) on up to `threads` threads (the calling one included); the first exception is
-// rethrown after every thread has stopped.
+// fn(s) (or fn(s, w), w the worker: 0 for the calling thread, then 1, 2, ...) for s in [0, n) on up to
+// `threads` threads (the calling one included); the first exception is rethrown after every thread has
+// stopped.
 template <typename Fn> void parallel_for(std::size_t const n, unsigned const threads, Fn && fn)
 {
     std::atomic<std::size_t> next{0};
     std::exception_ptr failure;
     std::mutex failure_mutex;
-    auto work = [&]
+    auto work = [&](std::size_t const w)
     {
         for (;;)
         {
@@ -65,7 +66,10 @@ template <typename Fn> void parallel_for(std::size_t const n, unsigned const thr
                 return;
             try
             {
-                fn(s);
+                if constexpr (std::is_invocable_v<Fn &, std::size_t, std::size_t>)
+                    fn(s, w);
+                else
+                    fn(s);
             }
             catch (...)
             {
@@ -81,8 +85,8 @@ template <typename Fn> void parallel_for(std::size_t const n, unsigned const thr
     std::vector<std::thread> pool;
     pool.reserve(extra);
     for (std::size_t t = 0; t < extra; ++t)
-        pool.emplace_back(work);
-    work();
+        pool.emplace_back(work, t + 1);
+    work(0);
     for (auto & t : pool)
         t.join();
     if (failure)
@@ -91,10 +95,11 @@ template <typename Fn> void parallel_for(std::size_t const n, unsigned const thr
 
 // One shard of a set operation over filters of type F.
 template <typename F>
-F combine_shard(std::span<F const * const> parts, set_operation const op, std::uint64_t const min_count)
+F combine_shard(std::span<F const * const> parts, set_operation const op, std::uint64_t const min_count,
+                quotient_filter::combine_scratch & scratch)
 {
     if constexpr (std::is_same_v<F, quotient_filter>)
-        return quotient_filter::combine(parts, op, min_count);
+        return quotient_filter::combine(parts, op, min_count, &scratch);
     else if constexpr (std::is_same_v<F, counting_bloom_filter>)
         return F::merge(parts); // unite only (checked by the caller)
     else
@@ -117,13 +122,15 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
 {
     std::size_t const shards = inputs.front()->num_shards();
     std::vector<std::optional<F>> done(shards);
+    std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));
     parallel_for(shards, threads,
-                 [&](std::size_t const s)
+                 [&](std::size_t const s, std::size_t const w)
                  {
                      std::vector<F const *> parts(inputs.size());
                      for (std::size_t i = 0; i < inputs.size(); ++i)
                          parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
-                     done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count));
+                     done[s].emplace(
+                         combine_shard<F>(std::span<F const * const>{parts}, op, min_count, scratch[w]));
                      for (auto const * f : inputs)
                          f->release_shard(s);
                  });

@@ -334,7 +334,7 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     split_ = !std::has_single_bit(nslots);
     low_bits_ = p_ - q;
     low_mask_ = low_bits_mask(low_bits_);
-    qmask_ = low_bits_mask(q);
+    scaled_slots_ = split_ ? nslots << (64 - q) : 0;
     top_scale_ = std::ldexp(1.0, static_cast<int>(q)) / static_cast<double>(nslots);
     rmask_ = low_bits_mask(r);
     nslots_ = nslots;
@@ -408,7 +408,11 @@ std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
     // ceil(h 2^q / N): an estimate in floating point, then made exact with the range reduction itself.
     auto a = static_cast<std::uint64_t>(static_cast<double>(h) * top_scale_);
     auto home = [&](std::uint64_t const t)
-    { return static_cast<std::uint64_t>((static_cast<wide>(t) * nslots_) >> q_); };
+    { return static_cast<std::uint64_t>((static_cast<wide>(t) * scaled_slots_) >> 64); };
+    // The estimate is off by at most one either way (h < 2^52): one step each without a branch, the loops
+    // only as a guard.
+    a += home(a) < h ? 1 : 0;
+    a -= a > 0 && home(a - 1) >= h ? 1 : 0;
     while (home(a) < h)
         ++a;
     while (a > 0 && home(a - 1) >= h)
@@ -914,92 +918,148 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
 
 quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
 
+// The next occupied home slot's run: its quotient, first and last slot. False at the end (and after it).
+[[gnu::always_inline]] inline bool quotient_filter::cursor::next_run(quotient_filter const & f,
+                                                                     position & at) noexcept
+{
+    auto const k = kernel<0>::of(f);
+    at.in_run = false;
+    std::uint64_t h = at.next_quotient;
+    if (h >= f.nslots_)
+        return false;
+    std::uint64_t b = h >> 6;
+    std::uint64_t w = k.occupieds(b) & (~std::uint64_t{0} << (h & 63));
+    while (w == 0)
+    {
+        ++b;
+        if (64 * b >= f.nslots_)
+        {
+            at.next_quotient = f.nslots_;
+            return false;
+        }
+        w = k.occupieds(b);
+    }
+    h = 64 * b + static_cast<std::uint64_t>(std::countr_zero(w));
+    // The walk reads the table front to back: fetch a few blocks ahead (the hardware prefetcher stops at
+    // page boundaries).
+    if (std::uint64_t const ahead = b + 8; ahead < f.nblocks_)
+    {
+        auto const * const blk = reinterpret_cast<char const *>(f.ctable_) + ahead * f.block_bytes_;
+        __builtin_prefetch(blk);
+        __builtin_prefetch(blk + 64);
+        __builtin_prefetch(blk + 127);
+    }
+    std::uint64_t const start = at.have_prev && at.prev_end + 1 > h ? at.prev_end + 1 : h;
+    std::uint64_t const end = h < f.nslots_ ? k.next_runend(start, f.phys_slots_) : none;
+    if (end == none)
+    {
+        at.next_quotient = f.nslots_;
+        return false;
+    }
+    at.quotient = h;
+    if (f.split_)
+        at.top = f.first_top(h);
+    at.pos = start;
+    at.run_end = end;
+    at.prev_end = end;
+    at.have_prev = true;
+    at.next_quotient = h + 1;
+    at.in_run = true;
+    return true;
+}
+
 bool quotient_filter::cursor::next() noexcept
 {
     quotient_filter const & f = *f_;
-    auto const k = kernel<0>::of(f);
-    for (;;)
-    {
-        if (in_run_ && pos_ <= run_end_)
-        {
-            std::uint64_t v, c, len;
-            k.decode_group(pos_, run_end_, v, c, len);
-            fp_ = f.split_ ? ((top_ + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_)
-                           : (quotient_ << f.r_) | v;
-            count_ = c;
-            pos_ += len;
-            return true;
-        }
-        in_run_ = false;
-        std::uint64_t h = next_quotient_;
-        if (h >= f.nslots_)
-            return false;
-        std::uint64_t b = h >> 6;
-        std::uint64_t w = k.occupieds(b) & (~std::uint64_t{0} << (h & 63));
-        while (w == 0)
-        {
-            ++b;
-            if (64 * b >= f.nslots_)
-                return false;
-            w = k.occupieds(b);
-        }
-        h = 64 * b + static_cast<std::uint64_t>(std::countr_zero(w));
-        if (h >= f.nslots_)
-            return false;
-        std::uint64_t start = h;
-        if (have_prev_ && prev_end_ + 1 > h)
-            start = prev_end_ + 1;
-        std::uint64_t const end = k.select_runend(start, 1, f.phys_slots_);
-        if (end == none)
-            return false;
-        quotient_ = h;
-        if (f.split_)
-            top_ = f.first_top(h);
-        pos_ = start;
-        run_end_ = end;
-        prev_end_ = end;
-        have_prev_ = true;
-        next_quotient_ = h + 1;
-        in_run_ = true;
-    }
+    if (!(at_.in_run && at_.pos <= at_.run_end) && !next_run(f, at_))
+        return false;
+    std::uint64_t v, c, len;
+    kernel<0>::of(f).decode_group(at_.pos, at_.run_end, v, c, len);
+    fp_ = f.split_ ? ((at_.top + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_)
+                   : (at_.quotient << f.r_) | v;
+    count_ = c;
+    at_.pos += len;
+    return true;
 }
 
-// Builds a filter from fingerprints appended in strictly increasing order (resize, merge).
+std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64_t * const counts,
+                                          std::size_t const cap) noexcept
+{
+    quotient_filter const & f = *f_;
+    auto const k = kernel<0>::of(f);
+    position at = at_; // (a local: kept in registers)
+    std::size_t n = 0;
+    std::uint64_t v, c, len;
+    if (f.split_)
+        for (; n < cap; ++n, at.pos += len)
+        {
+            if (!(at.in_run && at.pos <= at.run_end) && !next_run(f, at))
+                break;
+            k.decode_group(at.pos, at.run_end, v, c, len);
+            fps[n] = ((at.top + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_);
+            counts[n] = c;
+        }
+    else
+        for (; n < cap; ++n, at.pos += len)
+        {
+            if (!(at.in_run && at.pos <= at.run_end) && !next_run(f, at))
+                break;
+            k.decode_group(at.pos, at.run_end, v, c, len);
+            fps[n] = (at.quotient << f.r_) | v;
+            counts[n] = c;
+        }
+    at_ = at;
+    return n;
+}
+
+// Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an empty table.
+// A run's end is marked when the next run starts (or at finish()); the statistics are written by finish().
 struct qf_appender
 {
     quotient_filter & f;
     std::uint64_t pos{0};
     std::uint64_t last_h{none};
+    std::uint64_t used{0};
+    std::uint64_t distinct{0};
+    std::uint64_t total{0};
 
     bool append(std::uint64_t const fp, std::uint64_t const count) noexcept
     {
+        auto k = quotient_filter::kernel<0>{f};
         std::uint64_t const code = f.slot_code(fp);
         std::uint64_t const h = code >> f.r_;
         std::uint64_t const x = code & f.rmask_;
         std::uint64_t enc[max_group_slots];
-        unsigned const n = quotient_filter::kernel<0>{f}.encode(x, count, enc);
-        std::uint64_t start;
+        unsigned const n = k.encode(x, count, enc);
         bool const same = h == last_h;
-        start = same ? pos : std::max(h, pos);
+        std::uint64_t const start = same ? pos : std::max(h, pos);
         if (start + n > f.phys_slots_)
             return false;
-        if (same)
-            quotient_filter::kernel<0>{f}.set_runend(pos - 1, false);
-        else
+        if (!same)
         {
-            quotient_filter::kernel<0>{f}.set_occupied(h, true);
+            if (last_h != none)
+                k.set_runend(pos - 1, true);
+            k.set_occupied(h, true);
             last_h = h;
         }
         for (unsigned t = 0; t < n; ++t)
-            quotient_filter::kernel<0>{f}.set_slot(start + t, enc[t]);
-        quotient_filter::kernel<0>{f}.set_runend(start + n - 1, true);
+            k.set_slot(start + t, enc[t]);
         pos = start + n;
-        f.used_ += n;
-        f.distinct_ += 1;
-        f.total_ = sat_add(f.total_, count);
+        used += n;
+        distinct += 1;
+        total = sat_add(total, count);
         return true;
     }
-    void finish() noexcept { quotient_filter::kernel<0>{f}.update_offsets(1, f.nblocks_ - 1); }
+    void finish() noexcept
+    {
+        auto k = quotient_filter::kernel<0>{f};
+        if (last_h != none)
+            k.set_runend(pos - 1, true);
+        f.used_ = used;
+        f.distinct_ = distinct;
+        f.total_ = total;
+        k.update_offsets(1, f.nblocks_ - 1);
+    }
 };
 
 bool quotient_filter::resize(unsigned const new_q)
@@ -1099,78 +1159,142 @@ struct walk_entry
     std::size_t present{0};
 };
 
-// K-way walk of cursors in fingerprint order, fingerprints cut to p bits; fn(fingerprint, walk_entry) for
-// every fingerprint some input holds. Counts below min_count are as absent.
-// A cursor over a filter's fingerprints cut to `p` bits (the top bits of each key's hash: a filter of wider
-// fingerprints cut to fewer bits holds exactly what one of that width would), equal cut values joined.
-class narrowing_cursor
+// A filter's fingerprints cut to `p` bits (the top bits of each key's hash: a filter of wider fingerprints
+// cut to fewer bits holds exactly what one of that width would), equal cut values joined; read from the
+// filter a chunk at a time.
+class fp_source
 {
 public:
-    narrowing_cursor(quotient_filter const & f, unsigned const p) : c_{f}, shift_{f.fingerprint_bits() - p}
+    fp_source(quotient_filter const & f, unsigned const p) : c_{f}, shift_{f.fingerprint_bits() - p} {}
+    fp_source(fp_source const &) = delete;
+    fp_source & operator=(fp_source const &) = delete;
+
+    // The next fingerprint and its count; false at the end.
+    [[gnu::always_inline]] bool next(std::uint64_t & fp, std::uint64_t & count) noexcept
     {
-        more_ = c_.next();
-    }
-    bool next() noexcept
-    {
-        if (!more_)
+        if (i_ == n_ && !refill())
             return false;
-        fp_ = c_.fingerprint() >> shift_;
-        count_ = c_.count();
-        while ((more_ = c_.next()) && (c_.fingerprint() >> shift_) == fp_)
-            count_ = sat_add(count_, c_.count());
+        fp = fps_[i_] >> shift_;
+        count = counts_[i_];
+        ++i_;
+        if (shift_ != 0)
+            while ((i_ != n_ || refill()) && (fps_[i_] >> shift_) == fp)
+                count = sat_add(count, counts_[i_++]);
         return true;
     }
-    [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fp_; }
-    [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
 
 private:
+    static constexpr std::size_t chunk = 256;
+    bool refill() noexcept
+    {
+        i_ = 0;
+        n_ = c_.read(fps_.data(), counts_.data(), chunk);
+        return n_ != 0;
+    }
+
     quotient_filter::cursor c_;
     unsigned shift_;
-    bool more_{false};
-    std::uint64_t fp_{0};
-    std::uint64_t count_{0};
+    std::size_t i_{0};
+    std::size_t n_{0};
+    std::array<std::uint64_t, chunk> fps_;
+    std::array<std::uint64_t, chunk> counts_;
 };
 
+// An input's current fingerprint in a walk.
+struct walk_head
+{
+    std::uint64_t fp{0};
+    std::uint64_t count{0};
+    std::size_t input{0};
+};
+
+// Adds input i's count c to e (counts below min_count are as absent).
+[[gnu::always_inline]] inline void take(walk_entry & e, std::size_t const i, std::uint64_t const c,
+                                        std::uint64_t const min_count) noexcept
+{
+    if (c < min_count)
+        return;
+    e.sum = sat_add(e.sum, c);
+    e.min = e.present == 0 ? c : std::min(e.min, c);
+    e.first = i == 0 ? c : e.first;
+    ++e.present;
+}
+
+// Two inputs: a plain two-way merge.
+template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn && fn)
+{
+    std::uint64_t fa, ca, fb, cb;
+    bool ha = a.next(fa, ca);
+    bool hb = b.next(fb, cb);
+    while (ha && hb)
+    {
+        walk_entry e;
+        std::uint64_t const fp = std::min(fa, fb);
+        if (fa == fp)
+        {
+            take(e, 0, ca, min_count);
+            ha = a.next(fa, ca);
+        }
+        if (fb == fp)
+        {
+            take(e, 1, cb, min_count);
+            hb = b.next(fb, cb);
+        }
+        if (e.present != 0)
+            fn(fp, e);
+    }
+    for (; ha; ha = a.next(fa, ca))
+    {
+        walk_entry e;
+        take(e, 0, ca, min_count);
+        if (e.present != 0)
+            fn(fa, e);
+    }
+    for (; hb; hb = b.next(fb, cb))
+    {
+        walk_entry e;
+        take(e, 1, cb, min_count);
+        if (e.present != 0)
+            fn(fb, e);
+    }
+}
+
+// K-way walk of the inputs in fingerprint order, fingerprints cut to p bits; fn(fingerprint, walk_entry) for
+// every fingerprint some input holds. Counts below min_count are as absent.
 template <typename Fn>
 void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p,
                 std::uint64_t const min_count, Fn && fn)
 {
-    std::vector<narrowing_cursor> cs;
+    std::vector<std::unique_ptr<fp_source>> cs;
     cs.reserve(inputs.size());
     for (auto const * f : inputs)
-        cs.emplace_back(*f, p);
-    auto take = [&](walk_entry & e, std::size_t const i)
-    {
-        std::uint64_t const c = cs[i].count();
-        if (c < min_count)
-            return;
-        e.sum = sat_add(e.sum, c);
-        e.min = e.present == 0 ? c : std::min(e.min, c);
-        e.first = i == 0 ? c : e.first;
-        ++e.present;
-    };
+        cs.push_back(std::make_unique<fp_source>(*f, p));
+    if (cs.size() == 2)
+        return walk_two(*cs[0], *cs[1], min_count, fn);
+    std::vector<walk_head> heads;
+    heads.reserve(cs.size());
+    for (std::size_t i = 0; i < cs.size(); ++i)
+        if (walk_head h{0, 0, i}; cs[i]->next(h.fp, h.count))
+            heads.push_back(h);
     if (cs.size() <= 8)
     {
-        std::vector<std::size_t> active;
-        for (std::size_t i = 0; i < cs.size(); ++i)
-            if (cs[i].next())
-                active.push_back(i);
-        while (!active.empty())
+        // Few inputs: the smallest of their heads by a scan.
+        while (!heads.empty())
         {
             std::uint64_t fp = none;
-            for (std::size_t const i : active)
-                fp = std::min(fp, cs[i].fingerprint());
+            for (auto const & h : heads)
+                fp = std::min(fp, h.fp);
             walk_entry e;
-            for (std::size_t a = 0; a < active.size();)
+            for (std::size_t a = 0; a < heads.size();)
             {
-                auto & cur = cs[active[a]];
-                if (cur.fingerprint() == fp)
+                auto & h = heads[a];
+                if (h.fp == fp)
                 {
-                    take(e, active[a]);
-                    if (!cur.next())
+                    take(e, h.input, h.count, min_count);
+                    if (!cs[h.input]->next(h.fp, h.count))
                     {
-                        active[a] = active.back();
-                        active.pop_back();
+                        h = heads.back();
+                        heads.pop_back();
                         continue;
                     }
                 }
@@ -1181,29 +1305,22 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
         }
         return;
     }
-    // Min-heap of (fingerprint, cursor index).
-    using item = std::pair<std::uint64_t, std::size_t>;
-    std::vector<item> heap;
-    auto greater = [](item const & a, item const & b) { return a > b; };
-    for (std::size_t i = 0; i < cs.size(); ++i)
-        if (cs[i].next())
-            heap.emplace_back(cs[i].fingerprint(), i);
-    std::make_heap(heap.begin(), heap.end(), greater);
-    while (!heap.empty())
+    // Many inputs: a min-heap of heads.
+    auto greater = [](walk_head const & a, walk_head const & b) { return a.fp > b.fp; };
+    std::make_heap(heads.begin(), heads.end(), greater);
+    while (!heads.empty())
     {
-        std::uint64_t const fp = heap.front().first;
+        std::uint64_t const fp = heads.front().fp;
         walk_entry e;
-        while (!heap.empty() && heap.front().first == fp)
+        while (!heads.empty() && heads.front().fp == fp)
         {
-            std::pop_heap(heap.begin(), heap.end(), greater);
-            std::size_t const i = heap.back().second;
-            heap.pop_back();
-            take(e, i);
-            if (cs[i].next())
-            {
-                heap.emplace_back(cs[i].fingerprint(), i);
-                std::push_heap(heap.begin(), heap.end(), greater);
-            }
+            std::pop_heap(heads.begin(), heads.end(), greater);
+            walk_head & h = heads.back();
+            take(e, h.input, h.count, min_count);
+            if (cs[h.input]->next(h.fp, h.count))
+                std::push_heap(heads.begin(), heads.end(), greater);
+            else
+                heads.pop_back();
         }
         if (e.present != 0)
             fn(fp, e);
@@ -1242,7 +1359,8 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
 }
 
 quotient_filter quotient_filter::combine(std::span<quotient_filter const * const> const inputs,
-                                         set_operation const op, std::uint64_t const min_count)
+                                         set_operation const op, std::uint64_t const min_count,
+                                         combine_scratch * const scratch)
 {
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
@@ -1268,7 +1386,9 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     for (auto const * f : inputs)
         stored += f->used_slots();
     bool const keep = stored <= combine_buffer_entries;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> result;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> own;
+    auto & result = scratch != nullptr ? scratch->entries : own;
+    result.clear();
     if (keep)
         result.reserve(static_cast<std::size_t>(stored));
     auto for_each_result = [&](auto && fn)
@@ -1326,7 +1446,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
                 if (ok)
                     ok = app.append(fp, c);
             });
-        if (!ok || static_cast<double>(out.used_) > first.max_load_ * static_cast<double>(out.nslots_))
+        if (!ok || static_cast<double>(app.used) > first.max_load_ * static_cast<double>(out.nslots_))
             continue;
         app.finish();
         return out;

@@ -28,6 +28,12 @@ zeroed_memory::zeroed_memory(std::size_t const bytes) :
 #if defined(MADV_HUGEPAGE)
         ::madvise(m, bytes_, MADV_HUGEPAGE); // a hint only
 #endif
+#if defined(MADV_POPULATE_WRITE)
+        // Pages written from the start: a table read before it is written would first map the shared zero
+        // page, and the write would then replace it with a flush of every thread's TLB. (A hint: older
+        // kernels refuse it and fault the pages in as they are touched.)
+        ::madvise(m, bytes_, MADV_POPULATE_WRITE);
+#endif
         ptr_ = m;
         mapped_ = true;
         return;

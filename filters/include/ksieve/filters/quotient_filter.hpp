@@ -121,17 +121,28 @@ public:
         [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fp_; }
         /*! \brief Count of the current fingerprint (>= 1). \pre next() returned true. */
         [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+        /*! \brief The next (up to) `cap` fingerprints and their counts, in order, into fps and counts (the
+         * same sequence next() gives; the two may be mixed). \returns how many were written: fewer than cap
+         * only at the end, then 0. \pre fps and counts hold cap values. */
+        std::size_t read(std::uint64_t * fps, std::uint64_t * counts, std::size_t cap) noexcept;
 
     private:
+        // Where the walk stands: the run being read and the next home slot to look at.
+        struct position
+        {
+            std::uint64_t next_quotient{0};
+            std::uint64_t pos{0};
+            std::uint64_t run_end{0};
+            std::uint64_t quotient{0};
+            std::uint64_t top{0}; // split geometry: the smallest fingerprint top of quotient
+            std::uint64_t prev_end{0};
+            bool have_prev{false};
+            bool in_run{false};
+        };
+        static bool next_run(quotient_filter const & f, position & at) noexcept;
+
         quotient_filter const * f_;
-        std::uint64_t next_quotient_{0};
-        std::uint64_t pos_{0};
-        std::uint64_t run_end_{0};
-        std::uint64_t quotient_{0};
-        std::uint64_t top_{0}; // split geometry: the smallest fingerprint top of quotient_
-        std::uint64_t prev_end_{0};
-        bool have_prev_{false};
-        bool in_run_{false};
+        position at_;
         std::uint64_t fp_{0};
         std::uint64_t count_{0};
     };
@@ -204,13 +215,21 @@ public:
      * for an empty input list; full_error if the union cannot be represented. */
     [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
 
+    /*! \brief Working memory of combine() that one thread reuses from call to call (its result entries, 16
+     * bytes each, at most 64 MiB). Not thread-safe: one per thread. */
+    struct combine_scratch
+    {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
+    };
+
     /*! \brief A set operation over filters of equal key widths, built as merge() is (k-way
      * walk in fingerprint order, sized for the result). Counts below `min_count` are as absent. unite: counts
      * added; intersect: fingerprints of every input, the smallest count; subtract: the first input's
      * fingerprints that no other input holds, with their counts; subtract_counts: the first input's count
      * minus the others' summed counts, where positive. \throws as merge(). */
     [[nodiscard]] static quotient_filter combine(std::span<quotient_filter const * const> inputs,
-                                                 set_operation op, std::uint64_t min_count = 1);
+                                                 set_operation op, std::uint64_t min_count = 1,
+                                                 combine_scratch * scratch = nullptr);
 
     quotient_filter(quotient_filter &&) noexcept;
     quotient_filter & operator=(quotient_filter &&) noexcept;
@@ -357,9 +376,10 @@ private:
         if (!split_)
             return fp;
         std::uint64_t const a = fp >> low_bits_;
-        wide const t = static_cast<wide>(a) * nslots_;
-        std::uint64_t const h = static_cast<std::uint64_t>(t >> q_);
-        std::uint64_t const second = (static_cast<std::uint64_t>(t) & qmask_) >= nslots_ ? 1 : 0;
+        // (a N) >> q and whether (a N) mod 2^q >= N, from one product with N shifted to the top of a word
+        wide const t = static_cast<wide>(a) * scaled_slots_;
+        std::uint64_t const h = static_cast<std::uint64_t>(t >> 64);
+        std::uint64_t const second = static_cast<std::uint64_t>(t) >= scaled_slots_ ? 1 : 0;
         return (h << r_) | (second << low_bits_) | (fp & low_mask_);
     }
     /*! \brief The table code of a key's fingerprint. */
@@ -414,7 +434,7 @@ private:
     bool split_{false};    // nslots_ is not 2^q: the remainder's top bit tells the two tops apart
     unsigned low_bits_{0}; // p - q: the fingerprint bits below its top q
     std::uint64_t low_mask_{0};
-    std::uint64_t qmask_{0}; // 2^q - 1
+    std::uint64_t scaled_slots_{0}; // split geometry: nslots_ << (64 - q)
     double top_scale_{0};    // 2^q / nslots_
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
