@@ -96,10 +96,10 @@ template <typename Fn> void parallel_for(std::size_t const n, unsigned const thr
 // One shard of a set operation over filters of type F.
 template <typename F>
 F combine_shard(std::span<F const * const> parts, set_operation const op, std::uint64_t const min_count,
-                quotient_filter::combine_scratch & scratch)
+                quotient_filter::combine_scratch & scratch, quotient_filter::consumed_fn const & consumed)
 {
     if constexpr (std::is_same_v<F, quotient_filter>)
-        return quotient_filter::combine(parts, op, min_count, &scratch);
+        return quotient_filter::combine(parts, op, min_count, &scratch, consumed);
     else if constexpr (std::is_same_v<F, counting_bloom_filter>)
         return F::merge(parts); // unite only (checked by the caller)
     else
@@ -129,8 +129,12 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
                      std::vector<F const *> parts(inputs.size());
                      for (std::size_t i = 0; i < inputs.size(); ++i)
                          parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
-                     done[s].emplace(
-                         combine_shard<F>(std::span<F const * const>{parts}, op, min_count, scratch[w]));
+                     // (the walk gives back the pages of mapped inputs that it has passed)
+                     quotient_filter::consumed_fn const consumed =
+                         [&](std::size_t const i, std::span<std::uint64_t const> const words)
+                     { inputs[i]->release_shard_words(s, words); };
+                     done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count,
+                                                      scratch[w], consumed));
                      for (auto const * f : inputs)
                          f->release_shard(s);
                  });

@@ -17,6 +17,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -982,6 +983,15 @@ bool quotient_filter::cursor::next() noexcept
     return true;
 }
 
+std::uint64_t quotient_filter::cursor::words_done() const noexcept
+{
+    quotient_filter const & f = *f_;
+    // Blocks before the run being read and before the next home slot are not read again.
+    std::uint64_t const from = std::min(at_.in_run ? at_.pos : at_.next_quotient, at_.next_quotient);
+    std::uint64_t const blocks = std::min(from >> 6, f.nblocks_);
+    return std::min(blocks * f.block_bytes_ / 8, f.nwords_);
+}
+
 std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64_t * const counts,
                                           std::size_t const cap) noexcept
 {
@@ -1013,7 +1023,9 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
 }
 
 // Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an empty table.
-// A run's end is marked when the next run starts (or at finish()); the statistics are written by finish().
+// A run's end is marked when the next run starts (or at finish()). The remainders of the block being filled
+// are collected here and packed into the table when the walk leaves the block; the occupied and runend bits
+// go straight to the table. The statistics are written by finish().
 struct qf_appender
 {
     quotient_filter & f;
@@ -1022,36 +1034,116 @@ struct qf_appender
     std::uint64_t used{0};
     std::uint64_t distinct{0};
     std::uint64_t total{0};
+    std::uint64_t block{none}; // the block whose remainders are in rems
+    std::array<std::uint64_t, 64> rems{};
+
+    // Packs rems into the remainder area of `block` (r words of 64 slots of r bits) and clears it.
+    void flush() noexcept
+    {
+        if (block == none)
+            return;
+        unsigned const r = f.r_;
+        auto * out = reinterpret_cast<std::uint8_t *>(f.table_) + block * f.block_bytes_ + header_bytes;
+        std::uint64_t acc = 0;
+        unsigned fill = 0;
+        for (std::uint64_t const v : rems)
+        {
+            acc |= v << fill;
+            fill += r;
+            if (fill >= 64)
+            {
+                store64(out, acc);
+                out += 8;
+                fill -= 64;
+                acc = fill != 0 ? v >> (r - fill) : 0;
+            }
+        }
+        rems.fill(0);
+        block = none;
+    }
 
     bool append(std::uint64_t const fp, std::uint64_t const count) noexcept
     {
+        std::pair<std::uint64_t, std::uint64_t> const e{fp, count};
+        return append_all({&e, 1});
+    }
+
+    // append() for each (fingerprint, count) of `entries`, the table's parameters and the appender's state in
+    // locals (stores into the table could otherwise alias them). False as soon as one does not fit.
+    bool append_all(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
+    {
         auto k = quotient_filter::kernel<0>{f};
-        std::uint64_t const code = f.slot_code(fp);
-        std::uint64_t const h = code >> f.r_;
-        std::uint64_t const x = code & f.rmask_;
-        std::uint64_t enc[max_group_slots];
-        unsigned const n = k.encode(x, count, enc);
-        bool const same = h == last_h;
-        std::uint64_t const start = same ? pos : std::max(h, pos);
-        if (start + n > f.phys_slots_)
-            return false;
-        if (!same)
+        auto * const table = reinterpret_cast<std::uint8_t *>(f.table_);
+        std::uint64_t const block_bytes = f.block_bytes_;
+        unsigned const r = f.r_;
+        std::uint64_t const rmask = f.rmask_;
+        std::uint64_t const phys = f.phys_slots_;
+        bool const split = f.split_;
+        unsigned const low_bits = f.low_bits_;
+        std::uint64_t const low_mask = f.low_mask_;
+        std::uint64_t const scaled = f.scaled_slots_;
+        std::uint64_t p = pos;
+        std::uint64_t last = last_h;
+        std::uint64_t n_used = used;
+        std::uint64_t n_total = total;
+        auto set_bit = [&](std::uint64_t const j, std::uint64_t const field)
         {
-            if (last_h != none)
-                k.set_runend(pos - 1, true);
-            k.set_occupied(h, true);
-            last_h = h;
+            std::uint8_t * const w = table + (j >> 6) * block_bytes + field;
+            store64(w, load64(w) | std::uint64_t{1} << (j & 63));
+        };
+        bool ok = true;
+        for (auto const & [fp, count] : entries)
+        {
+            std::uint64_t code = fp;
+            if (split)
+            {
+                __extension__ using wide = unsigned __int128;
+                wide const t = static_cast<wide>(fp >> low_bits) * scaled;
+                code = (static_cast<std::uint64_t>(t >> 64) << r) |
+                       ((static_cast<std::uint64_t>(t) >= scaled ? std::uint64_t{1} : 0) << low_bits) |
+                       (fp & low_mask);
+            }
+            std::uint64_t const h = code >> r;
+            std::uint64_t enc[max_group_slots];
+            unsigned const n = k.encode(code & rmask, count, enc);
+            bool const same = h == last;
+            std::uint64_t const start = same ? p : std::max(h, p);
+            if (start + n > phys)
+            {
+                ok = false;
+                break;
+            }
+            if (!same)
+            {
+                if (last != none)
+                    set_bit(p - 1, 9); // runends
+                set_bit(h, 1);         // occupieds
+                last = h;
+            }
+            for (unsigned t = 0; t < n; ++t)
+            {
+                std::uint64_t const j = start + t;
+                if ((j >> 6) != block)
+                {
+                    flush();
+                    block = j >> 6;
+                }
+                rems[j & 63] = enc[t];
+            }
+            p = start + n;
+            n_used += n;
+            n_total = sat_add(n_total, count);
+            ++distinct;
         }
-        for (unsigned t = 0; t < n; ++t)
-            k.set_slot(start + t, enc[t]);
-        pos = start + n;
-        used += n;
-        distinct += 1;
-        total = sat_add(total, count);
-        return true;
+        pos = p;
+        last_h = last;
+        used = n_used;
+        total = n_total;
+        return ok;
     }
     void finish() noexcept
     {
+        flush();
         auto k = quotient_filter::kernel<0>{f};
         if (last_h != none)
             k.set_runend(pos - 1, true);
@@ -1165,7 +1257,11 @@ struct walk_entry
 class fp_source
 {
 public:
-    fp_source(quotient_filter const & f, unsigned const p) : c_{f}, shift_{f.fingerprint_bits() - p} {}
+    fp_source(quotient_filter const & f, unsigned const p, std::size_t const input,
+              quotient_filter::consumed_fn const & consumed)
+        : c_{f}, shift_{f.fingerprint_bits() - p}, words_{f.words()}, input_{input}, consumed_{consumed}
+    {
+    }
     fp_source(fp_source const &) = delete;
     fp_source & operator=(fp_source const &) = delete;
 
@@ -1189,11 +1285,25 @@ private:
     {
         i_ = 0;
         n_ = c_.read(fps_.data(), counts_.data(), chunk);
+        if (consumed_)
+        {
+            // (the words passed, every 256 KiB)
+            std::uint64_t const done = n_ == 0 ? words_.size() : c_.words_done();
+            if (done >= released_ + (std::uint64_t{32} << 10) || (n_ == 0 && done > released_))
+            {
+                consumed_(input_, words_.subspan(released_, done - released_));
+                released_ = done;
+            }
+        }
         return n_ != 0;
     }
 
     quotient_filter::cursor c_;
     unsigned shift_;
+    std::span<std::uint64_t const> words_;
+    std::size_t input_;
+    quotient_filter::consumed_fn const & consumed_;
+    std::uint64_t released_{0};
     std::size_t i_{0};
     std::size_t n_{0};
     std::array<std::uint64_t, chunk> fps_;
@@ -1263,12 +1373,12 @@ template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t
 // every fingerprint some input holds. Counts below min_count are as absent.
 template <typename Fn>
 void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p,
-                std::uint64_t const min_count, Fn && fn)
+                std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed, Fn && fn)
 {
     std::vector<std::unique_ptr<fp_source>> cs;
     cs.reserve(inputs.size());
-    for (auto const * f : inputs)
-        cs.push_back(std::make_unique<fp_source>(*f, p));
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        cs.push_back(std::make_unique<fp_source>(*inputs[i], p, i, consumed));
     if (cs.size() == 2)
         return walk_two(*cs[0], *cs[1], min_count, fn);
     std::vector<walk_head> heads;
@@ -1276,7 +1386,7 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
     for (std::size_t i = 0; i < cs.size(); ++i)
         if (walk_head h{0, 0, i}; cs[i]->next(h.fp, h.count))
             heads.push_back(h);
-    if (cs.size() <= 8)
+    if (cs.size() <= 16)
     {
         // Few inputs: the smallest of their heads by a scan.
         while (!heads.empty())
@@ -1327,12 +1437,79 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
     }
 }
 
-// combine() keeps the result's entries of one walk for its second pass up to this many (16 bytes each): a
-// shard of a filter of up to about 250 M k-mers in 64 shards.
-constexpr std::uint64_t combine_buffer_entries = std::uint64_t{4} << 20;
+// The (fingerprint, count) stream of a walk, kept in a combine_scratch: fingerprints as gaps from the one
+// before, counts in a byte, the rare values that do not fit in side lists.
+class result_buffer
+{
+public:
+    explicit result_buffer(quotient_filter::combine_scratch & s) noexcept : s_{s}
+    {
+        s_.gaps.clear();
+        s_.counts.clear();
+        s_.wide_gaps.clear();
+        s_.wide_counts.clear();
+    }
+    // False (and the entry not kept) once the buffer would pass the scratch's max_bytes.
+    bool push(std::uint64_t const fp, std::uint64_t const count)
+    {
+        if (size() == s_.gaps.capacity()) [[unlikely]]
+        {
+            // (grown here, to at most max_entries, rather than by push_back's doubling)
+            std::size_t const max_entries = s_.max_bytes / 5;
+            if (size() >= max_entries)
+                return false;
+            std::size_t const cap = std::min(std::max<std::size_t>(2 * size(), 4096), max_entries);
+            s_.gaps.reserve(cap);
+            s_.counts.reserve(cap);
+        }
+        std::uint64_t const gap = fp - last_;
+        last_ = fp;
+        constexpr std::uint64_t gap_escape = 0xffffffffu;
+        s_.gaps.push_back(static_cast<std::uint32_t>(std::min(gap, gap_escape)));
+        if (gap >= gap_escape) [[unlikely]]
+            s_.wide_gaps.push_back(gap);
+        s_.counts.push_back(static_cast<std::uint8_t>(std::min<std::uint64_t>(count, 255)));
+        if (count >= 255) [[unlikely]]
+            s_.wide_counts.push_back(count);
+        return true;
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return s_.gaps.size(); }
+    // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn returns true.
+    template <typename Fn> void for_each_chunk(Fn && fn) const
+    {
+        std::array<std::pair<std::uint64_t, std::uint64_t>, 1024> chunk;
+        std::size_t wg = 0;
+        std::size_t wc = 0;
+        std::uint64_t fp = 0;
+        std::size_t const n = size();
+        for (std::size_t i = 0; i < n;)
+        {
+            std::size_t const m = std::min(chunk.size(), n - i);
+            for (std::size_t t = 0; t < m; ++t, ++i)
+            {
+                std::uint64_t gap = s_.gaps[i];
+                if (gap == 0xffffffffu) [[unlikely]]
+                    gap = s_.wide_gaps[wg++];
+                fp += gap;
+                std::uint64_t c = s_.counts[i];
+                if (c == 255) [[unlikely]]
+                    c = s_.wide_counts[wc++];
+                chunk[t] = {fp, c};
+            }
+            if (!fn(std::span<std::pair<std::uint64_t, std::uint64_t> const>{chunk.data(), m}))
+                return;
+        }
+    }
+
+private:
+    quotient_filter::combine_scratch & s_;
+    std::uint64_t last_{0};
+};
+
 
 // The count a set operation gives a fingerprint (0: not in the result).
-std::uint64_t combined_count(set_operation const op, walk_entry const & e, std::size_t const inputs) noexcept
+[[gnu::always_inline]] inline std::uint64_t combined_count(set_operation const op, walk_entry const & e,
+                                                           std::size_t const inputs) noexcept
 {
     switch (op)
     {
@@ -1360,7 +1537,7 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
 
 quotient_filter quotient_filter::combine(std::span<quotient_filter const * const> const inputs,
                                          set_operation const op, std::uint64_t const min_count,
-                                         combine_scratch * const scratch)
+                                         combine_scratch * const scratch, consumed_fn const & consumed)
 {
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
@@ -1380,31 +1557,34 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     unsigned r_ref = max_remainder_bits;
     for (auto const * f : inputs)
         r_ref = std::min(r_ref, p_min > f->q_ + min_remainder_bits ? p_min - f->q_ : min_remainder_bits);
-    // The result's (fingerprint, count) stream: kept from one walk when it is small enough, walked again
-    // for the second pass otherwise.
-    std::uint64_t stored = 0;
-    for (auto const * f : inputs)
-        stored += f->used_slots();
-    bool const keep = stored <= combine_buffer_entries;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> own;
-    auto & result = scratch != nullptr ? scratch->entries : own;
-    result.clear();
-    if (keep)
-        result.reserve(static_cast<std::size_t>(stored));
-    auto for_each_result = [&](auto && fn)
+    // The result's (fingerprint, count) stream: kept from the first walk unless it outgrows the buffer, then
+    // walked again for the second pass.
+    quotient_filter::combine_scratch own;
+    result_buffer result{scratch != nullptr ? *scratch : own};
+    bool keep = true;
+    auto walk = [&](auto && fn)
     {
-        if (keep && !result.empty())
+        // (one walk per operation: its count rule inlined)
+        auto with = [&](auto const op_c)
         {
-            for (auto const & [fp, c] : result)
-                fn(fp, c);
-            return;
+            merge_walk(inputs, p_min, min_count, consumed,
+                       [&](std::uint64_t const fp, walk_entry const & e)
+                       {
+                           if (std::uint64_t const c = combined_count(op_c.value, e, inputs.size()); c != 0)
+                               fn(fp, c);
+                       });
+        };
+        switch (op)
+        {
+        case set_operation::unite:
+            return with(std::integral_constant<set_operation, set_operation::unite>{});
+        case set_operation::intersect:
+            return with(std::integral_constant<set_operation, set_operation::intersect>{});
+        case set_operation::subtract:
+            return with(std::integral_constant<set_operation, set_operation::subtract>{});
+        case set_operation::subtract_counts:
+            return with(std::integral_constant<set_operation, set_operation::subtract_counts>{});
         }
-        merge_walk(inputs, p_min, min_count,
-                   [&](std::uint64_t const fp, walk_entry const & e)
-                   {
-                       if (std::uint64_t const c = combined_count(op, e, inputs.size()); c != 0)
-                           fn(fp, c);
-                   });
     };
     // Pass 1: the slots the result needs.
     std::uint64_t need = 0;
@@ -1412,12 +1592,11 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         std::uint64_t const mask = low_bits_mask(r_ref);
         quotient_filter const ref =
             with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
-        for_each_result(
+        walk(
             [&](std::uint64_t const fp, std::uint64_t const c)
             {
                 need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
-                if (keep)
-                    result.emplace_back(fp, c);
+                keep = keep && result.push(fp, c);
             });
     }
     unsigned const p = p_min;
@@ -1440,12 +1619,25 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
-        for_each_result(
-            [&](std::uint64_t const fp, std::uint64_t const c)
-            {
-                if (ok)
-                    ok = app.append(fp, c);
-            });
+        if (keep)
+            result.for_each_chunk([&](auto const chunk) { return ok = app.append_all(chunk); });
+        else
+        {
+            // (the walk's result a chunk at a time)
+            std::vector<std::pair<std::uint64_t, std::uint64_t>> chunk;
+            chunk.reserve(1024);
+            walk(
+                [&](std::uint64_t const fp, std::uint64_t const c)
+                {
+                    chunk.emplace_back(fp, c);
+                    if (chunk.size() == 1024)
+                    {
+                        ok = ok && app.append_all(chunk);
+                        chunk.clear();
+                    }
+                });
+            ok = ok && app.append_all(chunk);
+        }
         if (!ok || static_cast<double>(app.used) > first.max_load_ * static_cast<double>(out.nslots_))
             continue;
         app.finish();

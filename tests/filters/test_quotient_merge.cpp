@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <random>
 #include <vector>
 
@@ -112,12 +114,109 @@ TEST(QuotientMerge, ThreeFingerprint)
     check_merge(cfg, 3, 62);
 }
 
-TEST(QuotientMerge, ManyInputsHeapPath)
+TEST(QuotientMerge, ManyInputsScanPath)
 {
     filter_config cfg;
     cfg.fpr = 0.01;
     cfg.shard_bits = 3;
     check_merge(cfg, 12, 59);
+}
+
+TEST(QuotientMerge, ManyInputsHeapPath)
+{
+    filter_config cfg;
+    cfg.fpr = 0.01;
+    cfg.shard_bits = 3;
+    check_merge(cfg, 20, 59);
+}
+
+// Every operation gives the same filter whether the walk's result is kept (fingerprint gaps of 2^32 and
+// more and counts of 255 and more in the side lists) or walked again (a buffer of no bytes); the pages the
+// walk reports as passed cover each input's words once, in order.
+TEST(QuotientMerge, KeptAndRewalkedResultsAgreeAndWordsArePassedInOrder)
+{
+    for (double const fpr : {0.0, 0.001})
+    {
+        filter_config cfg;
+        cfg.fpr = fpr;
+        std::vector<quotient_filter> filters;
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            filters.push_back(quotient_filter::create(cfg, 62, 0));
+            for (auto const & [k, c] : sample(merge_keys / 3, 2000 + i, 62))
+                ASSERT_EQ(filters.back().insert(k, c), insert_status::ok);
+        }
+        std::vector<quotient_filter const *> const ptrs{&filters[0], &filters[1], &filters[2]};
+        for (auto const op : {ksieve::set_operation::unite, ksieve::set_operation::intersect,
+                              ksieve::set_operation::subtract, ksieve::set_operation::subtract_counts})
+        {
+            quotient_filter::combine_scratch kept;
+            std::vector<std::uint64_t> passed(ptrs.size(), 0);
+            quotient_filter::consumed_fn const consumed =
+                [&](std::size_t const i, std::span<std::uint64_t const> const words)
+            {
+                ASSERT_LT(i, ptrs.size());
+                auto const all = ptrs[i]->words();
+                ASSERT_EQ(words.data(), all.data() + passed[i]); // in order, no gap, no overlap
+                passed[i] += words.size();
+                ASSERT_LE(passed[i], all.size());
+            };
+            auto const a = quotient_filter::combine(ptrs, op, 1, &kept, consumed);
+            for (std::size_t i = 0; i < ptrs.size(); ++i)
+                EXPECT_EQ(passed[i], ptrs[i]->words().size());
+            quotient_filter::combine_scratch none;
+            none.max_bytes = 0;
+            auto const b = quotient_filter::combine(ptrs, op, 1, &none);
+            auto const c = quotient_filter::combine(ptrs, op, 2); // no scratch, min count 2
+            multiset const ma = contents(a);
+            EXPECT_EQ(ma, contents(b));
+            EXPECT_EQ(a.slots(), b.slots());
+            EXPECT_EQ(a.words().size(), b.words().size());
+            EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin()));
+            // the oracle: the inputs' multisets combined by the operation's rule
+            std::vector<multiset> in;
+            for (auto const * f : ptrs)
+                in.push_back(contents(*f));
+            for (std::uint64_t const min_count : {std::uint64_t{1}, std::uint64_t{2}})
+            {
+                multiset want;
+                std::map<std::uint64_t, std::vector<std::uint64_t>> by_key;
+                for (std::size_t i = 0; i < in.size(); ++i)
+                    for (auto const & [v, n] : in[i])
+                        if (n >= min_count)
+                        {
+                            auto & cs = by_key[v];
+                            cs.resize(in.size(), 0);
+                            cs[i] = n;
+                        }
+                for (auto const & [v, cs] : by_key)
+                {
+                    std::uint64_t sum = 0, least = ~std::uint64_t{0};
+                    std::size_t present = 0;
+                    for (auto const n : cs)
+                        if (n != 0)
+                        {
+                            sum += n;
+                            least = std::min(least, n);
+                            ++present;
+                        }
+                    std::uint64_t r = 0;
+                    if (op == ksieve::set_operation::unite)
+                        r = sum;
+                    else if (op == ksieve::set_operation::intersect)
+                        r = present == cs.size() ? least : 0;
+                    else if (op == ksieve::set_operation::subtract)
+                        r = cs[0] != 0 && present == 1 ? cs[0] : 0;
+                    else
+                        r = cs[0] > sum - cs[0] ? cs[0] - (sum - cs[0]) : 0;
+                    if (r != 0)
+                        want[v] = r;
+                }
+                EXPECT_EQ(min_count == 1 ? ma : contents(c), want) << "operation " << static_cast<int>(op)
+                                                                   << ", min count " << min_count;
+            }
+        }
+    }
 }
 
 TEST(QuotientMerge, SingleInputAndEmptyInputs)

@@ -77,6 +77,7 @@
  */
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <utility>
@@ -125,6 +126,8 @@ public:
          * same sequence next() gives; the two may be mixed). \returns how many were written: fewer than cap
          * only at the end, then 0. \pre fps and counts hold cap values. */
         std::size_t read(std::uint64_t * fps, std::uint64_t * counts, std::size_t cap) noexcept;
+        /*! \brief How many of the table's words (from the start of words()) the walk will not read again. */
+        [[nodiscard]] std::uint64_t words_done() const noexcept;
 
     private:
         // Where the walk stands: the run being read and the next home slot to look at.
@@ -215,12 +218,22 @@ public:
      * for an empty input list; full_error if the union cannot be represented. */
     [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
 
-    /*! \brief Working memory of combine() that one thread reuses from call to call (its result entries, 16
-     * bytes each, at most 64 MiB). Not thread-safe: one per thread. */
+    /*! \brief The most bytes a combine_scratch holds by default. */
+    static constexpr std::size_t combine_buffer_bytes = std::size_t{64} << 20;
+    /*! \brief Working memory of combine() that one thread reuses from call to call: the result of a walk,
+     * about 5 bytes per fingerprint (gaps between fingerprints and counts, the rare wide ones apart), at most
+     * max_bytes (a larger result is walked again instead). Not thread-safe: one per thread. */
     struct combine_scratch
     {
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
+        std::vector<std::uint32_t> gaps;        //!< fingerprint minus the one before (all ones: in wide_gaps)
+        std::vector<std::uint8_t> counts;       //!< counts (255: in wide_counts)
+        std::vector<std::uint64_t> wide_gaps;   //!< gaps of 2^32 - 1 and more, in order
+        std::vector<std::uint64_t> wide_counts; //!< counts of 255 and more, in order
+        std::size_t max_bytes{combine_buffer_bytes}; //!< the most it keeps (0: always walk twice)
     };
+    /*! \brief Called by combine() as its walk passes an input's words: (input index, words it will not read
+     * again), a few hundred KiB at a time (a mapped input can give their pages back). */
+    using consumed_fn = std::function<void(std::size_t, std::span<std::uint64_t const>)>;
 
     /*! \brief A set operation over filters of equal key widths, built as merge() is (k-way
      * walk in fingerprint order, sized for the result). Counts below `min_count` are as absent. unite: counts
@@ -229,7 +242,8 @@ public:
      * minus the others' summed counts, where positive. \throws as merge(). */
     [[nodiscard]] static quotient_filter combine(std::span<quotient_filter const * const> inputs,
                                                  set_operation op, std::uint64_t min_count = 1,
-                                                 combine_scratch * scratch = nullptr);
+                                                 combine_scratch * scratch = nullptr,
+                                                 consumed_fn const & consumed = {});
 
     quotient_filter(quotient_filter &&) noexcept;
     quotient_filter & operator=(quotient_filter &&) noexcept;

@@ -103,6 +103,13 @@ public:
     /*! \brief For a view of a mapped file: let the kernel drop the pages of shard `s` (see
      * mapped_filter_file::release); no effect on owned filters. Thread-safe. */
     virtual void release_shard(std::size_t s) const noexcept = 0;
+    /*! \brief release_shard() for the part of shard s's words within `words` (a walk that will not read them
+     * again); nothing for a filter that is not mapped from a file. */
+    virtual void release_shard_words(std::size_t const s, std::span<std::uint64_t const> const words) const noexcept
+    {
+        (void)s;
+        (void)words;
+    }
     /*! \brief An owning, mutable deep copy (e.g. of an mmap'd filter). */
     [[nodiscard]] virtual std::unique_ptr<any_filter> clone() const = 0;
 
@@ -291,6 +298,17 @@ public:
         write_filter_file(path, file_header(), blobs);
     }
 
+    void release_shard_words(std::size_t const s, std::span<std::uint64_t const> const words) const noexcept override
+    {
+        if (!file_ || s >= file_->shards().size() || words.empty())
+            return;
+        // (only what lies inside the shard's payload in the mapping)
+        auto const all = file_->shards()[s].words;
+        std::uint64_t const * const b = std::max(all.data(), words.data());
+        std::uint64_t const * const e = std::min(all.data() + all.size(), words.data() + words.size());
+        if (b < e)
+            file_->release({b, static_cast<std::size_t>(e - b)});
+    }
     void release_shard(std::size_t const s) const noexcept override
     {
         if (file_ && s < file_->shards().size())
