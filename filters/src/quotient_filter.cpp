@@ -959,7 +959,18 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
     }
     at.quotient = h;
     if (f.split_)
-        at.top = f.first_top(h);
+    {
+        // first_top(h) inlined: the estimate, one step either way without a branch, first_top() itself only
+        // when that is not yet the answer
+        auto home = [&](std::uint64_t const t)
+        { return static_cast<std::uint64_t>((static_cast<wide>(t) * f.scaled_slots_) >> 64); };
+        auto a = static_cast<std::uint64_t>(static_cast<double>(h) * f.top_scale_);
+        a += home(a) < h ? 1 : 0;
+        a -= a > 0 && home(a - 1) >= h ? 1 : 0;
+        if (home(a) < h || (a > 0 && home(a - 1) >= h)) [[unlikely]]
+            a = f.first_top(h);
+        at.top = a;
+    }
     at.pos = start;
     at.run_end = end;
     at.prev_end = end;
