@@ -7,8 +7,10 @@
 #   compressed output: classify of the mostly novel reads against the lambda filter with --novel .fq.gz,
 #   plain, and bbduk out=.fq.gz (peer)
 #   paired: the same as pairs (the reads file as mate 1 and mate 2) with --novel/--novel2 .fq.gz, and bbduk
-#   KSIEVE_BENCH_STEPS (default "build classify gz paired") selects steps; a report row needs its step's run
-# Prints a Markdown report (machine, date, commit, commands, medians) and writes it to $WORK/host.md.
+#   KSIEVE_BENCH_STEPS (default "build classify gz paired") selects steps; a report row needs its step's run;
+#   KSIEVE_BENCH_KMC=0 leaves out kmc
+# Prints a Markdown report (machine, date, commit, commands, medians) and writes it to $WORK/host.md (other
+# host sizes: $WORK/host-BASES.md).
 # Usage: bench/scripts/bench_host_depletion.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
@@ -18,6 +20,7 @@ T=${KSIEVE_BENCH_THREADS:-2}
 REPEATS=${KSIEVE_BENCH_REPEATS:-3}
 H=$WORK/host-$HOST_BASES
 REPORT=$WORK/host.md
+[[ $HOST_BASES == 1000000000 ]] || REPORT=$WORK/host-$HOST_BASES.md
 
 measure() { measure_in "$H" "$@"; }
 median() { median_in "$H" "$1" "$2"; }
@@ -64,8 +67,13 @@ bench_build()
     measure build_default "$KSIEVE" build -q -t "$T" -o "$H/default.ksf" "$H/host.fa"
     measure build_m15 "$KSIEVE" build -q -t "$T" --sampling minimizer:15 -o "$H/m15.ksf" "$H/host.fa"
     measure build_all "$KSIEVE" build -q -t "$T" --sampling all -o "$H/all.ksf" "$H/host.fa"
-    mkdir -p "$H/kmc-tmp"
-    measure build_kmc kmc -k31 -ci1 -t"$T" -fm "$H/host.fa" "$H/kmc" "$H/kmc-tmp"
+    # (KSIEVE_BENCH_KMC=0 leaves kmc out: its database of a human-sized host, about 7 bytes a k-mer, may not
+    # fit the disk)
+    if [[ ${KSIEVE_BENCH_KMC:-1} != 0 ]]; then
+        mkdir -p "$H/kmc-tmp"
+        measure build_kmc kmc -k31 -ci1 -t"$T" -fm "$H/host.fa" "$H/kmc" "$H/kmc-tmp"
+        rm -f "$H/kmc.kmc_pre" "$H/kmc.kmc_suf"
+    fi
 }
 
 bench_classify()
