@@ -925,35 +925,47 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
 {
     auto const k = kernel<0>::of(f);
     at.in_run = false;
-    std::uint64_t h = at.next_quotient;
-    if (h >= f.nslots_)
+    if (at.next_quotient >= f.nslots_)
         return false;
-    std::uint64_t b = h >> 6;
-    std::uint64_t w = k.occupieds(b) & (~std::uint64_t{0} << (h & 63));
-    while (w == 0)
+    // The next occupied home slot: the lowest occupied bit not yet consumed.
+    while (at.occ_bits == 0)
     {
-        ++b;
+        std::uint64_t const b = ++at.occ_block;
         if (64 * b >= f.nslots_)
         {
             at.next_quotient = f.nslots_;
             return false;
         }
-        w = k.occupieds(b);
+        at.occ_bits = k.occupieds(b);
+        // The walk reads the table front to back: fetch a few blocks ahead (the hardware prefetcher stops
+        // at page boundaries).
+        if (std::uint64_t const ahead = b + 8; ahead < f.nblocks_)
+        {
+            auto const * const blk = reinterpret_cast<char const *>(f.ctable_) + ahead * f.block_bytes_;
+            __builtin_prefetch(blk);
+            __builtin_prefetch(blk + 64);
+            __builtin_prefetch(blk + 127);
+        }
     }
-    h = 64 * b + static_cast<std::uint64_t>(std::countr_zero(w));
-    // The walk reads the table front to back: fetch a few blocks ahead (the hardware prefetcher stops at
-    // page boundaries).
-    if (std::uint64_t const ahead = b + 8; ahead < f.nblocks_)
+    std::uint64_t const h = 64 * at.occ_block + static_cast<std::uint64_t>(std::countr_zero(at.occ_bits));
+    at.occ_bits &= at.occ_bits - 1;
+    // Its run's end: the next runend bit not yet consumed.
+    while (at.end_bits == 0)
     {
-        auto const * const blk = reinterpret_cast<char const *>(f.ctable_) + ahead * f.block_bytes_;
-        __builtin_prefetch(blk);
-        __builtin_prefetch(blk + 64);
-        __builtin_prefetch(blk + 127);
+        std::uint64_t const b = ++at.end_block;
+        if (64 * b >= f.phys_slots_)
+        {
+            at.next_quotient = f.nslots_;
+            return false;
+        }
+        at.end_bits = k.runends(b);
     }
+    std::uint64_t const end = 64 * at.end_block + static_cast<std::uint64_t>(std::countr_zero(at.end_bits));
+    at.end_bits &= at.end_bits - 1;
     std::uint64_t const start = at.have_prev && at.prev_end + 1 > h ? at.prev_end + 1 : h;
-    std::uint64_t const end = h < f.nslots_ ? k.next_runend(start, f.phys_slots_) : none;
-    if (end == none)
+    if (h >= f.nslots_ || end < start)
     {
+        // (past the home slots, or a run that ends before it starts: not a table this filter wrote)
         at.next_quotient = f.nslots_;
         return false;
     }

@@ -141,6 +141,12 @@ public:
             std::uint64_t prev_end{0};
             bool have_prev{false};
             bool in_run{false};
+            // The occupied and runend bits not yet consumed, of one word each (runs are stored in the order
+            // of their home slots, so the i-th runend ends the i-th occupied home slot's run).
+            std::uint64_t occ_block{~std::uint64_t{0}};
+            std::uint64_t occ_bits{0};
+            std::uint64_t end_block{~std::uint64_t{0}};
+            std::uint64_t end_bits{0};
         };
         static bool next_run(quotient_filter const & f, position & at) noexcept;
 
