@@ -1059,6 +1059,17 @@ struct qf_appender
     std::uint64_t total{0};
     std::uint64_t block{none}; // the block whose remainders are in rems
     std::array<std::uint64_t, 64> rems{};
+    std::uint64_t occ_block{none}; // the block of the occupied bits in occ_word, not yet in the table
+    std::uint64_t occ_word{0};
+    std::uint64_t end_block{none}; // likewise for runend bits
+    std::uint64_t end_word{0};
+
+    // ORs `word` into the 64-bit field at byte `field` of block b's header.
+    void or_header(std::uint64_t const b, std::uint64_t const field, std::uint64_t const word) noexcept
+    {
+        std::uint8_t * const w = reinterpret_cast<std::uint8_t *>(f.table_) + b * f.block_bytes_ + field;
+        store64(w, load64(w) | word);
+    }
 
     // Packs rems into the remainder area of `block` (r words of 64 slots of r bits) and clears it.
     void flush() noexcept
@@ -1109,10 +1120,21 @@ struct qf_appender
         std::uint64_t last = last_h;
         std::uint64_t n_used = used;
         std::uint64_t n_total = total;
-        auto set_bit = [&](std::uint64_t const j, std::uint64_t const field)
+        // (occupied and runend bits collected a word at a time, as the remainders are)
+        std::uint64_t ob = occ_block, ow = occ_word, eb = end_block, ew = end_word;
+        auto set_bit = [&](std::uint64_t const j, std::uint64_t & b, std::uint64_t & word, std::uint64_t const field)
         {
-            std::uint8_t * const w = table + (j >> 6) * block_bytes + field;
-            store64(w, load64(w) | std::uint64_t{1} << (j & 63));
+            if ((j >> 6) != b)
+            {
+                if (b != none)
+                {
+                    std::uint8_t * const w = table + b * block_bytes + field;
+                    store64(w, load64(w) | word);
+                }
+                b = j >> 6;
+                word = 0;
+            }
+            word |= std::uint64_t{1} << (j & 63);
         };
         bool ok = true;
         for (auto const & [fp, count] : entries)
@@ -1139,8 +1161,8 @@ struct qf_appender
             if (!same)
             {
                 if (last != none)
-                    set_bit(p - 1, 9); // runends
-                set_bit(h, 1);         // occupieds
+                    set_bit(p - 1, eb, ew, 9); // runends
+                set_bit(h, ob, ow, 1);         // occupieds
                 last = h;
             }
             for (unsigned t = 0; t < n; ++t)
@@ -1162,11 +1184,19 @@ struct qf_appender
         last_h = last;
         used = n_used;
         total = n_total;
+        occ_block = ob;
+        occ_word = ow;
+        end_block = eb;
+        end_word = ew;
         return ok;
     }
     void finish() noexcept
     {
         flush();
+        if (occ_block != none)
+            or_header(occ_block, 1, occ_word);
+        if (end_block != none)
+            or_header(end_block, 9, end_word);
         auto k = quotient_filter::kernel<0>{f};
         if (last_h != none)
             k.set_runend(pos - 1, true);
