@@ -1077,21 +1077,20 @@ struct qf_appender
         if (block == none)
             return;
         unsigned const r = f.r_;
-        auto * out = reinterpret_cast<std::uint8_t *>(f.table_) + block * f.block_bytes_ + header_bytes;
-        std::uint64_t acc = 0;
-        unsigned fill = 0;
-        for (std::uint64_t const v : rems)
+        auto * const out = reinterpret_cast<std::uint8_t *>(f.table_) + block * f.block_bytes_ + header_bytes;
+        // Slot i's bits start at bit i r of r words: OR each into its word and the next (the part that
+        // spills over, nothing when none does), without a branch.
+        std::uint64_t words[quotient_filter::max_remainder_bits + 1] = {};
+        for (unsigned i = 0; i < 64; ++i)
         {
-            acc |= v << fill;
-            fill += r;
-            if (fill >= 64)
-            {
-                store64(out, acc);
-                out += 8;
-                fill -= 64;
-                acc = fill != 0 ? v >> (r - fill) : 0;
-            }
+            std::uint64_t const v = rems[i];
+            unsigned const bit = i * r;
+            unsigned const off = bit & 63;
+            words[bit >> 6] |= v << off;
+            words[(bit >> 6) + 1] |= (v >> 1) >> (63 - off);
         }
+        for (unsigned w = 0; w < r; ++w)
+            store64(out + 8 * w, words[w]);
         rems.fill(0);
         block = none;
     }
