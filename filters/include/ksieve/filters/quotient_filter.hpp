@@ -245,7 +245,10 @@ public:
      * walk in fingerprint order, sized for the result). Counts below `min_count` are as absent. unite: counts
      * added; intersect: fingerprints of every input, the smallest count; subtract: the first input's
      * fingerprints that no other input holds, with their counts; subtract_counts: the first input's count
-     * minus the others' summed counts, where positive. \throws as merge(). */
+     * minus the others' summed counts, where positive. `scratch` (optional): the calling thread's reusable
+     * buffer for the result of the first pass. `consumed` (optional): told of each input's words as the walk
+     * passes them (called on the calling thread). Thread safety: the inputs are only read; several threads
+     * may combine at once, each with its own scratch. \throws as merge(). */
     [[nodiscard]] static quotient_filter combine(std::span<quotient_filter const * const> inputs,
                                                  set_operation op, std::uint64_t min_count = 1,
                                                  combine_scratch * scratch = nullptr,
