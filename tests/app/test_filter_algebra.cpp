@@ -7,6 +7,7 @@
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 using namespace ksieve::test;
@@ -191,6 +192,68 @@ TEST_F(filter_algebra, exact_filters_equal_the_multiset_oracle_for_every_operati
                     EXPECT_EQ(read_file(out), bytes_one) << what << ": -t " << t << " differs from -t 1";
             }
         }
+}
+
+// Many per-sample inputs (the walk's scan of up to 16 heads and its heap beyond) and one-shard filters large
+// enough that the walk gives back the inputs' pages while it is still reading them: the oracle's multisets,
+// the same bytes for 1 and 3 threads.
+TEST_F(filter_algebra, many_inputs_and_large_shards_equal_the_multiset_oracle)
+{
+    auto const reads = split_fastq(read_file(tmp / "a.fq"));
+    std::vector<multiset> parts;
+    std::vector<std::string> quoted; // " 'FILE'" of each part's filter
+    std::string args;
+    for (std::size_t p = 0; p < 20; ++p)
+    {
+        std::string text;
+        for (std::size_t i = p; i < reads.size(); i += 20)
+            text += reads[i];
+        text += reads[0]; // a read every sample holds (the intersection)
+        std::string name{"p"};
+        name += std::to_string(p);
+        write_file(tmp / (name + ".fq"), text);
+        parts.push_back(count_kmers(text));
+        build(name, name + ".ksf", "--fpr 0 --shards 4");
+        quoted.push_back(" '" + (tmp / (name + ".ksf")) + "'");
+        args += quoted.back();
+    }
+    build("a", "a1.ksf", "--fpr 0 --shards 1");
+    build("b", "b1.ksf", "--fpr 0 --shards 1");
+    ASSERT_GT(std::filesystem::file_size(tmp / "a1.ksf"), std::size_t{512} << 10); // several 256 KiB steps
+    std::vector<multiset> const ab{truth["a"], truth["b"]};
+    std::string const ab_args = " '" + (tmp / "a1.ksf") + "' '" + (tmp / "b1.ksf") + "'";
+    std::vector<multiset> const first17(parts.begin(), parts.begin() + 17);
+    ASSERT_GT(oracle_intersect(first17).size(), 50u);
+    std::string args17; // the first 17 of args
+    for (std::size_t p = 0; p < 17; ++p)
+        args17 += quoted[p];
+    struct op_case
+    {
+        std::string command;
+        std::string args;
+        multiset expected;
+    };
+    for (op_case const & c : {op_case{"merge", args, oracle_union(parts)},
+                              op_case{"intersect", args17, oracle_intersect(first17)},
+                              op_case{"subtract", args17, oracle_subtract(first17, false)},
+                              op_case{"merge", ab_args, oracle_union(ab)},
+                              op_case{"subtract", ab_args, oracle_subtract(ab, false)}})
+    {
+        std::string bytes_one;
+        for (int const t : {1, 3})
+        {
+            std::string const out = tmp / "out.ksf";
+            auto const r = run_ksieve(c.command + " -t " + std::to_string(t) + " -o '" + out + "'" + c.args, tmp);
+            ASSERT_EQ(r.status, 0) << c.command << ": " << r.err;
+            if (t == 1)
+            {
+                EXPECT_TRUE(query(out) == c.expected) << c.command << c.args;
+                bytes_one = read_file(out);
+            }
+            else
+                EXPECT_EQ(read_file(out), bytes_one) << c.command << ": -t 3 differs from -t 1";
+        }
+    }
 }
 
 // Lossy filters: union and intersection lose no k-mer (and never count less); subtraction loses a k-mer of A
