@@ -2,8 +2,8 @@
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/zeroed_memory.hpp>
 
-#include <ksieve/filters/cpu_dispatch.hpp>
 #include "quotient_filter_isa.hpp"
+#include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <algorithm>
 #include <array>
@@ -655,17 +655,17 @@ void quotient_filter::count_sharded(std::span<quotient_filter const> const shard
         return;
     unsigned const shift = (key_bits - shard_bits) & 63; // no shard bits: every key in shard 0 (mask 0)
     std::uint64_t const shard_mask = shards.size() - 1;
-    std::uint64_t const local_mask = (key_bits - shard_bits >= 64)
-                                         ? ~std::uint64_t{0}
-                                         : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
+    std::uint64_t const local_mask =
+        (key_bits - shard_bits >= 64) ? ~std::uint64_t{0} : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
     quotient_filter const & first = shards.front();
     bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
 #if KSIEVE_QF_BMI2_KERNEL
     if (detail::use_pdep_kernels())
-        return kernel<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(),
-                                        out, big);
+        return kernel<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                        keys.size(), out, big);
 #endif
-    kernel<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(), out, big);
+    kernel<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(), out,
+                             big);
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,
@@ -1045,10 +1045,10 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
     return n;
 }
 
-// Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an empty table.
-// A run's end is marked when the next run starts (or at finish()). The remainders of the block being filled
-// are collected here and packed into the table when the walk leaves the block; the occupied and runend bits
-// go straight to the table. The statistics are written by finish().
+// Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an empty
+// table. A run's end is marked when the next run starts (or at finish()). The remainders of the block being
+// filled are collected here and packed into the table when the walk leaves the block; the occupied and runend
+// bits go straight to the table. The statistics are written by finish().
 struct qf_appender
 {
     quotient_filter & f;
@@ -1121,7 +1121,8 @@ struct qf_appender
         std::uint64_t n_total = total;
         // (occupied and runend bits collected a word at a time, as the remainders are)
         std::uint64_t ob = occ_block, ow = occ_word, eb = end_block, ew = end_word;
-        auto set_bit = [&](std::uint64_t const j, std::uint64_t & b, std::uint64_t & word, std::uint64_t const field)
+        auto set_bit =
+            [&](std::uint64_t const j, std::uint64_t & b, std::uint64_t & word, std::uint64_t const field)
         {
             if ((j >> 6) != b)
             {
@@ -1526,7 +1527,8 @@ public:
         return true;
     }
     [[nodiscard]] std::size_t size() const noexcept { return s_.gaps.size(); }
-    // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn returns true.
+    // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn returns
+    // true.
     template <typename Fn> void for_each_chunk(Fn && fn) const
     {
         std::array<std::pair<std::uint64_t, std::uint64_t>, 1024> chunk;
@@ -1557,7 +1559,6 @@ private:
     quotient_filter::combine_scratch & s_;
     std::uint64_t last_{0};
 };
-
 
 // The count a set operation gives a fingerprint (0: not in the result).
 [[gnu::always_inline]] inline std::uint64_t combined_count(set_operation const op, walk_entry const & e,

@@ -16,8 +16,8 @@ namespace
 constexpr std::align_val_t block_alignment{64};
 } // namespace
 
-zeroed_memory::zeroed_memory(std::size_t const bytes) :
-    bytes_{std::max<std::size_t>(bytes, 1)}, charge_{std::max<std::size_t>(bytes, 1)}
+zeroed_memory::zeroed_memory(std::size_t const bytes)
+    : bytes_{std::max<std::size_t>(bytes, 1)}, charge_{std::max<std::size_t>(bytes, 1)}
 {
 #if defined(__linux__)
     if (bytes_ >= map_min_bytes)

@@ -70,8 +70,8 @@ protected:
     void build(std::string const & name, std::string const & out, std::string const & options)
     {
         std::string const kmer = options.find("-k ") == std::string::npos ? "-k 21 " : "";
-        auto const r = run_ksieve("build -q " + kmer + "--sampling all " + options + " -o '" + (tmp / out) + "' '" +
-                                      (tmp / (name + ".fq")) + "'",
+        auto const r = run_ksieve("build -q " + kmer + "--sampling all " + options + " -o '" + (tmp / out) +
+                                      "' '" + (tmp / (name + ".fq")) + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
     }
@@ -166,9 +166,10 @@ TEST_F(filter_algebra, exact_filters_equal_the_multiset_oracle_for_every_operati
                 in.push_back(with_min_count(truth[n], min_count));
                 args += " '" + (tmp / (n + ".ksf")) + "'";
             }
-            multiset const expected = c.command == "merge"       ? oracle_union(in)
-                                      : c.command == "intersect" ? oracle_intersect(in)
-                                                                 : oracle_subtract(in, c.command != "subtract");
+            multiset const expected = c.command == "merge" ? oracle_union(in)
+                                      : c.command == "intersect"
+                                          ? oracle_intersect(in)
+                                          : oracle_subtract(in, c.command != "subtract");
             std::string bytes_one;
             for (int const t : {1, 3})
             {
@@ -243,7 +244,8 @@ TEST_F(filter_algebra, many_inputs_and_large_shards_equal_the_multiset_oracle)
         for (int const t : {1, 3})
         {
             std::string const out = tmp / "out.ksf";
-            auto const r = run_ksieve(c.command + " -t " + std::to_string(t) + " -o '" + out + "'" + c.args, tmp);
+            auto const r =
+                run_ksieve(c.command + " -t " + std::to_string(t) + " -o '" + out + "'" + c.args, tmp);
             ASSERT_EQ(r.status, 0) << c.command << ": " << r.err;
             if (t == 1)
             {
@@ -266,7 +268,8 @@ TEST_F(filter_algebra, lossy_filters_lose_nothing_but_collisions)
     for (std::string const command : {"merge", "intersect", "subtract"})
     {
         std::string const out = tmp / (command + ".ksf");
-        auto const r = run_ksieve(command + " -o '" + out + "' '" + (tmp / "a.ksf") + "' '" + (tmp / "b.ksf") + "'", tmp);
+        auto const r = run_ksieve(
+            command + " -o '" + out + "' '" + (tmp / "a.ksf") + "' '" + (tmp / "b.ksf") + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         multiset const expected = command == "merge"       ? oracle_union(in)
                                   : command == "intersect" ? oracle_intersect(in)
@@ -322,8 +325,9 @@ TEST_F(filter_algebra, impossible_combinations_are_refused_and_leave_nothing)
                      "cuckoo filters cannot be combined"},
              refusal{"intersect -o OUT '" + (tmp / "counting.ksf") + "' '" + (tmp / "counting.ksf") + "'", 1,
                      "counting Bloom filters only merge"},
-             refusal{"intersect --min-count 2 -o OUT '" + (tmp / "bloom.ksf") + "' '" + (tmp / "bloom.ksf") + "'", 2,
-                     "--min-count above 1 needs quotient filters"},
+             refusal{"intersect --min-count 2 -o OUT '" + (tmp / "bloom.ksf") + "' '" + (tmp / "bloom.ksf") +
+                         "'",
+                     2, "--min-count above 1 needs quotient filters"},
              refusal{"subtract -o OUT " + a, 2, "at least one filter to subtract"},
          })
     {

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <span>
 #include <random>
+#include <span>
 #include <vector>
 
 using ksieve::filter_config;
@@ -212,8 +212,8 @@ TEST(QuotientMerge, KeptAndRewalkedResultsAgreeAndWordsArePassedInOrder)
                     if (r != 0)
                         want[v] = r;
                 }
-                EXPECT_EQ(min_count == 1 ? ma : contents(c), want) << "operation " << static_cast<int>(op)
-                                                                   << ", min count " << min_count;
+                EXPECT_EQ(min_count == 1 ? ma : contents(c), want)
+                    << "operation " << static_cast<int>(op) << ", min count " << min_count;
             }
         }
     }
@@ -351,7 +351,7 @@ TEST(QuotientMerge, ResizeGrowAndShrink)
         // Back at the original size: the same canonical table.
         ASSERT_TRUE(f.resize_slots(slots));
         EXPECT_TRUE(std::equal(f.words().begin(), f.words().end(), words_before.begin(), words_before.end()));
-        EXPECT_FALSE(f.shrink()); // would exceed max_load (and is no multiple of 128 slots)
+        EXPECT_FALSE(f.shrink());                // would exceed max_load (and is no multiple of 128 slots)
         EXPECT_FALSE(f.resize_slots(slots + 1)); // not a multiple of 64
         auto const params = f.params();
         EXPECT_FALSE(f.resize(q - 2)); // does not fit at all

@@ -458,7 +458,7 @@ private:
     unsigned low_bits_{0}; // p - q: the fingerprint bits below its top q
     std::uint64_t low_mask_{0};
     std::uint64_t scaled_slots_{0}; // split geometry: nslots_ << (64 - q)
-    double top_scale_{0};    // 2^q / nslots_
+    double top_scale_{0};           // 2^q / nslots_
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
     std::uint64_t block_bytes_{0};

@@ -105,7 +105,8 @@ public:
     virtual void release_shard(std::size_t s) const noexcept = 0;
     /*! \brief release_shard() for the part of shard s's words within `words` (a walk that will not read them
      * again); nothing for a filter that is not mapped from a file. */
-    virtual void release_shard_words(std::size_t const s, std::span<std::uint64_t const> const words) const noexcept
+    virtual void release_shard_words(std::size_t const s,
+                                     std::span<std::uint64_t const> const words) const noexcept
     {
         (void)s;
         (void)words;
@@ -185,7 +186,8 @@ public:
     {
         shards_[shard].count_batch(keys, out);
     }
-    bool count_keys(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept override
+    bool count_keys(std::span<std::uint64_t const> const keys,
+                    std::uint64_t * const out) const noexcept override
     {
         if constexpr (requires(std::span<F const> s, std::span<std::uint64_t const> k, std::uint64_t * o) {
                           F::count_sharded(s, 1u, 1u, k, o);
@@ -298,7 +300,8 @@ public:
         write_filter_file(path, file_header(), blobs);
     }
 
-    void release_shard_words(std::size_t const s, std::span<std::uint64_t const> const words) const noexcept override
+    void release_shard_words(std::size_t const s,
+                             std::span<std::uint64_t const> const words) const noexcept override
     {
         if (!file_ || s >= file_->shards().size() || words.empty())
             return;
