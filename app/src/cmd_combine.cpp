@@ -45,10 +45,17 @@ combine_summary run_merge(merge_args const & args)
     };
     detail::loaded_filters const inputs = detail::load_filters(args.inputs, release);
     io::output_file out{args.output};
+    // Into a temporary file, the result is written shard by shard as it is made (memory holds the shards in
+    // flight); a device or FIFO gets it whole at the end.
     std::unique_ptr<any_filter> merged;
+    filter_stats stats;
     try
     {
-        merged = combine_filters(inputs.views, args.inputs, args.op, args.min_count, threads);
+        if (out.in_place())
+            merged = combine_filters(inputs.views, args.inputs, args.op, args.min_count, threads);
+        else
+            stats = combine_filters_into(out.write_path(), inputs.views, args.inputs, args.op, args.min_count,
+                                         threads);
     }
     catch (memory_limit_error const & e)
     {
@@ -61,11 +68,15 @@ combine_summary run_merge(merge_args const & args)
                     "': out of memory"};
     }
     throw_if_interrupted();
-    merged->save(out.write_path());
+    if (merged)
+    {
+        merged->save(out.write_path());
+        stats = merged->stats();
+    }
     throw_if_interrupted();
     out.commit();
     combine_summary s;
-    s.distinct = merged->stats().distinct;
+    s.distinct = stats.distinct;
     s.seconds = detail::seconds_since(t0);
     return s;
 }

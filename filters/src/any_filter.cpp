@@ -1,4 +1,5 @@
 #include <ksieve/filters/bloom.hpp>
+#include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/cuckoo.hpp>
 #include <ksieve/filters/error.hpp>
@@ -144,6 +145,67 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
         merged.push_back(std::move(*d));
     return std::make_unique<sharded_filter<F>>(cfg, std::move(merged));
 }
+
+// Shard-wise set operation over quotient filters written to `path` as the shards are made: a worker that
+// finishes shard s checksums it, and whichever worker holds the next shard in order writes it and every
+// finished one after it, freeing each.
+filter_stats combine_quotient_into(std::filesystem::path const & path,
+                                   std::span<any_filter const * const> inputs, filter_config const & cfg,
+                                   key_parts const & parts, set_operation const op,
+                                   std::uint64_t const min_count, unsigned const threads)
+{
+    std::size_t const shards = inputs.front()->num_shards();
+    filter_file_stream out{
+        path,
+        filter_file_header{filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected, cfg.shard_bits, {}, parts},
+        quotient_filter::max_param_count};
+    std::vector<std::optional<quotient_filter>> done(shards);
+    std::vector<std::uint64_t> sums(shards, 0);
+    std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));
+    std::mutex order;
+    std::size_t next = 0;
+    filter_stats total;
+    double fpr_weighted = 0.0;
+    parallel_for(shards, threads,
+                 [&](std::size_t const s, std::size_t const w)
+                 {
+                     std::vector<quotient_filter const *> in(inputs.size());
+                     for (std::size_t i = 0; i < inputs.size(); ++i)
+                         in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
+                     quotient_filter::consumed_fn const consumed =
+                         [&](std::size_t const i, std::span<std::uint64_t const> const words)
+                     { inputs[i]->release_shard_words(s, words); };
+                     quotient_filter r = quotient_filter::combine(in, op, min_count, &scratch[w], consumed);
+                     for (auto const * f : inputs)
+                         f->release_shard(s);
+                     std::uint64_t const sum = checksum64(r.words());
+                     std::lock_guard const lock{order};
+                     done[s].emplace(std::move(r));
+                     sums[s] = sum;
+                     for (; next < shards && done[next]; ++next)
+                     {
+                         quotient_filter const & f = *done[next];
+                         out.put(shard_blob{f.params(), f.words()}, sums[next]);
+                         filter_stats const x = f.stats();
+                         total.bytes += x.bytes;
+                         total.slots += x.slots;
+                         total.used += x.used;
+                         total.distinct += x.distinct;
+                         total.total_count += x.total_count;
+                         fpr_weighted += x.estimated_fpr * static_cast<double>(x.slots);
+                         done[next].reset();
+                     }
+                 });
+    out.finish();
+    total.load = total.slots == 0 ? 0.0 : static_cast<double>(total.used) / static_cast<double>(total.slots);
+    total.estimated_fpr = total.slots == 0 ? 0.0 : fpr_weighted / static_cast<double>(total.slots);
+    return total;
+}
+
+std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> inputs,
+                                         std::span<std::string const> names, set_operation op,
+                                         std::uint64_t min_count, unsigned threads,
+                                         std::filesystem::path const * to, filter_stats * written);
 
 std::string describe(kmer_params const & k)
 {
@@ -375,6 +437,31 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
                                             std::span<std::string const> const names, set_operation const op,
                                             std::uint64_t const min_count, unsigned const threads)
 {
+    return combine_impl(inputs, names, op, min_count, threads, nullptr, nullptr);
+}
+
+filter_stats combine_filters_into(std::filesystem::path const & path,
+                                  std::span<any_filter const * const> const inputs,
+                                  std::span<std::string const> const names, set_operation const op,
+                                  std::uint64_t const min_count, unsigned const threads)
+{
+    filter_stats stats;
+    if (auto const out = combine_impl(inputs, names, op, min_count, threads, &path, &stats))
+    {
+        out->save(path);
+        return out->stats();
+    }
+    return stats;
+}
+
+namespace
+{
+
+std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
+                                         std::span<std::string const> const names, set_operation const op,
+                                         std::uint64_t const min_count, unsigned const threads,
+                                         std::filesystem::path const * const to, filter_stats * const written)
+{
     std::string const verb = operation_name(op);
     if (inputs.empty())
         throw usage_error{verb + " needs at least one input filter"};
@@ -453,6 +540,11 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
     }
     try
     {
+        if (to != nullptr && first.type() == filter_type::quotient)
+        {
+            *written = combine_quotient_into(*to, same, cfg, result_parts, op, min_count, threads);
+            return nullptr;
+        }
         // (cuckoo filters have no set operations: no result)
         auto out = with_filter_class(first.type(),
                                      [&](auto const f) -> std::unique_ptr<any_filter>
@@ -480,5 +572,7 @@ std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> 
     }
     throw incompatible_error{"cannot " + verb + " '" + names[0] + "': cuckoo filters cannot be combined"};
 }
+
+} // namespace
 
 } // namespace ksieve

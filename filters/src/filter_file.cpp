@@ -160,6 +160,26 @@ public:
     file_sink(file_sink const &) = delete;
     file_sink & operator=(file_sink const &) = delete;
 
+    // Overwrite bytes already written (a regular file's). \pre offset + size <= bytes written.
+    void write_at(std::uint64_t offset, void const * const data, std::uint64_t size)
+    {
+        auto const * p = static_cast<unsigned char const *>(data);
+        while (size > 0)
+        {
+            ssize_t const n =
+                ::pwrite(fd_, p, static_cast<std::size_t>(std::min<std::uint64_t>(size, 1u << 30)),
+                         static_cast<off_t>(offset));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                throw io_error{"cannot write '" + name_ +
+                               "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
+            p += n;
+            offset += static_cast<std::uint64_t>(n);
+            size -= static_cast<std::uint64_t>(n);
+        }
+    }
+
     void write(void const * const data, std::uint64_t size)
     {
         auto const * p = static_cast<unsigned char const *>(data);
@@ -186,7 +206,9 @@ public:
         if (!own_)
             return;
         own_ = false;
-        struct stat st{};
+        struct stat st
+        {
+        };
         if (written_ >= huge_mapping_bytes && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
         {
             if (::fdatasync(fd_) != 0)
@@ -237,21 +259,40 @@ std::vector<std::byte> read_stream(int const fd, std::string const & name)
 
 } // namespace
 
-void write_filter_file(std::filesystem::path const & path, filter_file_header const & h,
-                       std::span<shard_blob const> const shards)
+namespace
 {
-    if (shards.size() != (std::size_t{1} << h.shard_bits))
-        throw error{"internal: shard count does not match shard bits while writing '" + path.string() + "'"};
 
-    // Header size first, so that payload offsets can be written in the shard table.
+// Where a shard's payload lies in the file and what the shard table says of it.
+struct shard_record
+{
+    std::uint64_t offset{0};
+    std::uint64_t words{0};
+    std::uint64_t checksum{0};
+    std::vector<std::uint64_t> params;
+};
+
+// Bytes of a header with shard parameter counts `counts`.
+std::uint64_t header_size_for(filter_file_header const & h, std::span<std::size_t const> const counts)
+{
+    std::uint64_t size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8;
+    for (auto const n : counts)
+        size += 32 + 8 * n;
+    return size + 8; // header checksum
+}
+
+void check_header(filter_file_header const & h, std::size_t const shards, std::filesystem::path const & path)
+{
+    if (shards != (std::size_t{1} << h.shard_bits))
+        throw error{"internal: shard count does not match shard bits while writing '" + path.string() + "'"};
     if (h.parts.split < 1 || h.parts.split > key_parts::max_split ||
         h.parts.held.size() != (h.parts.split + 63) / 64)
         throw error{"internal: invalid key parts while writing '" + path.string() + "'"};
-    std::uint64_t header_size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8;
-    for (auto const & s : shards)
-        header_size += 32 + 8 * s.params.size();
-    header_size += 8; // header checksum
+}
 
+// The header's bytes (its size field = header_size), with the shard table of `records`.
+byte_writer header_image(filter_file_header const & h, std::span<shard_record const> const records,
+                         std::uint64_t const header_size, std::filesystem::path const & path)
+{
     byte_writer w;
     w.raw(file_magic, 8);
     w.u32(filter_format_version);
@@ -272,27 +313,58 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
         w.u64(word);
     w.u32(h.kmer.window > 1 ? sampling_minimizer : sampling_none);
     w.u32(h.kmer.window);
-    std::uint64_t offset = align64(header_size);
-    std::uint64_t checksum_of_checksums = 0;
-    for (auto const & s : shards)
+    for (auto const & r : records)
     {
-        std::uint64_t const sum = checksum64(s.words);
-        checksum_of_checksums = mix64(checksum_of_checksums ^ sum);
-        w.u64(offset);
-        w.u64(s.words.size());
-        w.u64(sum);
-        w.u32(static_cast<std::uint32_t>(s.params.size()));
+        w.u64(r.offset);
+        w.u64(r.words);
+        w.u64(r.checksum);
+        w.u32(static_cast<std::uint32_t>(r.params.size()));
         w.u32(0);
-        for (auto const p : s.params)
+        for (auto const p : r.params)
             w.u64(p);
-        offset = align64(offset + s.words.size_bytes());
     }
     w.u64(checksum64(w.bytes().data(), w.bytes().size()));
     if (w.bytes().size() != header_size)
         throw error{"internal: header size mismatch while writing '" + path.string() + "'"};
+    return w;
+}
+
+// The end marker of a file whose payloads end at end_start (aligned).
+byte_writer end_image(std::uint64_t const end_start, std::span<shard_record const> const records)
+{
+    std::uint64_t checksum_of_checksums = 0;
+    for (auto const & r : records)
+        checksum_of_checksums = mix64(checksum_of_checksums ^ r.checksum);
+    byte_writer e;
+    e.raw(end_magic, 8);
+    e.u64(end_start + end_size);
+    e.u64(checksum_of_checksums);
+    return e;
+}
+
+unsigned char const zeros[64] = {};
+
+} // namespace
+
+void write_filter_file(std::filesystem::path const & path, filter_file_header const & h,
+                       std::span<shard_blob const> const shards)
+{
+    check_header(h, shards.size(), path);
+    // Header size first, so that payload offsets can be written in the shard table.
+    std::vector<std::size_t> counts;
+    for (auto const & s : shards)
+        counts.push_back(s.params.size());
+    std::uint64_t const header_size = header_size_for(h, counts);
+    std::vector<shard_record> records;
+    std::uint64_t offset = align64(header_size);
+    for (auto const & s : shards)
+    {
+        records.push_back({offset, s.words.size(), checksum64(s.words), s.params});
+        offset = align64(offset + s.words.size_bytes());
+    }
+    byte_writer w = header_image(h, records, header_size, path);
 
     file_sink out{path};
-    static unsigned char const zeros[64] = {};
     out.write(w.bytes().data(), w.bytes().size());
     std::uint64_t pos = header_size;
     for (auto const & s : shards)
@@ -304,12 +376,72 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     }
     std::uint64_t const end_start = align64(pos);
     out.write(zeros, end_start - pos);
-    byte_writer e;
-    e.raw(end_magic, 8);
-    e.u64(end_start + end_size);
-    e.u64(checksum_of_checksums);
+    byte_writer e = end_image(end_start, records);
     out.write(e.bytes().data(), e.bytes().size());
     out.close();
+}
+
+struct filter_file_stream::state
+{
+    std::filesystem::path path;
+    filter_file_header header;
+    file_sink out;
+    std::vector<shard_record> records;
+    std::uint64_t pos{0}; // bytes written
+};
+
+filter_file_stream::filter_file_stream(std::filesystem::path const & path, filter_file_header header,
+                                       std::size_t const max_shard_params)
+{
+    std::size_t const shards = std::size_t{1} << header.shard_bits;
+    check_header(header, shards, path);
+    s_.reset(new state{path, std::move(header), file_sink{path}, {}, 0});
+    // The payloads start after room for a header whose shards all have max_shard_params parameters (zeros
+    // until finish() writes the header, whose size the shard table gives).
+    std::vector<std::size_t> const counts(shards, max_shard_params);
+    std::uint64_t const first = align64(header_size_for(s_->header, counts));
+    for (std::uint64_t left = first; left > 0;)
+    {
+        std::uint64_t const n = std::min<std::uint64_t>(left, sizeof zeros);
+        s_->out.write(zeros, n);
+        left -= n;
+    }
+    s_->pos = first;
+}
+
+filter_file_stream::~filter_file_stream() = default;
+
+void filter_file_stream::put(shard_blob const & shard, std::uint64_t const checksum)
+{
+    state & s = *s_;
+    if (s.records.size() >= (std::size_t{1} << s.header.shard_bits))
+        throw error{"internal: too many shards while writing '" + s.path.string() + "'"};
+    std::uint64_t const start = align64(s.pos);
+    s.out.write(zeros, start - s.pos);
+    s.out.write(shard.words.data(), shard.words.size_bytes());
+    s.records.push_back({start, shard.words.size(), checksum, shard.params});
+    s.pos = start + shard.words.size_bytes();
+}
+
+void filter_file_stream::finish()
+{
+    state & s = *s_;
+    if (s.records.size() != (std::size_t{1} << s.header.shard_bits))
+        throw error{"internal: missing shards while writing '" + s.path.string() + "'"};
+    std::vector<std::size_t> counts;
+    for (auto const & r : s.records)
+        counts.push_back(r.params.size());
+    std::uint64_t const header_size = header_size_for(s.header, counts);
+    if (align64(header_size) > s.records.front().offset)
+        throw error{"internal: shard parameters outgrew the room for the header of '" + s.path.string() +
+                    "'"};
+    std::uint64_t const end_start = align64(s.pos);
+    s.out.write(zeros, end_start - s.pos);
+    byte_writer e = end_image(end_start, s.records);
+    s.out.write(e.bytes().data(), e.bytes().size());
+    byte_writer w = header_image(s.header, s.records, header_size, s.path);
+    s.out.write_at(0, w.bytes().data(), w.bytes().size());
+    s.out.close();
 }
 
 void mapped_filter_file::release(std::span<std::uint64_t const> const words) const noexcept

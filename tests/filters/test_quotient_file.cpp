@@ -36,10 +36,11 @@ constexpr std::size_t file_keys = 1000000;
 class temp_file
 {
 public:
-    explicit temp_file(std::string const & tag) :
-        path_{std::filesystem::temp_directory_path() /
-              ("ksieve-qf-" + tag + "-" + std::to_string(::getpid()) + ".ksf")}
-    {}
+    explicit temp_file(std::string const & tag)
+        : path_{std::filesystem::temp_directory_path() /
+                ("ksieve-qf-" + tag + "-" + std::to_string(::getpid()) + ".ksf")}
+    {
+    }
     ~temp_file()
     {
         std::error_code ec;
@@ -136,9 +137,88 @@ void round_trip(double const fpr, unsigned const shard_bits, unsigned const k)
 
 } // namespace
 
-TEST(QuotientFile, RoundTripExactSharded) { round_trip(0.0, 2, 31); }
-TEST(QuotientFile, RoundTripFingerprint) { round_trip(0.001, 0, 31); }
-TEST(QuotientFile, RoundTripSmallK) { round_trip(0.0, 1, 9); }
+TEST(QuotientFile, RoundTripExactSharded)
+{
+    round_trip(0.0, 2, 31);
+}
+TEST(QuotientFile, RoundTripFingerprint)
+{
+    round_trip(0.001, 0, 31);
+}
+TEST(QuotientFile, RoundTripSmallK)
+{
+    round_trip(0.0, 1, 9);
+}
+
+// A set operation written shard by shard as it is made (combine_filters_into) gives the filter that
+// combine_filters() returns: the same shards, parameters, words and statistics, from inputs mapped from
+// files (pages given back as they are passed), for any thread count; a file of shards that are all 2^q home
+// slots (fewer parameters than the room kept for them) is still read.
+TEST(QuotientFile, StreamedSetOperationsEqualTheFilterInMemory)
+{
+    for (double const fpr : {0.0, 0.001})
+    {
+        filter_config cfg;
+        cfg.fpr = fpr;
+        cfg.shard_bits = 3;
+        std::vector<temp_file> files;
+        files.reserve(3); // (a temp_file removes its file when destroyed: no reallocation)
+        std::mt19937_64 rng{42};
+        for (int i = 0; i < 3; ++i)
+        {
+            qf_sharded f{cfg};
+            for (std::size_t j = 0; j < file_keys / 4; ++j)
+            {
+                std::uint64_t const key =
+                    (j % 3 == 0 ? j * 0x9E3779B97F4A7C15ULL : rng()) & ksieve::kmer_mask(31);
+                ASSERT_EQ(f.insert(key, 1 + (j % 7 == 0 ? rng() % 1000 : 0)), insert_status::ok);
+            }
+            files.emplace_back("in" + std::to_string(i));
+            f.save(files.back().path());
+        }
+        std::vector<std::unique_ptr<ksieve::any_filter>> owned;
+        std::vector<ksieve::any_filter const *> inputs;
+        std::vector<std::string> const names{"a", "b", "c"};
+        for (auto const & tf : files)
+        {
+            owned.push_back(ksieve::load_filter(tf.path()));
+            inputs.push_back(owned.back().get());
+        }
+        for (auto const op : {ksieve::set_operation::unite, ksieve::set_operation::intersect,
+                              ksieve::set_operation::subtract})
+            for (unsigned const threads : {1u, 3u})
+                for (std::uint64_t const min_count : {std::uint64_t{1}, std::uint64_t{1} << 40})
+                {
+                    // (a min count above every count: empty shards of 2^9 home slots, 11 parameters each)
+                    auto const whole = ksieve::combine_filters(inputs, names, op, min_count, threads);
+                    temp_file out{"streamed"};
+                    ksieve::filter_stats const st =
+                        ksieve::combine_filters_into(out.path(), inputs, names, op, min_count, threads);
+                    if (min_count > 1)
+                    {
+                        EXPECT_LT(static_cast<qf_sharded const &>(*whole).shard(0).params().size(),
+                                  quotient_filter::max_param_count);
+                    }
+                    auto const mapped = ksieve::mapped_filter_file::open(out.path());
+                    qf_sharded const v{mapped};
+                    auto const & w = static_cast<qf_sharded const &>(*whole);
+                    ASSERT_EQ(v.num_shards(), w.num_shards());
+                    for (std::size_t sh = 0; sh < v.num_shards(); ++sh)
+                    {
+                        EXPECT_EQ(v.shard(sh).params(), w.shard(sh).params());
+                        auto const a = v.shard(sh).words();
+                        auto const b = w.shard(sh).words();
+                        ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "shard " << sh;
+                    }
+                    EXPECT_EQ(st.distinct, whole->stats().distinct);
+                    EXPECT_EQ(st.used, whole->stats().used);
+                    EXPECT_EQ(st.bytes, whole->stats().bytes);
+                    EXPECT_EQ(v.stats().distinct, st.distinct);
+                    EXPECT_EQ(mapped->header().fpr, cfg.fpr);
+                    EXPECT_EQ(mapped->header().kmer, inputs[0]->kmer());
+                }
+    }
+}
 
 TEST(QuotientFile, ViewRefusesMutation)
 {
@@ -170,13 +250,30 @@ TEST(QuotientFile, GarbageParamsThrowFormatError)
     EXPECT_NO_THROW((void)quotient_filter::view(good, words, 40));
     EXPECT_THROW((void)quotient_filter::view(good, words, 41), ksieve::format_error);
     EXPECT_THROW((void)quotient_filter::view(good, words.first(words.size() - 1), 40), ksieve::format_error);
-    EXPECT_THROW((void)quotient_filter::view({good.data(), good.size() - 1}, words, 40), ksieve::format_error);
+    EXPECT_THROW((void)quotient_filter::view({good.data(), good.size() - 1}, words, 40),
+                 ksieve::format_error);
     std::vector<std::uint64_t> longer = good;
     longer.push_back(0);
     EXPECT_THROW((void)quotient_filter::view(longer, words, 40), ksieve::format_error);
     EXPECT_THROW((void)quotient_filter::view({}, {}, 40), ksieve::format_error);
-    std::vector<std::uint64_t> const specials = {0, 1, 2, 5, 6, 7, 31, 32, 48, 49, 57, 58, 63, 64, 65, 255,
-                                                 std::uint64_t{1} << 32, ~std::uint64_t{0},
+    std::vector<std::uint64_t> const specials = {0,
+                                                 1,
+                                                 2,
+                                                 5,
+                                                 6,
+                                                 7,
+                                                 31,
+                                                 32,
+                                                 48,
+                                                 49,
+                                                 57,
+                                                 58,
+                                                 63,
+                                                 64,
+                                                 65,
+                                                 255,
+                                                 std::uint64_t{1} << 32,
+                                                 ~std::uint64_t{0},
                                                  std::bit_cast<std::uint64_t>(0.0),
                                                  std::bit_cast<std::uint64_t>(-1.0),
                                                  std::bit_cast<std::uint64_t>(1.5)};

@@ -71,8 +71,8 @@ struct filter_file_header
     double fpr{0};
     std::uint64_t expected{0};
     unsigned shard_bits{0};
-    std::vector<std::uint64_t> params; //!< type-level parameters
-    key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
+    std::vector<std::uint64_t> params;            //!< type-level parameters
+    key_parts parts{};                            //!< parts of the key space held (version 1 files: whole)
     std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 
@@ -90,6 +90,31 @@ struct shard_blob
 void write_filter_file(std::filesystem::path const & path, filter_file_header const & header,
                        std::span<shard_blob const> shards);
 
+/*! \brief A filter file written shard by shard, in shard order, as the shards are made (a set operation's
+ * result, so that no shard is kept after it is written): the payloads first, after room for a header whose
+ * shards all have `max_shard_params` parameters, then the end marker, then the header (the zeros left
+ * between the header and the first payload are padding readers accept). `path` must be a regular file or a
+ * new one (it is overwritten at its start at the end). The file is complete after finish(); destroy the
+ * object without finish() to give up (the caller removes the file). \throws io_error naming the file.
+ * Thread safety: one thread at a time. */
+class filter_file_stream
+{
+public:
+    filter_file_stream(std::filesystem::path const & path, filter_file_header header,
+                       std::size_t max_shard_params);
+    ~filter_file_stream();
+    filter_file_stream(filter_file_stream const &) = delete;
+    filter_file_stream & operator=(filter_file_stream const &) = delete;
+    /*! \brief The next shard, with the checksum64 of its words. \pre at most max_shard_params parameters. */
+    void put(shard_blob const & shard, std::uint64_t checksum);
+    /*! \brief End marker and header. \pre every shard put. */
+    void finish();
+
+private:
+    struct state;
+    std::unique_ptr<state> s_;
+};
+
 /*! \brief A filter file mapped read-only into memory, validated on open.
  * The shard word spans point into the mapping and stay valid while this object (or a copy of the
  * shared_ptr returned by open) lives. */
@@ -106,11 +131,10 @@ public:
     /*! \brief Map and validate `path`. \param verify_payload also check every payload checksum.
      * \throws format_error / io_error naming the file. */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const> open(std::filesystem::path const & path,
-                                                                          bool verify_payload = true);
+                                                                        bool verify_payload = true);
     /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage. */
-    [[nodiscard]] static std::shared_ptr<mapped_filter_file const> from_bytes(std::span<std::byte const> bytes,
-                                                                                std::string name,
-                                                                                bool verify_payload = true);
+    [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
+    from_bytes(std::span<std::byte const> bytes, std::string name, bool verify_payload = true);
 
     ~mapped_filter_file();
     mapped_filter_file(mapped_filter_file const &) = delete;
@@ -130,8 +154,8 @@ private:
     void parse(bool verify_payload);
 
     std::string name_;
-    void * map_{nullptr};        // mmap'd region (nullptr when owned_ is used)
-    bool file_backed_{false};    // map_ is a shared mapping of the file (not an anonymous copy)
+    void * map_{nullptr};     // mmap'd region (nullptr when owned_ is used)
+    bool file_backed_{false}; // map_ is a shared mapping of the file (not an anonymous copy)
     std::uint64_t size_{0};
     std::unique_ptr<std::uint64_t[]> owned_;
     unsigned char const * bytes_{nullptr};

@@ -224,6 +224,8 @@ public:
      * for an empty input list; full_error if the union cannot be represented. */
     [[nodiscard]] static quotient_filter merge(std::span<quotient_filter const * const> inputs);
 
+    /*! \brief The most values params() gives. */
+    static constexpr std::size_t max_param_count = 12;
     /*! \brief The most bytes a combine_scratch holds by default. */
     static constexpr std::size_t combine_buffer_bytes = std::size_t{64} << 20;
     /*! \brief Working memory of combine() that one thread reuses from call to call: the result of a walk,

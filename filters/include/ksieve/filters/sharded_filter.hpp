@@ -372,6 +372,15 @@ private:
                                                           set_operation op, std::uint64_t min_count = 1,
                                                           unsigned threads = 1);
 
+/*! \brief combine_filters() with the result written to `path` (a regular or new file; see
+ * filter_file_stream) rather than returned: quotient filters shard by shard as the shards are made, each
+ * freed once written, so that memory holds the shards in flight rather than the whole result; other types
+ * as save() writes them. \returns the result's statistics. \throws as combine_filters(), io_error. */
+filter_stats combine_filters_into(std::filesystem::path const & path,
+                                  std::span<any_filter const * const> inputs,
+                                  std::span<std::string const> names, set_operation op,
+                                  std::uint64_t min_count, unsigned threads);
+
 /*! \brief fit_shard(s, slack) for every shard, on up to `threads` threads: quotient filters at the fewest
  * home slots that hold them (build and dedup call it before saving). The same result for any thread count.
  * \throws std::bad_alloc */

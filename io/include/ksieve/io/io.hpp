@@ -80,7 +80,7 @@ public:
 
     // Storage, filled by readers (public for readers and tests; not for other users).
     std::vector<record_view> records_;
-    std::string storage_;            //!< text bytes the views point into (reserved before filling)
+    std::string storage_; //!< text bytes the views point into (reserved before filling)
     std::uint64_t first_{1};
     seq_format format_{seq_format::fastq};
     std::size_t bases_{0};
@@ -181,6 +181,9 @@ public:
     /*! \brief Path to open for writing (the temporary name, the device, or "-"). */
     [[nodiscard]] std::string const & write_path() const noexcept { return write_path_; }
     [[nodiscard]] std::string const & path() const noexcept { return path_; }
+    /*! \brief Whether write_path() is the destination itself (stdout, a device, a FIFO...) rather than a
+     * temporary regular file. */
+    [[nodiscard]] bool in_place() const noexcept { return in_place_; }
     /*! \brief Rename into place. \throws io_error */
     void commit();
 
@@ -210,9 +213,9 @@ void remove_temporary_outputs() noexcept;
 /*! \brief Writer options. */
 struct writer_options
 {
-    unsigned threads{1}; //!< compression threads (BGZF/BAM)
+    unsigned threads{1};       //!< compression threads (BGZF/BAM)
     int compression_level{-1}; //!< -1 = the format's default (gzip 2, zstd 3, xz 3, bzip2 9)
-    std::string sam_header; //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
+    std::string sam_header;    //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
 };
 
 /*! \brief Record writer to an output_file. Format from the extension (fallback: the input's);
