@@ -164,8 +164,7 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));
     std::mutex order;
     std::size_t next = 0;
-    filter_stats total;
-    double fpr_weighted = 0.0;
+    filter_stats_sum total;
     parallel_for(shards, threads,
                  [&](std::size_t const s, std::size_t const w)
                  {
@@ -186,20 +185,12 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
                      {
                          quotient_filter const & f = *done[next];
                          out.put(shard_blob{f.params(), f.words()}, sums[next]);
-                         filter_stats const x = f.stats();
-                         total.bytes += x.bytes;
-                         total.slots += x.slots;
-                         total.used += x.used;
-                         total.distinct += x.distinct;
-                         total.total_count += x.total_count;
-                         fpr_weighted += x.estimated_fpr * static_cast<double>(x.slots);
+                         total.add(f.stats());
                          done[next].reset();
                      }
                  });
     out.finish();
-    total.load = total.slots == 0 ? 0.0 : static_cast<double>(total.used) / static_cast<double>(total.slots);
-    total.estimated_fpr = total.slots == 0 ? 0.0 : fpr_weighted / static_cast<double>(total.slots);
-    return total;
+    return total.total();
 }
 
 std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> inputs,

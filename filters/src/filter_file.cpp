@@ -161,42 +161,22 @@ public:
     file_sink & operator=(file_sink const &) = delete;
 
     // Overwrite bytes already written (a regular file's). \pre offset + size <= bytes written.
-    void write_at(std::uint64_t offset, void const * const data, std::uint64_t size)
+    void write_at(std::uint64_t offset, void const * const data, std::uint64_t const size)
     {
-        auto const * p = static_cast<unsigned char const *>(data);
-        while (size > 0)
-        {
-            ssize_t const n =
-                ::pwrite(fd_, p, static_cast<std::size_t>(std::min<std::uint64_t>(size, 1u << 30)),
-                         static_cast<off_t>(offset));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                throw io_error{"cannot write '" + name_ +
-                               "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
-            p += n;
-            offset += static_cast<std::uint64_t>(n);
-            size -= static_cast<std::uint64_t>(n);
-        }
+        all(data, size,
+            [&](unsigned char const * const p, std::size_t const n)
+            {
+                ssize_t const done = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+                offset += done > 0 ? static_cast<std::uint64_t>(done) : 0;
+                return done;
+            });
     }
 
-    void write(void const * const data, std::uint64_t size)
+    void write(void const * const data, std::uint64_t const size)
     {
-        auto const * p = static_cast<unsigned char const *>(data);
-        while (size > 0)
-        {
-            std::size_t const chunk =
-                static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
-            ssize_t const n = ::write(fd_, p, chunk);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                throw io_error{"cannot write '" + name_ +
-                               "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
-            p += n;
-            size -= static_cast<std::uint64_t>(n);
-            written_ += static_cast<std::uint64_t>(n);
-        }
+        all(data, size,
+            [&](unsigned char const * const p, std::size_t const n) { return ::write(fd_, p, n); });
+        written_ += size;
     }
     // A large filter file is flushed to the disk and dropped from the page cache, whose pages written with
     // write() are small: a later reader maps it afresh in 2 MiB folios (huge pages, see
@@ -224,6 +204,25 @@ public:
     }
 
 private:
+    // put(p, n) until size bytes are written (at most 1 GiB a call), retried on EINTR. \throws io_error
+    template <typename Put> void all(void const * const data, std::uint64_t size, Put && put)
+    {
+        auto const * p = static_cast<unsigned char const *>(data);
+        while (size > 0)
+        {
+            auto const chunk =
+                static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
+            ssize_t const n = put(p, chunk);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                throw io_error{"cannot write '" + name_ +
+                               "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
+            p += n;
+            size -= static_cast<std::uint64_t>(n);
+        }
+    }
+
     std::string name_;
     int fd_{-1};
     bool own_{false};

@@ -72,11 +72,11 @@ struct filter_config
 {
     filter_type type{filter_type::quotient};
     kmer_params kmer{};
-    double fpr{0.001};          //!< target per-key false-positive rate; 0 = exact (quotient filter only)
-    std::uint64_t expected{0};  //!< expected distinct keys in the whole filter (0 = unknown)
-    unsigned shard_bits{0};     //!< 2^shard_bits shards
-    double max_load{0.9};       //!< quotient filter: grow when the load would exceed this
-    bool auto_grow{true};       //!< quotient filter: false -> insert returns full instead of growing
+    double fpr{0.001};         //!< target per-key false-positive rate; 0 = exact (quotient filter only)
+    std::uint64_t expected{0}; //!< expected distinct keys in the whole filter (0 = unknown)
+    unsigned shard_bits{0};    //!< 2^shard_bits shards
+    double max_load{0.9};      //!< quotient filter: grow when the load would exceed this
+    bool auto_grow{true};      //!< quotient filter: false -> insert returns full instead of growing
 };
 
 /*! \brief Which parts of a split of the key space a filter holds.
@@ -142,13 +142,40 @@ struct key_parts
 /*! \brief Statistics of one shard or (summed) of a whole filter. */
 struct filter_stats
 {
-    std::uint64_t bytes{0};          //!< payload size
-    std::uint64_t slots{0};          //!< capacity unit: bits (Bloom), counters, slots (QF), entries (cuckoo)
-    std::uint64_t used{0};           //!< used slots / set bits / entries
-    std::uint64_t distinct{0};       //!< distinct keys (exact QF), distinct fingerprints, or estimate (Bloom)
-    std::uint64_t total_count{0};    //!< sum of counts (counting filters), else = distinct
-    double load{0};                  //!< used / slots
-    double estimated_fpr{0};         //!< per-key false-positive rate at the current load
+    std::uint64_t bytes{0};       //!< payload size
+    std::uint64_t slots{0};       //!< capacity unit: bits (Bloom), counters, slots (QF), entries (cuckoo)
+    std::uint64_t used{0};        //!< used slots / set bits / entries
+    std::uint64_t distinct{0};    //!< distinct keys (exact QF), distinct fingerprints, or estimate (Bloom)
+    std::uint64_t total_count{0}; //!< sum of counts (counting filters), else = distinct
+    double load{0};               //!< used / slots
+    double estimated_fpr{0};      //!< per-key false-positive rate at the current load
+};
+
+/*! \brief The statistics of shards summed into those of the filter they make up (counts added; load and
+ * estimated FPR weighted by slots). Thread safety: none (one owner). */
+class filter_stats_sum
+{
+public:
+    void add(filter_stats const & x) noexcept
+    {
+        t_.bytes += x.bytes;
+        t_.slots += x.slots;
+        t_.used += x.used;
+        t_.distinct += x.distinct;
+        t_.total_count += x.total_count;
+        fpr_weighted_ += x.estimated_fpr * static_cast<double>(x.slots);
+    }
+    [[nodiscard]] filter_stats total() const noexcept
+    {
+        filter_stats t = t_;
+        t.load = t.slots == 0 ? 0.0 : static_cast<double>(t.used) / static_cast<double>(t.slots);
+        t.estimated_fpr = t.slots == 0 ? 0.0 : fpr_weighted_ / static_cast<double>(t.slots);
+        return t;
+    }
+
+private:
+    filter_stats t_{};
+    double fpr_weighted_{0};
 };
 
 /*! \brief The interface every per-shard filter type F provides, so that sharded_filter<F> and the file
@@ -174,18 +201,39 @@ struct filter_stats
  */
 template <typename F>
 concept shard_filter = requires(F f, F const cf, std::uint64_t key, std::span<std::uint64_t const> keys,
-                                std::uint64_t * out, filter_config const & cfg) {
-    { F::type_id } -> std::convertible_to<filter_type>;
-    { F::create(cfg, 62u, key) } -> std::same_as<F>;
-    { f.insert(key, key) } -> std::same_as<insert_status>;
-    { cf.count(key) } -> std::same_as<std::uint64_t>;
-    { f.insert_batch(keys) } -> std::same_as<insert_status>;
-    { cf.count_batch(keys, out) };
-    { cf.params() } -> std::same_as<std::vector<std::uint64_t>>;
-    { cf.words() } -> std::same_as<std::span<std::uint64_t const>>;
-    { F::view(keys, keys, 62u) } -> std::same_as<F>;
-    { cf.clone() } -> std::same_as<F>;
-    { cf.stats() } -> std::same_as<filter_stats>;
+                                std::uint64_t * out, filter_config const & cfg)
+{
+    {
+        F::type_id
+        } -> std::convertible_to<filter_type>;
+    {
+        F::create(cfg, 62u, key)
+        } -> std::same_as<F>;
+    {
+        f.insert(key, key)
+        } -> std::same_as<insert_status>;
+    {
+        cf.count(key)
+        } -> std::same_as<std::uint64_t>;
+    {
+        f.insert_batch(keys)
+        } -> std::same_as<insert_status>;
+    {cf.count_batch(keys, out)};
+    {
+        cf.params()
+        } -> std::same_as<std::vector<std::uint64_t>>;
+    {
+        cf.words()
+        } -> std::same_as<std::span<std::uint64_t const>>;
+    {
+        F::view(keys, keys, 62u)
+        } -> std::same_as<F>;
+    {
+        cf.clone()
+        } -> std::same_as<F>;
+    {
+        cf.stats()
+        } -> std::same_as<filter_stats>;
 };
 
 } // namespace ksieve

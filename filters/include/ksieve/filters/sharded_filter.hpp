@@ -274,21 +274,10 @@ public:
 
     [[nodiscard]] filter_stats stats() const noexcept override
     {
-        filter_stats t{};
-        double fpr_weighted = 0;
+        filter_stats_sum t;
         for (auto const & s : shards_)
-        {
-            filter_stats const x = s.stats();
-            t.bytes += x.bytes;
-            t.slots += x.slots;
-            t.used += x.used;
-            t.distinct += x.distinct;
-            t.total_count += x.total_count;
-            fpr_weighted += x.estimated_fpr * static_cast<double>(x.slots);
-        }
-        t.load = t.slots == 0 ? 0.0 : static_cast<double>(t.used) / static_cast<double>(t.slots);
-        t.estimated_fpr = t.slots == 0 ? 0.0 : fpr_weighted / static_cast<double>(t.slots);
-        return t;
+            t.add(s.stats());
+        return t.total();
     }
 
     void save(std::filesystem::path const & path) const override
