@@ -151,6 +151,10 @@ public:
         if (fd_ < 0)
             throw io_error{"cannot create '" + name_ + "': " + errno_text()};
         own_ = true;
+        struct stat st
+        {
+        };
+        regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
     }
     ~file_sink()
     {
@@ -177,6 +181,16 @@ public:
         all(data, size,
             [&](unsigned char const * const p, std::size_t const n) { return ::write(fd_, p, n); });
         written_ += size;
+#if defined(SYNC_FILE_RANGE_WRITE)
+        // The disk write of a large file is started as it grows (it runs while the caller computes the next
+        // bytes), so that close() waits only for the last part.
+        if (regular_ && written_ - writeback_ >= writeback_step)
+        {
+            ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(written_ - writeback_),
+                              SYNC_FILE_RANGE_WRITE); // advice only
+            writeback_ = written_;
+        }
+#endif
     }
     // A large filter file is flushed to the disk and dropped from the page cache, whose pages written with
     // write() are small: a later reader maps it afresh in 2 MiB folios (huge pages, see
@@ -186,10 +200,7 @@ public:
         if (!own_)
             return;
         own_ = false;
-        struct stat st
-        {
-        };
-        if (written_ >= huge_mapping_bytes && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
+        if (written_ >= huge_mapping_bytes && regular_)
         {
             if (::fdatasync(fd_) != 0)
             {
@@ -223,10 +234,13 @@ private:
         }
     }
 
+    static constexpr std::uint64_t writeback_step = std::uint64_t{16} << 20;
     std::string name_;
     int fd_{-1};
     bool own_{false};
+    bool regular_{false};
     std::uint64_t written_{0};
+    std::uint64_t writeback_{0}; // bytes whose disk write has been started
 };
 
 // Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked (so that
@@ -399,12 +413,8 @@ filter_file_stream::filter_file_stream(std::filesystem::path const & path, filte
     // until finish() writes the header, whose size the shard table gives).
     std::vector<std::size_t> const counts(shards, max_shard_params);
     std::uint64_t const first = align64(header_size_for(s_->header, counts));
-    for (std::uint64_t left = first; left > 0;)
-    {
-        std::uint64_t const n = std::min<std::uint64_t>(left, sizeof zeros);
-        s_->out.write(zeros, n);
-        left -= n;
-    }
+    std::vector<unsigned char> const room(first, 0);
+    s_->out.write(room.data(), room.size());
     s_->pos = first;
 }
 

@@ -141,9 +141,10 @@ inline std::uint64_t sat_add(std::uint64_t const a, std::uint64_t const b) noexc
 inline std::uint64_t mul_add_sat(std::uint64_t const v, std::uint64_t const base,
                                  std::uint64_t const t) noexcept
 {
-    if (v > (none - t) / base)
+    std::uint64_t m, r;
+    if (__builtin_mul_overflow(v, base, &m) || __builtin_add_overflow(m, t, &r)) [[unlikely]]
         return none;
-    return v * base + t;
+    return r;
 }
 
 // memmove for the few bytes a shift usually moves (a library call costs more than the copy). Loads happen
@@ -336,7 +337,8 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     low_bits_ = p_ - q;
     low_mask_ = low_bits_mask(low_bits_);
     scaled_slots_ = split_ ? nslots << (64 - q) : 0;
-    top_scale_ = std::ldexp(1.0, static_cast<int>(q)) / static_cast<double>(nslots);
+    // (2^128 - 1) / scaled_slots_ lies in (2^64, 2^65): its low 64 bits
+    top_recip_ = split_ ? static_cast<std::uint64_t>(~static_cast<wide>(0) / scaled_slots_) : 0;
     rmask_ = low_bits_mask(r);
     nslots_ = nslots;
     nblocks_ = blocks_for(nslots);
@@ -406,17 +408,12 @@ std::uint64_t quotient_filter::slots_for(std::uint64_t const used, double const 
 
 std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
 {
-    // ceil(h 2^q / N): an estimate in floating point, then made exact with the range reduction itself.
-    auto a = static_cast<std::uint64_t>(static_cast<double>(h) * top_scale_);
-    auto home = [&](std::uint64_t const t)
-    { return static_cast<std::uint64_t>((static_cast<wide>(t) * scaled_slots_) >> 64); };
-    // The estimate is off by at most one either way (h < 2^52): one step each without a branch, the loops
-    // only as a guard.
-    a += home(a) < h ? 1 : 0;
-    a -= a > 0 && home(a - 1) >= h ? 1 : 0;
-    while (home(a) < h)
+    // ceil(h 2^64 / S), S = scaled_slots_: top_estimate() is at most two below it, then made exact with the
+    // range reduction itself; the loops only as a guard.
+    std::uint64_t a = top_estimate(h);
+    while (home_of_top(a) < h)
         ++a;
-    while (a > 0 && home(a - 1) >= h)
+    while (a > 0 && home_of_top(a - 1) >= h)
         --a;
     return a;
 }
@@ -972,16 +969,9 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
     at.quotient = h;
     if (f.split_)
     {
-        // first_top(h) inlined: the estimate, one step either way without a branch, first_top() itself only
-        // when that is not yet the answer
-        auto home = [&](std::uint64_t const t)
-        { return static_cast<std::uint64_t>((static_cast<wide>(t) * f.scaled_slots_) >> 64); };
-        auto a = static_cast<std::uint64_t>(static_cast<double>(h) * f.top_scale_);
-        a += home(a) < h ? 1 : 0;
-        a -= a > 0 && home(a - 1) >= h ? 1 : 0;
-        if (home(a) < h || (a > 0 && home(a - 1) >= h)) [[unlikely]]
-            a = f.first_top(h);
-        at.top = a;
+        // first_top(h) inlined: the estimate and its two steps up, without a branch
+        std::uint64_t const a = f.top_estimate(h);
+        at.top = a + (f.home_of_top(a) < h ? 1 : 0) + (f.home_of_top(a + 1) < h ? 1 : 0);
     }
     at.pos = start;
     at.run_end = end;

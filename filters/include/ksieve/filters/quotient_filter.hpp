@@ -414,6 +414,17 @@ private:
     }
     /*! \brief The smallest top-bits value a whose home slot is h (split geometry). */
     [[nodiscard]] std::uint64_t first_top(std::uint64_t h) const noexcept;
+    // The home slot of top value t: floor(t S / 2^64), S = scaled_slots_ (split tables).
+    [[nodiscard]] std::uint64_t home_of_top(std::uint64_t const t) const noexcept
+    {
+        return static_cast<std::uint64_t>((static_cast<wide>(t) * scaled_slots_) >> 64);
+    }
+    // floor(h R / 2^64), R = floor((2^128 - 1) / S): never above first_top(h) = ceil(h 2^64 / S), and at most
+    // two below it (R is within one of 2^128 / S and h < 2^64).
+    [[nodiscard]] std::uint64_t top_estimate(std::uint64_t const h) const noexcept
+    {
+        return h + static_cast<std::uint64_t>((static_cast<wide>(h) * top_recip_) >> 64);
+    }
     /*! \brief The fingerprint stored as remainder x in home slot h (inverse of slot_code). */
     [[nodiscard]] std::uint64_t fingerprint_at(std::uint64_t const h, std::uint64_t const x) const noexcept
     {
@@ -460,7 +471,7 @@ private:
     unsigned low_bits_{0}; // p - q: the fingerprint bits below its top q
     std::uint64_t low_mask_{0};
     std::uint64_t scaled_slots_{0}; // split geometry: nslots_ << (64 - q)
-    double top_scale_{0};           // 2^q / nslots_
+    std::uint64_t top_recip_{0};    // floor((2^128 - 1) / scaled_slots_) - 2^64 (split tables)
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
     std::uint64_t block_bytes_{0};
