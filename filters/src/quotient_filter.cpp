@@ -1035,6 +1035,35 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
     return n;
 }
 
+// Packs a block's 64 remainders of R bits (slot i at bit i R) into its R words, the shifts and word indices
+// known at compile time.
+template <unsigned R> void pack_remainders(std::uint64_t const * const rems, std::uint8_t * const out) noexcept
+{
+    std::uint64_t words[R + 1] = {};
+#pragma GCC unroll 64
+    for (unsigned i = 0; i < 64; ++i)
+    {
+        unsigned const bit = i * R;
+        unsigned const off = bit & 63;
+        words[bit >> 6] |= rems[i] << off;
+        if (off + R > 64)
+            words[(bit >> 6) + 1] |= (rems[i] >> 1) >> (63 - off);
+    }
+    for (unsigned w = 0; w < R; ++w)
+        store64(out + 8 * w, words[w]);
+}
+
+template <std::size_t... R>
+constexpr auto pack_table(std::index_sequence<R...>) noexcept
+{
+    using fn = void (*)(std::uint64_t const *, std::uint8_t *) noexcept;
+    return std::array<fn, sizeof...(R)>{&pack_remainders<static_cast<unsigned>(R == 0 ? 1 : R)>...};
+}
+
+// pack_remainders<r> for every remainder width r (entry 0 unused: r >= 2).
+constexpr auto pack_block_remainders =
+    pack_table(std::make_index_sequence<quotient_filter::max_remainder_bits + 1>{});
+
 // Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an empty
 // table. A run's end is marked when the next run starts (or at finish()). The remainders of the block being
 // filled are collected here and packed into the table when the walk leaves the block; the occupied and runend
@@ -1066,21 +1095,8 @@ struct qf_appender
     {
         if (block == none)
             return;
-        unsigned const r = f.r_;
         auto * const out = reinterpret_cast<std::uint8_t *>(f.table_) + block * f.block_bytes_ + header_bytes;
-        // Slot i's bits start at bit i r of r words: OR each into its word and the next (the part that
-        // spills over, nothing when none does), without a branch.
-        std::uint64_t words[quotient_filter::max_remainder_bits + 1] = {};
-        for (unsigned i = 0; i < 64; ++i)
-        {
-            std::uint64_t const v = rems[i];
-            unsigned const bit = i * r;
-            unsigned const off = bit & 63;
-            words[bit >> 6] |= v << off;
-            words[(bit >> 6) + 1] |= (v >> 1) >> (63 - off);
-        }
-        for (unsigned w = 0; w < r; ++w)
-            store64(out + 8 * w, words[w]);
+        pack_block_remainders[f.r_](rems.data(), out);
         rems.fill(0);
         block = none;
     }
@@ -1485,38 +1501,30 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
 class result_buffer
 {
 public:
-    explicit result_buffer(quotient_filter::combine_scratch & s) noexcept : s_{s}
+    explicit result_buffer(quotient_filter::combine_scratch & s) noexcept
+        : s_{s}, gaps_{s.gaps.data()}, counts_{s.counts.data()}, cap_{std::min(s.gaps.size(), s.counts.size())}
     {
-        s_.gaps.clear();
-        s_.counts.clear();
         s_.wide_gaps.clear();
         s_.wide_counts.clear();
     }
     // False (and the entry not kept) once the buffer would pass the scratch's max_bytes.
-    bool push(std::uint64_t const fp, std::uint64_t const count)
+    [[gnu::always_inline]] bool push(std::uint64_t const fp, std::uint64_t const count)
     {
-        if (size() == s_.gaps.capacity()) [[unlikely]]
-        {
-            // (grown here, to at most max_entries, rather than by push_back's doubling)
-            std::size_t const max_entries = s_.max_bytes / 5;
-            if (size() >= max_entries)
-                return false;
-            std::size_t const cap = std::min(std::max<std::size_t>(2 * size(), 4096), max_entries);
-            s_.gaps.reserve(cap);
-            s_.counts.reserve(cap);
-        }
+        if (n_ == cap_ && !grow()) [[unlikely]]
+            return false;
         std::uint64_t const gap = fp - last_;
         last_ = fp;
         constexpr std::uint64_t gap_escape = 0xffffffffu;
-        s_.gaps.push_back(static_cast<std::uint32_t>(std::min(gap, gap_escape)));
+        gaps_[n_] = static_cast<std::uint32_t>(std::min(gap, gap_escape));
         if (gap >= gap_escape) [[unlikely]]
             s_.wide_gaps.push_back(gap);
-        s_.counts.push_back(static_cast<std::uint8_t>(std::min<std::uint64_t>(count, 255)));
+        counts_[n_] = static_cast<std::uint8_t>(std::min<std::uint64_t>(count, 255));
         if (count >= 255) [[unlikely]]
             s_.wide_counts.push_back(count);
+        ++n_;
         return true;
     }
-    [[nodiscard]] std::size_t size() const noexcept { return s_.gaps.size(); }
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
     // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn returns
     // true.
     template <typename Fn> void for_each_chunk(Fn && fn) const
@@ -1546,7 +1554,27 @@ public:
     }
 
 private:
+    // Room for more entries (the scratch's vectors are sized, not only reserved, so that push() writes by
+    // index): twice as many, at most max_bytes / 5. False when there is no more room.
+    [[gnu::noinline]] bool grow()
+    {
+        std::size_t const max_entries = s_.max_bytes / 5;
+        if (n_ >= max_entries)
+            return false;
+        std::size_t const cap = std::min(std::max<std::size_t>(2 * n_, 4096), max_entries);
+        s_.gaps.resize(cap);
+        s_.counts.resize(cap);
+        gaps_ = s_.gaps.data();
+        counts_ = s_.counts.data();
+        cap_ = cap;
+        return true;
+    }
+
     quotient_filter::combine_scratch & s_;
+    std::uint32_t * gaps_;
+    std::uint8_t * counts_;
+    std::size_t cap_;
+    std::size_t n_{0};
     std::uint64_t last_{0};
 };
 
@@ -1611,7 +1639,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         auto with = [&](auto const op_c)
         {
             merge_walk(inputs, p_min, min_count, consumed,
-                       [&](std::uint64_t const fp, walk_entry const & e)
+                       [&](std::uint64_t const fp, walk_entry const & e) __attribute__((always_inline))
                        {
                            if (std::uint64_t const c = combined_count(op_c.value, e, inputs.size()); c != 0)
                                fn(fp, c);
@@ -1636,7 +1664,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         quotient_filter const ref =
             with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
         walk(
-            [&](std::uint64_t const fp, std::uint64_t const c)
+            [&](std::uint64_t const fp, std::uint64_t const c) __attribute__((always_inline))
             {
                 need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
                 keep = keep && result.push(fp, c);
