@@ -89,7 +89,7 @@ struct loaded_filters
 };
 [[nodiscard]] loaded_filters
 load_filters(std::vector<std::string> const & paths,
-             std::function<void(any_filter &, std::string const &)> const & on_load, bool verify_payload = true);
+             std::function<void(any_filter &, std::string const &)> const & on_load);
 
 // A filter whose estimated false-positive rate is far above its target (saturation_factor) calls nearly every
 // read known: a warning, or with `strict` an error. \throws error

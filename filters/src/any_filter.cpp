@@ -127,8 +127,6 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
     parallel_for(shards, threads,
                  [&](std::size_t const s, std::size_t const w)
                  {
-                     for (auto const * f : inputs)
-                         f->verify_shard(s);
                      std::vector<F const *> parts(inputs.size());
                      for (std::size_t i = 0; i < inputs.size(); ++i)
                          parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
@@ -170,8 +168,6 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     parallel_for(shards, threads,
                  [&](std::size_t const s, std::size_t const w)
                  {
-                     for (auto const * f : inputs) // (its pages read just before the walk reads them)
-                         f->verify_shard(s);
                      std::vector<quotient_filter const *> in(inputs.size());
                      for (std::size_t i = 0; i < inputs.size(); ++i)
                          in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
@@ -529,7 +525,6 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
         for (std::size_t i = 0; i < inputs.size(); ++i)
             if (inputs[i]->shard_bits() != cfg.shard_bits)
             {
-                inputs[i]->verify_payload();
                 moved.push_back(reshard_quotient(*inputs[i], cfg, names[i], names[narrow]));
                 same[i] = moved.back().get();
             }

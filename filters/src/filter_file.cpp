@@ -740,15 +740,9 @@ void mapped_filter_file::parse(bool const verify_payload)
     if (verify_payload)
     {
         for (std::size_t i = 0; i < shards_.size(); ++i)
-            verify_shard(i);
-        payload_verified_ = true;
+            if (checksum64(shards_[i].words) != shards_[i].checksum)
+                throw corrupt(n, "payload checksum mismatch in shard " + std::to_string(i));
     }
-}
-
-void mapped_filter_file::verify_shard(std::size_t const s) const
-{
-    if (!payload_verified_ && checksum64(shards_[s].words) != shards_[s].checksum)
-        throw corrupt(name_, "payload checksum mismatch in shard " + std::to_string(s));
 }
 
 filter_file_header read_filter_header(std::filesystem::path const & path)

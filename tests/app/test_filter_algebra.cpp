@@ -345,9 +345,9 @@ TEST_F(filter_algebra, impossible_combinations_are_refused_and_leave_nothing)
     }
 }
 
-// A corrupted payload in one input (found while the result is being written, shard by shard): exit status 1
-// naming the file, what the output path held before left as it was, no temporary left behind. The input
-// moved to another shard layout is checked before it is moved; Bloom filters are checked as they are combined.
+// A corrupted payload in one input: exit status 1 naming the file, what the output path held before left as
+// it was, no temporary left behind; for every operation, for an input moved to another shard layout and for
+// Bloom filters.
 TEST_F(filter_algebra, corrupted_inputs_are_refused_and_leave_the_output_as_it_was)
 {
     build("a", "a.ksf", "--fpr 0 --shards 16");

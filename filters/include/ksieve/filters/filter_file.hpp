@@ -148,10 +148,6 @@ public:
      * again from the file if touched later. Only for files mapped from disk (no effect otherwise); for a
      * pass over many inputs, so that memory holds the shards in use, not every input. Thread-safe. */
     void release(std::span<std::uint64_t const> words) const noexcept;
-    /*! \brief Check shard s's payload checksum, unless open() already checked every payload. For a pass
-     * that reads each shard once: the check reads its pages just before the pass does. Thread-safe.
-     * \pre s < shards().size(). \throws format_error naming the file and the shard. */
-    void verify_shard(std::size_t s) const;
 
 private:
     mapped_filter_file() = default;
@@ -160,7 +156,6 @@ private:
     std::string name_;
     void * map_{nullptr};     // mmap'd region (nullptr when owned_ is used)
     bool file_backed_{false}; // map_ is a shared mapping of the file (not an anonymous copy)
-    bool payload_verified_{false};
     std::uint64_t size_{0};
     std::unique_ptr<std::uint64_t[]> owned_;
     unsigned char const * bytes_{nullptr};

@@ -111,15 +111,6 @@ public:
         (void)s;
         (void)words;
     }
-    /*! \brief For a view of a file mapped without checking its payloads: check shard s's (see
-     * mapped_filter_file::verify_shard); nothing otherwise. Thread-safe. \throws format_error */
-    virtual void verify_shard(std::size_t const s) const { (void)s; }
-    /*! \brief verify_shard() for every shard. \throws format_error */
-    void verify_payload() const
-    {
-        for (std::size_t s = 0; s < num_shards(); ++s)
-            verify_shard(s);
-    }
     /*! \brief An owning, mutable deep copy (e.g. of an mmap'd filter). */
     [[nodiscard]] virtual std::unique_ptr<any_filter> clone() const = 0;
 
@@ -310,11 +301,6 @@ public:
         if (b < e)
             file_->release({b, static_cast<std::size_t>(e - b)});
     }
-    void verify_shard(std::size_t const s) const override
-    {
-        if (file_ && s < file_->shards().size())
-            file_->verify_shard(s);
-    }
     void release_shard(std::size_t const s) const noexcept override
     {
         if (file_ && s < file_->shards().size())
@@ -368,8 +354,7 @@ private:
  * (see quotient_filter::combine); counts below `min_count` are as absent. Bloom filters: unite (OR) and
  * intersect (AND, equal parameters; counting Bloom filters unite only), min_count 1. Cuckoo filters: none.
  * Pages of mapped inputs are released shard by shard, so that memory holds the result and the shards in
- * use, not every input; inputs mapped without checking their payloads (load_filter's verify_payload) are
- * checked shard by shard as the shards are combined. \throws format_error for a corrupted input; incompatible_error naming the input and what differs or why the operation
+ * use, not every input. \throws incompatible_error naming the input and what differs or why the operation
  * is impossible; usage_error for min_count > 1 on Bloom filters; full_error as merge_filters. */
 [[nodiscard]] std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> inputs,
                                                           std::span<std::string const> names,
