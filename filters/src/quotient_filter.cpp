@@ -1502,7 +1502,7 @@ class result_buffer
 {
 public:
     explicit result_buffer(quotient_filter::combine_scratch & s) noexcept
-        : s_{s}, gaps_{s.gaps.data()}, counts_{s.counts.data()}, cap_{std::min(s.gaps.size(), s.counts.size())}
+        : s_{s}, gaps_{s.gaps.get()}, counts_{s.counts.get()}, cap_{s.capacity}
     {
         s_.wide_gaps.clear();
         s_.wide_counts.clear();
@@ -1554,18 +1554,23 @@ public:
     }
 
 private:
-    // Room for more entries (the scratch's vectors are sized, not only reserved, so that push() writes by
-    // index): twice as many, at most max_bytes / 5. False when there is no more room.
+    // Room for more entries (written by index): twice as many, at most max_bytes / 5. False when there is no
+    // more room.
     [[gnu::noinline]] bool grow()
     {
         std::size_t const max_entries = s_.max_bytes / 5;
         if (n_ >= max_entries)
             return false;
         std::size_t const cap = std::min(std::max<std::size_t>(2 * n_, 4096), max_entries);
-        s_.gaps.resize(cap);
-        s_.counts.resize(cap);
-        gaps_ = s_.gaps.data();
-        counts_ = s_.counts.data();
+        auto gaps = std::make_unique_for_overwrite<std::uint32_t[]>(cap);
+        auto counts = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
+        std::copy_n(gaps_, n_, gaps.get());
+        std::copy_n(counts_, n_, counts.get());
+        s_.gaps = std::move(gaps);
+        s_.counts = std::move(counts);
+        s_.capacity = cap;
+        gaps_ = s_.gaps.get();
+        counts_ = s_.counts.get();
         cap_ = cap;
         return true;
     }

@@ -233,10 +233,11 @@ public:
      * max_bytes (a larger result is walked again instead). Not thread-safe: one per thread. */
     struct combine_scratch
     {
-        //! fingerprint minus the one before (all ones: in wide_gaps); sized to the most entries a walk has
-        //! kept so far, the last walk's entries first
-        std::vector<std::uint32_t> gaps;
-        std::vector<std::uint8_t> counts;       //!< counts (255: in wide_counts), sized as gaps
+        //! fingerprint minus the one before (all ones: in wide_gaps), room for `capacity` entries (the
+        //! most a walk has kept so far; pages only touched as entries are written), the last walk's first
+        std::unique_ptr<std::uint32_t[]> gaps;
+        std::unique_ptr<std::uint8_t[]> counts; //!< counts (255: in wide_counts), room as gaps
+        std::size_t capacity{0};
         std::vector<std::uint64_t> wide_gaps;   //!< gaps of 2^32 - 1 and more, in order
         std::vector<std::uint64_t> wide_counts; //!< counts of 255 and more, in order
         std::size_t max_bytes{combine_buffer_bytes}; //!< the most it keeps (0: always walk twice)
