@@ -1389,9 +1389,11 @@ struct walk_head
     ++e.present;
 }
 
-// Two inputs: a plain two-way merge.
-template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn && fn)
+// Two inputs: a plain two-way merge. fn is copied in and back out: the copy is a local whose state (a sink's
+// counters and pointers) the compiler keeps in registers.
+template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn_out)
 {
+    Fn fn = fn_out;
     std::uint64_t fa, ca, fb, cb;
     bool ha = a.next(fa, ca);
     bool hb = b.next(fb, cb);
@@ -1426,13 +1428,14 @@ template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t
         if (e.present != 0)
             fn(fb, e);
     }
+    fn_out = fn;
 }
 
 // K-way walk of the inputs in fingerprint order, fingerprints cut to p bits; fn(fingerprint, walk_entry) for
 // every fingerprint some input holds. Counts below min_count are as absent.
 template <typename Fn>
 void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p,
-                std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed, Fn && fn)
+                std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed, Fn & fn)
 {
     std::vector<std::unique_ptr<fp_source>> cs;
     cs.reserve(inputs.size());
@@ -1502,25 +1505,32 @@ class result_buffer
 {
 public:
     explicit result_buffer(quotient_filter::combine_scratch & s) noexcept
-        : s_{s}, gaps_{s.gaps.get()}, counts_{s.counts.get()}, cap_{s.capacity}
+        : s_{&s}, gaps_{s.gaps.get()}, counts_{s.counts.get()}, cap_{s.capacity}
     {
-        s_.wide_gaps.clear();
-        s_.wide_counts.clear();
+        s_->wide_gaps.clear();
+        s_->wide_counts.clear();
     }
     // False (and the entry not kept) once the buffer would pass the scratch's max_bytes.
     [[gnu::always_inline]] bool push(std::uint64_t const fp, std::uint64_t const count)
     {
-        if (n_ == cap_ && !grow()) [[unlikely]]
-            return false;
+        if (n_ == cap_) [[unlikely]]
+        {
+            room const r = grow(*s_, n_);
+            if (r.cap == 0)
+                return false;
+            gaps_ = r.gaps;
+            counts_ = r.counts;
+            cap_ = r.cap;
+        }
         std::uint64_t const gap = fp - last_;
         last_ = fp;
         constexpr std::uint64_t gap_escape = 0xffffffffu;
         gaps_[n_] = static_cast<std::uint32_t>(std::min(gap, gap_escape));
         if (gap >= gap_escape) [[unlikely]]
-            s_.wide_gaps.push_back(gap);
+            s_->wide_gaps.push_back(gap);
         counts_[n_] = static_cast<std::uint8_t>(std::min<std::uint64_t>(count, 255));
         if (count >= 255) [[unlikely]]
-            s_.wide_counts.push_back(count);
+            s_->wide_counts.push_back(count);
         ++n_;
         return true;
     }
@@ -1539,13 +1549,13 @@ public:
             std::size_t const m = std::min(chunk.size(), n - i);
             for (std::size_t t = 0; t < m; ++t, ++i)
             {
-                std::uint64_t gap = s_.gaps[i];
+                std::uint64_t gap = gaps_[i];
                 if (gap == 0xffffffffu) [[unlikely]]
-                    gap = s_.wide_gaps[wg++];
+                    gap = s_->wide_gaps[wg++];
                 fp += gap;
-                std::uint64_t c = s_.counts[i];
+                std::uint64_t c = counts_[i];
                 if (c == 255) [[unlikely]]
-                    c = s_.wide_counts[wc++];
+                    c = s_->wide_counts[wc++];
                 chunk[t] = {fp, c};
             }
             if (!fn(std::span<std::pair<std::uint64_t, std::uint64_t> const>{chunk.data(), m}))
@@ -1554,28 +1564,31 @@ public:
     }
 
 private:
-    // Room for more entries (written by index): twice as many, at most max_bytes / 5. False when there is no
-    // more room.
-    [[gnu::noinline]] bool grow()
+    struct room
     {
-        std::size_t const max_entries = s_.max_bytes / 5;
-        if (n_ >= max_entries)
-            return false;
-        std::size_t const cap = std::min(std::max<std::size_t>(2 * n_, 4096), max_entries);
+        std::uint32_t * gaps;
+        std::uint8_t * counts;
+        std::size_t cap; // 0: no more room
+    };
+    // Room for more than the n entries of s: twice as many, at most max_bytes / 5. (Values in and out, so
+    // that the buffer's own state never has its address taken.)
+    [[gnu::noinline]] static room grow(quotient_filter::combine_scratch & s, std::size_t const n)
+    {
+        std::size_t const max_entries = s.max_bytes / 5;
+        if (n >= max_entries)
+            return {nullptr, nullptr, 0};
+        std::size_t const cap = std::min(std::max<std::size_t>(2 * n, 4096), max_entries);
         auto gaps = std::make_unique_for_overwrite<std::uint32_t[]>(cap);
         auto counts = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
-        std::copy_n(gaps_, n_, gaps.get());
-        std::copy_n(counts_, n_, counts.get());
-        s_.gaps = std::move(gaps);
-        s_.counts = std::move(counts);
-        s_.capacity = cap;
-        gaps_ = s_.gaps.get();
-        counts_ = s_.counts.get();
-        cap_ = cap;
-        return true;
+        std::copy_n(s.gaps.get(), n, gaps.get());
+        std::copy_n(s.counts.get(), n, counts.get());
+        s.gaps = std::move(gaps);
+        s.counts = std::move(counts);
+        s.capacity = cap;
+        return {s.gaps.get(), s.counts.get(), cap};
     }
 
-    quotient_filter::combine_scratch & s_;
+    quotient_filter::combine_scratch * s_;
     std::uint32_t * gaps_;
     std::uint8_t * counts_;
     std::size_t cap_;
@@ -1602,6 +1615,43 @@ private:
     }
     }
     return 0;
+}
+
+// A walk's callback: the count the operation gives each fingerprint, handed to `sink` where not 0. Held by
+// value (copied into the walk and back), as is the sink.
+template <set_operation Op, typename Sink> struct counted
+{
+    Sink sink;
+    std::size_t inputs;
+    [[gnu::always_inline]] void operator()(std::uint64_t const fp, walk_entry const & e)
+    {
+        if (std::uint64_t const c = combined_count(Op, e, inputs); c != 0)
+            sink(fp, c);
+    }
+};
+
+// merge_walk with the callback counted<op, Sink>; the sink, as the walk left it, is returned.
+template <typename Sink>
+Sink walk_with(set_operation const op, std::span<quotient_filter const * const> const inputs, unsigned const p,
+               std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed, Sink sink)
+{
+    // (one walk per operation: its count rule inlined)
+    auto with = [&](auto const op_c)
+    {
+        counted<op_c.value, Sink> fn{sink, inputs.size()};
+        merge_walk(inputs, p, min_count, consumed, fn);
+        sink = fn.sink;
+    };
+    switch (op)
+    {
+    case set_operation::unite: with(std::integral_constant<set_operation, set_operation::unite>{}); break;
+    case set_operation::intersect: with(std::integral_constant<set_operation, set_operation::intersect>{}); break;
+    case set_operation::subtract: with(std::integral_constant<set_operation, set_operation::subtract>{}); break;
+    case set_operation::subtract_counts:
+        with(std::integral_constant<set_operation, set_operation::subtract_counts>{});
+        break;
+    }
+    return sink;
 }
 
 } // namespace
@@ -1636,45 +1686,25 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     // The result's (fingerprint, count) stream: kept from the first walk unless it outgrows the buffer, then
     // walked again for the second pass.
     quotient_filter::combine_scratch own;
-    result_buffer result{scratch != nullptr ? *scratch : own};
-    bool keep = true;
-    auto walk = [&](auto && fn)
+    // Pass 1: the slots the result needs, and the result kept.
+    struct pass_one
     {
-        // (one walk per operation: its count rule inlined)
-        auto with = [&](auto const op_c)
+        result_buffer result;
+        quotient_filter const * ref; // (its remainder width measures the counters)
+        std::uint64_t mask;
+        std::uint64_t need{0};
+        bool keep{true};
+        [[gnu::always_inline]] void operator()(std::uint64_t const fp, std::uint64_t const c)
         {
-            merge_walk(inputs, p_min, min_count, consumed,
-                       [&](std::uint64_t const fp, walk_entry const & e) __attribute__((always_inline))
-                       {
-                           if (std::uint64_t const c = combined_count(op_c.value, e, inputs.size()); c != 0)
-                               fn(fp, c);
-                       });
-        };
-        switch (op)
-        {
-        case set_operation::unite:
-            return with(std::integral_constant<set_operation, set_operation::unite>{});
-        case set_operation::intersect:
-            return with(std::integral_constant<set_operation, set_operation::intersect>{});
-        case set_operation::subtract:
-            return with(std::integral_constant<set_operation, set_operation::subtract>{});
-        case set_operation::subtract_counts:
-            return with(std::integral_constant<set_operation, set_operation::subtract_counts>{});
+            need += c == 1 ? 1 : kernel<0>::of(*ref).encoded_length(fp & mask, c);
+            keep = keep && result.push(fp, c);
         }
     };
-    // Pass 1: the slots the result needs.
-    std::uint64_t need = 0;
-    {
-        std::uint64_t const mask = low_bits_mask(r_ref);
-        quotient_filter const ref =
-            with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
-        walk(
-            [&](std::uint64_t const fp, std::uint64_t const c) __attribute__((always_inline))
-            {
-                need += c == 1 ? 1 : kernel<0>::of(ref).encoded_length(fp & mask, c);
-                keep = keep && result.push(fp, c);
-            });
-    }
+    quotient_filter const ref = with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
+    pass_one const one = walk_with(op, inputs, p_min, min_count, consumed,
+                                   pass_one{result_buffer{scratch != nullptr ? *scratch : own}, &ref,
+                                            low_bits_mask(r_ref)});
+    std::uint64_t const need = one.need;
     unsigned const p = p_min;
     unsigned q_lo = std::min(default_min_quotient_bits, p - min_remainder_bits);
     q_lo = std::max({q_lo, min_quotient_bits, p > max_remainder_bits ? p - max_remainder_bits : 0u});
@@ -1695,23 +1725,29 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         out.allocate_table();
         qf_appender app{out};
         bool ok = true;
-        if (keep)
-            result.for_each_chunk([&](auto const chunk) { return ok = app.append_all(chunk); });
+        if (one.keep)
+            one.result.for_each_chunk([&](auto const chunk) { return ok = app.append_all(chunk); });
         else
         {
             // (the walk's result a chunk at a time)
+            struct rewalk
+            {
+                std::vector<std::pair<std::uint64_t, std::uint64_t>> * chunk;
+                qf_appender * app;
+                bool * ok;
+                void operator()(std::uint64_t const fp, std::uint64_t const c)
+                {
+                    chunk->emplace_back(fp, c);
+                    if (chunk->size() == 1024)
+                    {
+                        *ok = *ok && app->append_all(*chunk);
+                        chunk->clear();
+                    }
+                }
+            };
             std::vector<std::pair<std::uint64_t, std::uint64_t>> chunk;
             chunk.reserve(1024);
-            walk(
-                [&](std::uint64_t const fp, std::uint64_t const c)
-                {
-                    chunk.emplace_back(fp, c);
-                    if (chunk.size() == 1024)
-                    {
-                        ok = ok && app.append_all(chunk);
-                        chunk.clear();
-                    }
-                });
+            walk_with(op, inputs, p_min, min_count, consumed, rewalk{&chunk, &app, &ok});
             ok = ok && app.append_all(chunk);
         }
         if (!ok || static_cast<double>(app.used) > first.max_load_ * static_cast<double>(out.nslots_))
