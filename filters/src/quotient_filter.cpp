@@ -1338,6 +1338,17 @@ public:
         return true;
     }
 
+    // Fingerprints not cut (p is the filter's own width): fill() decodes the next chunk into fps() and
+    // counts() and returns its size (0 at the end), for walks that keep their position in locals.
+    [[nodiscard]] bool uncut() const noexcept { return shift_ == 0; }
+    std::size_t fill() noexcept
+    {
+        refill();
+        return n_;
+    }
+    [[nodiscard]] std::uint64_t const * fps() const noexcept { return fps_.data(); }
+    [[nodiscard]] std::uint64_t const * counts() const noexcept { return counts_.data(); }
+
 private:
     static constexpr std::size_t chunk = 256;
     bool refill() noexcept
@@ -1389,11 +1400,71 @@ struct walk_head
     ++e.present;
 }
 
+// walk_two for inputs whose fingerprints are not cut: positions in the decoded chunks kept in locals.
+template <typename Fn> void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn)
+{
+    std::uint64_t const * const fa = a.fps();
+    std::uint64_t const * const ca = a.counts();
+    std::uint64_t const * const fb = b.fps();
+    std::uint64_t const * const cb = b.counts();
+    std::size_t na = a.fill(), nb = b.fill();
+    std::size_t ia = 0, ib = 0;
+    while (na != 0 && nb != 0)
+    {
+        walk_entry e;
+        std::uint64_t const x = fa[ia];
+        std::uint64_t const y = fb[ib];
+        std::uint64_t const fp = std::min(x, y);
+        if (x == fp)
+        {
+            take(e, 0, ca[ia], min_count);
+            if (++ia == na)
+            {
+                na = a.fill();
+                ia = 0;
+            }
+        }
+        if (y == fp)
+        {
+            take(e, 1, cb[ib], min_count);
+            if (++ib == nb)
+            {
+                nb = b.fill();
+                ib = 0;
+            }
+        }
+        if (e.present != 0)
+            fn(fp, e);
+    }
+    for (; na != 0; na = a.fill(), ia = 0)
+        for (; ia < na; ++ia)
+        {
+            walk_entry e;
+            take(e, 0, ca[ia], min_count);
+            if (e.present != 0)
+                fn(fa[ia], e);
+        }
+    for (; nb != 0; nb = b.fill(), ib = 0)
+        for (; ib < nb; ++ib)
+        {
+            walk_entry e;
+            take(e, 1, cb[ib], min_count);
+            if (e.present != 0)
+                fn(fb[ib], e);
+        }
+}
+
 // Two inputs: a plain two-way merge. fn is copied in and back out: the copy is a local whose state (a sink's
 // counters and pointers) the compiler keeps in registers.
 template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn_out)
 {
     Fn fn = fn_out;
+    if (a.uncut() && b.uncut())
+    {
+        walk_two_uncut(a, b, min_count, fn);
+        fn_out = fn;
+        return;
+    }
     std::uint64_t fa, ca, fb, cb;
     bool ha = a.next(fa, ca);
     bool hb = b.next(fb, cb);
