@@ -1037,7 +1037,8 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
 
 // Packs a block's 64 remainders of R bits (slot i at bit i R) into its R words, the shifts and word indices
 // known at compile time.
-template <unsigned R> void pack_remainders(std::uint64_t const * const rems, std::uint8_t * const out) noexcept
+template <unsigned R>
+void pack_remainders(std::uint64_t const * const rems, std::uint8_t * const out) noexcept
 {
     std::uint64_t words[R + 1] = {};
 #pragma GCC unroll 64
@@ -1053,8 +1054,7 @@ template <unsigned R> void pack_remainders(std::uint64_t const * const rems, std
         store64(out + 8 * w, words[w]);
 }
 
-template <std::size_t... R>
-constexpr auto pack_table(std::index_sequence<R...>) noexcept
+template <std::size_t... R> constexpr auto pack_table(std::index_sequence<R...>) noexcept
 {
     using fn = void (*)(std::uint64_t const *, std::uint8_t *) noexcept;
     return std::array<fn, sizeof...(R)>{&pack_remainders<static_cast<unsigned>(R == 0 ? 1 : R)>...};
@@ -1401,7 +1401,8 @@ struct walk_head
 }
 
 // walk_two for inputs whose fingerprints are not cut: positions in the decoded chunks kept in locals.
-template <typename Fn> void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn)
+template <typename Fn>
+void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn)
 {
     std::uint64_t const * const fa = a.fps();
     std::uint64_t const * const ca = a.counts();
@@ -1703,8 +1704,9 @@ template <set_operation Op, typename Sink> struct counted
 
 // merge_walk with the callback counted<op, Sink>; the sink, as the walk left it, is returned.
 template <typename Sink>
-Sink walk_with(set_operation const op, std::span<quotient_filter const * const> const inputs, unsigned const p,
-               std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed, Sink sink)
+Sink walk_with(set_operation const op, std::span<quotient_filter const * const> const inputs,
+               unsigned const p, std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed,
+               Sink sink)
 {
     // (one walk per operation: its count rule inlined)
     auto with = [&](auto const op_c)
@@ -1715,9 +1717,15 @@ Sink walk_with(set_operation const op, std::span<quotient_filter const * const> 
     };
     switch (op)
     {
-    case set_operation::unite: with(std::integral_constant<set_operation, set_operation::unite>{}); break;
-    case set_operation::intersect: with(std::integral_constant<set_operation, set_operation::intersect>{}); break;
-    case set_operation::subtract: with(std::integral_constant<set_operation, set_operation::subtract>{}); break;
+    case set_operation::unite:
+        with(std::integral_constant<set_operation, set_operation::unite>{});
+        break;
+    case set_operation::intersect:
+        with(std::integral_constant<set_operation, set_operation::intersect>{});
+        break;
+    case set_operation::subtract:
+        with(std::integral_constant<set_operation, set_operation::subtract>{});
+        break;
     case set_operation::subtract_counts:
         with(std::integral_constant<set_operation, set_operation::subtract_counts>{});
         break;
@@ -1771,10 +1779,11 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
             keep = keep && result.push(fp, c);
         }
     };
-    quotient_filter const ref = with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
-    pass_one const one = walk_with(op, inputs, p_min, min_count, consumed,
-                                   pass_one{result_buffer{scratch != nullptr ? *scratch : own}, &ref,
-                                            low_bits_mask(r_ref)});
+    quotient_filter const ref =
+        with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
+    pass_one const one =
+        walk_with(op, inputs, p_min, min_count, consumed,
+                  pass_one{result_buffer{scratch != nullptr ? *scratch : own}, &ref, low_bits_mask(r_ref)});
     std::uint64_t const need = one.need;
     unsigned const p = p_min;
     unsigned q_lo = std::min(default_min_quotient_bits, p - min_remainder_bits);

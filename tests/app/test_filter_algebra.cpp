@@ -378,8 +378,8 @@ TEST_F(filter_algebra, corrupted_inputs_are_refused_and_leave_the_output_as_it_w
         for (int const t : {1, 3})
         {
             write_file(out, "what the output path held");
-            std::string const args = c.substr(0, c.find(' ')) + " -t " + std::to_string(t) + " -o '" + out + "'" +
-                                     c.substr(c.find(' '));
+            std::string const args = c.substr(0, c.find(' ')) + " -t " + std::to_string(t) + " -o '" + out +
+                                     "'" + c.substr(c.find(' '));
             auto const r = run_ksieve(args, tmp);
             EXPECT_EQ(r.status, 1) << args << ": " << r.err;
             EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;

@@ -26,11 +26,12 @@ testing::AssertionResult same_bytes(std::string const & a, std::string const & b
     if (a == b)
         return testing::AssertionSuccess();
     std::size_t const at = static_cast<std::size_t>(
-        std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())), b.begin())
+        std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())),
+                      b.begin())
             .first -
         a.begin());
-    return testing::AssertionFailure() << "sizes " << a.size() << " and " << b.size() << ", first difference at byte "
-                                       << at;
+    return testing::AssertionFailure()
+           << "sizes " << a.size() << " and " << b.size() << ", first difference at byte " << at;
 }
 
 std::string naive_fastq_to_fasta(std::vector<record> const & recs)
