@@ -1437,22 +1437,20 @@ void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count,
         if (e.present != 0)
             fn(fp, e);
     }
-    for (; na != 0; na = a.fill(), ia = 0)
-        for (; ia < na; ++ia)
-        {
-            walk_entry e;
-            take(e, 0, ca[ia], min_count);
-            if (e.present != 0)
-                fn(fa[ia], e);
-        }
-    for (; nb != 0; nb = b.fill(), ib = 0)
-        for (; ib < nb; ++ib)
-        {
-            walk_entry e;
-            take(e, 1, cb[ib], min_count);
-            if (e.present != 0)
-                fn(fb[ib], e);
-        }
+    // (the rest of the input that is left: chunk `n` of it from entry i)
+    auto drain = [&](fp_source & src, std::size_t n, std::size_t i, std::size_t const input)
+    {
+        for (; n != 0; n = src.fill(), i = 0)
+            for (; i < n; ++i)
+            {
+                walk_entry e;
+                take(e, input, src.counts()[i], min_count);
+                if (e.present != 0)
+                    fn(src.fps()[i], e);
+            }
+    };
+    drain(a, na, ia, 0);
+    drain(b, nb, ib, 1);
 }
 
 // Two inputs: a plain two-way merge. fn is copied in and back out: the copy is a local whose state (a sink's
