@@ -88,7 +88,7 @@ struct loaded_filters
     std::vector<any_filter const *> views; // views[i] = owned[i].get()
 };
 [[nodiscard]] loaded_filters
-load_filters(std::vector<std::string> const & paths,
+load_filters(std::vector<std::string> const & paths, load_options const & options,
              std::function<void(any_filter &, std::string const &)> const & on_load);
 
 // A filter whose estimated false-positive rate is far above its target (saturation_factor) calls nearly every

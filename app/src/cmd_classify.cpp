@@ -17,10 +17,10 @@ namespace
 // The filters of -f, loaded and checked: they must answer the same k-mers and together hold every part of
 // the key space, --min-count above 1 needs counts, and none may be saturated. No output may replace one of
 // them or an input.
-detail::loaded_filters load_classify_filters(classify_args const & args)
+detail::loaded_filters load_classify_filters(classify_args const & args, unsigned const threads)
 {
     detail::loaded_filters filters = detail::load_filters(
-        args.filters,
+        args.filters, load_options{.threads = threads},
         [&](any_filter const & filter, std::string const & path)
         {
             if (args.out.min_count > 1 && filter.type() != filter_type::quotient)
@@ -88,7 +88,7 @@ run_summary run_classify(classify_args const & args)
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_classify_options(args);
     unsigned const threads = resolve_threads(args.common.threads);
-    detail::loaded_filters const filters = load_classify_filters(args);
+    detail::loaded_filters const filters = load_classify_filters(args, threads);
 
     unit_source source{args.input, detail::reader_opts(threads)};
     detail::output_set outputs{args.out, source, threads, source.paired()};

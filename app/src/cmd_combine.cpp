@@ -36,14 +36,11 @@ combine_summary run_merge(merge_args const & args)
     // The output may be one of the inputs (an incremental union): it is written to a temporary and renamed
     // over the input only at the end, while the input's mapping keeps the old file readable.
     unsigned const threads = resolve_threads(args.common.threads);
-    // Each input is verified when it is loaded; its pages are read again shard by shard when they are
-    // combined.
-    auto const release = [](any_filter const & filter, std::string const &)
-    {
-        for (std::size_t s = 0; s < filter.num_shards(); ++s)
-            filter.release_shard(s);
-    };
-    detail::loaded_filters const inputs = detail::load_filters(args.inputs, release);
+    // Each input is verified when it is loaded (its shards by all threads), each shard's pages given back
+    // once checked: they are read again shard by shard when they are combined.
+    detail::loaded_filters const inputs =
+        detail::load_filters(args.inputs, load_options{.threads = threads, .release_verified = true},
+                             [](any_filter const &, std::string const &) {});
     io::output_file out{args.output};
     // Into a temporary file, the result is written shard by shard as it is made (memory holds the shards in
     // flight); a device or FIFO gets it whole at the end.

@@ -77,13 +77,13 @@ std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
     }
 }
 
-loaded_filters load_filters(std::vector<std::string> const & paths,
+loaded_filters load_filters(std::vector<std::string> const & paths, load_options const & options,
                             std::function<void(any_filter &, std::string const &)> const & on_load)
 {
     loaded_filters filters;
     for (auto const & path : paths)
     {
-        filters.owned.push_back(load_filter(path));
+        filters.owned.push_back(load_filter(path, options));
         filters.views.push_back(filters.owned.back().get());
         on_load(*filters.owned.back(), path);
     }

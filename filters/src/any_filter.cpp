@@ -165,9 +165,18 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     std::mutex order;
     std::size_t next = 0;
     filter_stats_sum total;
+    std::vector<zeroed_memory> spares; // tables of shards written, for the next results (guarded by order)
     parallel_for(shards, threads,
                  [&](std::size_t const s, std::size_t const w)
                  {
+                     {
+                         std::lock_guard const lock{order};
+                         if (!spares.empty())
+                         {
+                             scratch[w].spare_table = std::move(spares.back());
+                             spares.pop_back();
+                         }
+                     }
                      std::vector<quotient_filter const *> in(inputs.size());
                      for (std::size_t i = 0; i < inputs.size(); ++i)
                          in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
@@ -186,6 +195,7 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
                          quotient_filter const & f = *done[next];
                          out.put(shard_blob{f.params(), f.words()}, sums[next]);
                          total.add(f.stats());
+                         spares.push_back(done[next]->release_table());
                          done[next].reset();
                      }
                  });
@@ -340,6 +350,11 @@ std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool
 {
     auto f = view_filter(mapped_filter_file::open(path, verify_payload));
     return mutable_copy ? f->clone() : std::move(f);
+}
+
+std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, load_options const & options)
+{
+    return view_filter(mapped_filter_file::open(path, options));
 }
 
 void check_query_compatible(std::span<any_filter const * const> const inputs,

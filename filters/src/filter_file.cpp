@@ -3,11 +3,14 @@
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -476,6 +479,13 @@ mapped_filter_file::~mapped_filter_file()
 std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesystem::path const & path,
                                                                    bool const verify_payload)
 {
+    return open(path, load_options{.verify_payload = verify_payload});
+}
+
+std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesystem::path const & path,
+                                                                   load_options const & options)
+{
+    bool const verify_payload = options.verify_payload;
     std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
     f->name_ = path.string();
     int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -526,7 +536,9 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
         ::madvise(m, f->size_, MADV_HUGEPAGE);
 #endif
     f->bytes_ = static_cast<unsigned char const *>(m);
-    f->parse(verify_payload);
+    f->parse(false);
+    if (verify_payload)
+        f->verify_payload(options.threads, options.release_verified);
     return f;
 }
 
@@ -738,11 +750,50 @@ void mapped_filter_file::parse(bool const verify_payload)
         throw corrupt(n, "header size field disagrees with its contents");
     check_end_marker(bytes_, size_, extent, n);
     if (verify_payload)
+        this->verify_payload(1, false);
+}
+
+// Shards are checked in turn by `threads` threads (each takes the next unchecked one); a mismatch is reported
+// for the lowest such shard whatever the thread count.
+void mapped_filter_file::verify_payload(unsigned const threads, bool const release_verified) const
+{
+    std::size_t const n = shards_.size();
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> first_bad{n};
+    auto const work = [&]
     {
-        for (std::size_t i = 0; i < shards_.size(); ++i)
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;)
+        {
             if (checksum64(shards_[i].words) != shards_[i].checksum)
-                throw corrupt(n, "payload checksum mismatch in shard " + std::to_string(i));
+            {
+                std::size_t seen = first_bad.load(std::memory_order_relaxed);
+                while (i < seen && !first_bad.compare_exchange_weak(seen, i, std::memory_order_relaxed))
+                {
+                }
+            }
+            if (release_verified)
+                release(shards_[i].words);
+        }
+    };
+    std::size_t const extra = std::min<std::size_t>(threads > 1 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
+    std::vector<std::thread> pool;
+    try
+    {
+        for (std::size_t t = 0; t < extra; ++t)
+            pool.emplace_back(work);
     }
+    catch (...)
+    {
+        // (no thread to be had: the threads started and this one check the rest)
+    }
+    work();
+    for (auto & t : pool)
+        t.join();
+    if (release_verified)
+        for (auto const & s : shards_) // (pages of a neighbour mapped again by a thread checking its shard)
+            release(s.words);
+    if (std::size_t const bad = first_bad.load(); bad < n)
+        throw corrupt(name_, "payload checksum mismatch in shard " + std::to_string(bad));
 }
 
 filter_file_header read_filter_header(std::filesystem::path const & path)

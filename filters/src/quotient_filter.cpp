@@ -247,6 +247,12 @@ struct quotient_filter::memory
         : block{std::max<std::size_t>(words, 1) * 8}, ptr{block.as<std::uint64_t>()}
     {
     }
+    // The first `words` words of `spare` (at least that large), zeroed.
+    memory(zeroed_memory && spare, std::size_t const words)
+        : block{std::move(spare)}, ptr{block.as<std::uint64_t>()}
+    {
+        std::memset(ptr, 0, std::max<std::size_t>(words, 1) * 8);
+    }
 };
 
 struct quotient_filter::concurrency
@@ -315,6 +321,13 @@ quotient_filter::quotient_filter(quotient_filter &&) noexcept = default;
 quotient_filter & quotient_filter::operator=(quotient_filter &&) noexcept = default;
 quotient_filter::~quotient_filter() = default;
 
+zeroed_memory quotient_filter::release_table() noexcept
+{
+    zeroed_memory block = mem_ != nullptr ? std::move(mem_->block) : zeroed_memory{};
+    *this = quotient_filter{};
+    return block;
+}
+
 void quotient_filter::set_key(unsigned const key_bits, unsigned const p, double const max_load,
                               bool const auto_grow) noexcept
 {
@@ -354,9 +367,12 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     swar_high_ = swar_ones_ << (r - 1);
 }
 
-void quotient_filter::allocate_table()
+void quotient_filter::allocate_table(zeroed_memory * const spare)
 {
-    mem_ = std::make_unique<memory>(nwords_);
+    if (spare != nullptr && spare->size() >= std::max<std::uint64_t>(nwords_, 1) * 8)
+        mem_ = std::make_unique<memory>(std::move(*spare), nwords_);
+    else
+        mem_ = std::make_unique<memory>(nwords_);
     table_ = mem_->ptr;
     ctable_ = table_;
     conc_ = std::make_unique<concurrency>(static_cast<std::size_t>((phys_slots_ >> region_slot_bits) + 1));
@@ -1800,7 +1816,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         quotient_filter out;
         out.set_key(first.key_bits_, p, first.max_load_, first.auto_grow_);
         out.set_geometry(nslots);
-        out.allocate_table();
+        out.allocate_table(scratch != nullptr ? &scratch->spare_table : nullptr);
         qf_appender app{out};
         bool ok = true;
         if (one.keep)

@@ -1,5 +1,5 @@
-// Tests of the one filter file format (filter_file.hpp): round trip through save / mmap / view, and refusal of
-// corrupted, truncated, extended, foreign, newer-version and missing files, each with a message naming the
+// Tests of the one filter file format (filter_file.hpp): round trip through save / mmap / view, and refusal
+// of corrupted, truncated, extended, foreign, newer-version and missing files, each with a message naming the
 // file. Filters are sharded cuckoo filters; hand-made shard blobs exercise odd layouts (empty payloads,
 // parameters of several lengths).
 #include <ksieve/filters/checksum.hpp>
@@ -135,9 +135,8 @@ class filter_file_test : public ::testing::Test
 protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path() /
-               ("ksieve-test-filter-file-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() / ("ksieve-test-filter-file-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -191,7 +190,8 @@ built build_cuckoo(std::size_t const n = 20000)
 }
 
 //! The file is refused (format_error naming `name`), both by the parser and (should it ever pass) the view.
-::testing::AssertionResult refused(bytes_t const & b, std::string const & name, bool const verify_payload = true)
+::testing::AssertionResult refused(bytes_t const & b, std::string const & name,
+                                   bool const verify_payload = true)
 {
     try
     {
@@ -257,7 +257,8 @@ TEST_F(filter_file_test, round_trip_keeps_header_and_answers)
         EXPECT_EQ(s.params, b.filter.shard(i).params());
         ASSERT_EQ(s.words.size(), b.filter.shard(i).words().size());
         EXPECT_TRUE(std::equal(s.words.begin(), s.words.end(), b.filter.shard(i).words().begin()));
-        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s.words.data()) % 64, 0u) << "payloads are 64-byte aligned";
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s.words.data()) % 64, 0u)
+            << "payloads are 64-byte aligned";
     }
 
     ksieve::sharded_filter<cuckoo_filter> const view{file};
@@ -323,6 +324,50 @@ TEST_F(filter_file_test, same_inserts_give_byte_identical_files)
     for ([[maybe_unused]] auto const & e : fs::directory_iterator{dir_})
         ++files;
     EXPECT_EQ(files, 2u);
+}
+
+// Payload checks spread over threads report the lowest corrupted shard whatever the thread count, and giving
+// back each checked shard's pages loses nothing: the words read afterwards are the file's.
+TEST_F(filter_file_test, threaded_payload_checks_report_the_lowest_bad_shard_and_keep_the_words)
+{
+    auto const b = build_cuckoo();
+    fs::path const good = dir_ / "good.ksf", bad = dir_ / "bad.ksf";
+    b.filter.save(good);
+    bytes_t bytes = read_bytes(good);
+    file_layout const l = layout_of(bytes);
+    ASSERT_EQ(l.payloads.size(), 4u);
+    for (std::size_t const s : {3u, 1u})
+    {
+        ASSERT_LT(l.payloads[s].first, l.payloads[s].second);
+        bytes[(l.payloads[s].first + l.payloads[s].second) / 2] ^= 0x10;
+    }
+    write_bytes(bad, bytes);
+    for (unsigned const threads : {1u, 2u, 3u, 8u})
+        for (bool const release : {false, true})
+        {
+            ksieve::load_options const opts{.threads = threads, .release_verified = release};
+            try
+            {
+                (void)mapped_filter_file::open(bad, opts);
+                ADD_FAILURE() << "accepted with " << threads << " threads";
+            }
+            catch (format_error const & e)
+            {
+                std::string const what = e.what();
+                EXPECT_NE(what.find(bad.string()), std::string::npos) << what;
+                EXPECT_NE(what.find("checksum mismatch in shard 1"), std::string::npos)
+                    << threads << ": " << what;
+            }
+            auto const f = mapped_filter_file::open(good, opts);
+            ASSERT_EQ(f->shards().size(), 4u);
+            for (std::size_t s = 0; s < 4; ++s)
+            {
+                auto const words = b.filter.shard(s).words();
+                ASSERT_TRUE(std::equal(words.begin(), words.end(), f->shards()[s].words.begin(),
+                                       f->shards()[s].words.end()))
+                    << "shard " << s << ", " << threads << " threads";
+            }
+        }
 }
 
 // Every single-byte corruption at >= 300 sampled positions (the whole header and shard table, the start,
@@ -402,8 +447,8 @@ TEST_F(filter_file_test, truncated_files_are_refused)
     b.filter.save(path);
     bytes_t const good = read_bytes(path);
     file_layout const l = layout_of(good);
-    std::set<std::uint64_t> lengths = {0,  1,  7,  8,  12, 16, 63, 64, l.header_size - 8, l.header_size - 1,
-                                       l.header_size, l.header_size + 1};
+    std::set<std::uint64_t> lengths = {
+        0, 1, 7, 8, 12, 16, 63, 64, l.header_size - 8, l.header_size - 1, l.header_size, l.header_size + 1};
     for (std::uint64_t len = 0; len < good.size(); len += 97)
         lengths.insert(len);
     for (auto const & [begin, end] : l.payloads)
@@ -431,7 +476,8 @@ TEST_F(filter_file_test, appended_bytes_are_refused)
     b.filter.save(path);
     bytes_t const good = read_bytes(path);
     bytes_t const end_marker(good.end() - 24, good.end());
-    std::vector<bytes_t> tails = {{0}, {0xFF}, bytes_t(8, 0), bytes_t(24, 0), bytes_t(64, 0), end_marker, good};
+    std::vector<bytes_t> tails = {{0},        {0xFF}, bytes_t(8, 0), bytes_t(24, 0), bytes_t(64, 0),
+                                  end_marker, good};
     fs::path const longer = dir_ / "longer.ksf";
     for (auto const & tail : tails)
     {
@@ -492,7 +538,8 @@ TEST_F(filter_file_test, foreign_files_are_refused)
     std::string const fasta = ">read1 sample\nACGTACGTACGTACGTACGTACGTACGTACGTACGTACGT\n>read2\nNNNNACGT\n";
     foreign.emplace_back("reads.fa", bytes_t(fasta.begin(), fasta.end()));
     foreign.emplace_back("empty.ksf", bytes_t{});
-    foreign.emplace_back("gzip.gz", bytes_t{0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+    foreign.emplace_back(
+        "gzip.gz", bytes_t{0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0});
     std::string const magic_only = "KSIEVEfl";
     foreign.emplace_back("magic-only.ksf", bytes_t(magic_only.begin(), magic_only.end()));
     bytes_t magic_then_random = random;
@@ -511,7 +558,8 @@ TEST_F(filter_file_test, foreign_files_are_refused)
         {
             if (name == "random.bin" || name == "reads.fa" || name == "gzip.gz")
             {
-                EXPECT_NE(std::string{e.what()}.find("not a ksieve filter file"), std::string::npos) << e.what();
+                EXPECT_NE(std::string{e.what()}.find("not a ksieve filter file"), std::string::npos)
+                    << e.what();
             }
         }
     }
@@ -572,7 +620,10 @@ hand_made make_hand_made()
     h.header.expected = 12345;
     h.header.shard_bits = 2;
     h.header.params = {7, ~std::uint64_t{0}};
-    h.words = {{}, {0xDEADBEEF}, std::vector<std::uint64_t>(8, 0x0101010101010101ULL), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}};
+    h.words = {{},
+               {0xDEADBEEF},
+               std::vector<std::uint64_t>(8, 0x0101010101010101ULL),
+               {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}};
     h.params = {{}, {1, 2, 3}, {42}, {}};
     return h;
 }
@@ -601,7 +652,8 @@ TEST_F(filter_file_test, hand_made_shards_round_trip)
     for (std::size_t i = 0; i < 4; ++i)
     {
         EXPECT_EQ(f->shards()[i].params, h.params[i]);
-        EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()), h.words[i]);
+        EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
+                  h.words[i]);
     }
     EXPECT_EQ(fs::file_size(p) % 64, 24u) << "64-byte aligned blocks, then the 24-byte end marker";
 
@@ -644,9 +696,8 @@ TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchec
     std::string const name = p.string();
     for (std::size_t pos = 0; pos < good.size(); ++pos)
     {
-        bool const in_payload = std::any_of(l.payloads.begin(), l.payloads.end(), [&](auto const & r) {
-            return pos >= r.first && pos < r.second;
-        });
+        bool const in_payload = std::any_of(l.payloads.begin(), l.payloads.end(),
+                                            [&](auto const & r) { return pos >= r.first && pos < r.second; });
         bytes_t bad = good;
         bad[pos] ^= 0x10;
         if (in_payload)
@@ -741,11 +792,12 @@ TEST_F(filter_file_test, version_1_and_2_files_are_read_as_every_kmer_of_the_who
         EXPECT_EQ(f->header().kmer.window, 15u);
         EXPECT_EQ(f->header().parts, h.header.parts);
     }
-    // Drop `dropped` header bytes at `at`, keep every payload where it is (their offsets are in the shard table)
-    // by adding as many zero bytes of padding after the header.
+    // Drop `dropped` header bytes at `at`, keep every payload where it is (their offsets are in the shard
+    // table) by adding as many zero bytes of padding after the header.
     std::uint32_t const header_size = get_u32(v3, 12);
     std::size_t const split_at = 64 + 8 * h.header.params.size();
-    auto older = [&](std::uint32_t const version, std::size_t const at, std::size_t const dropped) {
+    auto older = [&](std::uint32_t const version, std::size_t const at, std::size_t const dropped)
+    {
         bytes_t b(v3.begin(), v3.begin() + static_cast<std::ptrdiff_t>(at));
         b.insert(b.end(), v3.begin() + static_cast<std::ptrdiff_t>(at + dropped), v3.begin() + header_size);
         b.insert(b.end(), dropped, 0);
@@ -780,8 +832,8 @@ TEST_F(filter_file_test, version_1_and_2_files_are_read_as_every_kmer_of_the_who
     EXPECT_TRUE(refused(mislabelled, "v1-as-v2.ksf"));
     // A sampling window out of range, or disagreeing with its scheme, is refused.
     std::size_t const sampling_at = split_at + 16;
-    for (auto const & [scheme, window] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
-             {0, 15}, {1, 1}, {1, 0}, {1, 5000}, {2, 15}})
+    for (auto const & [scheme, window] :
+         std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 15}, {1, 1}, {1, 0}, {1, 5000}, {2, 15}})
     {
         bytes_t bad = v3;
         put_u32(bad, sampling_at, scheme);

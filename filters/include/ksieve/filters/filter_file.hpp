@@ -115,6 +115,16 @@ private:
     std::unique_ptr<state> s_;
 };
 
+/*! \brief How a filter file is opened. */
+struct load_options
+{
+    bool verify_payload{true}; //!< check every shard's payload checksum (else only the header's)
+    unsigned threads{1};       //!< threads that check the payload (shards in parallel)
+    /*! Give back each shard's pages once checked (mapped_filter_file::release): for a pass that reads the
+     * shards again one at a time later, so that checking holds the shards in flight, not the whole file. */
+    bool release_verified{false};
+};
+
 /*! \brief A filter file mapped read-only into memory, validated on open.
  * The shard word spans point into the mapping and stay valid while this object (or a copy of the
  * shared_ptr returned by open) lives. */
@@ -132,6 +142,10 @@ public:
      * \throws format_error / io_error naming the file. */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const> open(std::filesystem::path const & path,
                                                                         bool verify_payload = true);
+    /*! \brief Map and validate `path` as `options` say. \throws format_error / io_error naming the file (a
+     * payload checksum mismatch: the lowest such shard, for any thread count). */
+    [[nodiscard]] static std::shared_ptr<mapped_filter_file const> open(std::filesystem::path const & path,
+                                                                        load_options const & options);
     /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage. */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
     from_bytes(std::span<std::byte const> bytes, std::string name, bool verify_payload = true);
@@ -152,6 +166,7 @@ public:
 private:
     mapped_filter_file() = default;
     void parse(bool verify_payload);
+    void verify_payload(unsigned threads, bool release_verified) const;
 
     std::string name_;
     void * map_{nullptr};     // mmap'd region (nullptr when owned_ is used)

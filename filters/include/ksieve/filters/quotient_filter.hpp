@@ -84,6 +84,7 @@
 #include <vector>
 
 #include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/zeroed_memory.hpp>
 
 namespace ksieve
 {
@@ -238,9 +239,12 @@ public:
         std::unique_ptr<std::uint32_t[]> gaps;
         std::unique_ptr<std::uint8_t[]> counts; //!< counts (255: in wide_counts), room as gaps
         std::size_t capacity{0};
-        std::vector<std::uint64_t> wide_gaps;   //!< gaps of 2^32 - 1 and more, in order
-        std::vector<std::uint64_t> wide_counts; //!< counts of 255 and more, in order
+        std::vector<std::uint64_t> wide_gaps;        //!< gaps of 2^32 - 1 and more, in order
+        std::vector<std::uint64_t> wide_counts;      //!< counts of 255 and more, in order
         std::size_t max_bytes{combine_buffer_bytes}; //!< the most it keeps (0: always walk twice)
+        //! memory for the result's table (a release_table() of an earlier result): combine() takes it,
+        //! zeroed again, when it is large enough, instead of mapping fresh pages
+        zeroed_memory spare_table;
     };
     /*! \brief Called by combine() as its walk passes an input's words: (input index, words it will not read
      * again), a few hundred KiB at a time (a mapped input can give their pages back). */
@@ -258,6 +262,9 @@ public:
                                                  set_operation op, std::uint64_t min_count = 1,
                                                  combine_scratch * scratch = nullptr,
                                                  consumed_fn const & consumed = {});
+    /*! \brief The memory of this filter's table (for combine_scratch::spare_table), leaving the filter empty
+     * (as a moved-from one); empty for views. Thread safety: none on this filter. */
+    [[nodiscard]] zeroed_memory release_table() noexcept;
 
     quotient_filter(quotient_filter &&) noexcept;
     quotient_filter & operator=(quotient_filter &&) noexcept;
@@ -449,7 +456,7 @@ private:
     quotient_filter() noexcept;
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
     void set_geometry(std::uint64_t nslots);
-    void allocate_table();
+    void allocate_table(zeroed_memory * spare = nullptr);
     void fold_concurrent() noexcept;
     /*! \brief Fill the scratch with the batch's fingerprints in table order and their batch indices.
      * \returns false (use the input order) unless ordered_batch(keys.size(), scratch) and the scratch could

@@ -339,6 +339,9 @@ private:
  * \throws format_error / io_error naming the file. */
 [[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
                                                       bool mutable_copy = false, bool verify_payload = true);
+/*! \brief Open a filter file as a read-only view over an mmap, checked as `options` say. \throws as above. */
+[[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
+                                                      load_options const & options);
 
 /*! \brief Union of filters: quotient filters exactly (counts add), Bloom filters by OR (equal parameters).
  * The result holds the union of the inputs' key parts (whole if every split among them is complete).
