@@ -6,8 +6,8 @@
 
 #include <memory>
 #include <random>
-#include <string>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace
@@ -52,7 +52,8 @@ TEST(sampling, minimizers_equal_the_definition_with_ties)
                 std::vector<std::uint64_t> order(n);
                 for (auto & v : order)
                     v = rng() % range;
-                ASSERT_EQ(library_minimizers(order, w), naive_minimizers(order, w)) << "w " << w << " n " << n;
+                ASSERT_EQ(library_minimizers(order, w), naive_minimizers(order, w))
+                    << "w " << w << " n " << n;
             }
 }
 
@@ -100,28 +101,35 @@ TEST(sampling, one_pass_record_minimizers_equal_the_selection_over_the_list)
     std::mt19937_64 rng{11};
     auto scratch = std::make_unique<ksieve::minimizer_scratch>();
     for (unsigned const k : {5u, 21u, 31u})
-    {
-        ksieve::kmer_scanner const scanner{k, true};
-        for (int t = 0; t < 1500; ++t)
+        for (bool const canonical : {true, false})
         {
-            std::size_t const length =
-                t % 50 == 1 ? ksieve::minimizer_scratch::capacity + rng() % 9000 : rng() % 400;
-            std::string seq(length, 'A');
-            for (auto & c : seq)
-                c = t % 7 == 2 ? "AC"[rng() % 2] : "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
-            std::size_t const w = t % 100 == 0 ? ksieve::minimizer_scratch::ring_size : 1 + rng() % 24;
-            std::uint64_t const seed = rng();
-            std::vector<std::uint64_t> codes, order;
-            scanner.for_each(seq, [&](std::size_t, std::uint64_t const c) {
-                codes.push_back(c);
-                order.push_back(ksieve::minimizer_order(c, seed));
-            });
-            std::vector<std::uint64_t> want, got;
-            for (std::size_t const i : naive_minimizers(order, w))
-                want.push_back(codes[i]);
-            ksieve::for_each_record_minimizer(scanner, seq, w, seed, *scratch,
-                                              [&](std::uint64_t const c) { got.push_back(c); });
-            ASSERT_EQ(got, want) << "k " << k << " w " << w << " length " << seq.size();
+            ksieve::kmer_scanner const scanner{k, canonical};
+            for (int t = 0; t < 1500; ++t)
+            {
+                std::size_t const length =
+                    t % 50 == 1 ? ksieve::minimizer_scratch::capacity + rng() % 9000 : rng() % 400;
+                std::string seq(length, 'A');
+                for (auto & c : seq)
+                    c = t % 7 == 2 ? "AC"[rng() % 2] : "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
+                // (the windows with code of their own, 11 and 15, in a quarter of the cases)
+                std::size_t const w = t % 100 == 0 ? ksieve::minimizer_scratch::ring_size
+                                      : t % 4 == 1 ? (t % 8 == 1 ? 11 : 15)
+                                                   : 1 + rng() % 24;
+                std::uint64_t const seed = rng();
+                std::vector<std::uint64_t> codes, order;
+                scanner.for_each(seq,
+                                 [&](std::size_t, std::uint64_t const c)
+                                 {
+                                     codes.push_back(c);
+                                     order.push_back(ksieve::minimizer_order(c, seed));
+                                 });
+                std::vector<std::uint64_t> want, got;
+                for (std::size_t const i : naive_minimizers(order, w))
+                    want.push_back(codes[i]);
+                ksieve::for_each_record_minimizer(scanner, seq, w, seed, *scratch,
+                                                  [&](std::uint64_t const c) { got.push_back(c); });
+                ASSERT_EQ(got, want) << "k " << k << " canonical " << canonical << " w " << w << " length "
+                                     << seq.size();
+            }
         }
-    }
 }

@@ -30,7 +30,8 @@ inline constexpr std::uint64_t minimizer_salt = 0x6b736d696e696d7aULL;
 
 /*! \brief Order value of a canonical k-mer code for minimizer selection (a bijection of 64-bit values for a
  * given seed). */
-[[nodiscard]] constexpr std::uint64_t minimizer_order(std::uint64_t const code, std::uint64_t const seed) noexcept
+[[nodiscard]] constexpr std::uint64_t minimizer_order(std::uint64_t const code,
+                                                      std::uint64_t const seed) noexcept
 {
     return (code ^ seed ^ minimizer_salt) * 0x9e3779b97f4a7c15ULL;
 }
@@ -45,7 +46,8 @@ inline constexpr std::uint64_t minimizer_salt = 0x6b736d696e696d7aULL;
  * \pre w >= 1; begin <= end; when begin > 0, begin - 1 + w <= n. No allocation, no exceptions. */
 template <typename Fn>
 void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, std::size_t const w,
-                        std::size_t const begin, std::size_t const end, Fn && fn) noexcept(noexcept(fn(std::size_t{0})))
+                        std::size_t const begin, std::size_t const end,
+                        Fn && fn) noexcept(noexcept(fn(std::size_t{0})))
 {
     if (n == 0 || begin >= end)
         return;
@@ -64,7 +66,8 @@ void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, 
     if (begin >= last)
         return;
     std::size_t const s0 = begin > 0 ? begin - 1 : 0;
-    auto rescan = [&](std::size_t const from) noexcept {
+    auto rescan = [&](std::size_t const from) noexcept
+    {
         std::size_t best = from;
         for (std::size_t j = from + 1; j < from + w; ++j)
             best = order[j] < order[best] ? j : best;
@@ -99,8 +102,8 @@ void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, 
  * entries, and the selected codes. */
 struct minimizer_scratch
 {
-    static constexpr std::size_t ring_size = 1024;                //!< >= every window (max_sampling_window)
-    static constexpr std::size_t buffer_size = 4096;              //!< k-mers taken at a time (besides the carry)
+    static constexpr std::size_t ring_size = 1024;   //!< >= every window (max_sampling_window)
+    static constexpr std::size_t buffer_size = 4096; //!< k-mers taken at a time (besides the carry)
     static constexpr std::size_t capacity = buffer_size + ring_size; //!< entries of each array
     std::uint64_t codes[capacity];
     std::uint64_t orders[capacity];
@@ -116,7 +119,7 @@ namespace detail
  * never a branch (compilers turn the plain form into a branch, mispredicted on random data). */
 template <bool or_equal>
 [[gnu::always_inline]] inline void take_smaller(std::uint64_t const o, std::uint32_t const j,
-                                               std::uint64_t & best_order, std::uint32_t & best) noexcept
+                                                std::uint64_t & best_order, std::uint32_t & best) noexcept
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (or_equal)
@@ -142,42 +145,53 @@ template <bool or_equal>
  * Van Herk / Gil-Werman: with blocks of w entries, a window is the suffix of one block and the prefix of the
  * next, so that every minimum costs a constant number of branch-free steps.
  * \returns the number of codes in s.selected. \pre w <= n <= minimizer_scratch::capacity. */
-inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t const w,
-                                        std::size_t const base, std::size_t & prev) noexcept
+template <std::size_t W = 0>
+[[gnu::always_inline]] inline std::size_t
+select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t const w_arg,
+                     std::size_t const base, std::size_t & prev) noexcept
 {
+    std::size_t const w = W != 0 ? W : w_arg;
     std::uint64_t const * const orders = s.orders;
-    // Suffix minima of every block, backwards. The running minimum stays in registers (order and index) and
-    // is updated by conditional moves: a branch would be mispredicted on about every fourth entry, and a
-    // load on the dependency chain would stall it.
-    for (std::size_t b0 = 0; b0 < n; b0 += w)
+    // Suffix minima of the block [b0, b0 + len), backwards. The running minimum stays in registers (order
+    // and index) and is updated by conditional moves: a branch would be mispredicted on about every fourth
+    // entry, and a load on the dependency chain would stall it.
+    auto suffix_block = [&](std::size_t const b0, std::size_t const len) noexcept
     {
-        std::size_t const b1 = b0 + w < n ? b0 + w : n;
+        std::size_t const b1 = b0 + len;
         std::uint64_t best_order = orders[b1 - 1];
         auto best = static_cast<std::uint32_t>(b1 - 1);
         s.suffix_order[b1 - 1] = best_order;
         s.suffix[b1 - 1] = best;
-        for (std::size_t j = b1 - 1; j-- > b0;)
+        for (std::size_t i = 1; i < len; ++i)
         {
+            std::size_t const j = b1 - 1 - i;
             take_smaller<true>(orders[j], static_cast<std::uint32_t>(j), best_order, best); // ties: leftmost
             s.suffix_order[j] = best_order;
             s.suffix[j] = best;
         }
-    }
+    };
+    // Full blocks take a loop of a constant trip count when W is known (unrolled: no mispredicted exit).
+    std::size_t b0 = 0;
+    for (; b0 + w <= n; b0 += w)
+        suffix_block(b0, W != 0 ? W : w);
+    if (b0 < n)
+        suffix_block(b0, n - b0);
     std::size_t m = 0;
-    auto emit = [&](std::uint32_t const sel) noexcept {
+    auto emit = [&](std::uint32_t const sel) noexcept
+    {
         s.selected[m] = s.codes[sel];
         m += base + sel != prev ? 1 : 0;
         prev = base + sel;
     };
-    // The windows that start in each block: the first is the block itself; the others are a suffix of the
-    // block and a prefix of the next one, whose minimum is kept while walking forwards.
-    for (std::size_t b0 = 0; b0 + w <= n; b0 += w)
+    // The windows that start in each block: the first is the block itself; the others (t = 1 .. len - 1)
+    // are a suffix of the block and a prefix of the next one, whose minimum is kept while walking forwards.
+    auto prefix_block = [&](std::size_t const b0, std::size_t const len) noexcept
     {
         emit(s.suffix[b0]);
         std::size_t const next = b0 + w;
         std::uint64_t pre_order = next < n ? orders[next] : 0;
         auto pre = static_cast<std::uint32_t>(next);
-        for (std::size_t t = 1; t < w && next + t - 1 < n; ++t)
+        for (std::size_t t = 1; t < len; ++t)
         {
             std::size_t const j = next + t - 1;
             take_smaller<false>(orders[j], static_cast<std::uint32_t>(j), pre_order, pre);
@@ -185,8 +199,135 @@ inline std::size_t select_window_minima(minimizer_scratch & s, std::size_t const
             std::uint32_t const right = 0u - static_cast<std::uint32_t>(pre_order < s.suffix_order[b0 + t]);
             emit(s.suffix[b0 + t] ^ ((s.suffix[b0 + t] ^ pre) & right));
         }
-    }
+    };
+    // (window b0 + t needs entries up to next + t - 1 < n)
+    for (b0 = 0; b0 + 2 * w - 1 <= n; b0 += w)
+        prefix_block(b0, W != 0 ? W : w);
+    for (; b0 + w <= n; b0 += w)
+        prefix_block(b0, n - (b0 + w) + 1 < w ? n - (b0 + w) + 1 : w);
     return m;
+}
+
+} // namespace detail
+
+namespace detail
+{
+
+/*! \brief The record scan of for_each_record_minimizer: codes and order values of the valid k-mers of
+ * [p, e) into s.codes / s.orders from entry n on, a buffer at a time (`full(n)` hands a full buffer over and
+ * returns the entries it keeps). A run of valid bases first takes k - 1 bases, then completes a k-mer with
+ * each base: the hot loop has no count of valid bases and no test for a full buffer (it stops where the
+ * buffer would be full). \returns the entries in the buffer at the end. */
+template <bool canonical, typename Full>
+[[gnu::always_inline]] inline std::size_t scan_record(char const * p, char const * const e, unsigned const k,
+                                                      std::uint64_t const salt, minimizer_scratch & s,
+                                                      std::size_t n, Full && full) noexcept
+{
+    std::uint64_t const mask = kmer_mask(k);
+    unsigned const rc_shift = 2 * (k - 1);
+    std::uint64_t * const codes = s.codes;
+    std::uint64_t * const orders = s.orders;
+    std::uint8_t const * const table = dna_code_table.data();
+    std::uint64_t fw = 0, rc = 0;
+    while (p < e)
+    {
+        // k - 1 valid bases (an invalid one starts again)
+        for (unsigned valid = 0; valid + 1 < k && p < e; ++p)
+        {
+            std::uint64_t const b = table[static_cast<unsigned char>(*p)];
+            if (b > 3)
+            {
+                valid = 0;
+                continue;
+            }
+            fw = (fw << 2) | b;
+            rc = (rc >> 2) | ((3 - b) << rc_shift);
+            ++valid;
+        }
+        // then a k-mer a base, up to an invalid base
+        for (;;)
+        {
+            auto const room = static_cast<std::size_t>(minimizer_scratch::capacity - n);
+            char const * const stop = e - p > static_cast<std::ptrdiff_t>(room) ? p + room : e;
+            char const * q = p;
+            for (; q < stop; ++q)
+            {
+                std::uint64_t const b = table[static_cast<unsigned char>(*q)];
+                if (b > 3) [[unlikely]]
+                    break;
+                fw = (fw << 2) | b;
+                rc = (rc >> 2) | ((3 - b) << rc_shift);
+                std::uint64_t const f = fw & mask;
+                std::uint64_t const code = canonical && rc < f ? rc : f;
+                codes[n] = code;
+                orders[n] = (code ^ salt) * 0x9e3779b97f4a7c15ULL;
+                ++n;
+            }
+            p = q;
+            if (n == minimizer_scratch::capacity)
+            {
+                n = full(n);
+                continue;
+            }
+            if (p < e) // an invalid base
+                ++p;
+            break;
+        }
+    }
+    return n;
+}
+
+} // namespace detail
+
+namespace detail
+{
+
+// for_each_record_minimizer() for a window of W entries known at compile time (0: w_arg).
+template <std::size_t W, typename Fn>
+void record_minimizers(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w_arg,
+                       std::uint64_t const seed, minimizer_scratch & s,
+                       Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
+{
+    std::size_t const w = W != 0 ? W : w_arg;
+    static_assert(minimizer_order(1, 2) == ((1 ^ 2 ^ minimizer_salt) * 0x9e3779b97f4a7c15ULL),
+                  "scan_record computes minimizer_order inline");
+    std::size_t base = 0; // absolute index of entry 0
+    std::size_t prev = static_cast<std::size_t>(-1);
+    auto emit = [&](std::size_t const m)
+    {
+        for (std::size_t i = 0; i < m; ++i)
+            fn(s.selected[i]);
+    };
+    // A full buffer: its windows' minima, then the entries of windows still to come moved to the front.
+    auto full = [&](std::size_t const n) noexcept
+    {
+        emit(select_window_minima<W>(s, n, w, base, prev));
+        std::size_t const keep = w - 1;
+        for (std::size_t i = 0; i < keep; ++i)
+        {
+            s.codes[i] = s.codes[n - keep + i];
+            s.orders[i] = s.orders[n - keep + i];
+        }
+        base += n - keep;
+        return keep;
+    };
+    std::uint64_t const salt = seed ^ minimizer_salt;
+    char const * const p = seq.data();
+    char const * const e = p + seq.size();
+    std::size_t const n = scanner.canonical() ? scan_record<true>(p, e, scanner.k(), salt, s, 0, full)
+                                              : scan_record<false>(p, e, scanner.k(), salt, s, 0, full);
+    if (base + n == 0)
+        return;
+    if (base + n < w) // fewer than w valid k-mers: the smallest
+    {
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < n; ++i)
+            best = s.orders[i] < s.orders[best] ? i : best;
+        fn(s.codes[best]);
+        return;
+    }
+    if (n >= w)
+        emit(select_window_minima<W>(s, n, w, base, prev));
 }
 
 } // namespace detail
@@ -201,64 +342,13 @@ void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view co
                                std::uint64_t const seed, minimizer_scratch & s,
                                Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
 {
-    std::size_t n = 0;    // entries in the buffer
-    std::size_t base = 0; // absolute index of entry 0
-    std::size_t prev = static_cast<std::size_t>(-1);
-    auto emit = [&](std::size_t const m) {
-        for (std::size_t i = 0; i < m; ++i)
-            fn(s.selected[i]);
-    };
-    // The scanner's loop (kmer_scanner::for_each) written out with its parameters in locals, so that the
-    // stores into the scratch cannot make the compiler reload them.
-    unsigned const k = scanner.k();
-    bool const canonical = scanner.canonical();
-    std::uint64_t const mask = kmer_mask(k);
-    unsigned const rc_shift = 2 * (k - 1);
-    std::uint64_t * const codes = s.codes;
-    std::uint64_t * const orders = s.orders;
-    std::uint64_t fw = 0, rc = 0;
-    std::size_t valid = 0;
-    for (char const c : seq)
-    {
-        std::uint64_t const b = dna_code_table[static_cast<unsigned char>(c)];
-        if (b > 3) [[unlikely]]
-        {
-            valid = 0;
-            continue;
-        }
-        fw = (fw << 2) | b;
-        rc = (rc >> 2) | ((3 - b) << rc_shift);
-        if (++valid < k)
-            continue;
-        std::uint64_t const f = fw & mask;
-        std::uint64_t const code = canonical && rc < f ? rc : f;
-        codes[n] = code;
-        orders[n] = minimizer_order(code, seed);
-        if (++n == minimizer_scratch::capacity) [[unlikely]]
-        {
-            emit(detail::select_window_minima(s, n, w, base, prev));
-            std::size_t const keep = w - 1; // the entries of windows still to come
-            for (std::size_t i = 0; i < keep; ++i)
-            {
-                codes[i] = codes[n - keep + i];
-                orders[i] = orders[n - keep + i];
-            }
-            base += n - keep;
-            n = keep;
-        }
-    }
-    if (base + n == 0)
-        return;
-    if (base + n < w) // fewer than w valid k-mers: the smallest
-    {
-        std::size_t best = 0;
-        for (std::size_t i = 1; i < n; ++i)
-            best = orders[i] < orders[best] ? i : best;
-        fn(codes[best]);
-        return;
-    }
-    if (n >= w)
-        emit(detail::select_window_minima(s, n, w, base, prev));
+    // (the default window and the common one, the others through the general code)
+    if (w == 11)
+        detail::record_minimizers<11>(scanner, seq, w, seed, s, fn);
+    else if (w == 15)
+        detail::record_minimizers<15>(scanner, seq, w, seed, s, fn);
+    else
+        detail::record_minimizers<0>(scanner, seq, w, seed, s, fn);
 }
 
 } // namespace ksieve
