@@ -104,6 +104,9 @@ measure_in()
 {
     local dir=$1 name=$2
     shift 2
+    # (the disk writes of the runs before are finished first: a tool that leaves its output to the kernel's
+    # background writeback would otherwise slow down the run after it, often the other tool's)
+    sync
     /usr/bin/time -f "%e %U %S %M" -o "$dir/$name.one" "$@" > /dev/null 2> "$dir/$name.err" ||
         die "$name failed: $(tail -3 "$dir/$name.err")"
     awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$dir/$name.one" >> "$dir/$name.times"

@@ -1127,13 +1127,19 @@ struct qf_appender
     // locals (stores into the table could otherwise alias them). False as soon as one does not fit.
     bool append_all(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
     {
+        return f.split_ ? append_all_as<true>(entries) : append_all_as<false>(entries);
+    }
+
+    // append_all() for a table of split geometry or not.
+    template <bool split>
+    bool append_all_as(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
+    {
         auto k = quotient_filter::kernel<0>{f};
         auto * const table = reinterpret_cast<std::uint8_t *>(f.table_);
         std::uint64_t const block_bytes = f.block_bytes_;
         unsigned const r = f.r_;
         std::uint64_t const rmask = f.rmask_;
         std::uint64_t const phys = f.phys_slots_;
-        bool const split = f.split_;
         unsigned const low_bits = f.low_bits_;
         std::uint64_t const low_mask = f.low_mask_;
         std::uint64_t const scaled = f.scaled_slots_;
@@ -1162,7 +1168,7 @@ struct qf_appender
         for (auto const & [fp, count] : entries)
         {
             std::uint64_t code = fp;
-            if (split)
+            if constexpr (split)
             {
                 __extension__ using wide = unsigned __int128;
                 wide const t = static_cast<wide>(fp >> low_bits) * scaled;
@@ -1172,7 +1178,10 @@ struct qf_appender
             }
             std::uint64_t const h = code >> r;
             std::uint64_t enc[max_group_slots];
-            unsigned const n = k.encode(code & rmask, count, enc);
+            unsigned n = 1;
+            enc[0] = code & rmask;
+            if (count != 1) // (a single slot holds most fingerprints)
+                n = k.encode(code & rmask, count, enc);
             bool const same = h == last;
             std::uint64_t const start = same ? p : std::max(h, p);
             if (start + n > phys)
