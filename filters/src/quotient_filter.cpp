@@ -365,6 +365,11 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     for (unsigned f = 0; f < swar_fields_; ++f)
         swar_ones_ |= std::uint64_t{1} << (f * r);
     swar_high_ = swar_ones_ << (r - 1);
+    // Growth: twice the home slots, or, where the fingerprints are too narrow for that (a table that is not a
+    // power of two needs one more bit), the power of two below it; 0 if neither is larger than the table.
+    std::uint64_t const twice = 2 * nslots;
+    std::uint64_t const pow2 = std::bit_floor(twice);
+    grown_slots_ = geometry_ok(p_, twice) ? twice : pow2 > nslots && geometry_ok(p_, pow2) ? pow2 : 0;
 }
 
 void quotient_filter::allocate_table(zeroed_memory * const spare)
@@ -780,20 +785,14 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
 // ---------------------------------------------------------------------------------------------------------
 // Public single-key operations.
 
-// Twice the home slots, or, where the fingerprints are too narrow for that (a table that is not a power of
-// two needs one more bit), the power of two below it. 0 if neither is larger than the table.
 std::uint64_t quotient_filter::grown_slots() const noexcept
 {
-    std::uint64_t const twice = 2 * nslots_;
-    if (geometry_ok(p_, twice))
-        return twice;
-    std::uint64_t const pow2 = std::bit_floor(twice);
-    return pow2 > nslots_ && geometry_ok(p_, pow2) ? pow2 : 0;
+    return grown_slots_;
 }
 
 bool quotient_filter::can_grow() const noexcept
 {
-    return grown_slots() != 0;
+    return grown_slots_ != 0;
 }
 
 bool quotient_filter::try_grow() noexcept

@@ -463,6 +463,7 @@ private:
      * grow. */
     [[nodiscard]] bool order_batch(std::span<std::uint64_t const> keys,
                                    batch_scratch & scratch) const noexcept;
+    /*! \brief The home slots of the table growth would make (0: it cannot grow); set by set_geometry(). */
     [[nodiscard]] std::uint64_t grown_slots() const noexcept;
     [[nodiscard]] bool can_grow() const noexcept;
     [[nodiscard]] bool try_grow() noexcept;
@@ -485,11 +486,12 @@ private:
     std::uint64_t nblocks_{0};
     std::uint64_t phys_slots_{0};
     std::uint64_t block_bytes_{0};
-    std::uint64_t swar_ones_{0}; // lowest bit of each r-bit field of a 57-bit window
-    std::uint64_t swar_high_{0}; // highest bit of each field
-    unsigned swar_fields_{0};    // fields per window: floor(57 / r)
-    std::uint64_t grow_at_{0};   // used slots that trigger growth: max_load * N
-    std::uint64_t stuck_at_{0};  // used slots at which a growing filter that cannot grow is full
+    std::uint64_t swar_ones_{0};   // lowest bit of each r-bit field of a 57-bit window
+    std::uint64_t swar_high_{0};   // highest bit of each field
+    unsigned swar_fields_{0};      // fields per window: floor(57 / r)
+    std::uint64_t grow_at_{0};     // used slots that trigger growth: max_load * N
+    std::uint64_t stuck_at_{0};    // used slots at which a growing filter that cannot grow is full
+    std::uint64_t grown_slots_{0}; // home slots after growth (0: cannot grow), see grown_slots()
     double max_load_{0.9};
     bool auto_grow_{true};
 
