@@ -41,9 +41,7 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
             for_each_key_piece(engine, item, keys, kmers,
                                [&](batch_keys const & piece, auto const &)
                                {
-                                   for (std::size_t u = 0; u < piece.units(); ++u)
-                                       for (std::uint32_t j = 0; j < piece.count[u]; ++j)
-                                           hll.add(piece.keys[piece.offset[u] + j]);
+                                   engine.add_to_sketch(piece, hll);
                                });
         },
         [&](work_item const & item)

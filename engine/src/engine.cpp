@@ -258,6 +258,22 @@ void batch_engine::extract_windows(std::span<sequence_piece const> const windows
         windows.size(), [&](std::size_t const u, auto && fn) { fn(windows[u]); }, out);
 }
 
+void batch_engine::add_to_sketch(batch_keys const & keys, hyperloglog & sketch) const
+{
+    std::size_t const n = keys.units();
+    sketches_.assign(threads_, hyperloglog{});
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        hyperloglog & h = sketches_[static_cast<std::size_t>(omp_get_thread_num())];
+        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+        for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+            h.add(k[j]);
+    }
+    for (hyperloglog const & h : sketches_)
+        sketch.merge(h);
+}
+
 void batch_engine::query(std::span<any_filter const * const> const filters, batch_keys & keys) const
 {
     // keys are contiguous without a key range: each thread takes a contiguous range of them

@@ -21,6 +21,7 @@
 
 #include <ksieve/engine/decision_rule.hpp>
 #include <ksieve/engine/shard_range.hpp>
+#include <ksieve/filters/hyperloglog.hpp>
 #include <ksieve/filters/sampling.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/io/io.hpp>
@@ -85,6 +86,11 @@ public:
     /*! \brief Hash the k-mers of record pieces, one unit per piece (for_each_window() cuts a long record
      * into pieces whose keys are exactly the record's). Memory stays bounded by the pieces' total length. */
     void extract_windows(std::span<sequence_piece const> windows, batch_keys & out) const;
+
+    /*! \brief Adds the keys of `keys` (all units) to `sketch`, on the engine's threads (one sketch each, merged
+     * into `sketch`: the same registers for any thread count). \pre `keys` from extract() or
+     * extract_windows() of this engine. */
+    void add_to_sketch(batch_keys const & keys, hyperloglog & sketch) const;
 
     /*! \brief fn(piece) for the pieces of `seq`: `window` k-mer start positions each, so that every k-mer
      * position of `seq` lies in exactly one piece (an empty `seq` gives one empty piece). \pre window > 0. */
@@ -215,6 +221,7 @@ private:
     mutable std::vector<early_scratch> early_;
     mutable std::vector<std::size_t> chunk_begin_;
     mutable std::vector<key_scratch> key_scratch_; // per thread
+    mutable std::vector<hyperloglog> sketches_;    // per thread (add_to_sketch)
     // insert scratch, reused between batches
     std::vector<std::uint64_t> part_keys_;
     std::vector<std::uint64_t> part_start_;
