@@ -19,9 +19,11 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace
@@ -660,6 +662,39 @@ TEST_F(filter_file_test, hand_made_shards_round_trip)
     std::vector<ksieve::shard_blob> three(3);
     EXPECT_THROW(ksieve::write_filter_file(dir_ / "x.ksf", h.header, three), ksieve::error);
     EXPECT_FALSE(fs::exists(dir_ / "x.ksf"));
+}
+
+// Shards of megabytes at offsets that are not multiples of the disk block: a regular file (written past the
+// page cache where the file system allows it, through an aligned staging buffer) holds the same bytes as the
+// same file written into a pipe, and reads back shard for shard.
+TEST_F(filter_file_test, large_files_hold_the_bytes_written_into_a_pipe)
+{
+    hand_made h = make_hand_made();
+    std::mt19937_64 rng{7};
+    std::size_t const sizes[] = {393219, 0, 655363, 1179655}; // words: 3, 0, 5 and 9 MiB and a few bytes
+    for (std::size_t s = 0; s < 4; ++s)
+    {
+        h.words[s].resize(sizes[s]);
+        for (auto & w : h.words[s])
+            w = rng();
+    }
+    fs::path const file = dir_ / "large.ksf";
+    write_hand_made(file, h);
+    fs::path const fifo = dir_ / "large.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    bytes_t piped;
+    std::thread reader{[&] { piped = read_bytes(fifo); }};
+    write_hand_made(fifo, h);
+    reader.join();
+    bytes_t const stored = read_bytes(file);
+    ASSERT_GT(stored.size(), std::size_t{17} << 20);
+    EXPECT_TRUE(stored == piped) << stored.size() << " bytes in the file, " << piped.size() << " through the pipe";
+    auto const f = mapped_filter_file::open(file);
+    ASSERT_EQ(f->shards().size(), 4u);
+    for (std::size_t s = 0; s < 4; ++s)
+        EXPECT_TRUE(std::equal(f->shards()[s].words.begin(), f->shards()[s].words.end(), h.words[s].begin(),
+                               h.words[s].end()))
+            << "shard " << s;
 }
 
 // Small enough to corrupt every byte with every wrong value.
