@@ -27,7 +27,6 @@ constexpr double build_fit_slack = 1.0 / 16;
 filter_config build_config(build_args const & args, unsigned const threads)
 {
     filter_config cfg = detail::make_config(args.filter);
-    cfg.threads = threads;
     bool const readable_twice = std::all_of(args.input.inputs.begin(), args.input.inputs.end(),
                                             [](std::string const & in)
                                             {

@@ -77,7 +77,6 @@ struct filter_config
     unsigned shard_bits{0};    //!< 2^shard_bits shards
     double max_load{0.9};      //!< quotient filter: grow when the load would exceed this
     bool auto_grow{true};      //!< quotient filter: false -> insert returns full instead of growing
-    unsigned threads{1};       //!< threads that allocate (and zero) the shards of a new filter
 };
 
 /*! \brief Which parts of a split of the key space a filter holds.

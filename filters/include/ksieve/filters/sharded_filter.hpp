@@ -10,16 +10,12 @@
  *
  * Virtual calls are made per batch, never per key, on the hot path (count_batch / insert_batch).
  */
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
-#include <thread>
-#include <type_traits>
 #include <vector>
 
 #include <ksieve/filters/error.hpp>
@@ -151,42 +147,9 @@ public:
     {
         std::size_t const n = num_shards();
         std::uint64_t const per_shard = (cfg.expected + n - 1) / n;
-        unsigned const bits = key_bits() - shard_bits();
-        if constexpr (std::is_default_constructible_v<F> && std::is_move_assignable_v<F>)
-            if (cfg.threads > 1 && n > 1)
-            {
-                // the tables of gigabytes zeroed by several threads (a build's first seconds otherwise)
-                shards_.resize(n);
-                std::atomic<std::size_t> next{0};
-                std::atomic<bool> failure{false};
-                auto work = [&]
-                {
-                    for (std::size_t i = next++; i < n; i = next++)
-                        try
-                        {
-                            shards_[i] = F::create(cfg, bits, per_shard);
-                        }
-                        catch (...)
-                        {
-                            failure = true;
-                            next = n;
-                        }
-                };
-                {
-                    std::vector<std::jthread> helpers;
-                    for (unsigned t = 1; t < std::min<std::size_t>(cfg.threads, n); ++t)
-                        helpers.emplace_back(work);
-                    work();
-                }
-                if (!failure)
-                    return;
-                // made again one by one below: the error (a memory limit reached) is then the same for any
-                // thread count
-                shards_.clear();
-            }
         shards_.reserve(n);
         for (std::size_t i = 0; i < n; ++i)
-            shards_.push_back(F::create(cfg, bits, per_shard));
+            shards_.push_back(F::create(cfg, key_bits() - shard_bits(), per_shard));
     }
 
     /*! \brief Read-only view of a mapped file (keeps the mapping alive). \throws format_error */
