@@ -64,7 +64,8 @@ void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
 [[nodiscard]] filter_config make_config(filter_args const & f);
 
 // The reader options of the commands that stream reads.
-[[nodiscard]] io::reader_options reader_opts(unsigned threads);
+// keep_raw false: for readers of sequences only (see io::reader_options::keep_raw).
+[[nodiscard]] io::reader_options reader_opts(unsigned threads, bool keep_raw = true);
 
 // --- sizing.cpp --------------------------------------------------------------------------------------------
 
@@ -107,7 +108,7 @@ void warn_if_overgrown(any_filter const & filter, double asked, std::string cons
 // hashed in pieces of about one reader batch, so that key memory stays bounded by the batch size instead of
 // growing with the longest record.
 inline constexpr std::size_t long_record_window_bases = std::size_t{256} << 10;
-inline constexpr std::size_t long_record_piece_bases = std::size_t{2} << 20;
+inline constexpr std::size_t long_record_piece_bases = std::size_t{16} << 20;
 
 // fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of the batch
 // (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.

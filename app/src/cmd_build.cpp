@@ -63,7 +63,7 @@ run_summary run_build(build_args const & args)
     auto filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
     if (range != nullptr)
         filter->set_parts(key_parts::one(range->index, range->count)); // recorded in the file
-    unit_source source{args.input, detail::reader_opts(threads)};
+    unit_source source{args.input, detail::reader_opts(threads, false)};
     batch_engine engine{cfg.kmer, threads, range};
     batch_keys keys;
     std::vector<std::uint64_t> kmers;

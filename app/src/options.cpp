@@ -207,10 +207,11 @@ filter_config make_config(filter_args const & f)
     return cfg;
 }
 
-io::reader_options reader_opts(unsigned const threads)
+io::reader_options reader_opts(unsigned const threads, bool const keep_raw)
 {
     io::reader_options o;
     o.threads = threads;
+    o.keep_raw = keep_raw;
     o.batch_records = 16384;
     o.batch_bases = 2u << 20;
     return o;

@@ -27,7 +27,7 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
                               "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
                               "takes a first pass, and only regular files can be read twice"};
     }
-    unit_source source{input, reader_opts(threads)};
+    unit_source source{input, reader_opts(threads, false)};
     batch_engine engine{kmer, threads, nullptr};
     batch_keys keys;
     std::vector<std::uint64_t> kmers;

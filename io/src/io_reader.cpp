@@ -192,7 +192,8 @@ class fastx_reader final : public file_reader
 {
 public:
     fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options)
-        : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)}
+        : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)},
+          keep_raw_{options.keep_raw}
     {
         // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record: dropped.
         while (carry_.size() < 3 && !eof_)
@@ -254,7 +255,9 @@ public:
                     break;
                 truncated(s, pos, records_ + n + 1);
             }
-            refill(s, std::max(read_chunk, s.size() - pos), records_ + n + 1);
+            // a long record grows by a quarter at a time: what refill reads ahead (and zero-fills first) stays
+            // small beside it (doubling would touch up to twice a chromosome's bytes)
+            refill(s, std::max(read_chunk, (s.size() - pos) / 4), records_ + n + 1);
         }
         carry_.assign(s, pos, std::string::npos);
         s.resize(pos);
@@ -540,7 +543,7 @@ private:
         return parse_status::record;
     }
 
-    parse_status parse_fasta(std::string const & s, std::size_t & pos, record_offsets & rec,
+    parse_status parse_fasta(std::string & s, std::size_t & pos, record_offsets & rec,
                              std::uint64_t const record)
     {
         char const * const b = s.data();
@@ -595,6 +598,25 @@ private:
             }
             else
             {
+                if (!keep_raw_)
+                {
+                    // in place: each line moves left over the line breaks before it
+                    std::size_t w = s_beg;
+                    for (std::size_t q = s_beg; q < end;)
+                    {
+                        std::size_t const e = static_cast<std::size_t>(
+                            static_cast<char const *>(std::memchr(b + q, '\n', end - q)) - b);
+                        std::size_t const le = e > q && b[e - 1] == '\r' ? e - 1 : e;
+                        std::memmove(s.data() + w, b + q, le - q);
+                        w += le - q;
+                        q = e + 1;
+                    }
+                    rec.raw_len = 0;
+                    rec.seq_off = s_beg;
+                    rec.seq_len = w - s_beg;
+                    pos = end;
+                    return parse_status::record;
+                }
                 std::size_t const joined_off = joined_.size();
                 for (std::size_t q = s_beg; q < end;)
                 {
@@ -614,6 +636,7 @@ private:
     }
 
     std::unique_ptr<byte_source> source_;
+    bool keep_raw_{true};
     std::string carry_;
     std::string joined_;
     std::vector<record_offsets> offsets_;

@@ -255,6 +255,40 @@ TEST(io_reader, long_records_and_tiny_batches)
     EXPECT_EQ(b.bases(), 2u + (3u << 20));
 }
 
+// keep_raw = false: multi-line sequences joined in place (CRLF, empty lines, records longer than a read, tiny
+// and large batches) equal the naive parse; raw views are empty where a sequence was joined in place.
+TEST(io_reader, sequences_joined_in_place_equal_the_naive_parse)
+{
+    temp_dir dir;
+    std::mt19937 rng{3};
+    std::string text = ">small x\nAC\n>one\nTTTT\n>empty\n>crlf\r\nAC\r\nGT\r\n\r\nA\r\n>big\n";
+    for (int i = 0; i < 3 * 1024 * 16; ++i)
+    {
+        for (int j = 0; j < 60 + static_cast<int>(rng() % 9); ++j)
+            text += "ACGTN"[rng() % 5];
+        text += '\n';
+    }
+    text += ">tail\nG\nC";
+    write_file(dir / "a.fa", text);
+    auto const expected = naive_fasta(text);
+    for (reader_options o : {reader_options{}, small_batches(1, 1), small_batches(3, 1 << 20)})
+    {
+        o.keep_raw = false;
+        auto const got = read_all(dir / "a.fa", o);
+        ASSERT_EQ(got.size(), expected.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+        {
+            EXPECT_EQ(got[i].name, expected[i].name) << i;
+            EXPECT_EQ(got[i].header, expected[i].header) << i;
+            EXPECT_EQ(got[i].seq, expected[i].seq) << i;
+            std::string const & raw = expected[i].raw;
+            std::size_t const second = raw.find('\n', raw.find('\n') + 1); // end of the first sequence line
+            bool const multi_line = second != std::string::npos && second + 1 < raw.size();
+            EXPECT_EQ(got[i].raw, multi_line ? std::string{} : expected[i].raw) << i;
+        }
+    }
+}
+
 TEST(io_reader, batch_copy_and_move_keep_views_valid)
 {
     temp_dir dir;

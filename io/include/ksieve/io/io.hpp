@@ -93,6 +93,10 @@ struct reader_options
     std::size_t batch_records{8192};   //!< at most this many records per batch
     std::size_t batch_bases{8u << 20}; //!< or stop a batch once it holds this many bases
     bool allow_missing_eof{false};     //!< accept BGZF / BAM inputs without the end-of-file marker
+    /*! false: the sequence of a multi-line FASTA record is joined in place, over the record's text, whose
+     * `raw` view is then empty (for readers of sequences only: a chromosome then costs its bytes once, not
+     * twice). */
+    bool keep_raw{true};
 };
 
 /*! \brief Streaming reader of one input (a path or "-" for stdin). Format and compression are detected
