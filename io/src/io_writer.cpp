@@ -145,6 +145,7 @@ output_file::output_file(std::string path) : path_{std::move(path)}
             throw io_error{"'" + path_ + "': is a directory"};
         if (!S_ISREG(st.st_mode)) // FIFO, character or block device, socket: written in place
             return;
+        replaces_ = true;
     }
     // A regular file or a new name: written to a temporary beside the file a symbolic link names (so that
     // the link stays a link) and renamed over it.
@@ -311,6 +312,22 @@ private:
         else
             write_all(buf_);
         buf_.clear();
+        start_writeback();
+    }
+
+    // A file that will replace an existing one has its disk writes started as it grows: the rename over the
+    // old file makes the file system write out whatever is still only in the page cache before it returns
+    // (ext4's replace-by-rename safeguard), at the end of the run and on one thread (0.13 s for 300 MB
+    // here), rather than while the reads are still being classified.
+    void start_writeback() noexcept
+    {
+#if defined(SYNC_FILE_RANGE_WRITE)
+        if (!out_.replaces() || !own_fd_ || written_ - writeback_ < writeback_step)
+            return;
+        ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(written_ - writeback_),
+                          SYNC_FILE_RANGE_WRITE); // advice only
+        writeback_ = written_;
+#endif
     }
 
     void write_all(std::string_view const bytes)
@@ -325,6 +342,7 @@ private:
                 throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
             done += static_cast<std::size_t>(k);
         }
+        written_ += bytes.size();
     }
 
     void release() noexcept
@@ -343,6 +361,9 @@ private:
     bool own_fd_{false};
     bool closed_{false};
     std::string buf_;
+    static constexpr std::uint64_t writeback_step = std::uint64_t{32} << 20;
+    std::uint64_t written_{0};   // bytes written to fd_
+    std::uint64_t writeback_{0}; // bytes whose disk write has been started
 };
 
 // SAM / BAM / CRAM through htslib.

@@ -188,6 +188,8 @@ public:
     /*! \brief Whether write_path() is the destination itself (stdout, a device, a FIFO...) rather than a
      * temporary regular file. */
     [[nodiscard]] bool in_place() const noexcept { return in_place_; }
+    /*! \brief Whether commit() replaces a regular file that existed when this was made. */
+    [[nodiscard]] bool replaces() const noexcept { return replaces_; }
     /*! \brief Rename into place. \throws io_error */
     void commit();
 
@@ -196,6 +198,7 @@ private:
     std::string write_path_;
     std::string target_; //!< what commit() renames onto (path_, or the file a symbolic link names)
     bool in_place_{false};
+    bool replaces_{false};
     bool committed_{false};
     int slot_{-1}; //!< the temporary's entry for remove_temporary_outputs()
 };
