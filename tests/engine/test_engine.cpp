@@ -290,6 +290,49 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
     }
 }
 
+// add_to_sketch on several threads equals one sketch fed every key in order (the estimate is a function of
+// the registers alone), for units of different sizes and with sampling.
+TEST(engine, sketches_of_several_threads_equal_the_serial_sketch)
+{
+    std::mt19937_64 rng{11};
+    for (std::size_t const window : {std::size_t{1}, std::size_t{11}})
+    {
+        ksieve::kmer_params p;
+        p.k = 31;
+        p.window = window;
+        std::vector<std::string> seqs;
+        for (std::size_t const len : {std::size_t{0}, std::size_t{40}, std::size_t{150}, std::size_t{9000},
+                                      std::size_t{150}, std::size_t{70000}, std::size_t{31}})
+        {
+            std::string seq(len, 'A');
+            for (auto & c : seq)
+                c = "ACGTN"[rng() % (rng() % 100 == 0 ? 5 : 4)];
+            seqs.push_back(std::move(seq));
+        }
+        std::vector<ksieve::sequence_piece> pieces;
+        for (auto const & seq : seqs)
+            pieces.push_back(ksieve::sequence_piece{seq});
+        ksieve::hyperloglog serial;
+        double first = -1;
+        for (unsigned const threads : {1u, 2u, 3u})
+        {
+            ksieve::batch_engine const engine{p, threads};
+            ksieve::batch_keys keys;
+            engine.extract_windows(pieces, keys);
+            if (threads == 1)
+                for (std::size_t u = 0; u < keys.units(); ++u)
+                    for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+                        serial.add(keys.keys[keys.offset[u] + j]);
+            ksieve::hyperloglog sketch;
+            engine.add_to_sketch(keys, sketch);
+            engine.add_to_sketch(keys, sketch); // a second time: nothing new
+            EXPECT_EQ(sketch.estimate(), serial.estimate()) << "window " << window << ", " << threads << " threads";
+            first = first < 0 ? sketch.estimate() : first;
+        }
+        EXPECT_GT(first, 1000.0) << "the sketch saw the keys";
+    }
+}
+
 // Filters of some key parts (build --shard) answer only for keys of their parts: a key's value is the
 // answer of the filters holding its part, never a false positive from another part's filter. Oracle: each
 // key asked of each filter alone, kept only where the filter holds the key's part.
