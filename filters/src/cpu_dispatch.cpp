@@ -51,6 +51,26 @@ bool cpu_has_v3_uncached() noexcept
 }
 
 // AMD family 0x17 (Zen 1, Zen 2) and Hygon family 0x18 microcode pdep/pext (hundreds of cycles).
+// x86-64-v4 as far as the kernels need it: AVX-512 F, BW, DQ and VL, with the OS saving the opmask and ZMM
+// state (XCR0 bits 5 to 7). \pre cpu_has_v3_uncached().
+bool cpu_has_v4_uncached() noexcept
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __cpuid(1, a, b, c, d);
+    if (((c >> 27) & 1) == 0) // osxsave
+        return false;
+    unsigned xcr0_lo = 0, xcr0_hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+    if ((xcr0_lo & 0xe6) != 0xe6)
+        return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    bool const f = ((b >> 16) & 1) != 0;
+    bool const dq = ((b >> 17) & 1) != 0;
+    bool const bw = ((b >> 30) & 1) != 0;
+    bool const vl = ((b >> 31) & 1) != 0;
+    return f && dq && bw && vl;
+}
+
 bool cpu_has_slow_pdep_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -79,6 +99,13 @@ bool cpu_has_slow_pdep() noexcept
 }
 #endif
 
+// KSIEVE_SIMD=x86-64-v3: no AVX-512 kernels.
+bool environment_caps_v3() noexcept
+{
+    char const * const simd = std::getenv("KSIEVE_SIMD");
+    return simd != nullptr && std::strcmp(simd, "x86-64-v3") == 0;
+}
+
 bool environment_forces_generic() noexcept
 {
     char const * const simd = std::getenv("KSIEVE_SIMD");
@@ -91,20 +118,25 @@ bool environment_forces_generic() noexcept
 // The choice for `level`; the automatic one (fast_pdep_only) keeps the generic select on a slow pdep.
 int choice_for(simd_level const level, bool const fast_pdep_only) noexcept
 {
-    if (level != simd_level::x86_64_v3 || !simd_level_supported(level))
+    if (level == simd_level::generic || !simd_level_supported(level))
         return 0;
+    int const v4 = level == simd_level::x86_64_v4 ? simd_v4_kernels : 0;
 #if KSIEVE_SIMD_DETECT
     if (fast_pdep_only && cpu_has_slow_pdep())
-        return simd_v3_kernels;
+        return simd_v3_kernels | v4;
 #else
     (void)fast_pdep_only;
 #endif
-    return simd_v3_kernels | simd_pdep_kernels;
+    return simd_v3_kernels | simd_pdep_kernels | v4;
 }
 
 int automatic_choice() noexcept
 {
-    return environment_forces_generic() ? 0 : choice_for(cpu_simd_level(), true);
+    if (environment_forces_generic())
+        return 0;
+    simd_level const level = cpu_simd_level();
+    return choice_for(level == simd_level::x86_64_v4 && environment_caps_v3() ? simd_level::x86_64_v3 : level,
+                      true);
 }
 
 } // namespace
@@ -119,7 +151,9 @@ int simd_choose() noexcept
 simd_level cpu_simd_level() noexcept
 {
 #if KSIEVE_SIMD_DETECT
-    static simd_level const level = cpu_has_v3_uncached() ? simd_level::x86_64_v3 : simd_level::generic;
+    static simd_level const level = !cpu_has_v3_uncached() ? simd_level::generic
+                                    : cpu_has_v4_uncached() ? simd_level::x86_64_v4
+                                                            : simd_level::x86_64_v3;
     return level;
 #else
     return simd_level::generic;
@@ -128,12 +162,14 @@ simd_level cpu_simd_level() noexcept
 
 bool simd_level_supported(simd_level const level) noexcept
 {
-    return level == simd_level::generic || cpu_simd_level() == simd_level::x86_64_v3;
+    return static_cast<int>(level) <= static_cast<int>(cpu_simd_level());
 }
 
 simd_level active_simd_level() noexcept
 {
-    return use_v3_kernels() ? simd_level::x86_64_v3 : simd_level::generic;
+    return use_v4_kernels() ? simd_level::x86_64_v4
+           : use_v3_kernels() ? simd_level::x86_64_v3
+                              : simd_level::generic;
 }
 
 void force_simd_level(simd_level const level) noexcept

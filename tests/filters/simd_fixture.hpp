@@ -18,7 +18,7 @@ protected:
     void SetUp() override
     {
         if (!ksieve::detail::simd_level_supported(GetParam()))
-            GTEST_SKIP() << "the CPU lacks x86-64-v3";
+            GTEST_SKIP() << "the CPU lacks this level";
         ksieve::detail::force_simd_level(GetParam());
         ASSERT_EQ(ksieve::detail::active_simd_level(), GetParam());
     }
@@ -28,7 +28,15 @@ protected:
 /*! The test name suffix of a level. */
 inline std::string simd_level_name(::testing::TestParamInfo<ksieve::detail::simd_level> const & info)
 {
-    return info.param == ksieve::detail::simd_level::generic ? std::string{"generic"} : std::string{"v3"};
+    switch (info.param)
+    {
+    case ksieve::detail::simd_level::x86_64_v3:
+        return "v3";
+    case ksieve::detail::simd_level::x86_64_v4:
+        return "v4";
+    default:
+        return "generic";
+    }
 }
 
 } // namespace ksieve::test
@@ -39,7 +47,9 @@ namespace ksieve::detail
 /*! The level's name in test output. */
 inline void PrintTo(simd_level const level, std::ostream * const os)
 {
-    *os << (level == simd_level::generic ? "generic" : "x86-64-v3");
+    *os << (level == simd_level::generic     ? "generic"
+            : level == simd_level::x86_64_v3 ? "x86-64-v3"
+                                             : "x86-64-v4");
 }
 
 } // namespace ksieve::detail

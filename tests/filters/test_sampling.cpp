@@ -2,6 +2,8 @@
 // leftmost smallest order value, each selected entry once; a list shorter than w keeps its smallest.
 #include <ksieve/filters/sampling.hpp>
 
+#include "simd_fixture.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -96,21 +98,34 @@ TEST(sampling, window_one_selects_every_entry)
 // with N runs, short records (fewer than w valid k-mers), records longer than the scratch's buffer (taken in
 // several blocks), repetitive records (equal k-mers in one window: ties), every window size up to 24 and
 // the largest.
-TEST(sampling, one_pass_record_minimizers_equal_the_selection_over_the_list)
+// Under every instruction-set level: short records of A/C/G/T only take the AVX-512 scan where the CPU has
+// it; lower case, other bytes and lengths around the scratch's capacity besides.
+class SamplingIsa : public ksieve::test::simd_level_fixture
+{
+};
+
+TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list)
 {
     std::mt19937_64 rng{11};
     auto scratch = std::make_unique<ksieve::minimizer_scratch>();
-    for (unsigned const k : {5u, 21u, 31u})
+    for (unsigned const k : {5u, 8u, 9u, 21u, 31u, 32u})
         for (bool const canonical : {true, false})
         {
             ksieve::kmer_scanner const scanner{k, canonical};
             for (int t = 0; t < 1500; ++t)
             {
-                std::size_t const length =
-                    t % 50 == 1 ? ksieve::minimizer_scratch::capacity + rng() % 9000 : rng() % 400;
+                std::size_t const around = ksieve::minimizer_scratch::capacity + k - 3 + rng() % 5;
+                std::size_t const length = t % 50 == 1   ? ksieve::minimizer_scratch::capacity + rng() % 9000
+                                           : t % 50 == 3 ? around // the longest records of the AVX-512 scan
+                                                         : rng() % 400;
                 std::string seq(length, 'A');
                 for (auto & c : seq)
                     c = t % 7 == 2 ? "AC"[rng() % 2] : "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
+                if (t % 5 == 4) // lower case, and now and then a byte that is no base
+                    for (auto & c : seq)
+                        c = rng() % 3 == 0 ? static_cast<char>(c | 0x20) : c;
+                if (t % 11 == 6 && !seq.empty())
+                    seq[rng() % seq.size()] = "n-\x01\xc1 U"[rng() % 6];
                 // (the windows with code of their own, 11 and 15, in a quarter of the cases)
                 std::size_t const w = t % 100 == 0 ? ksieve::minimizer_scratch::ring_size
                                       : t % 4 == 1 ? (t % 8 == 1 ? 11 : 15)
@@ -133,3 +148,8 @@ TEST(sampling, one_pass_record_minimizers_equal_the_selection_over_the_list)
             }
         }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, SamplingIsa,
+                         ::testing::Values(ksieve::detail::simd_level::generic, ksieve::detail::simd_level::x86_64_v3,
+                                           ksieve::detail::simd_level::x86_64_v4),
+                         ksieve::test::simd_level_name);

@@ -6,15 +6,15 @@
  * Every user of instruction sets beyond the build's target compiles its hot paths twice -- a generic copy
  * with the build's flags and a copy for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT) -- and picks one per
  * call through the inline predicates below: the quotient filter (use_pdep_kernels: pdep select, bzhi masks)
- * and the blocked Bloom filter's lookups (use_v3_kernels: AVX2 tests), and the engine's hit_set lookup
- * (use_v3_kernels). A build that already targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy
+ * and the blocked Bloom filter's lookups (use_v3_kernels: AVX2 tests), the engine's hit_set lookup
+ * (use_v3_kernels), and the minimizer scan of short reads (use_v4_kernels: AVX-512, x86-64-v4). A build that already targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy
  * only, which uses it.
  *
  * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call. The v3
  * kernels run when the CPU has all of the above; the pdep kernels besides need a fast pdep, which AMD
  * Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs keep the generic select. The
  * environment variable KSIEVE_SIMD=generic (or its older name KSIEVE_QF_GENERIC=1), read at that first
- * call, forces the generic kernels everywhere. All copies compute the same results (byte-identical tables).
+ * call, forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All copies compute the same results (byte-identical tables).
  *
  * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
  * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.
@@ -27,13 +27,15 @@ namespace ksieve::detail
 /*! \brief The instruction-set levels the kernels are compiled for. */
 enum class simd_level : int
 {
-    generic = 0,  //!< the build's target (-march), no run-time detection needed
-    x86_64_v3 = 1 //!< AVX2, BMI1, BMI2, LZCNT, POPCNT (and the OS saves the AVX registers)
+    generic = 0,   //!< the build's target (-march), no run-time detection needed
+    x86_64_v3 = 1, //!< AVX2, BMI1, BMI2, LZCNT, POPCNT (and the OS saves the AVX registers)
+    x86_64_v4 = 2  //!< x86-64-v3 and AVX-512 F, BW, DQ, VL (and the OS saves the ZMM registers)
 };
 
 /*! \brief Bits of the active choice. */
 inline constexpr int simd_v3_kernels = 1;   //!< the x86-64-v3 kernels run
 inline constexpr int simd_pdep_kernels = 2; //!< the kernels built on pdep run (v3 and a fast pdep)
+inline constexpr int simd_v4_kernels = 4;   //!< the x86-64-v4 kernels run (the minimizer scan)
 inline constexpr int simd_unset = -1;       //!< not chosen yet
 
 /*! \brief The active choice (simd_* bits), simd_unset before the first call. */
@@ -55,6 +57,12 @@ extern std::atomic<int> simd_choice;
 [[nodiscard, gnu::always_inline]] inline bool use_v3_kernels() noexcept
 {
     return (simd_kernels() & simd_v3_kernels) != 0;
+}
+
+/*! \brief Whether the x86-64-v4 copies (AVX-512) are to be used now. */
+[[nodiscard, gnu::always_inline]] inline bool use_v4_kernels() noexcept
+{
+    return (simd_kernels() & simd_v4_kernels) != 0;
 }
 
 /*! \brief Whether the copies built on pdep (BMI2) are to be used now. */

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include <ksieve/filters/cpu_dispatch.hpp>
 #include <ksieve/filters/kmer.hpp>
 
 namespace ksieve
@@ -110,6 +111,7 @@ struct minimizer_scratch
     std::uint64_t suffix_order[capacity]; //!< the smallest order from i to the end of i's block
     std::uint32_t suffix[capacity];       //!< index of that (leftmost) minimum
     std::uint64_t selected[capacity];
+    alignas(64) std::uint8_t bases[capacity + 128]; //!< 2-bit base codes of a short record (the v4 scan)
 };
 
 namespace detail
@@ -282,6 +284,13 @@ template <bool canonical, typename Full>
 namespace detail
 {
 
+/*! \brief The AVX-512 (x86-64-v4) scan of a short record of A/C/G/T only (either case): s.codes / s.orders
+ * [0, seq.size() - k + 1) as scan_record() fills them, through s.bases. \returns false, with the arrays
+ * unspecified, if seq holds another byte or this build has no such code (the caller then runs scan_record).
+ * \pre 8 <= k <= 32; k <= seq.size() <= minimizer_scratch::capacity + k - 1; use_v4_kernels(). */
+[[nodiscard]] bool scan_acgt_v4(std::string_view seq, unsigned k, bool canonical, std::uint64_t salt,
+                                minimizer_scratch & s) noexcept;
+
 // for_each_record_minimizer() for a window of W entries known at compile time (0: w_arg).
 template <std::size_t W, typename Fn>
 void record_minimizers(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w_arg,
@@ -314,8 +323,13 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
     std::uint64_t const salt = seed ^ minimizer_salt;
     char const * const p = seq.data();
     char const * const e = p + seq.size();
-    std::size_t const n = scanner.canonical() ? scan_record<true>(p, e, scanner.k(), salt, s, 0, full)
-                                              : scan_record<false>(p, e, scanner.k(), salt, s, 0, full);
+    unsigned const k = scanner.k();
+    // A short read of A/C/G/T only: the AVX-512 scan, where the CPU has it (the same entries).
+    bool const v4 = k >= 8 && seq.size() >= k && seq.size() - k + 1 <= minimizer_scratch::capacity &&
+                    use_v4_kernels() && scan_acgt_v4(seq, k, scanner.canonical(), salt, s);
+    std::size_t const n = v4                    ? seq.size() - k + 1
+                          : scanner.canonical() ? scan_record<true>(p, e, k, salt, s, 0, full)
+                                                : scan_record<false>(p, e, k, salt, s, 0, full);
     if (base + n == 0)
         return;
     if (base + n < w) // fewer than w valid k-mers: the smallest
