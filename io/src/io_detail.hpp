@@ -31,6 +31,26 @@ class byte_source
 public:
     virtual ~byte_source() = default;
     virtual std::size_t read(char * dst, std::size_t n) = 0;
+    // read() onto the end of s: up to n bytes appended, their number returned (0 only at the end); on
+    // source_error s is as it was. Here through read() into s grown by n (zero-filled first); sources that
+    // hold decoded bytes in a buffer of their own append from it (one copy, no fill).
+    virtual std::size_t append_to(std::string & s, std::size_t const n)
+    {
+        std::size_t const old = s.size();
+        s.resize(old + n);
+        std::size_t got = 0;
+        try
+        {
+            got = read(s.data() + old, n);
+        }
+        catch (...)
+        {
+            s.resize(old);
+            throw;
+        }
+        s.resize(old + got);
+        return got;
+    }
 };
 
 // Plain bytes from an hFILE (takes ownership, closes it).

@@ -285,14 +285,12 @@ private:
             return;
         if (!pending_error_.empty())
             throw input_error{record_message(path_, record, pending_error_)};
-        std::size_t const old = s.size();
-        s.resize(old + want);
         std::size_t total = 0;
         try
         {
             while (total < want)
             {
-                std::size_t const got = source_->read(s.data() + old + total, want - total);
+                std::size_t const got = source_->append_to(s, want - total);
                 if (got == 0)
                 {
                     eof_ = true;
@@ -308,12 +306,8 @@ private:
             // report it once the data before it is parsed, with the number of the record it cuts
             pending_error_ = e.what();
             if (total == 0)
-            {
-                s.resize(old);
                 throw input_error{record_message(path_, record, pending_error_)};
-            }
         }
-        s.resize(old + total);
         if (eof_ && !s.empty() && s.back() != '\n')
             s.push_back('\n');
     }

@@ -456,6 +456,19 @@ public:
 
     std::size_t read(char * const dst, std::size_t const n) override
     {
+        return take(n, [dst](char const * const from, std::size_t const k) { std::memcpy(dst, from, k); });
+    }
+
+    std::size_t append_to(std::string & s, std::size_t const n) override
+    {
+        return take(n, [&s](char const * const from, std::size_t const k) { s.append(from, k); });
+    }
+
+private:
+    // Up to n bytes of the current chunk handed to put(from, k) (the next chunk waited for when it is used
+    // up); their number, 0 at the end.
+    template <typename Put> std::size_t take(std::size_t const n, Put && put)
+    {
         for (;;)
         {
             if (current_ != none)
@@ -464,7 +477,7 @@ public:
                 if (pos_ < c.size)
                 {
                     std::size_t const k = std::min(n, c.size - pos_);
-                    std::memcpy(dst, c.data.data() + pos_, k);
+                    put(c.data.data() + pos_, k);
                     pos_ += k;
                     return k;
                 }
@@ -489,7 +502,6 @@ public:
         }
     }
 
-private:
     static constexpr std::size_t chunk_count = 4;
     static constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
     static constexpr std::size_t none = ~std::size_t{0};
