@@ -1,5 +1,6 @@
 // The AVX-512 (x86-64-v4) scan of for_each_record_minimizer: the canonical codes and order values of every
-// k-mer of a short record of A/C/G/T only, eight positions at a time.
+// k-mer of a short record of A/C/G/T only, eight positions at a time; and the selection of its windows'
+// minima (select_minima_v4).
 //
 // Bases become 2-bit codes 64 at a time (compares against the four letters, either case). For positions
 // j0 .. j0 + 7 in the eight lanes, the last eight bases ending at each lane are gathered in three steps of
@@ -109,7 +110,80 @@ KSIEVE_V4_TARGET void kmers_v4(std::uint8_t const * const b, std::size_t const n
     }
 }
 
+// The windows of w entries from level p (p <= w < 2p): window i is the smaller of level entries i and
+// i + w - p (the left one on ties); its position is reported unless the window before had it (prev).
+KSIEVE_V4_TARGET std::size_t select_windows_v4(minimizer_scratch & s, std::uint64_t const * const lo,
+                                               std::uint32_t const * const li, std::size_t const p,
+                                               std::size_t const n, std::size_t const w,
+                                               std::size_t & prev) noexcept
+{
+    std::size_t const windows = n - w + 1;
+    std::size_t const shift = w - p;
+    std::size_t m = 0;
+    auto last = static_cast<std::uint32_t>(prev); // (-1: none; positions are below 2^32 - 1)
+    for (std::size_t i = 0; i < windows; i += 8)
+    {
+        std::size_t const count = windows - i >= 8 ? 8 : windows - i;
+        auto const live = static_cast<__mmask8>((1u << count) - 1);
+        __m512i const a = _mm512_maskz_loadu_epi64(live, lo + i);
+        __m512i const b = _mm512_maskz_loadu_epi64(live, lo + i + shift);
+        __m256i const ai = _mm256_maskz_loadu_epi32(live, li + i);
+        __m256i const bi = _mm256_maskz_loadu_epi32(live, li + i + shift);
+        __m256i const sel = _mm256_mask_blend_epi32(_mm512_cmplt_epu64_mask(b, a), ai, bi);
+        // each lane against the lane before it (lane 0: the last position of the windows before)
+        __m256i const before = _mm256_alignr_epi32(sel, _mm256_set1_epi32(static_cast<int>(last)), 7);
+        __mmask8 const fresh = _mm256_mask_cmpneq_epu32_mask(live, sel, before);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(s.positions + m), _mm256_maskz_compress_epi32(fresh, sel));
+        m += static_cast<std::size_t>(__builtin_popcount(fresh));
+        last = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(
+            _mm256_permutexvar_epi32(_mm256_set1_epi32(static_cast<int>(count - 1)), sel)));
+    }
+    for (std::size_t t = 0; t < m; ++t)
+        s.selected[t] = s.codes[s.positions[t]];
+    prev = last;
+    return m;
+}
+
+// Level 2p of the window minima from level p (order values src_o, positions src_i; null: the positions are
+// the indices): entries [0, count), each the smaller of entries i and i + p, the left one on ties.
+KSIEVE_V4_TARGET void double_minima(std::uint64_t const * const src_o, std::uint32_t const * const src_i,
+                                    std::size_t const p, std::size_t const count, std::uint64_t * const dst_o,
+                                    std::uint32_t * const dst_i) noexcept
+{
+    __m256i const lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (std::size_t i = 0; i < count; i += 8)
+    {
+        auto const live = static_cast<__mmask8>(count - i >= 8 ? 0xff : (1u << (count - i)) - 1);
+        __m512i const a = _mm512_maskz_loadu_epi64(live, src_o + i);
+        __m512i const b = _mm512_maskz_loadu_epi64(live, src_o + i + p);
+        __m256i const ai = src_i != nullptr ? _mm256_maskz_loadu_epi32(live, src_i + i)
+                                            : _mm256_add_epi32(lanes, _mm256_set1_epi32(static_cast<int>(i)));
+        __m256i const bi = src_i != nullptr
+                               ? _mm256_maskz_loadu_epi32(live, src_i + i + p)
+                               : _mm256_add_epi32(lanes, _mm256_set1_epi32(static_cast<int>(i + p)));
+        __mmask8 const right = _mm512_cmplt_epu64_mask(b, a);
+        _mm512_mask_storeu_epi64(dst_o + i, live, _mm512_mask_blend_epi64(right, a, b));
+        _mm256_mask_storeu_epi32(dst_i + i, live, _mm256_mask_blend_epi32(right, ai, bi));
+    }
+}
+
 } // namespace
+
+std::size_t select_minima_v4(minimizer_scratch & s, std::size_t const n, std::size_t const w,
+                             std::size_t & prev) noexcept
+{
+    // levels p = 2, 4, ... <= w; level p is needed at [0, n - p]
+    std::uint64_t const * src_o = s.orders;
+    std::uint32_t const * src_i = nullptr;
+    std::size_t p = 1;
+    for (unsigned cur = 0; 2 * p <= w; cur ^= 1, p *= 2)
+    {
+        double_minima(src_o, src_i, p, n - 2 * p + 1, s.level_order[cur], s.level_index[cur]);
+        src_o = s.level_order[cur];
+        src_i = s.level_index[cur];
+    }
+    return select_windows_v4(s, src_o, src_i, p, n, w, prev);
+}
 
 bool scan_acgt_v4(std::string_view const seq, unsigned const k, bool const canonical, std::uint64_t const salt,
                   minimizer_scratch & s) noexcept
@@ -128,6 +202,11 @@ bool scan_acgt_v4(std::string_view const seq, unsigned const k, bool const canon
 bool scan_acgt_v4(std::string_view, unsigned, bool, std::uint64_t, minimizer_scratch &) noexcept
 {
     return false;
+}
+
+std::size_t select_minima_v4(minimizer_scratch &, std::size_t, std::size_t, std::size_t &) noexcept
+{
+    return 0;
 }
 
 #endif

@@ -112,6 +112,9 @@ struct minimizer_scratch
     std::uint32_t suffix[capacity];       //!< index of that (leftmost) minimum
     std::uint64_t selected[capacity];
     alignas(64) std::uint8_t bases[capacity + 128]; //!< 2-bit base codes of a short record (the v4 scan)
+    std::uint64_t level_order[2][capacity];         //!< v4 selection: minima of 2, 4, 8, ... entries
+    std::uint32_t level_index[2][capacity];         //!< and their (leftmost) positions
+    std::uint32_t positions[capacity + 8];          //!< v4 selection: the selected positions
 };
 
 namespace detail
@@ -291,6 +294,14 @@ namespace detail
 [[nodiscard]] bool scan_acgt_v4(std::string_view seq, unsigned k, bool canonical, std::uint64_t salt,
                                 minimizer_scratch & s) noexcept;
 
+/*! \brief select_window_minima() for a whole record (base 0) by AVX-512: the minimum of each window of w
+ * entries from two overlapping windows of the largest power of two p <= w (minima of 2, 4, ..., p entries
+ * built by doubling, ties to the left), the runs of windows with one position reported once.
+ * \returns the number of codes in s.selected. \pre 2 <= w <= n <= minimizer_scratch::capacity; prev is
+ * -1 or a position; use_v4_kernels() (else it selects nothing and returns 0). */
+[[nodiscard]] std::size_t select_minima_v4(minimizer_scratch & s, std::size_t n, std::size_t w,
+                                           std::size_t & prev) noexcept;
+
 // for_each_record_minimizer() for a window of W entries known at compile time (0: w_arg).
 template <std::size_t W, typename Fn>
 void record_minimizers(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w_arg,
@@ -332,6 +343,11 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
                                                 : scan_record<false>(p, e, k, salt, s, 0, full);
     if (base + n == 0)
         return;
+    if (v4 && w >= 2 && n >= w)
+    {
+        emit(select_minima_v4(s, n, w, prev));
+        return;
+    }
     if (base + n < w) // fewer than w valid k-mers: the smallest
     {
         std::size_t best = 0;
