@@ -32,9 +32,11 @@ label()
         build_default) echo "ksieve build, defaults (minimizer:11)" ;;
         build_m15) echo "ksieve build --sampling minimizer:15" ;;
         build_all) echo "ksieve build --sampling all (every k-mer)" ;;
+        build_all_bloom) echo "ksieve build --type bloom --sampling all --fpr 1e-4" ;;
         build_kmc) echo "kmc -k31 -ci1 (k-mer counting, for comparison)" ;;
         classify_default) echo "ksieve classify, default filter, plain outputs" ;;
         classify_all) echo "ksieve classify, all-k-mer filter, plain outputs" ;;
+        classify_all_bloom) echo "ksieve classify, all-k-mer Bloom filter, plain outputs" ;;
         pigz) echo "pigz -dc of the reads (decompression floor)" ;;
         out_gz) echo "ksieve classify, lambda filter, --novel .fq.gz" ;;
         out_plain) echo "ksieve classify, lambda filter, --novel .fq" ;;
@@ -67,6 +69,8 @@ bench_build()
     measure build_default "$KSIEVE" build -q -t "$T" -o "$H/default.ksf" "$H/host.fa"
     measure build_m15 "$KSIEVE" build -q -t "$T" --sampling minimizer:15 -o "$H/m15.ksf" "$H/host.fa"
     measure build_all "$KSIEVE" build -q -t "$T" --sampling all -o "$H/all.ksf" "$H/host.fa"
+    measure build_all_bloom "$KSIEVE" build -q -t "$T" --type bloom --sampling all --fpr 1e-4 -o "$H/all_bloom.ksf" \
+        "$H/host.fa"
     # (KSIEVE_BENCH_KMC=0 leaves kmc out: its database of a human-sized host, about 7 bytes a k-mer, may not
     # fit the disk)
     if [[ ${KSIEVE_BENCH_KMC:-1} != 0 ]]; then
@@ -91,12 +95,17 @@ bench_classify()
     local i
     fresh_filter "$H/default.ksf"
     fresh_filter "$H/all.ksf"
+    if [[ -s $H/all_bloom.ksf ]]; then fresh_filter "$H/all_bloom.ksf"; fi
     for ((i = 0; i < REPEATS; ++i)); do
         measure classify_default "$KSIEVE" classify -q -t "$T" -f "$H/default.ksf" --novel "$H/novel.fq" \
             --known "$H/known.fq" "$H/reads.fq.gz"
         measure pigz pigz -dc -p "$T" "$H/reads.fq.gz"
         measure classify_all "$KSIEVE" classify -q -t "$T" -f "$H/all.ksf" --novel "$H/novel_all.fq" \
             --known "$H/known_all.fq" "$H/reads.fq.gz"
+        if [[ -s $H/all_bloom.ksf ]]; then
+            measure classify_all_bloom "$KSIEVE" classify -q -t "$T" -f "$H/all_bloom.ksf" \
+                --novel "$H/novel_all_bloom.fq" --known "$H/known_all_bloom.fq" "$H/reads.fq.gz"
+        fi
     done
 }
 
@@ -148,7 +157,8 @@ report()
         echo
         echo "| step | wall s | CPU s | peak RSS MB |"
         echo "|---|---|---|---|"
-        for n in build_default build_m15 build_all build_kmc classify_default classify_all pigz out_gz out_plain out_bbduk \
+        for n in build_default build_m15 build_all build_all_bloom build_kmc classify_default classify_all \
+            classify_all_bloom pigz out_gz out_plain out_bbduk \
             pair_gz pair_plain pair_bbduk; do
             [[ -s $H/$n.times ]] && row "$n"
         done
@@ -159,6 +169,9 @@ report()
         echo "| default | $(info_of "$H/default.ksf" file_bytes) | $(info_of "$H/default.ksf" distinct_kmers) | $(info_of "$H/default.ksf" bits_per_kmer) | $(accuracy "$H/known.fq") |"
         echo "| minimizer:15 | $(info_of "$H/m15.ksf" file_bytes) | $(info_of "$H/m15.ksf" distinct_kmers) | $(info_of "$H/m15.ksf" bits_per_kmer) | | |"
         echo "| all k-mers | $(info_of "$H/all.ksf" file_bytes) | $(info_of "$H/all.ksf" distinct_kmers) | $(info_of "$H/all.ksf" bits_per_kmer) | $(accuracy "$H/known_all.fq") |"
+        if [[ -s $H/known_all_bloom.fq ]]; then
+            echo "| all k-mers, Bloom | $(info_of "$H/all_bloom.ksf" file_bytes) | | $(info_of "$H/all_bloom.ksf" bits_per_kmer) | $(accuracy "$H/known_all_bloom.fq") |"
+        fi
         [[ -s $H/clean.fq.gz ]] || return 0
         echo
         echo "Output sizes: ksieve .fq.gz $(stat -c %s "$H/clean.fq.gz") bytes, bbduk .fq.gz $(stat -c %s "$H/bbduk_clean.fq.gz") bytes."
