@@ -15,6 +15,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -409,6 +410,38 @@ void blocked_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
                                        std::uint64_t * const out) const noexcept
 {
     KSIEVE_BLOOM_DISPATCH(count_batch(storage_.data(), blocks_, k_, keys, out));
+}
+
+void blocked_bloom_filter::count_sharded(std::span<blocked_bloom_filter const> const shards,
+                                         unsigned const key_bits, unsigned const shard_bits,
+                                         std::span<std::uint64_t const> const keys,
+                                         std::uint64_t * const out) noexcept
+{
+    if (shards.empty() || keys.empty())
+        return;
+    unsigned const k = shards.front().k_;
+    bool const one_k = std::all_of(shards.begin(), shards.end(), [k](auto const & f) { return f.k_ == k; });
+    unsigned const local_bits = key_bits - shard_bits;
+    std::uint64_t const local_mask = local_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << local_bits) - 1;
+    std::uint64_t const shard_mask = shards.size() - 1;
+    if (!one_k) // (not from ksieve's own filters: their shards share k) one key at a time
+    {
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            out[i] = shards[(keys[i] >> (local_bits & 63)) & shard_mask].count(keys[i] & local_mask);
+        return;
+    }
+    // the shards' tables, kept per thread (grown once, not per call)
+    thread_local std::vector<std::uint64_t *> words;
+    thread_local std::vector<std::uint64_t> blocks;
+    words.resize(shards.size());
+    blocks.resize(shards.size());
+    for (std::size_t s = 0; s < shards.size(); ++s)
+    {
+        words[s] = const_cast<std::uint64_t *>(shards[s].storage_.data()); // only read
+        blocks[s] = shards[s].blocks_;
+    }
+    detail::bloom_shard_tables const t{words.data(), blocks.data(), local_bits & 63, shard_mask, local_mask};
+    KSIEVE_BLOOM_DISPATCH(count_sharded(t, k, keys, out));
 }
 
 void blocked_bloom_filter::unite_with(blocked_bloom_filter const & other)

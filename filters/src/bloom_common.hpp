@@ -19,6 +19,17 @@
 namespace ksieve::detail
 {
 
+/*! \brief The tables of a sharded blocked Bloom filter for lookups across its shards: whole key x belongs to
+ * shard (x >> shift) & shard_mask, whose table is words[s] (blocks[s] blocks), asked for x & local_mask. */
+struct bloom_shard_tables
+{
+    std::uint64_t * const * words;
+    std::uint64_t const * blocks;
+    unsigned shift;
+    std::uint64_t shard_mask;
+    std::uint64_t local_mask;
+};
+
 /*! \brief A key's double hashing: positions mul_high(a + i b, m) for i < k. */
 struct double_hash
 {
