@@ -639,6 +639,15 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     if (f->file_backed_ && f->size_ >= huge_mapping_bytes)
         ::madvise(m, f->size_, MADV_HUGEPAGE);
 #endif
+#if defined(MADV_POPULATE_READ)
+    // The file read in (or what the page cache holds of it mapped) in one sequential pass before its payload
+    // is checked on several threads: their interleaved first touches share the file's one readahead state,
+    // which then leaves parts of a file that was not cached in small pages (13% of a 390 MB filter: lookups
+    // there cost a page walk each, +50% on average); one pass leaves it in 2 MiB pages. Not for a pass that
+    // gives each shard's pages back once checked (release_verified: memory holds a few shards only).
+    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && verify_payload && !options.release_verified)
+        ::madvise(m, f->size_, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
+#endif
     f->bytes_ = static_cast<unsigned char const *>(m);
     f->parse(false);
     if (verify_payload)
