@@ -118,8 +118,8 @@ TEST(QuotientIsa, KernelSelectMatchesNaive)
 }
 
 // The automatic choice: KSIEVE_SIMD=generic and its older name KSIEVE_QF_GENERIC=1 force the generic
-// copies; without them the x86-64-v3 copies are only chosen where the CPU has them; forcing an unsupported
-// level falls back to the generic one.
+// copies, KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 ones off; without them each level's copies are chosen
+// where the CPU has them; forcing an unsupported level falls back to the generic one.
 TEST(QuotientIsa, EnvironmentAndForcing)
 {
     for (char const * const name : {"KSIEVE_SIMD", "KSIEVE_QF_GENERIC"})
@@ -141,6 +141,20 @@ TEST(QuotientIsa, EnvironmentAndForcing)
                                                        : simd_level::generic);
     ksieve::detail::force_simd_level(simd_level::generic);
     EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
+    // KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off (and the x86-64-v3 ones on where the CPU has them)
+    ASSERT_EQ(::setenv("KSIEVE_SIMD", "x86-64-v3", 1), 0);
+    ksieve::detail::reset_simd_level();
+    EXPECT_FALSE(ksieve::detail::use_v4_kernels());
+    EXPECT_EQ(ksieve::detail::active_simd_level(), ksieve::detail::simd_level_supported(simd_level::x86_64_v3)
+                                                       ? simd_level::x86_64_v3
+                                                       : simd_level::generic);
+    ASSERT_EQ(::unsetenv("KSIEVE_SIMD"), 0);
+    ksieve::detail::reset_simd_level();
+    EXPECT_EQ(ksieve::detail::use_v4_kernels(), ksieve::detail::simd_level_supported(simd_level::x86_64_v4));
+    ksieve::detail::force_simd_level(simd_level::x86_64_v4);
+    EXPECT_EQ(ksieve::detail::active_simd_level(), ksieve::detail::simd_level_supported(simd_level::x86_64_v4)
+                                                       ? simd_level::x86_64_v4
+                                                       : simd_level::generic);
     ksieve::detail::reset_simd_level();
 }
 
