@@ -422,7 +422,8 @@ void blocked_bloom_filter::count_sharded(std::span<blocked_bloom_filter const> c
     unsigned const k = shards.front().k_;
     bool const one_k = std::all_of(shards.begin(), shards.end(), [k](auto const & f) { return f.k_ == k; });
     unsigned const local_bits = key_bits - shard_bits;
-    std::uint64_t const local_mask = local_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << local_bits) - 1;
+    std::uint64_t const local_mask =
+        local_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << local_bits) - 1;
     std::uint64_t const shard_mask = shards.size() - 1;
     if (!one_k) // (not from ksieve's own filters: their shards share k) one key at a time
     {

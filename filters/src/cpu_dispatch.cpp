@@ -50,7 +50,6 @@ bool cpu_has_v3_uncached() noexcept
     return popcnt && ymm_state && avx2 && bmi1 && bmi2 && lzcnt;
 }
 
-// AMD family 0x17 (Zen 1, Zen 2) and Hygon family 0x18 microcode pdep/pext (hundreds of cycles).
 // x86-64-v4 as far as the kernels need it: AVX-512 F, BW, DQ and VL, with the OS saving the opmask and ZMM
 // state (XCR0 bits 5 to 7). \pre cpu_has_v3_uncached().
 bool cpu_has_v4_uncached() noexcept
@@ -71,6 +70,7 @@ bool cpu_has_v4_uncached() noexcept
     return f && dq && bw && vl;
 }
 
+// AMD family 0x17 (Zen 1, Zen 2) and Hygon family 0x18 microcode pdep/pext (hundreds of cycles).
 bool cpu_has_slow_pdep_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -151,7 +151,7 @@ int simd_choose() noexcept
 simd_level cpu_simd_level() noexcept
 {
 #if KSIEVE_SIMD_DETECT
-    static simd_level const level = !cpu_has_v3_uncached() ? simd_level::generic
+    static simd_level const level = !cpu_has_v3_uncached()  ? simd_level::generic
                                     : cpu_has_v4_uncached() ? simd_level::x86_64_v4
                                                             : simd_level::x86_64_v3;
     return level;
@@ -167,7 +167,7 @@ bool simd_level_supported(simd_level const level) noexcept
 
 simd_level active_simd_level() noexcept
 {
-    return use_v4_kernels() ? simd_level::x86_64_v4
+    return use_v4_kernels()   ? simd_level::x86_64_v4
            : use_v3_kernels() ? simd_level::x86_64_v3
                               : simd_level::generic;
 }

@@ -32,7 +32,8 @@ namespace
 
 // 2-bit codes of p[0, n) into out[0, n) (A 0, C 1, G 2, T 3, either case), zeros from n to the next multiple
 // of 64. \returns false if some byte is none of these. \pre out holds n rounded up to 64 bytes.
-KSIEVE_V4_TARGET bool encode_acgt(char const * const p, std::size_t const n, std::uint8_t * const out) noexcept
+KSIEVE_V4_TARGET bool encode_acgt(char const * const p, std::size_t const n,
+                                  std::uint8_t * const out) noexcept
 {
     __m512i const case_bit = _mm512_set1_epi8(0x20); // 'A' | 0x20 == 'a'; no other byte becomes a letter
     __m512i const a = _mm512_set1_epi8('a');
@@ -73,7 +74,7 @@ KSIEVE_V4_TARGET void kmers_v4(std::uint8_t const * const b, std::size_t const n
     __m512i const zero = _mm512_setzero_si512();
     __m512i x_prev = zero, y_prev = zero, z_prev = zero; // forward: 1, 2 and 4 newest bases of each lane
     __m512i c_prev = zero, u_prev = zero, v_prev = zero; // reverse complement: the same, complemented
-    __m512i fw = zero, rc = zero;                         // the codes of the positions 8 back
+    __m512i fw = zero, rc = zero;                        // the codes of the positions 8 back
     std::size_t const first = k - 1;                     // the base that ends the first k-mer
     for (std::size_t j0 = 0; j0 < n_bases; j0 += 8)
     {
@@ -133,7 +134,8 @@ KSIEVE_V4_TARGET std::size_t select_windows_v4(minimizer_scratch & s, std::uint6
         // each lane against the lane before it (lane 0: the last position of the windows before)
         __m256i const before = _mm256_alignr_epi32(sel, _mm256_set1_epi32(static_cast<int>(last)), 7);
         __mmask8 const fresh = _mm256_mask_cmpneq_epu32_mask(live, sel, before);
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(s.positions + m), _mm256_maskz_compress_epi32(fresh, sel));
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(s.positions + m),
+                            _mm256_maskz_compress_epi32(fresh, sel));
         m += static_cast<std::size_t>(__builtin_popcount(fresh));
         last = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(
             _mm256_permutexvar_epi32(_mm256_set1_epi32(static_cast<int>(count - 1)), sel)));
@@ -185,8 +187,8 @@ std::size_t select_minima_v4(minimizer_scratch & s, std::size_t const n, std::si
     return select_windows_v4(s, src_o, src_i, p, n, w, prev);
 }
 
-bool scan_acgt_v4(std::string_view const seq, unsigned const k, bool const canonical, std::uint64_t const salt,
-                  minimizer_scratch & s) noexcept
+bool scan_acgt_v4(std::string_view const seq, unsigned const k, bool const canonical,
+                  std::uint64_t const salt, minimizer_scratch & s) noexcept
 {
     if (!encode_acgt(seq.data(), seq.size(), s.bases))
         return false;

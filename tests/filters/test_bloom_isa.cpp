@@ -105,9 +105,11 @@ TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
             {
                 std::vector<blocked_bloom_filter> shards;
                 for (std::size_t s = 0; s < (std::size_t{1} << shard_bits); ++s)
-                    shards.emplace_back(std::uint64_t{20 + 7 * s}, k != 0 ? k : 3 + static_cast<unsigned>(s % 5));
+                    shards.emplace_back(std::uint64_t{20 + 7 * s},
+                                        k != 0 ? k : 3 + static_cast<unsigned>(s % 5));
                 unsigned const local_bits = key_bits - shard_bits;
-                auto const whole = [&](std::uint64_t const x) { return key_bits == 64 ? x : x >> (64 - key_bits); };
+                auto const whole = [&](std::uint64_t const x)
+                { return key_bits == 64 ? x : x >> (64 - key_bits); };
                 auto const local = [&](std::uint64_t const key)
                 { return local_bits == 64 ? key : key & ((std::uint64_t{1} << local_bits) - 1); };
                 auto const shard = [&](std::uint64_t const key)
@@ -125,9 +127,12 @@ TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
                 for (std::size_t i = 0; i < queries.size(); ++i)
                 {
                     ASSERT_EQ(got[i], shards[shard(queries[i])].count(local(queries[i])))
-                        << "key bits " << key_bits << " shard bits " << shard_bits << " k " << k << " query " << i;
+                        << "key bits " << key_bits << " shard bits " << shard_bits << " k " << k << " query "
+                        << i;
                     if (i % 2 == 0)
+                    {
                         ASSERT_EQ(got[i], 1u);
+                    }
                 }
             }
 }

@@ -150,6 +150,7 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, SamplingIsa,
-                         ::testing::Values(ksieve::detail::simd_level::generic, ksieve::detail::simd_level::x86_64_v3,
+                         ::testing::Values(ksieve::detail::simd_level::generic,
+                                           ksieve::detail::simd_level::x86_64_v3,
                                            ksieve::detail::simd_level::x86_64_v4),
                          ksieve::test::simd_level_name);

@@ -7,14 +7,15 @@
  * with the build's flags and a copy for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT) -- and picks one per
  * call through the inline predicates below: the quotient filter (use_pdep_kernels: pdep select, bzhi masks)
  * and the blocked Bloom filter's lookups (use_v3_kernels: AVX2 tests), the engine's hit_set lookup
- * (use_v3_kernels), and the minimizer scan of short reads (use_v4_kernels: AVX-512, x86-64-v4). A build that already targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy
- * only, which uses it.
+ * (use_v3_kernels), and the minimizer scan of short reads (use_v4_kernels: AVX-512, x86-64-v4). A build that
+ * already targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy only, which uses it.
  *
  * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call. The v3
  * kernels run when the CPU has all of the above; the pdep kernels besides need a fast pdep, which AMD
  * Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs keep the generic select. The
  * environment variable KSIEVE_SIMD=generic (or its older name KSIEVE_QF_GENERIC=1), read at that first
- * call, forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All copies compute the same results (byte-identical tables).
+ * call, forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All
+ * copies compute the same results (byte-identical tables).
  *
  * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
  * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.
