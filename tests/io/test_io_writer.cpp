@@ -5,8 +5,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <sstream>
 #include <filesystem>
+#include <random>
+#include <sstream>
 #include <thread>
 
 using namespace ksieve::io;
@@ -133,6 +134,79 @@ TEST(io_writer, bgzf_output_is_deterministic_and_gzip_compatible)
     // FASTQ -> FASTA.gz decompresses to the plain conversion
     copy_records(dir / "in.fq", dir / "conv.fa.gz");
     EXPECT_TRUE(same_bytes(gunzip(dir / "conv.fa.gz"), naive_fastq_to_fasta(naive_fastq(fq))));
+}
+
+// FASTA records whose text is exactly `bytes` long (bytes >= 64): reads of a random 20 kb genome with a few
+// substitutions, so that the compressors find matches near and far and their levels differ.
+std::string fasta_of_size(std::size_t const bytes, std::uint32_t const seed)
+{
+    std::mt19937 rng{seed};
+    std::string genome(40000, 'A');
+    for (char & b : genome)
+        b = "ACGT"[rng() % 4];
+    std::string out;
+    for (std::size_t i = 0; out.size() < bytes; ++i)
+    {
+        std::string const head = ">r" + std::to_string(seed) + "_" + std::to_string(i) +
+                                 " run=" + std::to_string(rng() % 7) + " lane=" + std::to_string(rng() % 3) +
+                                 "\n";
+        std::size_t const left = bytes - out.size();
+        std::size_t len = 50 + rng() % 300;
+        if (left < head.size() + len + 1 + 40) // the last record takes what is left
+            len = left - head.size() - 1;
+        out += head;
+        std::size_t const at = rng() % (genome.size() - len);
+        for (std::size_t j = 0; j < len; ++j)
+            out += rng() % 16 == 0 ? "ACGT"[rng() % 4] : genome[at + j];
+        out += '\n';
+    }
+    return out;
+}
+
+// Compressed outputs are independent members: a member's bytes depend on its input only, never on what the
+// same compressing thread handled before it. With a first part that fills whole members, the output of
+// first + second is the first part's output (without its end-of-file block) followed by the second part's.
+TEST(io_writer, compressed_members_do_not_depend_on_the_members_before_them)
+{
+    struct case_t
+    {
+        char const * ext;
+        std::size_t member;
+        std::size_t trailer;
+        std::vector<int> levels;
+    };
+    std::vector<case_t> const cases{{".fa.gz", 0xff00, 28, {1, 2, 3, 6}},
+                                    {".fa.zst", std::size_t{1} << 20, 0, {3}},
+                                    {".fa.xz", std::size_t{1} << 20, 0, {0}},
+                                    {".fa.bz2", 900000, 0, {1}}};
+    temp_dir dir;
+    for (auto const & c : cases)
+    {
+        std::size_t const first_bytes = c.member * (c.member < 100000 ? 7 : 1);
+        std::string const second = fasta_of_size(c.member * (c.member < 100000 ? 5 : 1) / 2 + 12345, 3);
+        std::string const firsts[] = {fasta_of_size(first_bytes, 1), fasta_of_size(first_bytes, 2)};
+        ASSERT_EQ(firsts[0].size(), first_bytes);
+        for (int const level : c.levels)
+        {
+            writer_options o;
+            o.compression_level = level;
+            auto compressed = [&](std::string const & text, std::string const & name)
+            {
+                write_file(dir / "in.fa", text);
+                copy_records(dir / "in.fa", dir / (name + c.ext), o);
+                return read_file(dir / (name + c.ext));
+            };
+            std::string const alone = compressed(second, "second");
+            for (std::string const & first : firsts)
+            {
+                std::string const head = compressed(first, "first");
+                std::string const both = compressed(first + second, "both");
+                ASSERT_GE(head.size(), c.trailer);
+                EXPECT_TRUE(same_bytes(both, head.substr(0, head.size() - c.trailer) + alone))
+                    << c.ext << " level " << level;
+            }
+        }
+    }
 }
 
 TEST(io_writer, sam_input_fields_and_round_trips)
