@@ -108,11 +108,12 @@ void add_classify_outputs(CLI::App & app, classify_output_args & o, double const
                  "its class is decided, and --stats gives hits as null");
     app.add_flag("--strict", o.strict,
                  "Refuse a filter whose estimated false-positive rate is more than 10x its target (default: warn)");
-    app.add_option("--compression-level", o.compression_level,
-                   "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 (bzip2 1-9); "
-                   "default: gzip 2, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
-                   "gzip levels 1-3 use ISA-L igzip, 4-9 libdeflate; "
-                   "the -t threads compress in parallel")
+    app.add_option(
+           "--compression-level", o.compression_level,
+           "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 (bzip2 1-9); "
+           "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
+           "gzip through libdeflate; "
+           "the -t threads compress in parallel")
         ->check(CLI::Range(0, 9));
 }
 

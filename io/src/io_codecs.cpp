@@ -11,7 +11,6 @@
 
 #ifdef KSIEVE_HAVE_ISAL
 #include <isa-l/crc.h>
-#include <isa-l/igzip_lib.h>
 #endif
 
 #include <algorithm>
@@ -91,7 +90,8 @@ int codec_level(codec const c, int const level) noexcept
         return c == codec::bzip2 ? std::clamp(level, 1, 9) : level;
     switch (c)
     {
-    case codec::gzip: return 2;
+    case codec::gzip:
+        return 1;
     case codec::zstd: return 3;
     case codec::xz: return 3;
     case codec::bzip2: return 9;
@@ -354,19 +354,7 @@ struct block_compressor::contexts
 {
     std::vector<libdeflate_compressor *> deflate;
     std::vector<ZSTD_CCtx *> zstd;
-    std::vector<std::vector<std::uint8_t>> isal_level_buf; // per thread: ISA-L's level buffer
 };
-
-// gzip levels 1 to 3 go through ISA-L's igzip when the build has it (two to three times faster than
-// libdeflate's level 1, a few percent larger), the others through libdeflate.
-bool block_compressor::use_isal() const noexcept
-{
-#ifdef KSIEVE_HAVE_ISAL
-    return codec_ == codec::gzip && level_ >= 1 && level_ <= 3;
-#else
-    return false;
-#endif
-}
 
 std::uint32_t block_compressor::crc32_of(std::string_view const in) const noexcept
 {
@@ -377,34 +365,12 @@ std::uint32_t block_compressor::crc32_of(std::string_view const in) const noexce
 #endif
 }
 
+// gzip members are deflated by libdeflate at every level. (ISA-L's igzip deflates about half as fast again
+// at levels 1-2, but its output is not a function of its input alone: in about one process in a hundred
+// on a 2-core x86-64-v4 machine, blocks compressed on different threads came out a byte apart.)
 std::size_t block_compressor::deflate_block(std::size_t const t, std::string_view const in, char * const out,
                                             std::size_t const cap)
 {
-#ifdef KSIEVE_HAVE_ISAL
-    if (use_isal())
-    {
-        // Each member starts from a zeroed level buffer, so that its bytes depend on its input only and not
-        // on what the thread compressed before (igzip resets its hash table itself, but not every kernel of
-        // every CPU reads only what it wrote). 1.3% of the compression time at level 2.
-        std::vector<std::uint8_t> & lb = ctx_->isal_level_buf[t];
-        std::memset(lb.data(), 0, lb.size());
-        isal_zstream z{};
-        isal_deflate_stateless_init(&z);
-        z.level = static_cast<std::uint32_t>(level_);
-        z.level_buf = lb.data();
-        z.level_buf_size = static_cast<std::uint32_t>(lb.size());
-        z.gzip_flag = IGZIP_DEFLATE;
-        z.end_of_stream = 1;
-        z.flush = NO_FLUSH;
-        z.next_in = reinterpret_cast<std::uint8_t *>(const_cast<char *>(in.data()));
-        z.avail_in = static_cast<std::uint32_t>(in.size());
-        z.next_out = reinterpret_cast<std::uint8_t *>(out);
-        z.avail_out = static_cast<std::uint32_t>(cap);
-        if (isal_deflate_stateless(&z) != COMP_OK)
-            return 0;
-        return z.total_out;
-    }
-#endif
     return libdeflate_deflate_compress(ctx_->deflate[t], in.data(), in.size(), out, cap);
 }
 
@@ -413,14 +379,7 @@ block_compressor::block_compressor(codec const c, int const level, unsigned cons
 {
     for (unsigned t = 0; t < threads_; ++t)
     {
-        if (c == codec::gzip && use_isal())
-        {
-#ifdef KSIEVE_HAVE_ISAL
-            std::size_t const sizes[] = {ISAL_DEF_LVL1_DEFAULT, ISAL_DEF_LVL2_DEFAULT, ISAL_DEF_LVL3_DEFAULT};
-            ctx_->isal_level_buf.emplace_back(sizes[level - 1]);
-#endif
-        }
-        else if (c == codec::gzip)
+        if (c == codec::gzip)
         {
             ctx_->deflate.push_back(libdeflate_alloc_compressor(std::clamp(level, 0, 12)));
             if (ctx_->deflate.back() == nullptr)

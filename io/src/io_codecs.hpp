@@ -64,7 +64,6 @@ public:
     [[nodiscard]] std::size_t member_bytes() const noexcept;
 
 private:
-    [[nodiscard]] bool use_isal() const noexcept;
     [[nodiscard]] std::uint32_t crc32_of(std::string_view in) const noexcept;
     // raw deflate of `in` into out[0, cap) by thread t's context; 0 if it does not fit
     std::size_t deflate_block(std::size_t t, std::string_view in, char * out, std::size_t cap);
