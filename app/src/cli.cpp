@@ -112,7 +112,7 @@ void add_classify_outputs(CLI::App & app, classify_output_args & o, double const
            "--compression-level", o.compression_level,
            "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 (bzip2 1-9); "
            "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
-           "gzip through libdeflate; "
+           "gzip 1 through ISA-L igzip (where built with it), 0 and 2-9 libdeflate; "
            "the -t threads compress in parallel")
         ->check(CLI::Range(0, 9));
 }

@@ -11,6 +11,7 @@
 
 #ifdef KSIEVE_HAVE_ISAL
 #include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #endif
 
 #include <algorithm>
@@ -354,6 +355,10 @@ struct block_compressor::contexts
 {
     std::vector<libdeflate_compressor *> deflate;
     std::vector<ZSTD_CCtx *> zstd;
+#ifdef KSIEVE_HAVE_ISAL
+    std::unique_ptr<isal_hufftables> codes; // gzip level 1: the Huffman codes of the current piece
+    bool fitted{false};                     // codes hold codes fitted to the piece (else igzip's defaults)
+#endif
 };
 
 std::uint32_t block_compressor::crc32_of(std::string_view const in) const noexcept
@@ -365,12 +370,60 @@ std::uint32_t block_compressor::crc32_of(std::string_view const in) const noexce
 #endif
 }
 
-// gzip members are deflated by libdeflate at every level. (ISA-L's igzip deflates about half as fast again
-// at levels 1-2, but its output is not a function of its input alone: in about one process in a hundred
-// on a 2-core x86-64-v4 machine, blocks compressed on different threads came out a byte apart.)
+// gzip level 1 (the default) goes through ISA-L's igzip at its level 0 (one hash probe, no lazy matching)
+// with Huffman codes fitted to the first 512 KiB of each piece given to compress(): about 410 MB/s a thread
+// on FASTQ, within 1% of the size of igzip's level 2 and 3% of libdeflate's level 1 (240 MB/s). The other
+// levels go through libdeflate. igzip's levels 1-3 are not used: their output is not a function of the
+// input alone (on a 2-core x86-64-v4 machine, in about one process in a hundred, a block deflated on
+// another thread than the first came out a byte apart), while its level 0 and libdeflate gave the same
+// bytes on every thread in the same test.
+bool block_compressor::use_isal() const noexcept
+{
+#ifdef KSIEVE_HAVE_ISAL
+    return codec_ == codec::gzip && level_ == 1;
+#else
+    return false;
+#endif
+}
+
+void block_compressor::fit_codes(std::string_view const piece) noexcept
+{
+#ifdef KSIEVE_HAVE_ISAL
+    constexpr std::size_t sample_bytes = std::size_t{512} << 10;
+    if (!ctx_->codes)
+        ctx_->codes = std::make_unique<isal_hufftables>();
+    isal_huff_histogram histogram{};
+    isal_update_histogram(reinterpret_cast<std::uint8_t *>(const_cast<char *>(piece.data())),
+                          static_cast<int>(std::min(piece.size(), sample_bytes)), &histogram);
+    ctx_->fitted = isal_create_hufftables(ctx_->codes.get(), &histogram) == 0;
+#else
+    (void)piece;
+#endif
+}
+
 std::size_t block_compressor::deflate_block(std::size_t const t, std::string_view const in, char * const out,
                                             std::size_t const cap)
 {
+#ifdef KSIEVE_HAVE_ISAL
+    if (use_isal())
+    {
+        isal_zstream z{};
+        isal_deflate_stateless_init(&z);
+        z.level = 0;
+        if (ctx_->fitted)
+            z.hufftables = ctx_->codes.get();
+        z.gzip_flag = IGZIP_DEFLATE;
+        z.end_of_stream = 1;
+        z.flush = NO_FLUSH;
+        z.next_in = reinterpret_cast<std::uint8_t *>(const_cast<char *>(in.data()));
+        z.avail_in = static_cast<std::uint32_t>(in.size());
+        z.next_out = reinterpret_cast<std::uint8_t *>(out);
+        z.avail_out = static_cast<std::uint32_t>(cap);
+        if (isal_deflate_stateless(&z) != COMP_OK)
+            return 0;
+        return z.total_out;
+    }
+#endif
     return libdeflate_deflate_compress(ctx_->deflate[t], in.data(), in.size(), out, cap);
 }
 
@@ -379,7 +432,7 @@ block_compressor::block_compressor(codec const c, int const level, unsigned cons
 {
     for (unsigned t = 0; t < threads_; ++t)
     {
-        if (c == codec::gzip)
+        if (c == codec::gzip && !use_isal())
         {
             ctx_->deflate.push_back(libdeflate_alloc_compressor(std::clamp(level, 0, 12)));
             if (ctx_->deflate.back() == nullptr)
@@ -426,6 +479,8 @@ void block_compressor::compress(std::string_view const data, std::string & out)
     if (parts_.size() < n)
         parts_.resize(n);
     std::vector<char> failed(n, 0);
+    if (use_isal())
+        fit_codes(data);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t i = 0; i < n; ++i)
     {

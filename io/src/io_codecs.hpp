@@ -64,6 +64,9 @@ public:
     [[nodiscard]] std::size_t member_bytes() const noexcept;
 
 private:
+    [[nodiscard]] bool use_isal() const noexcept;
+    // gzip through igzip: Huffman codes fitted to the start of `piece` for its members
+    void fit_codes(std::string_view piece) noexcept;
     [[nodiscard]] std::uint32_t crc32_of(std::string_view in) const noexcept;
     // raw deflate of `in` into out[0, cap) by thread t's context; 0 if it does not fit
     std::size_t deflate_block(std::size_t t, std::string_view in, char * out, std::size_t cap);
@@ -76,7 +79,7 @@ private:
 };
 
 /*! \brief The codec level for a --compression-level value: `level` as given (1 = fastest), or the codec's
- * default for -1: gzip 2, zstd 3, xz 3, bzip2 9. */
+ * default for -1: gzip 1, zstd 3, xz 3, bzip2 9. */
 [[nodiscard]] int codec_level(codec c, int level) noexcept;
 
 } // namespace ksieve::io::detail
