@@ -80,7 +80,7 @@ struct classify_output_args
      * classes are the same either way. */
     bool exact_hits{false};
     bool strict{false}; //!< refuse (instead of warning about) filters far above their target FPR
-    int compression_level{-1}; //!< -1 = the format's default (gzip 2, zstd 3, xz 3, bzip2 9)
+    int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
 };
 
 /*! \brief The sample name of inputs: the first input's file name without directories, compression and

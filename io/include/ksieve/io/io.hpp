@@ -221,7 +221,7 @@ void remove_temporary_outputs() noexcept;
 struct writer_options
 {
     unsigned threads{1};       //!< compression threads (BGZF/BAM)
-    int compression_level{-1}; //!< -1 = the format's default (gzip 2, zstd 3, xz 3, bzip2 9)
+    int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
     std::string sam_header;    //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
 };
 
