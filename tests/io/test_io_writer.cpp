@@ -136,6 +136,37 @@ TEST(io_writer, bgzf_output_is_deterministic_and_gzip_compatible)
     EXPECT_TRUE(same_bytes(gunzip(dir / "conv.fa.gz"), naive_fastq_to_fasta(naive_fastq(fq))));
 }
 
+// gzip level 1 fits its Huffman codes to the start of each piece of output: a piece whose start holds
+// only a few distinct bytes and whose rest holds every printable byte still decompresses to its input.
+TEST(io_writer, gzip_codes_fitted_to_a_piece_start_encode_the_rest_of_it)
+{
+    if (!have_tool("gzip"))
+        GTEST_SKIP() << "gzip not installed";
+    temp_dir dir;
+    std::string text;
+    for (std::size_t i = 0; text.size() < (std::size_t{700} << 10); ++i)
+        text += ">a\n" + std::string(4000, "AC"[i % 2]) + "\n";
+    std::mt19937 rng{11};
+    for (std::size_t i = 0; i < 3000; ++i)
+    {
+        text += ">";
+        for (std::size_t j = 0; j < 60; ++j)
+            text += static_cast<char>(' ' + 1 + rng() % 94); // every printable byte but space and '>'-lines
+        text += "\n";
+        for (std::size_t j = 0; j < 200; ++j)
+            text += "ACGTNRYKMSWacgtn-*"[rng() % 18];
+        text += "\n";
+    }
+    write_file(dir / "in.fa", text);
+    for (unsigned const threads : {1u, 3u})
+    {
+        writer_options o;
+        o.threads = threads;
+        copy_records(dir / "in.fa", dir / "out.fa.gz", o);
+        EXPECT_TRUE(same_bytes(gunzip(dir / "out.fa.gz"), text)) << threads << " threads";
+    }
+}
+
 // FASTA records whose text is exactly `bytes` long (bytes >= 64): reads of a random 20 kb genome with a few
 // substitutions, so that the compressors find matches near and far and their levels differ.
 std::string fasta_of_size(std::size_t const bytes, std::uint32_t const seed)
