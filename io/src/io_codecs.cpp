@@ -91,8 +91,7 @@ int codec_level(codec const c, int const level) noexcept
         return c == codec::bzip2 ? std::clamp(level, 1, 9) : level;
     switch (c)
     {
-    case codec::gzip:
-        return 1;
+    case codec::gzip: return 1;
     case codec::zstd: return 3;
     case codec::xz: return 3;
     case codec::bzip2: return 9;
@@ -372,7 +371,7 @@ std::uint32_t block_compressor::crc32_of(std::string_view const in) const noexce
 
 // gzip level 1 (the default) goes through ISA-L's igzip at its level 0 (one hash probe, no lazy matching)
 // with Huffman codes fitted to the first 512 KiB of each piece given to compress(): about 410 MB/s a thread
-// on FASTQ, within 1% of the size of igzip's level 2 and 3% of libdeflate's level 1 (240 MB/s). The other
+// on FASTQ, files about 1% larger than igzip's level 2 and 3% than libdeflate's level 1 (240 MB/s). The other
 // levels go through libdeflate. igzip's levels 1-3 are not used: their output is not a function of the
 // input alone (on a 2-core x86-64-v4 machine, in about one process in a hundred, a block deflated on
 // another thread than the first came out a byte apart), while its level 0 and libdeflate gave the same
