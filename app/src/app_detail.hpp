@@ -99,6 +99,9 @@ void check_saturation(any_filter const & f, std::string const & name, bool stric
 // A warning on stderr when a filter took so many more k-mers than it was sized for that its estimated
 // false-positive rate is above 1.5 x `asked` (`what` names it).
 void warn_if_overgrown(any_filter const & filter, double asked, std::string const & what);
+// A warning when the result of a set operation (its stats) has an estimated false-positive rate above 1.5x
+// the inputs' target (fingerprints narrower than its contents need).
+void warn_if_combined_above_target(filter_stats const & s, double target, std::string const & output);
 
 // --- the k-mers of a batch, in pieces (sizing.cpp, cmd_build.cpp, cmd_classify.cpp)
 // -------------------------

@@ -71,6 +71,7 @@ combine_summary run_merge(merge_args const & args)
         stats = merged->stats();
     }
     throw_if_interrupted();
+    detail::warn_if_combined_above_target(stats, inputs.views.front()->target_fpr(), args.output);
     out.commit();
     combine_summary s;
     s.distinct = stats.distinct;

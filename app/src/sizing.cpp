@@ -131,4 +131,19 @@ void warn_if_overgrown(any_filter const & filter, double const asked, std::strin
                        : "--expected with the number of distinct k-mers");
 }
 
+// The result of merge (or intersect, subtract) keeps the fingerprints of its narrowest input, and their
+// false-positive rate grows with the k-mers the result holds: per-sample filters sized for their own k-mers
+// (build without --expected) merge into a filter whose rate is far above their target. Say so, and how to
+// merge at the target.
+void warn_if_combined_above_target(filter_stats const & s, double const target, std::string const & output)
+{
+    if (!(target > 0.0) || !(s.estimated_fpr > 1.5 * target))
+        return;
+    std::fprintf(stderr,
+                 "ksieve: warning: '%s' holds %llu distinct k-mers, more than its inputs were sized for; its "
+                 "estimated false-positive rate is %.3g instead of %.3g: build the inputs with the same "
+                 "--expected, at least the distinct k-mers of the result, to combine them at the target\n",
+                 output.c_str(), static_cast<unsigned long long>(s.distinct), s.estimated_fpr, target);
+}
+
 } // namespace ksieve::detail

@@ -66,40 +66,104 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
     start[0] = 0;
 }
 
-// out[j] = max over filters of count(keys[j]), for n keys (one thread). A filter that counts whole keys
-// across its shards in one pipeline (any_filter::count_keys) takes them as they are; the others are given
-// the keys partitioned by shard.
+// The filters' units (unit[i]: the first filter of filter i's unit). The quotient-filter parts of one split
+// (build --shard) whose parts do not overlap count as one filter, their merge: a k-mer's count is the sum of
+// theirs, as in the full build, where a fingerprint that keys of several parts share holds their summed
+// count. Every other filter is a unit of its own.
+void assign_units(std::span<any_filter const * const> const filters, std::vector<std::uint32_t> & unit)
+{
+    std::size_t const nf = filters.size();
+    unit.resize(nf);
+    for (std::size_t i = 0; i < nf; ++i)
+        unit[i] = static_cast<std::uint32_t>(i);
+    auto part_of_split = [&](std::size_t const i, std::uint64_t const split)
+    {
+        key_parts const & p = filters[i]->parts();
+        return filters[i]->type() == filter_type::quotient && p.split == split && !p.complete();
+    };
+    auto overlap = [&](std::size_t const i, std::size_t const j)
+    {
+        std::vector<std::uint64_t> const &a = filters[i]->parts().held, &b = filters[j]->parts().held;
+        for (std::size_t w = 0; w < a.size() && w < b.size(); ++w)
+            if ((a[w] & b[w]) != 0)
+                return true;
+        return false;
+    };
+    for (std::size_t i = 0; i < nf; ++i)
+    {
+        std::uint64_t const split = filters[i]->parts().split;
+        bool first = part_of_split(i, split); // the first filter of its split
+        for (std::size_t m = 0; m < i && first; ++m)
+            first = !part_of_split(m, split);
+        if (!first)
+            continue;
+        bool disjoint = true;
+        for (std::size_t j = i + 1; j < nf; ++j)
+        {
+            if (!part_of_split(j, split))
+                continue;
+            for (std::size_t m = i; m < j; ++m)
+                if (part_of_split(m, split) && overlap(m, j))
+                    disjoint = false;
+        }
+        for (std::size_t j = i + 1; j < nf && disjoint; ++j)
+            if (part_of_split(j, split))
+                unit[j] = static_cast<std::uint32_t>(i);
+    }
+}
+
+// out[j] = count of keys[j] in filter f, for n keys (one thread). A filter that counts whole keys across its
+// shards in one pipeline (any_filter::count_keys) takes them as they are; the others are given the keys
+// partitioned by shard.
+void count_in(any_filter const & f, std::uint64_t const * const keys, std::size_t const n,
+              std::uint64_t * const counts, batch_engine_query_scratch & s)
+{
+    if (!f.count_keys(std::span<std::uint64_t const>{keys, n}, counts))
+    {
+        partition_by_shard(f, keys, n, s.part, s.index, s.start);
+        if (s.result.size() < s.part.size())
+            s.result.resize(s.part.size());
+        for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
+            if (s.start[sh + 1] > s.start[sh])
+                f.count_batch(sh,
+                              std::span<std::uint64_t const>{s.part.data() + s.start[sh],
+                                                             s.start[sh + 1] - s.start[sh]},
+                              s.result.data() + s.start[sh]);
+        for (std::size_t p = 0; p < n; ++p)
+            counts[s.index[p]] = s.result[p];
+    }
+    // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys there:
+    // elsewhere its answers could only be false positives. A quotient filter part keeps them: a fingerprint
+    // it shares with a key of another part answers as in the full build.
+    key_parts const & parts = f.parts();
+    if (!parts.complete() && f.type() != filter_type::quotient)
+        for (std::size_t p = 0; p < n; ++p)
+            if (!parts.holds_key(keys[p]))
+                counts[p] = 0;
+}
+
+// out[j] = max over the filters' units (assign_units) of count(keys[j]), for n keys (one thread).
 void query_keys(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
                 std::size_t const n, std::uint64_t * const best, batch_engine_query_scratch & s)
 {
+    assign_units(filters, s.unit);
     for (std::size_t fi = 0; fi < filters.size(); ++fi)
     {
-        any_filter const * const f = filters[fi];
+        if (s.unit[fi] != fi)
+            continue; // counted with the first filter of its unit
         if (fi > 0 && s.counts.size() < n)
             s.counts.resize(n);
         std::uint64_t * const counts = fi == 0 ? best : s.counts.data(); // in key order
-        if (!f->count_keys(std::span<std::uint64_t const>{keys, n}, counts))
-        {
-            partition_by_shard(*f, keys, n, s.part, s.index, s.start);
-            if (s.result.size() < s.part.size())
-                s.result.resize(s.part.size());
-            for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
-                if (s.start[sh + 1] > s.start[sh])
-                    f->count_batch(sh,
-                                   std::span<std::uint64_t const>{s.part.data() + s.start[sh],
-                                                                  s.start[sh + 1] - s.start[sh]},
-                                   s.result.data() + s.start[sh]);
-            for (std::size_t p = 0; p < n; ++p)
-                counts[s.index[p]] = s.result[p];
-        }
-        // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys
-        // there: elsewhere its answers could only be false positives. A quotient filter part keeps them: a
-        // fingerprint it shares with a key of another part answers as in the full build.
-        key_parts const & parts = f->parts();
-        if (!parts.complete() && f->type() != filter_type::quotient)
-            for (std::size_t p = 0; p < n; ++p)
-                if (!parts.holds_key(keys[p]))
-                    counts[p] = 0;
+        count_in(*filters[fi], keys, n, counts, s);
+        for (std::size_t fj = fi + 1; fj < filters.size(); ++fj)
+            if (s.unit[fj] == fi)
+            {
+                if (s.more.size() < n)
+                    s.more.resize(n);
+                count_in(*filters[fj], keys, n, s.more.data(), s);
+                for (std::size_t p = 0; p < n; ++p)
+                    counts[p] += s.more[p];
+            }
         if (fi > 0)
             for (std::size_t p = 0; p < n; ++p)
                 best[p] = std::max(best[p], counts[p]);

@@ -19,7 +19,8 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
                         std::vector<std::uint64_t> & part, std::vector<std::uint32_t> & index,
                         std::vector<std::size_t> & start);
 
-// best[j] = max over filters of count(keys[j]), for n keys (one thread).
+// best[j] = max over the filters of count(keys[j]), for n keys (one thread); the quotient-filter parts of one
+// split that do not overlap count as one filter, their counts added (their merge's counts).
 void query_keys(std::span<any_filter const * const> filters, std::uint64_t const * keys, std::size_t n,
                 std::uint64_t * best, batch_engine_query_scratch & s);
 

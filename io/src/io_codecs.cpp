@@ -471,6 +471,58 @@ std::string_view block_compressor::trailer() const noexcept
     return {reinterpret_cast<char const *>(bgzf_eof.data()), bgzf_eof.size()};
 }
 
+bool block_compressor::compress_member(std::size_t const t, std::string_view const in, std::string & o)
+{
+    switch (codec_)
+    {
+    case codec::gzip:
+    {
+        o.resize(18 + in.size() + 1024 + 8);
+        std::size_t const c = deflate_block(t, in, o.data() + 18, o.size() - 26);
+        static constexpr unsigned char head[] = {0x1f, 0x8b, 0x08, 0x04, 0,    0,    0,    0,
+                                                 0,    0xff, 0x06, 0,    0x42, 0x43, 0x02, 0};
+        std::memcpy(o.data(), head, sizeof head);
+        put_le(o, 16, static_cast<std::uint32_t>(18 + c + 8 - 1), 2);
+        put_le(o, 18 + c, crc32_of(in), 4);
+        put_le(o, 22 + c, static_cast<std::uint32_t>(in.size()), 4);
+        o.resize(26 + c);
+        return c != 0;
+    }
+    case codec::zstd:
+    {
+        o.resize(ZSTD_compressBound(in.size()));
+        std::size_t const c =
+            ZSTD_compressCCtx(ctx_->zstd[t], o.data(), o.size(), in.data(), in.size(), level_);
+        o.resize(ZSTD_isError(c) ? 0 : c);
+        return !ZSTD_isError(c);
+    }
+    case codec::xz:
+    {
+        o.resize(lzma_stream_buffer_bound(in.size()));
+        std::size_t pos = 0;
+        lzma_ret const r =
+            lzma_easy_buffer_encode(static_cast<std::uint32_t>(std::clamp(level_, 0, 9)), LZMA_CHECK_CRC64,
+                                    nullptr, reinterpret_cast<std::uint8_t const *>(in.data()), in.size(),
+                                    reinterpret_cast<std::uint8_t *>(o.data()), &pos, o.size());
+        o.resize(pos);
+        return r == LZMA_OK;
+    }
+    case codec::bzip2:
+    {
+        o.resize(in.size() + in.size() / 100 + 601);
+        unsigned len = static_cast<unsigned>(o.size());
+        int const r = BZ2_bzBuffToBuffCompress(o.data(), &len, const_cast<char *>(in.data()),
+                                               static_cast<unsigned>(in.size()), level_, 0, 0);
+        o.resize(len);
+        return r == BZ_OK;
+    }
+    case codec::none:
+        o.assign(in);
+        return true;
+    }
+    return false;
+}
+
 void block_compressor::compress(std::string_view const data, std::string & out)
 {
     std::size_t const member = member_bytes();
@@ -482,64 +534,25 @@ void block_compressor::compress(std::string_view const data, std::string & out)
         fit_codes(data);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t i = 0; i < n; ++i)
-    {
-        std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
-        std::string_view const in = data.substr(i * member, member);
-        std::string & o = parts_[i];
-        switch (codec_)
-        {
-        case codec::gzip:
-        {
-            o.resize(18 + in.size() + 1024 + 8);
-            std::size_t const c = deflate_block(t, in, o.data() + 18, o.size() - 26);
-            failed[i] = c == 0;
-            static constexpr unsigned char head[] = {0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 0x06, 0, 0x42, 0x43, 0x02, 0};
-            std::memcpy(o.data(), head, sizeof head);
-            put_le(o, 16, static_cast<std::uint32_t>(18 + c + 8 - 1), 2);
-            put_le(o, 18 + c, crc32_of(in), 4);
-            put_le(o, 22 + c, static_cast<std::uint32_t>(in.size()), 4);
-            o.resize(26 + c);
-            break;
-        }
-        case codec::zstd:
-        {
-            o.resize(ZSTD_compressBound(in.size()));
-            std::size_t const c = ZSTD_compressCCtx(ctx_->zstd[t], o.data(), o.size(), in.data(), in.size(), level_);
-            failed[i] = ZSTD_isError(c);
-            o.resize(ZSTD_isError(c) ? 0 : c);
-            break;
-        }
-        case codec::xz:
-        {
-            o.resize(lzma_stream_buffer_bound(in.size()));
-            std::size_t pos = 0;
-            lzma_ret const r = lzma_easy_buffer_encode(static_cast<std::uint32_t>(std::clamp(level_, 0, 9)),
-                                                       LZMA_CHECK_CRC64, nullptr,
-                                                       reinterpret_cast<std::uint8_t const *>(in.data()), in.size(),
-                                                       reinterpret_cast<std::uint8_t *>(o.data()), &pos, o.size());
-            failed[i] = r != LZMA_OK;
-            o.resize(pos);
-            break;
-        }
-        case codec::bzip2:
-        {
-            o.resize(in.size() + in.size() / 100 + 601);
-            unsigned len = static_cast<unsigned>(o.size());
-            int const r = BZ2_bzBuffToBuffCompress(o.data(), &len, const_cast<char *>(in.data()),
-                                                   static_cast<unsigned>(in.size()), level_, 0, 0);
-            failed[i] = r != BZ_OK;
-            o.resize(len);
-            break;
-        }
-        case codec::none: o.assign(in); break;
-        }
-    }
+        failed[i] = !compress_member(static_cast<std::size_t>(omp_get_thread_num()),
+                                     data.substr(i * member, member), parts_[i]);
     for (std::size_t i = 0; i < n; ++i)
     {
         if (failed[i])
             throw io_error{std::string{codec_name(codec_)} + " compression failed"};
         out.append(parts_[i]);
     }
+}
+
+void block_compressor::compress_empty(std::string & out)
+{
+    if (codec_ == codec::gzip || codec_ == codec::none)
+        return; // gzip: the trailer is an empty member
+    if (parts_.empty())
+        parts_.resize(1);
+    if (!compress_member(0, std::string_view{"", 0}, parts_[0])) // a pointer, not null: bzip2 refuses null
+        throw io_error{std::string{codec_name(codec_)} + " compression failed"};
+    out.append(parts_[0]);
 }
 
 } // namespace ksieve::io::detail

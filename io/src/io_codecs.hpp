@@ -58,6 +58,9 @@ public:
     /*! \brief Append the members of `data` (cut into members of member_bytes()) to `out`.
      * \throws io_error if compression fails. */
     void compress(std::string_view data, std::string & out);
+    /*! \brief Append a stream that holds no bytes, for an output given none (zstd, xz, bzip2: one member of
+     * no bytes; gzip: nothing, trailer() is such a member). \throws io_error if compression fails. */
+    void compress_empty(std::string & out);
     /*! \brief Bytes that end the stream (the BGZF end-of-file block; nothing for the other codecs). */
     [[nodiscard]] std::string_view trailer() const noexcept;
     /*! \brief Uncompressed bytes per member. */
@@ -68,6 +71,8 @@ private:
     // gzip through igzip: Huffman codes fitted to the start of `piece` for its members
     void fit_codes(std::string_view piece) noexcept;
     [[nodiscard]] std::uint32_t crc32_of(std::string_view in) const noexcept;
+    // One member of `in` into o by thread t's contexts; false if compression failed.
+    bool compress_member(std::size_t t, std::string_view in, std::string & o);
     // raw deflate of `in` into out[0, cap) by thread t's context; 0 if it does not fit
     std::size_t deflate_block(std::size_t t, std::string_view in, char * out, std::size_t cap);
     struct contexts;

@@ -279,6 +279,12 @@ public:
             return;
         closed_ = true;
         flush();
+        if (comp_ != nullptr && !compressed_) // no record: still a valid (empty) stream of the format
+        {
+            zbuf_.clear();
+            comp_->compress_empty(zbuf_);
+            write_all(zbuf_);
+        }
         if (comp_ != nullptr)
             write_all(comp_->trailer());
         if (own_fd_)
@@ -308,6 +314,7 @@ private:
             zbuf_.clear();
             comp_->compress(buf_, zbuf_);
             write_all(zbuf_);
+            compressed_ = true;
         }
         else
             write_all(buf_);
@@ -356,6 +363,7 @@ private:
     seq_format input_;
     seq_format output_;
     std::unique_ptr<detail::block_compressor> comp_;
+    bool compressed_{false}; // comp_ has been given bytes
     std::string zbuf_; // compressed bytes of one flush
     int fd_{-1};
     bool own_fd_{false};
@@ -420,7 +428,18 @@ private:
                 hclose_abruptly(h);
         }
         else
-            fp_ = hts_open(wp.c_str(), mode.c_str());
+        {
+            // Opened under the output's own name, not the temporary one: a CRAM file's header holds the name
+            // it was opened under (its file id), which must not depend on the process id.
+            hFILE * const h = hopen(wp.c_str(), "w");
+            fp_ = h == nullptr ? nullptr : hts_hopen(h, path.c_str(), mode.c_str());
+            if (fp_ == nullptr && h != nullptr)
+            {
+                int const e = errno;
+                hclose_abruptly(h);
+                errno = e;
+            }
+        }
         if (fp_ == nullptr)
             throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
         if (output == seq_format::cram)

@@ -954,7 +954,9 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
         EXPECT_FALSE(fs::exists(bad));
     }
     // Lossy quotient filter parts whose fingerprints collide across parts (a small --expected, a high --fpr,
-    // 40 parts): as several -f they still answer as the full build, hit for hit.
+    // 40 parts): as several -f they still answer as the full build, hit for hit, also with --min-count above
+    // 1 (a fingerprint that keys of several parts share counts their summed count, as in the full build),
+    // with exact hit counts and with early decisions.
     std::string const lam = data("lambda.fa").string();
     std::string const opts = "-k 25 --fpr 0.2 --expected 48000";
     std::string const full = tmp / "lossy_full.ksf";
@@ -969,14 +971,22 @@ TEST_F(commands, shard_parts_are_recorded_and_checked)
         ASSERT_EQ(r.status, 0) << r.err;
         several += " -f '" + part + "'";
     }
-    for (auto const & [filters, name] : std::vector<std::pair<std::string, std::string>>{
-             {"-f '" + full + "'", "lossy_full"}, {several, "lossy_parts"}})
+    for (std::string const min_count : {"1", "2", "3"})
     {
-        auto const r =
-            run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 " + filters + " --report '" + tmp / (name + ".tsv") + "' " + reads, tmp);
-        ASSERT_EQ(r.status, 0) << r.err;
+        SCOPED_TRACE("--min-count " + min_count);
+        for (auto const & [filters, name] : std::vector<std::pair<std::string, std::string>>{
+                 {"-f '" + full + "'", "lossy_full"}, {several, "lossy_parts"}})
+        {
+            std::string const rule =
+                "classify -q --min-hits 0 --min-hit-fraction 0.5 --min-count " + min_count + " ";
+            auto r = run_ksieve(rule + filters + " --report '" + tmp / (name + ".tsv") + "' " + reads, tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+            r = run_ksieve(rule + filters + " --novel '" + tmp / (name + ".fa") + "' " + reads, tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+        }
+        EXPECT_EQ(read_file(tmp / "lossy_parts.tsv"), read_file(tmp / "lossy_full.tsv"));
+        EXPECT_EQ(read_file(tmp / "lossy_parts.fa"), read_file(tmp / "lossy_full.fa"));
     }
-    EXPECT_EQ(read_file(tmp / "lossy_parts.tsv"), read_file(tmp / "lossy_full.tsv"));
 }
 
 // Records longer than classify's window (contigs, chromosomes, chimeras around the 50% rule) are looked up

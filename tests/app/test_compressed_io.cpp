@@ -79,6 +79,41 @@ TEST_F(compressed_io, outputs_pass_the_tools_and_hold_the_plain_bytes_for_any_th
     EXPECT_EQ(gz.substr(gz.size() - 28), std::string("\x1f\x8b\x08\x04\0\0\0\0\0\xff\x06\0\x42\x43\x02\0\x1b\0\x03\0\0\0\0\0\0\0\0\0", 28));
 }
 
+// A compressed output that gets no record (every read known) is an empty stream the tools accept, so that a
+// pipeline reading a sample's clean reads does not fail on a sample that has none.
+TEST_F(compressed_io, outputs_given_no_record_pass_the_tools_as_empty_streams)
+{
+    for (auto const & t : tools)
+    {
+        SCOPED_TRACE(t.ext);
+        std::string const n = tmp / ("none.fq." + t.ext);
+        auto const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + n + "' '" +
+                                      data("lambda_reads.fq").string() + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_FALSE(read_file(n).empty());
+        EXPECT_EQ(shell(t.test + " '" + n + "'"), 0);
+        ASSERT_EQ(shell(t.cat + " '" + n + "' > '" + (tmp / "none.plain") + "'"), 0);
+        EXPECT_EQ(read_file(tmp / "none.plain"), "");
+    }
+}
+
+// A CRAM file's header names the file it was written as (its file id): the output's name, never the
+// temporary one that carries the process id, so that two runs write the same bytes.
+TEST_F(compressed_io, cram_outputs_are_named_after_the_output_not_its_temporary)
+{
+    std::string const dir = tmp.path().string();
+    std::string const cmd = "cd '" + dir + "' && '" + binary() + "' classify -q -f '" + filter +
+                            "' --novel k.cram '" + input + "'";
+    ASSERT_EQ(shell(cmd), 0);
+    std::string const first = read_file(tmp / "k.cram");
+    ASSERT_GE(first.size(), 26u);
+    EXPECT_EQ(first.substr(0, 6), std::string("CRAM\x03\0", 6));
+    EXPECT_EQ(first.substr(6, 20), std::string("k.cram\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 20));
+    ASSERT_EQ(shell(cmd), 0);
+    EXPECT_EQ(read_file(tmp / "k.cram"), first);
+}
+
 TEST_F(compressed_io, compressed_inputs_read_as_the_plain_input_and_truncation_is_an_error)
 {
     for (auto const & t : tools)

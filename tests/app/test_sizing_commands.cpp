@@ -76,3 +76,42 @@ TEST(sizing, merge_of_halves_is_about_the_size_of_the_whole)
     EXPECT_LE(json_number(merged.out, "load"), 0.9);
     EXPECT_GT(json_number(merged.out, "load"), 0.8);
 }
+
+// Per-sample filters sized for their own k-mers (no --expected) merge at the narrowest fingerprints, whose
+// false-positive rate grows with the k-mers merged: merge warns when the result's estimate is above 1.5x the
+// target, and says nothing when every input was sized for the union.
+TEST(sizing, merge_warns_when_its_inputs_were_sized_for_fewer_kmers_than_the_result)
+{
+    temp_dir tmp;
+    std::string const small = tmp / "small.fa", big = tmp / "big.fa";
+    write_file(small, random_fasta(2000, 7));
+    write_file(big, random_fasta(200000, 8));
+    for (std::string const sizing : {"", "--expected 300000 "})
+    {
+        SCOPED_TRACE(sizing.empty() ? "each sized for itself" : sizing);
+        for (std::string const name : {"small", "big"})
+        {
+            auto const r = run_ksieve("build -q --sampling all --fpr 0.001 " + sizing + "-o '" +
+                                          (tmp / (name + ".ksf")) + "' '" + (tmp / (name + ".fa")) + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+        }
+        std::string const out = tmp / "m.ksf";
+        auto const m = run_ksieve(
+            "merge -q -o '" + out + "' '" + (tmp / "small.ksf") + "' '" + (tmp / "big.ksf") + "'", tmp);
+        ASSERT_EQ(m.status, 0) << m.err;
+        auto const info = run_ksieve("info --json '" + out + "'", tmp);
+        ASSERT_EQ(info.status, 0) << info.err;
+        double const estimate = json_number(info.out, "estimated_fpr");
+        if (sizing.empty())
+        {
+            EXPECT_GT(estimate, 0.0015);
+            EXPECT_EQ(m.err.rfind("ksieve: warning: '" + out + "' holds ", 0), 0u) << m.err;
+        }
+        else
+        {
+            EXPECT_LE(estimate, 0.0015);
+            EXPECT_EQ(m.err, "");
+        }
+    }
+}

@@ -242,6 +242,41 @@ TEST(io_writer, compressed_members_do_not_depend_on_the_members_before_them)
     }
 }
 
+// An output that is given no record is still a stream of its format (a sample with no novel read gives
+// a clean file that `zstd -t` and friends accept): the format's magic, then a stream that decodes to nothing.
+TEST(io_writer, compressed_outputs_given_no_record_are_valid_empty_streams)
+{
+    std::vector<std::pair<std::string, std::string>> const cases{{".fa.gz", "\x1f\x8b"},
+                                                                 {".fa.zst", "\x28\xb5\x2f\xfd"},
+                                                                 {".fa.xz", std::string{"\xfd"
+                                                                                        "7zXZ\0",
+                                                                                        6}},
+                                                                 {".fa.bz2", "BZh"}};
+    temp_dir dir;
+    write_file(dir / "in.fa", "");
+    for (auto const & [ext, magic] : cases)
+        for (unsigned const threads : {1u, 3u})
+        {
+            writer_options o;
+            o.threads = threads;
+            std::string const out = dir / ("out" + ext);
+            copy_records(dir / "in.fa", out, o);
+            std::string const bytes = read_file(out);
+            ASSERT_GT(bytes.size(), magic.size()) << ext;
+            EXPECT_EQ(bytes.substr(0, magic.size()), magic) << ext;
+            std::vector<record> recs;
+            EXPECT_NO_THROW(recs = read_all(out)) << ext;
+            EXPECT_TRUE(recs.empty()) << ext;
+            // the empty stream followed by records still reads as those records (a concatenation)
+            write_file(dir / "one.fa", ">r\nACGT\n");
+            copy_records(dir / "one.fa", dir / ("one" + ext), o);
+            write_file(dir / ("cat" + ext), bytes + read_file(dir / ("one" + ext)));
+            auto const both = read_all(dir / ("cat" + ext));
+            ASSERT_EQ(both.size(), 1u) << ext;
+            EXPECT_EQ(both[0].seq, "ACGT") << ext;
+        }
+}
+
 TEST(io_writer, sam_input_fields_and_round_trips)
 {
     temp_dir dir;

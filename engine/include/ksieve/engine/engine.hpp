@@ -51,8 +51,8 @@ struct batch_keys
  * steady state). */
 struct batch_engine_query_scratch
 {
-    std::vector<std::uint64_t> part, result, counts;
-    std::vector<std::uint32_t> index;
+    std::vector<std::uint64_t> part, result, counts, more;
+    std::vector<std::uint32_t> index, unit;
     std::vector<std::size_t> start;
 };
 
