@@ -1,13 +1,15 @@
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/memory_budget.hpp>
-#include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
+#include <ksieve/engine/cancel.hpp>
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +32,22 @@ CLI::Validator const whole_number{[](std::string & v) {
                                       return std::string{};
                                   },
                                   "N"};
+// A 64-bit seed: decimal or 0x-prefixed hexadecimal, within 0 .. 2^64 - 1.
+CLI::Validator const seed_number{[](std::string & v)
+                                 {
+                                     bool const hex = v.starts_with("0x") || v.starts_with("0X");
+                                     std::uint64_t x = 0;
+                                     char const * const first = v.data() + (hex ? 2 : 0);
+                                     char const * const last = v.data() + v.size();
+                                     auto const [end, ec] = std::from_chars(first, last, x, hex ? 16 : 10);
+                                     if (first == last || ec != std::errc{} || end != last)
+                                         return std::string{
+                                                    "expects a whole number from 0 to 2^64 - 1 (decimal or "
+                                                    "0x hexadecimal), got '"} +
+                                                v + "'";
+                                     return std::string{};
+                                 },
+                                 "SEED"};
 CLI::Validator const real_number{[](std::string & v) {
                                      char * end = nullptr;
                                      double const x = std::strtod(v.c_str(), &end);
@@ -79,7 +97,8 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
     app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)")
         ->check(whole_number);
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
-        ->default_val(default_hash_seed);
+        ->default_val(default_hash_seed)
+        ->check(seed_number);
     app.add_option("--max-load", f.max_load, "Quotient filter: grow when the load would exceed this")
         ->default_val(0.9)
         ->check(real_number);
@@ -454,6 +473,27 @@ void dispatch(cli_state & st)
 
 } // namespace
 
+namespace
+{
+
+// After a stop signal, an error on the way out is a consequence of it (an open of a FIFO or a write cut
+// short): the run reports the interruption, with its exit status 128 + signal, instead.
+int report_interruption()
+{
+    try
+    {
+        throw_if_interrupted();
+    }
+    catch (interrupted_error const & e)
+    {
+        std::cerr << "ksieve: error: " << e.what() << '\n';
+        return e.exit_status();
+    }
+    return 1;
+}
+
+} // namespace
+
 int run_cli(int argc, char ** argv)
 {
     CLI::App app{"ksieve: stream reads through k-mer filters and sort them into novel and known.\n"
@@ -489,6 +529,8 @@ int run_cli(int argc, char ** argv)
     }
     catch (error const & e)
     {
+        if (interrupted() && dynamic_cast<interrupted_error const *>(&e) == nullptr)
+            return report_interruption(); // an open or write that the signal cut short, a reader gone
         std::cerr << "ksieve: error: " << e.what() << '\n';
         return e.exit_status();
     }

@@ -156,6 +156,32 @@ void check_dedup_options(dedup_args const & args)
             "for a quotient filter, which grows"};
 }
 
+namespace
+{
+
+// Whether two output paths name one file: the same existing file by any name (links, `./`, `//`, absolute or
+// relative), or, for a file still to be made, the same place once the links to it and the directories above
+// it are resolved. A character device (/dev/null) takes any number of outputs.
+bool same_output(std::string const & a, std::string const & b)
+{
+    if (is_stdout(a) || is_stdout(b))
+        return is_stdout(a) && is_stdout(b);
+    namespace fs = std::filesystem;
+    std::error_code ea, eb, ec;
+    fs::file_status const sa = fs::status(a, ea), sb = fs::status(b, eb);
+    if (fs::exists(sa) && fs::exists(sb))
+        return fs::equivalent(a, b, ec) && !fs::is_character_file(sa);
+    auto place = [](std::string const & p)
+    {
+        std::error_code e;
+        fs::path const t = fs::weakly_canonical(fs::absolute(io::final_target(p), e), e);
+        return e ? fs::absolute(fs::path{p}, e).lexically_normal() : t;
+    };
+    return a == b || place(a) == place(b);
+}
+
+} // namespace
+
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs)
 {
     for (std::size_t i = 0; i < outputs.size(); ++i)
@@ -164,7 +190,7 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         if (path.empty())
             continue;
         for (std::size_t j = 0; j < i; ++j)
-            if (outputs[j].second == path || (is_stdout(path) && is_stdout(outputs[j].second)))
+            if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};
         if (path == "-" || path.starts_with("/dev/"))
             continue;

@@ -94,9 +94,11 @@ void unregister_temporary(int const slot) noexcept
         temp_registry[slot].state.store(0, std::memory_order_release);
 }
 
+} // namespace
+
 // The path a symbolic link finally names (relative targets resolved against the link's directory), also when
 // that file does not exist yet; `path` itself if it is not a link.
-std::string link_target(std::string path)
+std::string final_target(std::string path)
 {
     for (int depth = 0; depth < 40; ++depth)
     {
@@ -119,8 +121,6 @@ std::string link_target(std::string path)
     }
     throw io_error{"'" + path + "': too many levels of symbolic links"};
 }
-
-} // namespace
 
 void remove_temporary_outputs() noexcept
 {
@@ -150,7 +150,7 @@ output_file::output_file(std::string path) : path_{std::move(path)}
     // A regular file or a new name: written to a temporary beside the file a symbolic link names (so that
     // the link stays a link) and renamed over it.
     in_place_ = false;
-    target_ = link_target(path_);
+    target_ = final_target(path_);
     static std::atomic<unsigned> counter{0};
     unsigned const n = counter.fetch_add(1);
     write_path_ = target_ + ".ksieve-tmp." + std::to_string(::getpid());

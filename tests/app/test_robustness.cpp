@@ -463,7 +463,30 @@ TEST_F(robustness, filters_larger_than_the_memory_limit_are_refused_up_front)
 }
 
 // A second signal more than a second after the first ends the run at once, still removing the temporary
-// outputs: the run is blocked writing into a FIFO whose reader never reads, so the first signal cannot end it.
+// outputs: the run is blocked writing into a FIFO whose reader never reads, so the first signal cannot end
+// it. A signal while the run waits for the reader of a FIFO output (its open blocks) ends it as interrupted
+// (128 + signal, the interruption named), not as an error of the output, and leaves no temporary behind.
+TEST_F(robustness, a_signal_while_a_fifo_output_waits_for_its_reader_is_an_interruption)
+{
+    std::string const fifo = tmp / "fifo";
+    for (auto const & [sig, expect] :
+         std::vector<std::pair<std::string, std::string>>{{"INT", "130"}, {"TERM", "143"}})
+    {
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+        std::string const cmd = "set -m; \"" + binary() + "\" classify -f \"" + filter + "\" --novel \"" +
+                                fifo + "\" --report \"" + (tmp / "r.tsv") + "\" \"" + reads + "\" 2>\"" +
+                                (tmp / "err") + "\" & sleep 1; kill -" + sig + " %1; wait %1; echo $? > \"" +
+                                (tmp / "status") + "\"";
+        (void)shell(cmd);
+        EXPECT_EQ(read_file(tmp / "status"), expect + "\n") << sig << ": " << read_file(tmp / "err");
+        EXPECT_EQ(read_file(tmp / "err").rfind("ksieve: error: interrupted", 0), 0u)
+            << read_file(tmp / "err");
+        for (std::string const n : {"status", "err", "fifo"})
+            std::filesystem::remove(tmp / n);
+        EXPECT_TRUE(left_files().empty()) << sig << ": left behind " << *left_files().begin();
+    }
+}
+
 TEST_F(robustness, a_late_second_signal_leaves_no_temporary_behind)
 {
     std::string const fifo = tmp / "fifo";

@@ -168,6 +168,11 @@ public:
     [[nodiscard]] virtual std::uint64_t input_position() const noexcept = 0;
 };
 
+/*! \brief The path a symbolic link finally names (relative targets resolved against the link's directory),
+ * also when that file does not exist yet; `path` itself if it is not a link. \throws io_error on a loop of
+ * links. Thread-safe. */
+[[nodiscard]] std::string final_target(std::string path);
+
 /*! \brief An output destination that appears complete or not at all.
  * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same directory and
  * renamed over `path` on commit(). A symbolic link is followed to the file it finally names, and that file is
