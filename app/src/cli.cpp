@@ -374,8 +374,21 @@ int rewrite_arguments(std::vector<char *> & args)
             args.resize(2);
         args.push_back(help_flag);
     }
-    else if (args.size() >= 2 && args[1][0] != '-' &&
-             std::find(commands.begin(), commands.end(), std::string{args[1]}) == commands.end())
+    std::string_view const first = args.size() >= 2 ? std::string_view{args[1]} : std::string_view{};
+    if (first.starts_with('-') && first != "--help" && first != "-h" && first != "--version")
+    {
+        auto const cmd = std::find_if(
+            args.begin() + 1, args.end(),
+            [&](char const * a) { return std::find(commands.begin(), commands.end(), a) != commands.end(); });
+        if (cmd != args.end())
+        {
+            std::cerr << "ksieve: error: options go after the command: 'ksieve " << *cmd << " " << first
+                      << " ...' (see ksieve " << *cmd << " --help)\n";
+            return 2;
+        }
+    }
+    if (args.size() >= 2 && args[1][0] != '-' &&
+        std::find(commands.begin(), commands.end(), std::string{args[1]}) == commands.end())
     {
         std::string const guess = closest(args[1], commands);
         std::cerr << "ksieve: error: '" << args[1] << "' is not a ksieve command"

@@ -146,6 +146,7 @@ output_file::output_file(std::string path) : path_{std::move(path)}
         if (!S_ISREG(st.st_mode)) // FIFO, character or block device, socket: written in place
             return;
         replaces_ = true;
+        replaced_mode_ = static_cast<unsigned>(st.st_mode & 07777);
     }
     // A regular file or a new name: written to a temporary beside the file a symbolic link names (so that
     // the link stays a link) and renamed over it.
@@ -173,6 +174,8 @@ void output_file::commit()
 {
     if (committed_)
         return;
+    if (!in_place_ && replaces_)
+        (void)::chmod(write_path_.c_str(), static_cast<mode_t>(replaced_mode_)); // as it was: advice only
     if (!in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0)
     {
         int const e = errno;

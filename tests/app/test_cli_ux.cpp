@@ -162,6 +162,19 @@ TEST_F(cli_ux, mistyped_commands_and_options_get_a_suggestion_and_bad_numbers_a_
     auto const top = run_ksieve("help", tmp);
     EXPECT_EQ(top.status, 0);
     EXPECT_NE(top.out.find("ksieve help COMMAND"), std::string::npos) << top.out;
+    // help for a command that does not exist is a usage error, as the command itself would be
+    auto const hb = run_ksieve("help clasify", tmp);
+    EXPECT_EQ(hb.status, 2);
+    EXPECT_NE(hb.err.find("'clasify' is not a ksieve command: did you mean 'classify'?"), std::string::npos)
+        << hb.err;
+    // options before the command: said so, with the command to put them after
+    for (std::string const & args :
+         {"-q classify -f '" + filter + "' '" + reads + "'", "-t 2 build -o x.ksf '" + reads + "'"})
+    {
+        auto const r = run_ksieve(args, tmp);
+        EXPECT_EQ(r.status, 2) << args;
+        EXPECT_EQ(r.err.rfind("ksieve: error: options go after the command: 'ksieve ", 0), 0u) << r.err;
+    }
 }
 
 // A Bloom filter built for 1000 k-mers of a 5.5 Mbp genome answers nearly everything: classify warns, and

@@ -1188,6 +1188,28 @@ TEST_F(commands, two_outputs_on_one_file_by_any_name_are_refused)
     EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// An output that replaces a file keeps that file's permission bits (a new file gets the umask's).
+TEST_F(commands, a_replaced_output_keeps_the_permissions_of_the_file_it_replaces)
+{
+    std::string const in = data("lambda_reads.fq").string();
+    std::string const f = tmp / "f.ksf", out = tmp / "out.fq";
+    for (auto const perms : {std::filesystem::perms{0640}, std::filesystem::perms{0604}})
+    {
+        for (std::string const & p : {f, out})
+        {
+            write_file(p, "old\n");
+            std::filesystem::permissions(p, perms);
+        }
+        ASSERT_EQ(run_ksieve("build -q -k 25 -o '" + f + "' '" + in + "'", tmp).status, 0);
+        ASSERT_EQ(run_ksieve("classify -q -f '" + f + "' --novel '" + out + "' '" + in + "'", tmp).status, 0);
+        for (std::string const & p : {f, out})
+        {
+            EXPECT_NE(read_file(p), "old\n") << p;
+            EXPECT_EQ(std::filesystem::status(p).permissions() & std::filesystem::perms::all, perms) << p;
+        }
+    }
+}
+
 TEST_F(commands, every_filter_type_has_no_false_negatives_and_info_reports_it)
 {
     for (std::string const type : {"qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"})

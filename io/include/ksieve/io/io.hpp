@@ -195,7 +195,7 @@ public:
     [[nodiscard]] bool in_place() const noexcept { return in_place_; }
     /*! \brief Whether commit() replaces a regular file that existed when this was made. */
     [[nodiscard]] bool replaces() const noexcept { return replaces_; }
-    /*! \brief Rename into place. \throws io_error */
+    /*! \brief Rename into place (a file replaced passes its permission bits on). \throws io_error */
     void commit();
 
 private:
@@ -204,6 +204,7 @@ private:
     std::string target_; //!< what commit() renames onto (path_, or the file a symbolic link names)
     bool in_place_{false};
     bool replaces_{false};
+    unsigned replaced_mode_{0}; //!< the permission bits of the file replaced, given to its replacement
     bool committed_{false};
     int slot_{-1}; //!< the temporary's entry for remove_temporary_outputs()
 };
