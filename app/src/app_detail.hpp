@@ -54,6 +54,8 @@ void check_dedup_options(dedup_args const & args);
 // exist or cannot be written (found before any work is done, not at the end). outputs: (option, path); an
 // empty path is not written. \throws usage_error, io_error
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs);
+// A usage error for a filter output (`option` names it) whose name ends with a compression suffix.
+void check_filter_output_name(std::string const & option, std::string const & path);
 
 // An output that is also an input (or a filter read by the run) would replace it: refuse before reading.
 // \throws usage_error
@@ -195,9 +197,7 @@ private:
     bool paired_;
     io::seq_format format_;
     std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
-    std::unique_ptr<io::output_file> report_file_;
-    std::FILE * report_{nullptr};
-    std::vector<char> report_buf_;
+    std::unique_ptr<io::text_output> report_; // compressed by its name, like the read outputs
 };
 
 // A summary for a run on `threads` threads over `source`, before any read.

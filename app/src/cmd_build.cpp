@@ -56,6 +56,7 @@ run_summary run_build(build_args const & args)
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_build_options(args);
     unsigned const threads = resolve_threads(args.common.threads);
+    detail::check_filter_output_name("-o/--output", args.output);
     detail::check_output_paths({{"-o/--output", args.output}});
     detail::check_outputs_are_not_inputs({args.output}, args.input.inputs);
     filter_config const cfg = build_config(args, threads);

@@ -33,6 +33,7 @@ combine_summary run_merge(merge_args const & args)
         throw usage_error{verb + " needs at least one input filter"};
     if (args.output.empty())
         throw usage_error{verb + " needs -o/--output"};
+    detail::check_filter_output_name("-o/--output", args.output);
     // The output may be one of the inputs (an incremental union): it is written to a temporary and renamed
     // over the input only at the end, while the input's mapping keeps the old file readable.
     unsigned const threads = resolve_threads(args.common.threads);

@@ -85,6 +85,7 @@ std::uint64_t prefilter_bytes(dedup_args const & args)
 
 void check_dedup_outputs(dedup_args const & args)
 {
+    detail::check_filter_output_name("--save-filter", args.save_filter);
     detail::check_output_paths({{"--save-filter", args.save_filter},
                                 {"--novel", args.out.novel},
                                 {"--known", args.out.known},

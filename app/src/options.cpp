@@ -204,6 +204,14 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
     }
 }
 
+void check_filter_output_name(std::string const & option, std::string const & path)
+{
+    if (!path.empty() && !is_stdout(path) && io::names_compression(path))
+        throw usage_error{option + " '" + path +
+                          "': filter files are not compressed (they are used in place, "
+                          "mapped from disk): name it without the compression suffix"};
+}
+
 void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
                                   std::vector<std::string> const & inputs)
 {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <iostream>
 
@@ -62,10 +62,9 @@ void check_read_outputs(classify_output_args const & a, bool const paired)
                         {"--multiqc", a.multiqc}});
 }
 
-// Writes `text` to `path` under a temporary name; the caller commits the returned file (null: nothing to
-// commit, i.e. no path or stdout).
-std::unique_ptr<io::output_file> write_text_output(std::string const & path, std::string const & text,
-                                                   char const * const what)
+// Writes `text` to `path` under a temporary name (compressed by its name, like the read outputs); the caller
+// commits the returned file (null: nothing to commit, i.e. no path or stdout).
+std::unique_ptr<io::text_output> write_text_output(std::string const & path, std::string const & text)
 {
     if (path.empty())
         return nullptr;
@@ -75,14 +74,9 @@ std::unique_ptr<io::output_file> write_text_output(std::string const & path, std
         std::cout << text << std::flush;
         return nullptr;
     }
-    auto out = std::make_unique<io::output_file>(path);
-    {
-        std::ofstream f{out->write_path(), std::ios::binary};
-        f << text;
-        f.flush();
-        if (!f)
-            throw io_error{"cannot write " + std::string{what} + " '" + path + "'"};
-    }
+    auto out = std::make_unique<io::text_output>(path, io::writer_options{});
+    out->write(text);
+    out->finish();
     return out;
 }
 
@@ -173,22 +167,12 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
     known2_ = open(a.known2);
     if (!a.report.empty())
     {
-        report_file_ = std::make_unique<io::output_file>(a.report);
-        std::string const & wp = report_file_->write_path();
-        report_ = is_stdout(a.report) ? stdout : std::fopen(wp.c_str(), "wb");
-        if (report_ == nullptr)
-            throw io_error{"cannot create report '" + a.report + "'"};
-        report_buf_.resize(1 << 20);
-        std::setvbuf(report_, report_buf_.data(), _IOFBF, report_buf_.size());
-        std::fputs("read_id\tkmers\thits\tclass\n", report_);
+        report_ = std::make_unique<io::text_output>(is_stdout(a.report) ? std::string{"-"} : a.report, wo);
+        report_->write("read_id\tkmers\thits\tclass\n");
     }
 }
 
-output_set::~output_set()
-{
-    if (report_ != nullptr && report_ != stdout)
-        std::fclose(report_);
-}
+output_set::~output_set() = default;
 
 std::array<io::writer *, 4> output_set::writers() const noexcept
 {
@@ -215,10 +199,16 @@ void output_set::write(work_item const & item)
             w2->write(item.r2[u]);
         if (report_ != nullptr)
         {
-            std::string_view const id = item.r1[u].name;
-            std::fwrite(id.data(), 1, id.size(), report_);
-            std::fprintf(report_, "\t%u\t%u\t%s\n", item.results[u].kmers, item.results[u].hits,
-                         known ? "known" : "novel");
+            std::string & row = report_->buffer();
+            char digits[24];
+            row.append(item.r1[u].name);
+            for (std::uint32_t const v : {item.results[u].kmers, item.results[u].hits})
+            {
+                row.push_back('\t');
+                row.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+            }
+            row.append(known ? "\tknown\n" : "\tnovel\n");
+            report_->appended();
         }
     }
 }
@@ -230,13 +220,7 @@ void output_set::finish()
         if (w != nullptr)
             w->finish();
     if (report_ != nullptr)
-    {
-        bool const ok = std::fflush(report_) == 0 && std::ferror(report_) == 0;
-        bool const closed = report_ == stdout || std::fclose(report_) == 0;
-        report_ = nullptr;
-        if (!ok || !closed)
-            throw io_error{"cannot write report '" + report_file_->path() + "'"};
-    }
+        report_->finish();
 }
 
 void output_set::commit()
@@ -244,8 +228,8 @@ void output_set::commit()
     for (io::writer * const w : writers())
         if (w != nullptr)
             w->commit();
-    if (report_file_)
-        report_file_->commit();
+    if (report_ != nullptr)
+        report_->commit();
 }
 
 run_summary start_summary(unsigned const threads, unit_source const & source)
@@ -298,8 +282,8 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
 {
     outputs.finish();
     summary.seconds = seconds_since(t0);
-    auto const stats = write_text_output(out.stats, stats_json(summary, context, out, common), "stats");
-    auto const mqc = write_text_output(out.multiqc, multiqc_json(summary, context, out), "MultiQC file");
+    auto const stats = write_text_output(out.stats, stats_json(summary, context, out, common));
+    auto const mqc = write_text_output(out.multiqc, multiqc_json(summary, context, out));
     // Every output is complete: only now is any of them renamed into place.
     throw_if_interrupted();
     outputs.commit();

@@ -1,5 +1,7 @@
 #include "io_codecs.hpp"
 
+#include <ksieve/io/io.hpp>
+
 #include <ksieve/filters/error.hpp>
 
 #include <bzlib.h>
@@ -49,6 +51,22 @@ codec codec_from_extension(std::string_view const path) noexcept
         return codec::bzip2;
     return codec::none;
 }
+
+} // namespace ksieve::io::detail
+
+namespace ksieve::io
+{
+
+bool names_compression(std::string_view const path) noexcept
+{
+    return detail::codec_from_extension(path) != detail::codec::none ||
+           !detail::unwritable_extension(path).empty();
+}
+
+} // namespace ksieve::io
+
+namespace ksieve::io::detail
+{
 
 std::string_view unwritable_extension(std::string_view const path) noexcept
 {

@@ -189,6 +189,137 @@ void output_file::commit()
 }
 
 // ---------------------------------------------------------------------------------------------------
+// text outputs
+
+struct text_output::state
+{
+    output_file out;
+    std::unique_ptr<detail::block_compressor> comp;
+    bool compressed{false}; // comp has been given bytes
+    std::string zbuf;       // compressed bytes of one flush
+    int fd{-1};
+    bool own_fd{false};
+    bool closed{false};
+    std::uint64_t written{0};   // bytes written to fd
+    std::uint64_t writeback{0}; // bytes whose disk write has been started
+
+    explicit state(std::string const & path) : out{path} {}
+    ~state()
+    {
+        if (own_fd)
+            ::close(fd);
+    }
+
+    void write_all(std::string_view const bytes)
+    {
+        std::size_t done = 0;
+        while (done < bytes.size())
+        {
+            ssize_t const k = ::write(fd, bytes.data() + done, bytes.size() - done);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                throw io_error{"'" + out.path() + "': write failed: " + errno_text(errno)};
+            done += static_cast<std::size_t>(k);
+        }
+        written += bytes.size();
+    }
+
+    // A file that will replace an existing one has its disk writes started as it grows: the rename over the
+    // old file makes the file system write out whatever is still only in the page cache before it returns
+    // (ext4's replace-by-rename safeguard), at the end of the run and on one thread (0.13 s for 300 MB
+    // here), rather than while the reads are still being classified.
+    void start_writeback() noexcept
+    {
+#if defined(SYNC_FILE_RANGE_WRITE)
+        constexpr std::uint64_t writeback_step = std::uint64_t{32} << 20;
+        if (!out.replaces() || !own_fd || written - writeback < writeback_step)
+            return;
+        ::sync_file_range(fd, static_cast<off_t>(writeback), static_cast<off_t>(written - writeback),
+                          SYNC_FILE_RANGE_WRITE); // advice only
+        writeback = written;
+#endif
+    }
+};
+
+text_output::text_output(std::string const & path, writer_options const & options)
+    : s_{std::make_unique<state>(path)}
+{
+    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
+        throw io_error{"'" + path + "': cannot write " + std::string{e} +
+                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
+    detail::codec const c = path == "-" ? detail::codec::none : detail::codec_from_extension(path);
+    if (c != detail::codec::none)
+        s_->comp = std::make_unique<detail::block_compressor>(
+            c, detail::codec_level(c, options.compression_level), options.threads);
+    std::string const & wp = s_->out.write_path();
+    if (standard_fd(wp) >= 0)
+        s_->fd = standard_fd(wp);
+    else
+    {
+        s_->fd = ::open(wp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (s_->fd < 0)
+            throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
+        s_->own_fd = true;
+    }
+    // Compressed output is handed to the compressor in pieces of at least 8 MiB, which its threads compress
+    // in parallel.
+    limit_ = s_->comp != nullptr ? std::size_t{8} << 20 : std::size_t{1} << 20;
+    buf_.reserve(limit_ + (64 << 10));
+}
+
+text_output::~text_output() = default;
+
+std::string const & text_output::path() const noexcept
+{
+    return s_->out.path();
+}
+
+void text_output::flush()
+{
+    if (buf_.empty())
+        return;
+    if (s_->comp != nullptr)
+    {
+        s_->zbuf.clear();
+        s_->comp->compress(buf_, s_->zbuf);
+        s_->write_all(s_->zbuf);
+        s_->compressed = true;
+    }
+    else
+        s_->write_all(buf_);
+    buf_.clear();
+    s_->start_writeback();
+}
+
+void text_output::finish()
+{
+    if (s_->closed)
+        return;
+    s_->closed = true;
+    flush();
+    if (s_->comp != nullptr && !s_->compressed) // nothing written: still a valid (empty) stream of the format
+    {
+        s_->zbuf.clear();
+        s_->comp->compress_empty(s_->zbuf);
+        s_->write_all(s_->zbuf);
+    }
+    if (s_->comp != nullptr)
+        s_->write_all(s_->comp->trailer());
+    if (s_->own_fd)
+    {
+        s_->own_fd = false;
+        if (::close(s_->fd) != 0)
+            throw io_error{"'" + s_->out.path() + "': write failed: " + errno_text(errno)};
+    }
+}
+
+void text_output::commit()
+{
+    s_->out.commit();
+}
+
+// ---------------------------------------------------------------------------------------------------
 // writers
 
 namespace
@@ -201,180 +332,55 @@ std::string level_digit(int const level)
 }
 
 // FASTA / FASTQ text, plain or compressed (gzip as BGZF, zstd, xz, bzip2) in independent members that the
-// -t threads compress in parallel.
+// -t threads compress in parallel (text_output).
 class text_writer final : public writer
 {
 public:
-    text_writer(std::string const & path, seq_format const input, seq_format const output, detail::codec const c,
+    text_writer(std::string const & path, seq_format const input, seq_format const output,
                 writer_options const & options)
-        : out_{path}, input_{input}, output_{output}
+        : out_{path, options}, input_{input}, output_{output}
     {
-        try
-        {
-            open(path, c, options);
-        }
-        catch (...)
-        {
-            release();
-            throw;
-        }
-        buf_.reserve(flush_limit() + (64 << 10));
     }
 
-    ~text_writer() override { release(); }
-    text_writer(text_writer const &) = delete;
-    text_writer & operator=(text_writer const &) = delete;
-
-private:
-    void open(std::string const & path, detail::codec const c, writer_options const & options)
-    {
-        std::string const & wp = out_.write_path();
-        if (c != detail::codec::none)
-            comp_ = std::make_unique<detail::block_compressor>(c, detail::codec_level(c, options.compression_level),
-                                                               options.threads);
-        if (standard_fd(wp) >= 0)
-            fd_ = standard_fd(wp);
-        else
-        {
-            fd_ = ::open(wp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-            if (fd_ < 0)
-                throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
-            own_fd_ = true;
-        }
-    }
-
-public:
     void set_input_format(seq_format const format) noexcept override { input_ = format; }
 
     void write(record_view const & r) override
     {
+        std::string & buf = out_.buffer();
         if (input_ == output_)
         {
-            buf_.append(r.raw);
+            buf.append(r.raw);
             if (r.raw.empty() || r.raw.back() != '\n')
-                buf_.push_back('\n');
+                buf.push_back('\n');
         }
         else
         {
             std::string_view const header = hts_format(input_) ? r.name : r.header;
-            buf_.push_back(output_ == seq_format::fasta ? '>' : '@');
-            buf_.append(header);
-            buf_.push_back('\n');
-            buf_.append(r.seq);
-            buf_.push_back('\n');
+            buf.push_back(output_ == seq_format::fasta ? '>' : '@');
+            buf.append(header);
+            buf.push_back('\n');
+            buf.append(r.seq);
+            buf.push_back('\n');
             if (output_ == seq_format::fastq)
             {
-                buf_.append("+\n");
+                buf.append("+\n");
                 if (r.qual.size() == r.seq.size())
-                    buf_.append(r.qual);
+                    buf.append(r.qual);
                 else
-                    buf_.append(r.seq.size(), 'I');
-                buf_.push_back('\n');
+                    buf.append(r.seq.size(), 'I');
+                buf.push_back('\n');
             }
         }
-        if (buf_.size() >= flush_limit())
-            flush();
+        out_.appended(); // pieces end at record ends
     }
 
-    void finish() override
-    {
-        if (closed_)
-            return;
-        closed_ = true;
-        flush();
-        if (comp_ != nullptr && !compressed_) // no record: still a valid (empty) stream of the format
-        {
-            zbuf_.clear();
-            comp_->compress_empty(zbuf_);
-            write_all(zbuf_);
-        }
-        if (comp_ != nullptr)
-            write_all(comp_->trailer());
-        if (own_fd_)
-        {
-            own_fd_ = false;
-            if (::close(fd_) != 0)
-                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
-        }
-    }
-
+    void finish() override { out_.finish(); }
     void commit() override { out_.commit(); }
 
 private:
-    // Compressed output is handed to the compressor in pieces of at least 8 MiB (cut at record ends: the
-    // same pieces for any thread count), which its threads compress in parallel.
-    [[nodiscard]] std::size_t flush_limit() const noexcept
-    {
-        return comp_ != nullptr ? std::size_t{8} << 20 : std::size_t{1} << 20;
-    }
-
-    void flush()
-    {
-        if (buf_.empty())
-            return;
-        if (comp_ != nullptr)
-        {
-            zbuf_.clear();
-            comp_->compress(buf_, zbuf_);
-            write_all(zbuf_);
-            compressed_ = true;
-        }
-        else
-            write_all(buf_);
-        buf_.clear();
-        start_writeback();
-    }
-
-    // A file that will replace an existing one has its disk writes started as it grows: the rename over the
-    // old file makes the file system write out whatever is still only in the page cache before it returns
-    // (ext4's replace-by-rename safeguard), at the end of the run and on one thread (0.13 s for 300 MB
-    // here), rather than while the reads are still being classified.
-    void start_writeback() noexcept
-    {
-#if defined(SYNC_FILE_RANGE_WRITE)
-        if (!out_.replaces() || !own_fd_ || written_ - writeback_ < writeback_step)
-            return;
-        ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(written_ - writeback_),
-                          SYNC_FILE_RANGE_WRITE); // advice only
-        writeback_ = written_;
-#endif
-    }
-
-    void write_all(std::string_view const bytes)
-    {
-        std::size_t done = 0;
-        while (done < bytes.size())
-        {
-            ssize_t const k = ::write(fd_, bytes.data() + done, bytes.size() - done);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
-            done += static_cast<std::size_t>(k);
-        }
-        written_ += bytes.size();
-    }
-
-    void release() noexcept
-    {
-        if (own_fd_)
-            ::close(fd_);
-        own_fd_ = false;
-    }
-
-    output_file out_;
+    text_output out_;
     seq_format input_;
     seq_format output_;
-    std::unique_ptr<detail::block_compressor> comp_;
-    bool compressed_{false}; // comp_ has been given bytes
-    std::string zbuf_; // compressed bytes of one flush
-    int fd_{-1};
-    bool own_fd_{false};
-    bool closed_{false};
-    std::string buf_;
-    static constexpr std::uint64_t writeback_step = std::uint64_t{32} << 20;
-    std::uint64_t written_{0};   // bytes written to fd_
-    std::uint64_t writeback_{0}; // bytes whose disk write has been started
 };
 
 // SAM / BAM / CRAM through htslib.
@@ -557,7 +563,7 @@ std::unique_ptr<writer> writer::open(std::string const & path, seq_format const 
                            "-compressed (use .sam.gz, .bam or .cram)"};
         return std::make_unique<hts_writer>(path, input_format, output, c == detail::codec::gzip, options);
     }
-    return std::make_unique<text_writer>(path, input_format, output, c, options);
+    return std::make_unique<text_writer>(path, input_format, output, options);
 }
 
 } // namespace ksieve::io

@@ -114,6 +114,52 @@ TEST_F(compressed_io, cram_outputs_are_named_after_the_output_not_its_temporary)
     EXPECT_EQ(read_file(tmp / "k.cram"), first);
 }
 
+// The report and the stats are compressed by their names too: they decompress to the plain run's bytes (the
+// stats but for their timing fields), the same for any thread count. Filter files, used in place, refuse a
+// compressed name before any work.
+TEST_F(compressed_io, reports_are_compressed_by_their_names_and_filters_refuse_compressed_names)
+{
+    ASSERT_EQ(
+        run_ksieve("classify -q -f '" + filter + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'", tmp)
+            .status,
+        0);
+    std::string const plain = read_file(tmp / "r.tsv");
+    ASSERT_EQ(plain.rfind("read_id\tkmers\thits\tclass\n", 0), 0u);
+    for (auto const & t : tools)
+    {
+        std::string first;
+        for (std::string const threads : {"1", "3"})
+        {
+            SCOPED_TRACE(t.ext + " -t " + threads);
+            std::string const r = tmp / ("r" + threads + ".tsv." + t.ext), st = tmp / ("s.json." + t.ext);
+            auto const c = run_ksieve("classify -q -t " + threads + " -f '" + filter + "' --report '" + r +
+                                          "' --stats '" + st + "' '" + input + "'",
+                                      tmp);
+            ASSERT_EQ(c.status, 0) << c.err;
+            EXPECT_EQ(shell(t.test + " '" + r + "' && " + t.test + " '" + st + "'"), 0);
+            ASSERT_EQ(shell(t.cat + " '" + r + "' > '" + (tmp / "r.plain") + "'"), 0);
+            EXPECT_EQ(read_file(tmp / "r.plain"), plain);
+            ASSERT_EQ(shell(t.cat + " '" + st + "' > '" + (tmp / "s.plain") + "'"), 0);
+            EXPECT_NE(read_file(tmp / "s.plain").find("\"reads\": "), std::string::npos);
+            if (threads == "1")
+                first = read_file(r);
+            else
+                EXPECT_EQ(read_file(r), first) << "compressed bytes differ between thread counts";
+        }
+    }
+    std::string const fa = data("lambda.fa").string();
+    for (std::string const & args : {"build -q -o '" + (tmp / "f.ksf.gz") + "' '" + fa + "'",
+                                     "merge -q -o '" + (tmp / "f.ksf.zst") + "' '" + filter + "'",
+                                     "dedup -q --save-filter '" + (tmp / "f.ksf.xz") + "' '" + fa + "'"})
+    {
+        auto const r = run_ksieve(args, tmp);
+        EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+        EXPECT_NE(r.err.find("filter files are not compressed"), std::string::npos) << r.err;
+    }
+    for (std::string const n : {"f.ksf.gz", "f.ksf.zst", "f.ksf.xz"})
+        EXPECT_FALSE(std::filesystem::exists(tmp / n)) << n;
+}
+
 TEST_F(compressed_io, compressed_inputs_read_as_the_plain_input_and_truncation_is_an_error)
 {
     for (auto const & t : tools)

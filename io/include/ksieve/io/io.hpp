@@ -231,6 +231,53 @@ struct writer_options
     std::string sam_header;    //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
 };
 
+/*! \brief Whether a path's name ends with a compression suffix (.gz, .bgz, .zst, .xz, .bz2, or one that
+ * cannot be written, such as .lz4), in any case. Thread-safe. */
+[[nodiscard]] bool names_compression(std::string_view path) noexcept;
+
+/*! \brief A text output (reads, reports, tables) that appears complete or not at all (output_file),
+ * compressed by its name like the read outputs: `.gz` (BGZF), `.zst`, `.xz`, `.bz2`, in independent members
+ * on writer_options::threads threads, the same bytes for any thread count; an output given no bytes is an
+ * empty stream of its format. \throws io_error naming the path if it cannot be created or names a
+ * compression that cannot be written. Thread safety: one thread at a time. */
+class text_output
+{
+public:
+    text_output(std::string const & path, writer_options const & options);
+    ~text_output();
+    text_output(text_output const &) = delete;
+    text_output & operator=(text_output const &) = delete;
+    /*! \brief Append bytes. \throws io_error */
+    void write(std::string_view const bytes)
+    {
+        buf_.append(bytes);
+        appended();
+    }
+    /*! \brief The bytes not yet handed on, for a caller that appends in place (then calls appended()). */
+    [[nodiscard]] std::string & buffer() noexcept { return buf_; }
+    /*! \brief Hand the bytes on once they fill a piece: compressed pieces end where this is called, so that
+     * a caller that calls it at record ends gets pieces of whole records. \throws io_error */
+    void appended()
+    {
+        if (buf_.size() >= limit_)
+            flush();
+    }
+    /*! \brief Flush and close without committing (the data stays under the temporary name). \throws io_error
+     */
+    void finish();
+    /*! \brief Rename into place. \pre finish() returned. \throws io_error */
+    void commit();
+    /*! \brief The path as given. */
+    [[nodiscard]] std::string const & path() const noexcept;
+
+private:
+    void flush();
+    struct state;
+    std::unique_ptr<state> s_;
+    std::string buf_;
+    std::size_t limit_{0};
+};
+
 /*! \brief Record writer to an output_file. Format from the extension (fallback: the input's);
  * `.gz` writes BGZF (gzip-compatible, no time stamp or file name: deterministic bytes, the same for any
  * thread count; `.sam.gz` is BGZF-compressed SAM). Same format as the input: raw bytes verbatim (SAM, BAM
