@@ -54,6 +54,9 @@ void check_dedup_options(dedup_args const & args);
 // exist or cannot be written (found before any work is done, not at the end). outputs: (option, path); an
 // empty path is not written. \throws usage_error, io_error
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs);
+// The read outputs' options that only make sense together (--novel2 needs --novel, ...) and their paths
+// (check_output_paths). \throws usage_error, io_error
+void check_read_outputs(classify_output_args const & a, bool paired);
 // A usage error for a filter output (`option` names it) whose name ends with a compression suffix.
 void check_filter_output_name(std::string const & option, std::string const & path);
 

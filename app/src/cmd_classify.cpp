@@ -87,6 +87,8 @@ run_summary run_classify(classify_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_classify_options(args);
+    // before the filters are loaded and the input opened (which reads from a pipe): refused at once
+    detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved);
     unsigned const threads = resolve_threads(args.common.threads);
     detail::loaded_filters const filters = load_classify_filters(args, threads);
 

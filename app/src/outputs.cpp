@@ -41,9 +41,6 @@ std::string sample_name(std::vector<std::string> const & inputs)
 namespace detail
 {
 
-namespace
-{
-
 // The options of the read outputs that only make sense together, and their paths.
 void check_read_outputs(classify_output_args const & a, bool const paired)
 {
@@ -61,6 +58,9 @@ void check_read_outputs(classify_output_args const & a, bool const paired)
                         {"--stats", a.stats},
                         {"--multiqc", a.multiqc}});
 }
+
+namespace
+{
 
 // Writes `text` to `path` under a temporary name (compressed by its name, like the read outputs); the caller
 // commits the returned file (null: nothing to commit, i.e. no path or stdout).

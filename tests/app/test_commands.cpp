@@ -1186,6 +1186,14 @@ TEST_F(commands, two_outputs_on_one_file_by_any_name_are_refused)
     auto const r =
         run_ksieve("classify -q -f '" + f + "' --novel /dev/null --known /dev/null '" + in + "'", tmp);
     EXPECT_EQ(r.status, 0) << r.err;
+    // refused before the input is read: also while stdin waits on a silent writer
+    std::string const fifo = tmp / "idle";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    std::string const cmd = "(sleep 20 > '" + fifo + "' 2>/dev/null &); timeout 10 '" + binary() +
+                            "' classify -q -f '" + f + "' --novel '" + out + "' --known '" + dir +
+                            "/./out.fq' - < '" + fifo + "' 2>/dev/null";
+    int const raw = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2);
 }
 
 // An output that replaces a file keeps that file's permission bits (a new file gets the umask's).
