@@ -45,6 +45,8 @@ CLI::Validator const seed_number{[](std::string & v)
                                                     "expects a whole number from 0 to 2^64 - 1 (decimal or "
                                                     "0x hexadecimal), got '"} +
                                                 v + "'";
+                                     v = std::to_string(
+                                         x); // as read here (the parser takes a leading 0 as octal)
                                      return std::string{};
                                  },
                                  "SEED"};
@@ -98,7 +100,7 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
         ->check(whole_number);
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed)
-        ->check(seed_number);
+        ->transform(seed_number);
     app.add_option("--max-load", f.max_load, "Quotient filter: grow when the load would exceed this")
         ->default_val(0.9)
         ->check(real_number);

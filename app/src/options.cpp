@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ksieve
@@ -164,13 +165,20 @@ namespace
 // it are resolved. A character device (/dev/null) takes any number of outputs.
 bool same_output(std::string const & a, std::string const & b)
 {
-    if (is_stdout(a) || is_stdout(b))
-        return is_stdout(a) && is_stdout(b);
+    if (is_stdout(a) && is_stdout(b))
+        return true;
+    // an existing file by its identity (stdout: what descriptor 1 is), so that `-` and /dev/fd/1 or the file
+    // stdout was redirected to are one
+    auto identity = [](std::string const & p, struct stat & st)
+    { return p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0; };
+    struct stat sa
+    {
+    }, sb{};
+    if (identity(a, sa) && identity(b, sb))
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
+    if (a == "-" || b == "-")
+        return false;
     namespace fs = std::filesystem;
-    std::error_code ea, eb, ec;
-    fs::file_status const sa = fs::status(a, ea), sb = fs::status(b, eb);
-    if (fs::exists(sa) && fs::exists(sb))
-        return fs::equivalent(a, b, ec) && !fs::is_character_file(sa);
     auto place = [](std::string const & p)
     {
         std::error_code e;
@@ -189,6 +197,9 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         auto const & [opt, path] = outputs[i];
         if (path.empty())
             continue;
+        if (std::string_view const e = io::unwritable_compression(path); !e.empty() && path != "-")
+            throw io_error{"'" + path + "': cannot write " + std::string{e} +
+                           " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
         for (std::size_t j = 0; j < i; ++j)
             if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};

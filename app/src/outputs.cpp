@@ -64,7 +64,8 @@ namespace
 
 // Writes `text` to `path` under a temporary name (compressed by its name, like the read outputs); the caller
 // commits the returned file (null: nothing to commit, i.e. no path or stdout).
-std::unique_ptr<io::text_output> write_text_output(std::string const & path, std::string const & text)
+std::unique_ptr<io::text_output> write_text_output(std::string const & path, std::string const & text,
+                                                   int const compression_level)
 {
     if (path.empty())
         return nullptr;
@@ -74,7 +75,9 @@ std::unique_ptr<io::text_output> write_text_output(std::string const & path, std
         std::cout << text << std::flush;
         return nullptr;
     }
-    auto out = std::make_unique<io::text_output>(path, io::writer_options{});
+    io::writer_options o;
+    o.compression_level = compression_level;
+    auto out = std::make_unique<io::text_output>(path, o);
     out->write(text);
     out->finish();
     return out;
@@ -282,8 +285,10 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
 {
     outputs.finish();
     summary.seconds = seconds_since(t0);
-    auto const stats = write_text_output(out.stats, stats_json(summary, context, out, common));
-    auto const mqc = write_text_output(out.multiqc, multiqc_json(summary, context, out));
+    auto const stats =
+        write_text_output(out.stats, stats_json(summary, context, out, common), out.compression_level);
+    auto const mqc =
+        write_text_output(out.multiqc, multiqc_json(summary, context, out), out.compression_level);
     // Every output is complete: only now is any of them renamed into place.
     throw_if_interrupted();
     outputs.commit();

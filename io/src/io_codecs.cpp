@@ -63,6 +63,11 @@ bool names_compression(std::string_view const path) noexcept
            !detail::unwritable_extension(path).empty();
 }
 
+std::string_view unwritable_compression(std::string_view const path) noexcept
+{
+    return detail::unwritable_extension(path);
+}
+
 } // namespace ksieve::io
 
 namespace ksieve::io::detail

@@ -146,7 +146,7 @@ output_file::output_file(std::string path) : path_{std::move(path)}
         if (!S_ISREG(st.st_mode)) // FIFO, character or block device, socket: written in place
             return;
         replaces_ = true;
-        replaced_mode_ = static_cast<unsigned>(st.st_mode & 07777);
+        replaced_mode_ = static_cast<unsigned>(st.st_mode & 0777);
     }
     // A regular file or a new name: written to a temporary beside the file a symbolic link names (so that
     // the link stays a link) and renamed over it.
@@ -200,6 +200,7 @@ struct text_output::state
     int fd{-1};
     bool own_fd{false};
     bool closed{false};
+    bool finished{false};       // finish() completed: the stream is whole
     std::uint64_t written{0};   // bytes written to fd
     std::uint64_t writeback{0}; // bytes whose disk write has been started
 
@@ -312,10 +313,13 @@ void text_output::finish()
         if (::close(s_->fd) != 0)
             throw io_error{"'" + s_->out.path() + "': write failed: " + errno_text(errno)};
     }
+    s_->finished = true;
 }
 
 void text_output::commit()
 {
+    if (!s_->finished)
+        throw io_error{"'" + s_->out.path() + "': not finished, not moved into place"};
     s_->out.commit();
 }
 

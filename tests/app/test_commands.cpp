@@ -1112,6 +1112,7 @@ TEST_F(commands, usage_errors_exit_2)
     for (auto const & [seed, shown] :
          std::vector<std::pair<std::string, std::string>>{{"18446744073709551615", "0xffffffffffffffff"},
                                                           {"0x10", "0x0000000000000010"},
+                                                          {"010", "0x000000000000000a"}, // decimal, not octal
                                                           {"0", "0x0000000000000000"}})
     {
         std::string const f = tmp / "seed.ksf";
@@ -1171,7 +1172,9 @@ TEST_F(commands, two_outputs_on_one_file_by_any_name_are_refused)
               "classify -f '" + f + "' --novel '" + out + "' --known '" + dir + "//out.fq' '" + in + "'",
               "classify -f '" + f + "' --novel '" + (tmp / "link.fq") + "' --report '" + out + "' '" + in +
                   "'",
-              "dedup --novel '" + out + "' --save-filter '" + dir + "/sub/../out.fq' '" + in + "'"})
+              "dedup --novel '" + out + "' --save-filter '" + dir + "/sub/../out.fq' '" + in + "'",
+              // stdout (here a file) and the same file by a name
+              "classify -f '" + f + "' --novel - --report /dev/fd/1 '" + in + "'"})
         {
             if (args.find("/sub/") != std::string::npos)
                 std::filesystem::create_directories(tmp / "sub");
@@ -1189,9 +1192,9 @@ TEST_F(commands, two_outputs_on_one_file_by_any_name_are_refused)
     // refused before the input is read: also while stdin waits on a silent writer
     std::string const fifo = tmp / "idle";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-    std::string const cmd = "(sleep 20 > '" + fifo + "' 2>/dev/null &); timeout 10 '" + binary() +
+    std::string const cmd = "sleep 20 > '" + fifo + "' 2>/dev/null & w=$!; timeout 10 '" + binary() +
                             "' classify -q -f '" + f + "' --novel '" + out + "' --known '" + dir +
-                            "/./out.fq' - < '" + fifo + "' 2>/dev/null";
+                            "/./out.fq' - < '" + fifo + "' 2>/dev/null; s=$?; kill $w 2>/dev/null; exit $s";
     int const raw = std::system(cmd.c_str());
     EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2);
 }

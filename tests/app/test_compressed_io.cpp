@@ -185,4 +185,20 @@ TEST_F(compressed_io, names_of_formats_that_cannot_be_written_are_refused_before
         EXPECT_FALSE(fs::exists(tmp / name));
         EXPECT_FALSE(fs::exists(known_out));
     }
+    // the same for the report, the stats and the MultiQC file, which are written at the end of the run
+    for (std::string const opt : {"--report", "--stats", "--multiqc"})
+    {
+        SCOPED_TRACE(opt);
+        std::string const novel_out = tmp / "novel_first.fq";
+        for (std::string const & cmd :
+             {std::string{"classify -q -f '"} + filter + "'", std::string{"dedup -q"}})
+        {
+            auto const r = run_ksieve(cmd + " --novel '" + novel_out + "' " + opt + " '" +
+                                          (tmp / "out.txt.lz4") + "' '" + input + "'",
+                                      tmp);
+            EXPECT_EQ(r.status, 1) << cmd;
+            EXPECT_NE(r.err.find("out.txt.lz4"), std::string::npos) << r.err;
+            EXPECT_FALSE(fs::exists(novel_out)) << cmd;
+        }
+    }
 }

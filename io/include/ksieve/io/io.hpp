@@ -204,7 +204,7 @@ private:
     std::string target_; //!< what commit() renames onto (path_, or the file a symbolic link names)
     bool in_place_{false};
     bool replaces_{false};
-    unsigned replaced_mode_{0}; //!< the permission bits of the file replaced, given to its replacement
+    unsigned replaced_mode_{0}; //!< the permission bits (rwx) of the file replaced, given to its replacement
     bool committed_{false};
     int slot_{-1}; //!< the temporary's entry for remove_temporary_outputs()
 };
@@ -234,6 +234,9 @@ struct writer_options
 /*! \brief Whether a path's name ends with a compression suffix (.gz, .bgz, .zst, .xz, .bz2, or one that
  * cannot be written, such as .lz4), in any case. Thread-safe. */
 [[nodiscard]] bool names_compression(std::string_view path) noexcept;
+/*! \brief The compression suffix of a path that ksieve cannot write (".lz4", ".zip", ...; any case), or
+ * empty. Thread-safe. */
+[[nodiscard]] std::string_view unwritable_compression(std::string_view path) noexcept;
 
 /*! \brief A text output (reads, reports, tables) that appears complete or not at all (output_file),
  * compressed by its name like the read outputs: `.gz` (BGZF), `.zst`, `.xz`, `.bz2`, in independent members
