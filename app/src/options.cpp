@@ -197,9 +197,7 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         auto const & [opt, path] = outputs[i];
         if (path.empty())
             continue;
-        if (std::string_view const e = io::unwritable_compression(path); !e.empty() && path != "-")
-            throw io_error{"'" + path + "': cannot write " + std::string{e} +
-                           " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
+        io::check_writable_compression(path);
         for (std::size_t j = 0; j < i; ++j)
             if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};

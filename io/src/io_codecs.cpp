@@ -63,9 +63,11 @@ bool names_compression(std::string_view const path) noexcept
            !detail::unwritable_extension(path).empty();
 }
 
-std::string_view unwritable_compression(std::string_view const path) noexcept
+void check_writable_compression(std::string const & path)
 {
-    return detail::unwritable_extension(path);
+    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
+        throw io_error{"'" + path + "': cannot write " + std::string{e} +
+                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
 }
 
 } // namespace ksieve::io

@@ -246,9 +246,7 @@ struct text_output::state
 text_output::text_output(std::string const & path, writer_options const & options)
     : s_{std::make_unique<state>(path)}
 {
-    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
-        throw io_error{"'" + path + "': cannot write " + std::string{e} +
-                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
+    check_writable_compression(path);
     detail::codec const c = path == "-" ? detail::codec::none : detail::codec_from_extension(path);
     if (c != detail::codec::none)
         s_->comp = std::make_unique<detail::block_compressor>(
@@ -556,9 +554,7 @@ std::unique_ptr<writer> writer::open(std::string const & path, seq_format const 
                                      writer_options const & options)
 {
     seq_format const output = format_from_extension(path, input_format);
-    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
-        throw io_error{"'" + path + "': cannot write " + std::string{e} +
-                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
+    check_writable_compression(path);
     detail::codec const c = path == "-" ? detail::codec::none : detail::codec_from_extension(path);
     if (hts_format(output))
     {

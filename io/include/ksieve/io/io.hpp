@@ -234,9 +234,9 @@ struct writer_options
 /*! \brief Whether a path's name ends with a compression suffix (.gz, .bgz, .zst, .xz, .bz2, or one that
  * cannot be written, such as .lz4), in any case. Thread-safe. */
 [[nodiscard]] bool names_compression(std::string_view path) noexcept;
-/*! \brief The compression suffix of a path that ksieve cannot write (".lz4", ".zip", ...; any case), or
- * empty. Thread-safe. */
-[[nodiscard]] std::string_view unwritable_compression(std::string_view path) noexcept;
+/*! \brief Refuse an output path whose compression suffix ksieve cannot write (".lz4", ".zip", ...; any
+ * case; "-" is stdout). \throws io_error naming the path and the suffix. Thread-safe. */
+void check_writable_compression(std::string const & path);
 
 /*! \brief A text output (reads, reports, tables) that appears complete or not at all (output_file),
  * compressed by its name like the read outputs: `.gz` (BGZF), `.zst`, `.xz`, `.bz2`, in independent members
