@@ -26,6 +26,6 @@ if(KSIEVE_BUILD_PIPELINE)
                        COMMENT "Man page from the help texts")
     add_custom_target(ksieve_manpage ALL DEPENDS ${PROJECT_BINARY_DIR}/ksieve.1)
     install(FILES ${PROJECT_BINARY_DIR}/ksieve.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-    install(FILES ${PROJECT_SOURCE_DIR}/app/completion/ksieve.bash
+    install(FILES ${PROJECT_SOURCE_DIR}/pipeline/app/completion/ksieve.bash
             DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME ksieve)
 endif()

@@ -10,7 +10,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 bash scripts/install-deps.sh --build-only
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DKSIEVE_BUILD_TESTS=OFF -DKSIEVE_BUILD_BENCH=OFF >/dev/null
 cmake --build build-release -j "$jobs" --target ksieve
-ksieve=build-release/app/ksieve
+ksieve=build-release/bin/ksieve
 mkdir -p demo-out
 
 set -x

@@ -8,7 +8,7 @@ build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nloh
 # Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools, clang for the
 # fuzzers, Snakemake and MultiQC for the workflow tests.
 test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils zstd bzip2
-           tabix gzip clang libclang-rt-14-dev libomp-14-dev python3 snakemake multiqc man-db samtools)
+           tabix gzip universal-ctags clang libclang-rt-14-dev libomp-14-dev python3 snakemake multiqc man-db samtools)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then

@@ -7,7 +7,7 @@
 #                       argument overrides it). Nothing in it belongs in git.
 #   KSIEVE_BENCH_READS  number of simulated 150 bp reads per data set (default 2000000).
 #   KSIEVE              path of the ksieve executable (default: the first of
-#                       <repo>/build-bench-e2e/app/ksieve, <repo>/build/app/ksieve, `ksieve` in PATH).
+#                       <repo>/build-bench-e2e/bin/ksieve, <repo>/build/bin/ksieve, `ksieve` in PATH).
 #
 # Peers (Debian): apt-get install -y bbmap khmer kmc pigz time art-nextgen-simulation-tools \
 #                 kleborate-examples bowtie2-examples
@@ -44,7 +44,7 @@ find_ksieve()
         return
     fi
     local c
-    for c in "$REPO/build-bench-e2e/app/ksieve" "$REPO/build/app/ksieve" "$(command -v ksieve || true)"; do
+    for c in "$REPO/build-bench-e2e/bin/ksieve" "$REPO/build/bin/ksieve" "$(command -v ksieve || true)"; do
         if [[ -n $c && -x $c ]]; then KSIEVE=$c; return; fi
     done
     die "no ksieve executable found; build it or set KSIEVE"

@@ -5,7 +5,7 @@
 #
 # Usage: bench/scripts/bench_reader.sh [WORK_DIR]
 # Environment (besides those of bench_common.sh):
-#   KSIEVE_READER_BENCH  the ksieve_reader_bench executable (bench/reader_bench.cpp). Default: the first
+#   KSIEVE_READER_BENCH  the ksieve_reader_bench executable (bench/pipeline/bench_reader.cpp). Default: the first
 #                        build-*/bench/ksieve_reader_bench found, else it is compiled here with g++ against
 #                        the libksieve_pipeline.a of KSIEVE_BUILD_DIR (default: the first of build-io,
 #                        build-bench-e2e, build that has one).

@@ -1,5 +1,5 @@
-#include "io_codecs.hpp"
-#include "io_detail.hpp"
+#include "codecs.hpp"
+#include "detail.hpp"
 
 #include <ksieve/filters/error.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // GenBank and EMBL input (annotated reference records), read through seqan3 (not installed, not public API).
-#include "io_detail.hpp"
+#include "detail.hpp"
 
 #include <memory>
 #include <string>

@@ -1,8 +1,8 @@
 // gzip input through ISA-L (igzip) and zlib: both decoders give the same bytes as an independent
 // decompression (gzip -dc, or the known original) for single- and multi-member files of several
 // compressors, and the same errors for truncated, corrupted and garbage-trailed files.
-#include "../../io/src/io_gzip.hpp"
-#include "test_io_helpers.hpp"
+#include "../../../pipeline/io/src/gzip.hpp"
+#include "io_test_helpers.hpp"
 
 #include <htslib/hfile.h>
 #include <zlib.h>

@@ -1,5 +1,5 @@
 // Paired input: lock-step files, interleaved files, mate-name checks and out-of-step errors.
-#include "test_io_helpers.hpp"
+#include "io_test_helpers.hpp"
 
 #include <random>
 

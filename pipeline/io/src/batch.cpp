@@ -1,4 +1,4 @@
-#include "io_detail.hpp"
+#include "detail.hpp"
 
 #include <htslib/sam.h>
 

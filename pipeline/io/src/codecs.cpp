@@ -1,4 +1,4 @@
-#include "io_codecs.hpp"
+#include "codecs.hpp"
 
 #include <ksieve/io/io.hpp>
 

@@ -6,7 +6,7 @@
 // Both backends have the same semantics: every member is read, zero padding between members is skipped,
 // anything else after a member is "trailing garbage", the CRC32 and ISIZE of every member are checked,
 // and truncated or corrupted data ends the stream with a source_error after the bytes before it.
-#include "io_detail.hpp"
+#include "detail.hpp"
 
 #include <memory>
 

@@ -1,5 +1,5 @@
 // Readers: FASTA/FASTQ parsing, compression and stdin, batching, malformed input.
-#include "test_io_helpers.hpp"
+#include "io_test_helpers.hpp"
 
 #include <fcntl.h>
 

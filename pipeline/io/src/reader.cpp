@@ -1,6 +1,6 @@
-#include "io_codecs.hpp"
-#include "io_annotated.hpp"
-#include "io_detail.hpp"
+#include "codecs.hpp"
+#include "annotated.hpp"
+#include "detail.hpp"
 
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>

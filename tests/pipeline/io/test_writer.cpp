@@ -1,6 +1,6 @@
 // Writers and output_file: verbatim round trips, conversions, deterministic BGZF, SAM/BAM/CRAM,
 // atomic outputs.
-#include "test_io_helpers.hpp"
+#include "io_test_helpers.hpp"
 
 #include <sys/stat.h>
 

@@ -1,6 +1,6 @@
 // Real data from Debian packages (bowtie2, gasic, kleborate examples): round trips against the
 // decompressed files and naive parsers. Each test skips with the reason when its file is missing.
-#include "test_io_helpers.hpp"
+#include "io_test_helpers.hpp"
 
 using namespace ksieve::io;
 using namespace ksieve::io::test;

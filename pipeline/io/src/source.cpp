@@ -1,5 +1,5 @@
-#include "io_detail.hpp"
-#include "io_gzip.hpp"
+#include "detail.hpp"
+#include "gzip.hpp"
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>

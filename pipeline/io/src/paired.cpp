@@ -1,4 +1,4 @@
-#include "io_detail.hpp"
+#include "detail.hpp"
 
 #include <ksieve/filters/error.hpp>
 

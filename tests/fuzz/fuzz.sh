@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) and run each for a
 # bounded number of inputs, seeded from small real inputs; first every saved regression input is replayed.
-# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [KSIEVE_BINARY for making seeds (default: build-test/app/ksieve)]
+# Usage: tests/fuzz/fuzz.sh [SECONDS_PER_TARGET (default 60)] [KSIEVE_BINARY for making seeds (default: build-test/bin/ksieve)]
 # A run is repeatable: the mutation sequence is seeded by KSIEVE_FUZZ_SEED (default 1) and each target stops
 # after a fixed number of inputs (KSIEVE_FUZZ_RUNS_READER, default 10000; KSIEVE_FUZZ_RUNS_FILTER, default
 # 1000000), or at SECONDS_PER_TARGET on a slow machine. Set another seed (0: a random one) and more runs to
@@ -9,12 +9,12 @@
 # A finding is written to build-fuzz/findings/<target>/ and fails the script; copy it to
 # tests/fuzz/regressions/<target>/ once fixed, so that every later run replays it.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 seconds=${1:-60}
 seed=${KSIEVE_FUZZ_SEED:-1}
 declare -A runs=([fuzz_reader]=${KSIEVE_FUZZ_RUNS_READER:-10000} [fuzz_filter_file]=${KSIEVE_FUZZ_RUNS_FILTER:-1000000})
-ksieve=${2:-build-test/app/ksieve}
+ksieve=${2:-build-test/bin/ksieve}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== Fuzzer build (clang, address + undefined)"

@@ -1,7 +1,7 @@
 #pragma once
 // Compression formats besides gzip input: zstd, xz and bzip2 decoders (byte sources), and the parallel block
 // compressor of the compressed outputs (gzip as BGZF, zstd, xz, bzip2). Internal to the io library.
-#include "io_detail.hpp"
+#include "detail.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 // GenBank and EMBL records through seqan3's sequence_file_input (built only where seqan3 is found).
-#include "../io_annotated.hpp"
+#include "../annotated.hpp"
 
 #include <ksieve/filters/error.hpp>
 

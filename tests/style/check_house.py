@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Checks the source tree's house rules: the top-level layout, the include direction between the layers,
+an opening comment in every product file, file and function lengths, and one CPU-dispatch mechanism.
+
+Usage: check_house.py [REPO_ROOT]   (exit 0 when every rule holds; each violation on its own line)
+
+Product files are the .cpp, .hpp, .h and .inc files under filters/ and pipeline/. Function lengths come
+from universal-ctags (`ctags`); without it that rule is reported as skipped, not as passed.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+MAX_FILE_LINES = 800
+MAX_FUNCTION_LINES = 80
+OPENING_LINES = 8
+TOP_LEVEL = ["pipeline/io", "pipeline/engine", "pipeline/app", "filters", "tests", "bench", "examples",
+             "docs", "CMakeLists.txt", "environment.yml", "README.md", "LICENSE", ".ci/run"]
+# layer -> the ksieve/<layer> includes it must not use (lower layers never include upper ones)
+FORBIDDEN = {
+    "filters": ("io", "engine", "app"),
+    "pipeline/io": ("engine", "app"),
+    "pipeline/engine": ("app",),
+    "pipeline/app": (),
+}
+TARGET_PATTERNS = [re.compile(p) for p in (r"#\s*pragma\s+GCC\s+target", r"gnu::target",
+                                           r"__attribute__\s*\(\(\s*target", r"#\s*pragma\s+clang\s+attribute")]
+SUFFIXES = (".cpp", ".hpp", ".h", ".inc")
+
+
+def product_files(root):
+    for layer in FORBIDDEN:
+        base = os.path.join(root, layer)
+        for dirpath, _, names in os.walk(base):
+            for name in sorted(names):
+                if name.endswith(SUFFIXES):
+                    yield layer, os.path.join(dirpath, name)
+
+
+def opens_with_comment(lines):
+    for line in lines[:OPENING_LINES]:
+        s = line.strip()
+        if s.startswith("//") or s.startswith("/*") or s.startswith("*"):
+            return True
+    return False
+
+
+def long_functions(root, files):
+    ctags = shutil.which("ctags")
+    if not ctags:
+        return None
+    out = subprocess.run([ctags, "--langmap=C++:+.inc", "--kinds-C++=f", "--fields=+ne", "-o", "-"] + files,
+                         check=True, capture_output=True, text=True).stdout
+    found = []
+    for row in out.splitlines():
+        cols = row.split("\t")
+        fields = dict(c.split(":", 1) for c in cols[3:] if ":" in c)
+        if "line" in fields and "end" in fields:
+            n = int(fields["end"]) - int(fields["line"]) + 1
+            if n > MAX_FUNCTION_LINES:
+                found.append(f"{os.path.relpath(cols[1], root)}:{fields['line']}: function {cols[0]} has {n} lines")
+    return found
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../.."))
+    problems = []
+    for entry in TOP_LEVEL:
+        if not os.path.exists(os.path.join(root, entry)):
+            problems.append(f"layout: {entry} is missing")
+    files = []
+    for layer, path in product_files(root):
+        rel = os.path.relpath(path, root)
+        files.append(path)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        if len(lines) > MAX_FILE_LINES:
+            problems.append(f"{rel}: {len(lines)} lines (at most {MAX_FILE_LINES})")
+        if not opens_with_comment(lines):
+            problems.append(f"{rel}: no comment in its first {OPENING_LINES} lines saying what it holds")
+        for i, line in enumerate(lines, 1):
+            m = re.match(r'\s*#\s*include\s*[<"]ksieve/(\w+)/', line)
+            if m and m.group(1) in FORBIDDEN[layer]:
+                problems.append(f"{rel}:{i}: {layer} includes ksieve/{m.group(1)} (an upper layer)")
+            if any(p.search(line) for p in TARGET_PATTERNS):
+                problems.append(f"{rel}:{i}: per-function CPU target (use the per-source CPU levels)")
+    longs = long_functions(root, files)
+    if longs is None:
+        print("check_house: ctags not found: function lengths not checked")
+    else:
+        problems += longs
+    for p in problems:
+        print(p)
+    print(f"check_house: {len(files)} product files, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
