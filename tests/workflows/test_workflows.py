@@ -6,8 +6,9 @@
    of the same commands run by hand (oracle: a host filter built in one job, classify run directly), the
    merged sample filter equals a merge of the sample filters, MultiQC's data table lists each sample's known
    and novel reads as its stats say, every job wrote its log and the host parts were temporary.
-3. Without demo: true a missing sample's reads are an error (nothing is made up), and the other filters'
-   names (host.ksf, host.I.ksf, all_samples.ksf) are never taken for a sample's filter.
+3. Without demo: true a missing sample's reads are an error (nothing is made up); a sample may not take the
+   name of another filter, and the other filters (host.ksf, host.I.ksf, all_samples.ksf) are each made by
+   their own rule, never taken for a sample's filter.
 4. The Nextflow modules have what nf-core requires (process, tag, label, input, output with versions,
    when, script, stub, ext.args and ext.prefix; a meta.yml naming the same inputs and outputs), the labels
    give cpus, memory and time, and the ksieve command lines of the modules equal those of the Snakemake
@@ -121,24 +122,34 @@ def check_snakemake_inputs(env):
     # a sample may not take the name of another filter
     r = snakemake(["-n", "--cores", "1", "--config", "demo=true", "samples=[host]"], work, env, quiet=True)
     check(r.returncode != 0 and "sample name" in r.stdout + r.stderr, "a sample named host is refused")
-    # each filter from its own rule (no ambiguity with filters/{sample}.ksf)
-    r = snakemake(["-n", "--cores", "1", "--config", "demo=true", "--", "filters/host.ksf",
-                   "filters/host.2.ksf", "filters/all_samples.ksf", "filters/A.ksf"], work, env)
-    out = r.stdout + r.stderr
-    check(r.returncode == 0, "dry run of the filters")
-    for target, rule in (("filters/host.ksf", "host_filter"), ("filters/host.2.ksf", "host_part"),
-                         ("filters/all_samples.ksf", "combine_samples"), ("filters/A.ksf", "sample_filter")):
-        made_by = re.findall(r"rule (\w+):\n(?:    .*\n)*?    output: ([^\n]*)", out)
-        check(any(rule == name and target in outputs.split(", ") for name, outputs in made_by),
-              f"{target} is made by rule {rule}")
+    # the names of the other filters are no sample names: no rule makes a sample's outputs for them
+    r = snakemake(["-n", "--cores", "1", "--config", "demo=true", "--", "stats/host.stats.json"], work, env,
+                  quiet=True)
+    check(r.returncode != 0 and "No rule to produce stats/host.stats.json" in r.stdout + r.stderr,
+          "the sample wildcard does not match host")
+    smk = open(SNAKEFILE).read()
+    pattern = re.search(r'^SAMPLE_NAME = r"(.*)"$', smk, re.M)
+    if check(pattern is not None and re.search(r"^    sample=SAMPLE_NAME,$", smk, re.M) is not None,
+             "the sample wildcard is constrained to SAMPLE_NAME"):
+        for name in ("host", "host.0", "host.12", "all_samples", "a/b", ""):
+            check(re.fullmatch(pattern.group(1), name) is None, f"{name!r} is no sample name")
+        for name in ("A", "sample_1", "hostA", "all-samples-2"):
+            check(re.fullmatch(pattern.group(1), name) is not None, f"{name!r} is a sample name")
     shutil.rmtree(work, ignore_errors=True)
 
 
-def snakemake_shapes(env):
+def snakemake_dry_run(env):
+    """The ksieve command shapes of a dry run (demo: true); each filter is made by its own rule (the
+    other filters' names are not taken for filters/{sample}.ksf, which would be ambiguous)."""
     work = tempfile.mkdtemp(prefix="ksieve-smk-dry-")
     r = snakemake(["-n", "-p", "--cores", "2", "--config", "demo=true"], work, env)
     shutil.rmtree(work, ignore_errors=True)
     check(r.returncode == 0, "snakemake dry run")
+    made_by = re.findall(r"rule (\w+):\n(?:    .*\n)*?    output: ([^\n]*)", r.stdout)
+    for target, rule in (("filters/host.ksf", "host_filter"), ("filters/host.2.ksf", "host_part"),
+                         ("filters/all_samples.ksf", "combine_samples"), ("filters/A.ksf", "sample_filter")):
+        check(any(rule == name and target in outputs.split(", ") for name, outputs in made_by),
+              f"{target} is made by rule {rule}")
     lines = [l.strip() for l in r.stdout.splitlines() if l.strip().startswith("ksieve ")]
     return {shape(l.split(" 2>")[0]) for l in lines}
 
@@ -337,7 +348,7 @@ def main():
     check_snakemake_run(ksieve, env)
 
     config, main_nf = nextflow_checks()
-    smk, nf = snakemake_shapes(env), nextflow_shapes(config, main_nf)
+    smk, nf = snakemake_dry_run(env), nextflow_shapes(config, main_nf)
     check(smk == nf, "Nextflow and Snakemake run the same ksieve commands:\n  snakemake: " +
           "\n             ".join(sorted(smk)) + "\n  nextflow:  " + "\n             ".join(sorted(nf)))
     check(len(nf) == 4, "four command shapes (host part, merge, classify, sample build)")
