@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Generate the pipeline tests' data from Debian packages (deterministic: fixed seeds). Usage: generate.sh OUTDIR
+# Generate the pipeline tests' data from the files shipped beside this script (tests/data/genomes,
+# tests/data/reads; see README.md there) and the lambda genome of examples/data (deterministic: fixed seeds).
+# Usage: generate.sh OUTDIR
 # Produces in OUTDIR:
-#   HS11286.fa             Klebsiella pneumoniae HS11286 genome (kleborate-examples)
-#   klebs4.fa              the 4 Klebsiella genomes
-#   lambda.fa              lambda phage (bowtie2-examples)
+#   HS11286.fa             Klebsiella pneumoniae HS11286 genome (chromosome and plasmids)
+#   klebs4.fa              HS11286 and the first 40 kb of each record of 3 other Klebsiella genomes
+#   lambda.fa              lambda phage
 #   hs_errfree.fq          error-free 150 bp reads simulated from HS11286 (art_illumina -ef, seed 42)
 #   hs_reads.fq.gz         realistic 150 bp reads from HS11286 (with errors)
 #   hs_R1.fq, hs_R2.fq     paired realistic reads from HS11286
 #   lambda_reads.fq        realistic reads from lambda
-#   sra.fq.gz              real SRA reads (gasic-examples SRR059298 subset)
+#   sra.fq.gz              real SRA reads (the first 10000 reads of SRR059298)
 #   mixed.fq               HS11286 reads + lambda reads, interleaved by position
 # A marker file OUTDIR/.complete is written last; an existing complete directory is reused.
 set -euo pipefail
@@ -17,22 +19,23 @@ mkdir -p "$out"
 if [ -f "$out/.complete" ]; then
     exit 0
 fi
-klebs=/usr/share/doc/kleborate/examples/data
-bt2=/usr/share/doc/bowtie2/examples
-gasic=/usr/share/doc/gasic/examples
-for f in "$klebs/Klebs_HS11286.fna.xz" "$bt2/reference/lambda_virus.fa.gz" "$gasic/reads/SRR059298_subset.fastq.gz"; do
-    [ -f "$f" ] || { echo "generate.sh: missing $f (run scripts/install-deps.sh)" >&2; exit 1; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+genomes=$here/genomes
+reads=$here/reads
+lambda_gz=$here/../../examples/data/lambda.fa.gz
+for f in "$genomes/Klebs_HS11286.fna.xz" "$lambda_gz" "$reads/SRR059298_head.fastq.gz"; do
+    [ -f "$f" ] || { echo "generate.sh: missing $f (incomplete source tree)" >&2; exit 1; }
 done
-command -v art_illumina >/dev/null || { echo "generate.sh: art_illumina missing (art-nextgen-simulation-tools)" >&2; exit 1; }
+command -v art_illumina >/dev/null || { echo "generate.sh: art_illumina missing (Debian: art-nextgen-simulation-tools; conda: art)" >&2; exit 1; }
 
 tmp=$(mktemp -d "$out/tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-xz -dc "$klebs/Klebs_HS11286.fna.xz" > "$tmp/HS11286.fa"
-: > "$tmp/klebs4.fa"
-for g in "$klebs"/*.fna.xz; do xz -dc "$g" >> "$tmp/klebs4.fa"; done
-gzip -dc "$bt2/reference/lambda_virus.fa.gz" > "$tmp/lambda.fa"
-cp "$gasic/reads/SRR059298_subset.fastq.gz" "$tmp/sra.fq.gz"
+xz -dc "$genomes/Klebs_HS11286.fna.xz" > "$tmp/HS11286.fa"
+cp "$tmp/HS11286.fa" "$tmp/klebs4.fa"
+for g in Klebs_Kp1084 MGH78578 NTUH-K2044; do xz -dc "$genomes/${g}_cut.fna.xz" >> "$tmp/klebs4.fa"; done
+gzip -dc "$lambda_gz" > "$tmp/lambda.fa"
+cp "$reads/SRR059298_head.fastq.gz" "$tmp/sra.fq.gz"
 
 # SAM (error-free alignment file of art) -> FASTQ; reverse-strand reads are stored reverse-complemented,
 # which does not change canonical k-mers.

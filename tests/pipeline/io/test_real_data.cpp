@@ -1,5 +1,5 @@
-// Real data from Debian packages (bowtie2, gasic, kleborate examples): round trips against the
-// decompressed files and naive parsers. Each test skips with the reason when its file is missing.
+// Real data shipped in tests/data (cut from the bowtie2, GASiC and Kleborate examples): round trips against
+// the decompressed files and naive parsers. Each test skips with the reason when its file is missing.
 #include "io_test_helpers.hpp"
 
 using namespace ksieve::io;
@@ -8,20 +8,20 @@ using namespace ksieve::io::test;
 namespace
 {
 
-std::string const bowtie2 = "/usr/share/doc/bowtie2/examples/";
-std::string const reads_1 = bowtie2 + "reads/reads_1.fq.gz";
-std::string const reads_2 = bowtie2 + "reads/reads_2.fq.gz";
-std::string const longreads = bowtie2 + "reads/longreads.fq.gz";
-std::string const combined_bam_gz = bowtie2 + "reads/combined_reads.bam.gz";
-std::string const lambda = bowtie2 + "reference/lambda_virus.fa.gz";
-std::string const srr = "/usr/share/doc/gasic/examples/reads/SRR059298_subset.fastq.gz";
-std::string const kleborate = "/usr/share/doc/kleborate/examples/data/";
+std::string const data_dir = KSIEVE_TEST_DATA_DIR;
+std::string const reads_1 = data_dir + "/reads/reads_1.fq.gz";
+std::string const reads_2 = data_dir + "/reads/reads_2.fq.gz";
+std::string const longreads = data_dir + "/reads/longreads.fq.gz";
+std::string const combined_bam_gz = data_dir + "/reads/combined_reads.bam.gz";
+std::string const lambda = data_dir + "/../../examples/data/lambda.fa.gz";
+std::string const srr = data_dir + "/reads/SRR059298_head.fastq.gz";
+std::string const kleborate = data_dir + "/genomes/";
 
 #define KSIEVE_REQUIRE_FILE(path)                                                                            \
     do                                                                                                       \
     {                                                                                                        \
         if (!std::filesystem::exists(path))                                                                  \
-            GTEST_SKIP() << (path) << " is missing (install the Debian package that ships it)";              \
+            GTEST_SKIP() << (path) << " is missing (incomplete source tree)";              \
         if (!have_tool("gzip"))                                                                              \
             GTEST_SKIP() << "gzip not installed";                                                            \
     } while (false)
@@ -141,11 +141,11 @@ TEST(io_data, bowtie2_gzipped_bam)
         expected += "@" + r.name + "\n" + r.seq + "\n+\n" +
                     (r.qual.empty() ? std::string(r.seq.size(), 'I') : r.qual) + "\n";
     EXPECT_EQ(read_file(dir / "c.fq"), expected);
-    // the file holds 10000 mate pairs (flags 77/141) followed by 6000 unpaired long reads: read as
+    // the file holds 1000 mate pairs (flags 77/141) followed by 600 unpaired long reads: read as
     // interleaved, the pairs come out and then the unpaired reads fail the mate check
-    ASSERT_EQ(direct.size(), 26000u);
+    ASSERT_EQ(direct.size(), 2600u);
     reader_options o;
-    o.batch_records = 1000;
+    o.batch_records = 250;
     auto p = paired_reader::open_interleaved(dir / "c.bam", o);
     record_batch r1, r2;
     std::size_t pairs = 0;
@@ -159,8 +159,8 @@ TEST(io_data, bowtie2_gzipped_bam)
                     EXPECT_EQ(to_record(r2[i]), direct[2 * pairs + 1]);
                 }
         },
-        {q(dir / "c.bam"), "record 20001", "mate names differ"});
-    EXPECT_EQ(pairs, 10000u);
+        {q(dir / "c.bam"), "record 2001", "mate names differ"});
+    EXPECT_EQ(pairs, 1000u);
 }
 
 TEST(io_data, gasic_fastq_with_repeated_plus_names)
@@ -187,7 +187,7 @@ TEST(io_data, gasic_fastq_with_repeated_plus_names)
 TEST(io_data, kleborate_genomes_from_xz)
 {
     if (!std::filesystem::exists(kleborate))
-        GTEST_SKIP() << kleborate << " is missing (install kleborate)";
+        GTEST_SKIP() << kleborate << " is missing (incomplete source tree)";
     if (!have_tool("xz"))
         GTEST_SKIP() << "xz not installed";
     temp_dir dir;

@@ -1,5 +1,5 @@
-// ksieve build: a filter of the k-mers of references or reads; with meta.shard = "I/S", part I of S
-// (scatter over S jobs, gather with KSIEVE_MERGE).
+// ksieve build: a filter of the k-mers of references or reads. With meta.part = "I/S", part I of S
+// (scatter the build over S jobs, gather the parts with KSIEVE_MERGE).
 process KSIEVE_BUILD {
     tag "$meta.id"
     label 'process_medium'
@@ -20,9 +20,9 @@ process KSIEVE_BUILD {
     script:
     def args = task.ext.args ?: ''
     def prefix = task.ext.prefix ?: "${meta.id}"
-    def shard = meta.shard ? "--shard ${meta.shard}" : ''
+    def part = meta.part ? "--part ${meta.part}" : ''
     """
-    ksieve build -q -t ${task.cpus} ${args} ${shard} -o ${prefix}.ksf ${sequences}
+    ksieve build -q -t ${task.cpus} ${args} ${part} -o ${prefix}.ksf ${sequences}
 
     cat <<-END_VERSIONS > versions.yml
     "${task.process}":
@@ -34,6 +34,10 @@ process KSIEVE_BUILD {
     def prefix = task.ext.prefix ?: "${meta.id}"
     """
     touch ${prefix}.ksf
-    echo '"${task.process}": {ksieve: 0.2.0}' > versions.yml
+
+    cat <<-END_VERSIONS > versions.yml
+    "${task.process}":
+        ksieve: 0.2.0
+    END_VERSIONS
     """
 }

@@ -1,25 +1,26 @@
-// ksieve merge: the union of compatible filters (shard parts of one build, or per-sample filters).
+// ksieve merge: the union of compatible filters (the parts of one scattered build, or per-sample filters).
 process KSIEVE_MERGE {
     tag "$meta.id"
-    label 'process_single'
+    label 'process_medium'
 
     conda "${moduleDir}/environment.yml"
     container "quay.io/biocontainers/ksieve:0.2.0--0"
 
     input:
-    tuple val(meta), path(filters)
+    tuple val(meta), path(filters, stageAs: 'in/*')
 
     output:
-    tuple val(meta), path("${meta.id}.ksf"), emit: filter
-    path "versions.yml"                  , emit: versions
+    tuple val(meta), path("*.ksf"), emit: filter
+    path "versions.yml"           , emit: versions
 
     when:
     task.ext.when == null || task.ext.when
 
     script:
     def args = task.ext.args ?: ''
+    def prefix = task.ext.prefix ?: "${meta.id}"
     """
-    ksieve merge -q -t ${task.cpus} ${args} -o ${meta.id}.ksf ${filters}
+    ksieve merge -q -t ${task.cpus} ${args} -o ${prefix}.ksf ${filters}
 
     cat <<-END_VERSIONS > versions.yml
     "${task.process}":
@@ -28,8 +29,13 @@ process KSIEVE_MERGE {
     """
 
     stub:
+    def prefix = task.ext.prefix ?: "${meta.id}"
     """
-    touch ${meta.id}.ksf
-    echo '"${task.process}": {ksieve: 0.2.0}' > versions.yml
+    touch ${prefix}.ksf
+
+    cat <<-END_VERSIONS > versions.yml
+    "${task.process}":
+        ksieve: 0.2.0
+    END_VERSIONS
     """
 }
