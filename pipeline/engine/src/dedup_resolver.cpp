@@ -1,5 +1,8 @@
+// dedup by in-order resolution (dedup_resolver): a parallel pre-pass, then each unit decided in input order
+// against the counts before the batch plus what earlier novel units added; and commit_round.
 #include "engine_detail.hpp"
 #include <ksieve/engine/dedup.hpp>
+#include <ksieve/engine/resources.hpp>
 #include <ksieve/filters/error.hpp>
 
 #include <algorithm>
@@ -8,6 +11,11 @@
 
 namespace ksieve
 {
+
+dedup_resolver::dedup_resolver(unsigned const threads) : threads_{threads < 1 ? 1u : threads}
+{
+    reserve_openmp_threads(threads_);
+}
 
 void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
                              bool const exact_hits, std::vector<unit_result> & results)
