@@ -2,6 +2,8 @@
 // (after a check that the system allows them) before its first parallel region.
 #include <ksieve/engine/resources.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <condition_variable>
@@ -137,10 +139,10 @@ void reserve_openmp_threads(unsigned const threads)
         return;
     if (int const rc = can_start(threads - 1); rc != 0)
         throw thread_error(std::to_string(threads) + " threads", std::strerror(rc));
+    std::atomic<unsigned> started{0}; // (a region that does nothing could be left out)
 #pragma omp parallel num_threads(threads)
-    {
-    }
-    reserved = threads;
+    started.fetch_add(1, std::memory_order_relaxed);
+    reserved = std::max(started.load(), 1u);
 }
 
 } // namespace ksieve
