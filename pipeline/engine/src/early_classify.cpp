@@ -43,15 +43,14 @@ void early_classifier::count_keys(scratch & s, chunk const & c) const
     bool const sampled = engine_.kmer().sampled();
     if (sampled) // the units' minimizers (hashed keys), computed once: their number is not known before
     {
-        s.skeys.clear();
-        auto add = [&](std::uint64_t const key) { s.skeys.push_back(key); };
+        std::size_t used = 0; // s.skeys[0, used): the minimizers so far
         for (std::size_t i = 0; i < m; ++i)
         {
-            std::size_t const before = s.skeys.size();
-            engine_.for_each_key(sequence_piece{r1[u0 + i].seq}, s.ks, add);
+            std::size_t const before = used;
+            add_minimizers(s, r1[u0 + i].seq, used);
             if (pairs)
-                engine_.for_each_key(sequence_piece{(*r2)[u0 + i].seq}, s.ks, add);
-            s.count[i] = static_cast<std::uint32_t>(s.skeys.size() - before);
+                add_minimizers(s, (*r2)[u0 + i].seq, used);
+            s.count[i] = static_cast<std::uint32_t>(used - before);
             s.offset[i + 1] = s.offset[i] + s.count[i];
         }
     }
@@ -64,6 +63,27 @@ void early_classifier::count_keys(scratch & s, chunk const & c) const
             s.count[i] = static_cast<std::uint32_t>(cnt);
             s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
         }
+}
+
+// The minimizers (hashed) of `seq` appended to s.skeys[0, used), used advanced past them. s.skeys grows
+// outside the scan (whose callback must not throw): a scan that does not fit is done again after growth.
+void early_classifier::add_minimizers(scratch & s, std::string_view const seq, std::size_t & used) const
+{
+    std::size_t n = used;
+    auto put = [&](std::uint64_t const key) noexcept
+    {
+        if (n < s.skeys.size())
+            s.skeys[n] = key;
+        ++n;
+    };
+    engine_.for_each_key(sequence_piece{seq}, s.ks, put);
+    if (n > s.skeys.size())
+    {
+        s.skeys.resize(std::max(n, 2 * s.skeys.size()));
+        n = used;
+        engine_.for_each_key(sequence_piece{seq}, s.ks, put);
+    }
+    used = n;
 }
 
 // Units of more than window_kmers k-mers keep no codes in s.keys: they are looked up in windows

@@ -77,8 +77,9 @@ private:
     std::exception_ptr error_;
 };
 
-// The current exception, with running out of memory made a resource_error that says while doing `what`.
-std::exception_ptr current_error(char const * const what)
+// The current exception, with running out of memory made a resource_error that says while doing `what`
+// (or left as it is where even that error cannot be made: the run translates it when it rethrows).
+std::exception_ptr current_error(char const * const what) noexcept
 {
     try
     {
@@ -86,7 +87,14 @@ std::exception_ptr current_error(char const * const what)
     }
     catch (std::bad_alloc const &)
     {
-        return std::make_exception_ptr(memory_error(what));
+        try
+        {
+            return std::make_exception_ptr(memory_error(what));
+        }
+        catch (...)
+        {
+            return std::current_exception();
+        }
     }
     catch (...)
     {
@@ -122,12 +130,19 @@ public:
         if (!failed_.load())
             work(0);
         join_threads();
-        start_error_.rethrow_if_set();
-        worker_error_.rethrow_if_set();
-        if (reader_error_)
-            std::rethrow_exception(reader_error_);
-        if (writer_error_)
-            std::rethrow_exception(writer_error_);
+        try
+        {
+            start_error_.rethrow_if_set();
+            worker_error_.rethrow_if_set();
+            if (reader_error_)
+                std::rethrow_exception(reader_error_);
+            if (writer_error_)
+                std::rethrow_exception(writer_error_);
+        }
+        catch (std::bad_alloc const &)
+        {
+            throw memory_error("running the batches"); // (the threads have freed their memory by now)
+        }
     }
 
 private:

@@ -5,6 +5,7 @@
  */
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include <ksieve/engine/decision_rule.hpp>
@@ -67,6 +68,7 @@ private:
 
     void classify_chunk(scratch & s, chunk const & c, std::vector<unit_result> & results) const;
     void count_keys(scratch & s, chunk const & c) const;
+    void add_minimizers(scratch & s, std::string_view seq, std::size_t & used) const;
     void drop_long_units(scratch & s, chunk const & c) const;
     void spread_keys(scratch & s, chunk const & c) const;
     void rounds(scratch & s, chunk const & c) const;
