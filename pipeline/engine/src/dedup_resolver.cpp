@@ -41,7 +41,7 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         hits += hits_added(keys, u, rule, below);
         bool const known = hits >= need;
         results[u] = unit_result{c, hits, known};
-        if (!known)
+        if (!known && u + 1 < n) // (no later unit of the batch looks at the last one's keys)
             track(keys, u, below);
     }
 }
@@ -65,8 +65,9 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
     }
     hits_before_.resize(n);
     need_.resize(n);
-    std::uint64_t tracked =
-        0; // keys that may be probed: below min_count, in units not decided before the batch
+    // keys that may be tracked: below min_count, in units not decided before the batch but the last one (a
+    // long record alone in its batch needs no table)
+    std::uint64_t tracked = 0;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256) reduction(+ : tracked)
     for (std::size_t u = 0; u < n; ++u)
     {
@@ -86,7 +87,7 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
         }
         hits_before_[u] = hits;
         need_[u] = rule.hits_needed(c);
-        if (exact_hits || hits < need_[u])
+        if ((exact_hits || hits < need_[u]) && u + 1 < n) // the last unit is never tracked
             tracked += c - hits;
     }
     return tracked;

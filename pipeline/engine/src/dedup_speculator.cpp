@@ -378,8 +378,8 @@ void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys c
         order_[j] = j;
     }
     std::uint64_t const * const ck = cks_.data() + off;
-    std::sort(order_.begin(), order_.end(),
-              [&](std::uint32_t const a, std::uint32_t const b) { return ck[a] < ck[b] || (ck[a] == ck[b] && a < b); });
+    std::sort(order_.begin(), order_.end(), [&](std::uint32_t const a, std::uint32_t const b)
+              { return ck[a] < ck[b] || (ck[a] == ck[b] && a < b); });
     std::uint32_t copies = 0; // earlier copies of the key at order_[i]
     for (std::uint32_t i = 0; i < c; ++i)
     {

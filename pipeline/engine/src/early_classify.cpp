@@ -1,5 +1,5 @@
-// Early-decision classify: per chunk of units, the keys in spread order, rounds of lookups until every unit
-// is decided, and long records in windows (early_classifier).
+// Early-decision classify: per chunk of units, the keys in spread order, rounds of lookups until
+// every unit is decided, and long records in windows (early_classifier).
 #include "engine_detail.hpp"
 #include <ksieve/engine/early_classify.hpp>
 
@@ -18,15 +18,16 @@ batch_engine::~batch_engine() = default; // here, where early_classifier is comp
 
 void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
                                   std::span<any_filter const * const> const filters,
-                                  decision_rule const & rule, std::vector<unit_result> & results) const
+                                  decision_rule const & rule,
+                                  std::vector<unit_result> & results) const
 {
     if (!early_)
         early_ = std::make_unique<early_classifier>(*this);
     early_->classify(r1, r2, filters, rule, results);
 }
 
-// A chunk's units: their k-mers (count, offset), with the minimizers of a sampled filter computed once (their
-// number is not known before), and the per-unit state of the rounds reset.
+// A chunk's units: their k-mers (count, offset), with the minimizers of a sampled filter computed
+// once (their number is not known before), and the per-unit state of the rounds reset.
 void early_classifier::count_keys(scratch & s, chunk const & c) const
 {
     io::record_batch const & r1 = c.r1;
@@ -41,7 +42,8 @@ void early_classifier::count_keys(scratch & s, chunk const & c) const
     s.qstart.resize(m);
     s.offset[0] = 0;
     bool const sampled = engine_.kmer().sampled();
-    if (sampled) // the units' minimizers (hashed keys), computed once: their number is not known before
+    if (sampled) // the units' minimizers (hashed keys), computed once: their number is not known
+                 // before
     {
         std::size_t used = 0; // s.skeys[0, used): the minimizers so far
         for (std::size_t i = 0; i < m; ++i)
@@ -65,9 +67,11 @@ void early_classifier::count_keys(scratch & s, chunk const & c) const
         }
 }
 
-// The minimizers (hashed) of `seq` appended to s.skeys[0, used), used advanced past them. s.skeys grows
-// outside the scan (whose callback must not throw): a scan that does not fit is done again after growth.
-void early_classifier::add_minimizers(scratch & s, std::string_view const seq, std::size_t & used) const
+// The minimizers (hashed) of `seq` appended to s.skeys[0, used), used advanced past them. s.skeys
+// grows outside the scan (whose callback must not throw): a scan that does not fit is done again
+// after growth.
+void early_classifier::add_minimizers(scratch & s, std::string_view const seq,
+                                      std::size_t & used) const
 {
     std::size_t n = used;
     auto put = [&](std::uint64_t const key) noexcept
@@ -92,7 +96,8 @@ void early_classifier::drop_long_units(scratch & s, chunk const & c) const
 {
     std::size_t const m = c.m;
     bool const sampled = engine_.kmer().sampled();
-    // long units keep no codes here: they are looked up in windows below (sampled units are few keys)
+    // long units keep no codes here: they are looked up in windows below (sampled units are few
+    // keys)
     s.long_units.clear();
     for (std::size_t i = 0; i < m; ++i)
         if (s.count[i] > window_kmers && !sampled)
@@ -108,8 +113,8 @@ void early_classifier::drop_long_units(scratch & s, chunk const & c) const
     }
 }
 
-// The codes of the chunk's units in spread order (hashed minimizers for a sampled filter), how many hits
-// each unit needs, and the units still to decide.
+// The codes of the chunk's units in spread order (hashed minimizers for a sampled filter), how many
+// hits each unit needs, and the units still to decide.
 void early_classifier::spread_keys(scratch & s, chunk const & c) const
 {
     io::record_batch const & r1 = c.r1;
@@ -125,11 +130,12 @@ void early_classifier::spread_keys(scratch & s, chunk const & c) const
         if (s.count[i] > window_kmers && !sampled)
         {
             std::uint64_t const need = c.rule.hits_needed(s.count[i]);
-            s.need[i] =
-                static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
+            s.need[i] = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
             continue;
         }
-        // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in increasing j.
+        // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in
+        // increasing j.
         std::uint32_t const cnt = s.count[i];
         std::uint32_t base[8];
         std::uint32_t acc = 0;
@@ -155,14 +161,15 @@ void early_classifier::spread_keys(scratch & s, chunk const & c) const
                 engine_.scanner().for_each((*r2)[u0 + i].seq, emit);
         }
         std::uint64_t const need = c.rule.hits_needed(cnt);
-        s.need[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
+        s.need[i] =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
         if (need <= cnt)
             s.active.push_back(static_cast<std::uint32_t>(i));
     }
 }
 
-// Rounds of lookups over a chunk's undecided units: each asks for the fewest further k-mers that could decide
-// it, until every unit is decided (the last round takes all that remain).
+// Rounds of lookups over a chunk's undecided units: each asks for the fewest further k-mers that
+// could decide it, until every unit is decided (the last round takes all that remain).
 void early_classifier::rounds(scratch & s, chunk const & c) const
 {
     std::span<any_filter const * const> const filters = c.filters;
@@ -174,9 +181,10 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
         for (std::uint32_t const i : s.active)
         {
             std::uint32_t const misses = s.queried[i] - s.hits[i];
-            std::uint32_t const d = round + 1 >= max_rounds ? s.count[i] - s.queried[i]
-                                                            : std::min(s.need[i] - s.hits[i],
-                                                                       s.count[i] - s.need[i] + 1 - misses);
+            std::uint32_t const d =
+                round + 1 >= max_rounds
+                    ? s.count[i] - s.queried[i]
+                    : std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
             s.qstart[i] = static_cast<std::uint32_t>(total);
             total += d;
         }
@@ -200,8 +208,8 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
         {
             std::uint32_t const i = s.active[a];
             std::uint32_t const q0 = s.qstart[i];
-            std::uint32_t const q1 =
-                a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : static_cast<std::uint32_t>(total);
+            std::uint32_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]]
+                                                             : static_cast<std::uint32_t>(total);
             std::uint32_t h = 0;
             for (std::uint32_t q = q0; q < q1; ++q)
                 h += c.rule.hit(s.qvalues[q]);
@@ -240,7 +248,8 @@ void early_classifier::windowed_units(scratch & s, chunk const & c) const
             if (decided())
                 return;
             std::size_t q = 0;
-            engine_.for_each_key(w, s.ks, [&](std::uint64_t const key) noexcept { s.qkeys[q++] = key; });
+            engine_.for_each_key(w, s.ks,
+                                 [&](std::uint64_t const key) noexcept { s.qkeys[q++] = key; });
             query_keys(filters, s.qkeys.data(), q, s.qvalues.data(), s.q);
             for (std::size_t j = 0; j < q; ++j)
                 s.hits[i] += c.rule.hit(s.qvalues[j]);
@@ -253,13 +262,14 @@ void early_classifier::windowed_units(scratch & s, chunk const & c) const
 }
 
 void early_classifier::classify(io::record_batch const & r1, io::record_batch const * const r2,
-                                std::span<any_filter const * const> const filters, decision_rule const & rule,
-                                std::vector<unit_result> & results)
+                                std::span<any_filter const * const> const filters,
+                                decision_rule const & rule, std::vector<unit_result> & results)
 {
     std::size_t const n = r1.size();
     bool const pairs = r2 != nullptr && !r2->empty();
     results.resize(n);
-    // Chunks of at most 512 units and about 64 Ki bases (a chunk's keys stay in the core's L2 cache).
+    // Chunks of at most 512 units and about 64 Ki bases (a chunk's keys stay in the core's L2
+    // cache).
     constexpr std::size_t chunk_units = 512;
     constexpr std::size_t chunk_bases = std::size_t{1} << 16;
     chunk_begin_.clear();
@@ -284,15 +294,17 @@ void early_classifier::classify(io::record_batch const & r1, io::record_batch co
             [&]
             {
                 std::size_t const u0 = chunk_begin_[c];
-                classify_chunk(scratch_[static_cast<std::size_t>(omp_get_thread_num())],
-                               chunk{r1, pairs ? r2 : nullptr, u0, chunk_begin_[c + 1] - u0, filters, rule},
-                               results);
+                classify_chunk(
+                    scratch_[static_cast<std::size_t>(omp_get_thread_num())],
+                    chunk{r1, pairs ? r2 : nullptr, u0, chunk_begin_[c + 1] - u0, filters, rule},
+                    results);
             });
     failure.rethrow_if_set();
 }
 
 // One chunk: its keys, the rounds of lookups, the long units in windows, and the results.
-void early_classifier::classify_chunk(scratch & s, chunk const & c, std::vector<unit_result> & results) const
+void early_classifier::classify_chunk(scratch & s, chunk const & c,
+                                      std::vector<unit_result> & results) const
 {
     count_keys(s, c);
     drop_long_units(s, c);
@@ -300,7 +312,8 @@ void early_classifier::classify_chunk(scratch & s, chunk const & c, std::vector<
     rounds(s, c);
     windowed_units(s, c);
     for (std::size_t i = 0; i < c.m; ++i)
-        results[c.u0 + i] = unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};
+        results[c.u0 + i] =
+            unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};
 }
 
 } // namespace ksieve

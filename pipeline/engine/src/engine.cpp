@@ -198,7 +198,8 @@ using detail::query_keys;
 
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)
-    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(1u, threads)}
+    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed},
+      threads_{std::max(1u, threads)}
 {
     reserve_openmp_threads(threads_);
     if (range != nullptr && range->count > 1)

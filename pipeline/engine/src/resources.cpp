@@ -1,5 +1,5 @@
-// Running out of threads or memory as an error: the messages, and the OpenMP threads of a run started
-// (after a check that the system allows them) before its first parallel region.
+// Running out of threads or memory as an error: the messages, and the OpenMP threads of a run
+// started (after a check that the system allows them) before its first parallel region.
 #include <ksieve/engine/resources.hpp>
 
 #include <algorithm>
@@ -21,23 +21,26 @@ namespace ksieve
 
 resource_error thread_error(std::string const & what, std::string const & reason)
 {
-    return resource_error{"out of threads: cannot start " + what + " (" + reason +
-                          "); use fewer threads (-t) or raise the limits of this process on threads and "
-                          "virtual memory (ulimit -u, ulimit -v)"};
+    return resource_error{
+        "out of threads: cannot start " + what + " (" + reason +
+        "); use fewer threads (-t) or raise the limits of this process on threads and "
+        "virtual memory (ulimit -u, ulimit -v)"};
 }
 
 resource_error memory_error(std::string const & what)
 {
-    return resource_error{"out of memory while " + what +
-                          "; use fewer threads (-t), set --max-memory below the memory this process may "
-                          "have, or raise its memory limit (ulimit -v)"};
+    return resource_error{
+        "out of memory while " + what +
+        "; use fewer threads (-t), set --max-memory below the memory this process may "
+        "have, or raise its memory limit (ulimit -v)"};
 }
 
 namespace
 {
 
-// The stack size that the OpenMP runtime gives its threads: OMP_STACKSIZE or GOMP_STACKSIZE (a number with
-// an optional B, K, M or G suffix, kilobytes without one), else none (the system's default).
+// The stack size that the OpenMP runtime gives its threads: OMP_STACKSIZE or GOMP_STACKSIZE (a
+// number with an optional B, K, M or G suffix, kilobytes without one), else none (the system's
+// default).
 std::optional<std::size_t> openmp_stack_size()
 {
     for (char const * const name : {"OMP_STACKSIZE", "GOMP_STACKSIZE"})
@@ -54,10 +57,17 @@ std::optional<std::size_t> openmp_stack_size()
         std::size_t shift = 10;
         switch (std::toupper(static_cast<unsigned char>(*end)))
         {
-        case 'B': shift = 0; break;
-        case 'M': shift = 20; break;
-        case 'G': shift = 30; break;
-        default: break;
+        case 'B':
+            shift = 0;
+            break;
+        case 'M':
+            shift = 20;
+            break;
+        case 'G':
+            shift = 30;
+            break;
+        default:
+            break;
         }
         return static_cast<std::size_t>(n) << shift;
     }
@@ -109,8 +119,8 @@ private:
     std::vector<pthread_t> threads_;
 };
 
-// Whether `extra` threads of OpenMP's stack size can run at once besides the calling thread; 0, or the
-// error number of the first refusal.
+// Whether `extra` threads of OpenMP's stack size can run at once besides the calling thread; 0, or
+// the error number of the first refusal.
 int can_start(unsigned const extra)
 {
     pthread_attr_t attr;

@@ -1,6 +1,6 @@
-// The reader -> processing -> writer stream of batches: bounded queues, the reader, writer and worker
-// threads, and the errors of any of them (running out of threads or memory included) rethrown once on the
-// calling thread after every thread has stopped.
+// The reader -> processing -> writer stream of batches: bounded queues, the reader, writer and
+// worker threads, and the errors of any of them (running out of threads or memory included)
+// rethrown once on the calling thread after every thread has stopped.
 #include <ksieve/engine/cancel.hpp>
 #include <ksieve/engine/resources.hpp>
 #include <ksieve/engine/stream.hpp>
@@ -77,8 +77,9 @@ private:
     std::exception_ptr error_;
 };
 
-// The current exception, with running out of memory made a resource_error that says while doing `what`
-// (or left as it is where even that error cannot be made: the run translates it when it rethrows).
+// The current exception, with running out of memory made a resource_error that says while doing
+// `what` (or left as it is where even that error cannot be made: the run translates it when it
+// rethrows).
 std::exception_ptr current_error(char const * const what) noexcept
 {
     try
@@ -109,7 +110,8 @@ public:
     using process_fn = std::function<void(work_item &, unsigned)>;
     using write_fn = std::function<void(work_item const &)>;
 
-    stream_run(unit_source & source, process_fn const & process, write_fn const & write, unsigned workers)
+    stream_run(unit_source & source, process_fn const & process, write_fn const & write,
+               unsigned workers)
         : source_{source}, process_{process}, write_{write}, workers_{std::max(1u, workers)}
     {
     }
@@ -141,13 +143,15 @@ public:
         }
         catch (std::bad_alloc const &)
         {
-            throw memory_error("running the batches"); // (the threads have freed their memory by now)
+            throw memory_error(
+                "running the batches"); // (the threads have freed their memory by now)
         }
     }
 
 private:
-    // The reader, the writer (if any) and the workers beyond the calling thread. A thread that the system
-    // refuses to start stops the run: the threads already running finish, and the refusal is the error.
+    // The reader, the writer (if any) and the workers beyond the calling thread. A thread that the
+    // system refuses to start stops the run: the threads already running finish, and the refusal is
+    // the error.
     void start_threads()
     {
         char const * what = "the reader thread";
@@ -219,8 +223,8 @@ private:
         to_process_.close();
     }
 
-    // The writer thread takes the batches in input order (work_item::sequence), holding back those that
-    // workers finish early.
+    // The writer thread takes the batches in input order (work_item::sequence), holding back those
+    // that workers finish early.
     void write_in_order() noexcept
     {
         try
@@ -246,7 +250,8 @@ private:
         }
     }
 
-    // Worker `worker` (0: the calling thread): processes batches until none is left or a thread failed.
+    // Worker `worker` (0: the calling thread): processes batches until none is left or a thread
+    // failed.
     void work(unsigned const worker) noexcept
     {
         try

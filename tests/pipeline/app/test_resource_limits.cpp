@@ -1,7 +1,8 @@
-// Running out of threads or memory is an error, never an abort: build, classify and dedup run under a range
-// of address-space limits (ulimit -v, which also bounds the stacks of new threads). At every limit a run
-// either succeeds with exactly the outputs of an unlimited run, or fails with exit status 1, a first
-// stderr line `ksieve: error: out of ...`, and no output or temporary file left.
+// Running out of threads or memory is an error, never an abort: build, classify and dedup run under
+// a range of address-space limits (ulimit -v, which also bounds the stacks of new threads). At
+// every limit a run either succeeds with exactly the outputs of an unlimited run, or fails with
+// exit status 1, a first stderr line `ksieve: error: out of ...`, and no output or temporary file
+// left.
 #include "test_helpers.hpp"
 
 #include <random>
@@ -28,7 +29,8 @@ void write_inputs(temp_dir const & tmp)
     std::string fq;
     for (int i = 0; i < 1200; ++i)
     {
-        std::string const seq = i % 2 == 0 ? ref.substr(rng() % (ref.size() - 150), 150) : random_bases(150);
+        std::string const seq =
+            i % 2 == 0 ? ref.substr(rng() % (ref.size() - 150), 150) : random_bases(150);
         int const copies = i % 7 == 0 ? 2 : 1;
         for (int c = 0; c < copies; ++c)
             fq += "@r" + std::to_string(i) + "_" + std::to_string(c) + "\n" + seq + "\n+\n" +
@@ -63,7 +65,8 @@ std::set<std::string> outputs_in(std::string const & dir)
 {
     std::set<std::string> names;
     for (auto const & e : fs::directory_iterator{dir})
-        if (std::string const name = e.path().filename().string(); name != "stdout.txt" && name != "stderr.txt")
+        if (std::string const name = e.path().filename().string();
+            name != "stdout.txt" && name != "stderr.txt")
             names.insert(name);
     return names;
 }
@@ -75,7 +78,8 @@ protected:
     {
         tmp_ = new temp_dir{};
         write_inputs(*tmp_);
-        limited_run const r = run_limited(tmp_->path().string(), "build -q -t 1 -o filter.ksf ref.fa", 0);
+        limited_run const r =
+            run_limited(tmp_->path().string(), "build -q -t 1 -o filter.ksf ref.fa", 0);
         ASSERT_EQ(r.status, 0) << r.first_err_line;
     }
     static void TearDownTestSuite()
@@ -84,8 +88,8 @@ protected:
         tmp_ = nullptr;
     }
 
-    // `args` (inputs as ../NAME, outputs in the run's folder) at limits from 20 to 100 MB: each run as
-    // described in the file comment, the unlimited run's outputs as the oracle.
+    // `args` (inputs as ../NAME, outputs in the run's folder) at limits from 20 to 100 MB: each run
+    // as described in the file comment, the unlimited run's outputs as the oracle.
     static void expect_error_or_same_outputs(std::string const & args)
     {
         std::string const base = tmp_->path() / ("run" + std::to_string(++runs_));
@@ -114,7 +118,8 @@ protected:
             }
             ++failures;
             EXPECT_EQ(r.status, 1) << what << ": " << r.first_err_line;
-            EXPECT_EQ(r.first_err_line.rfind("ksieve: error: out of ", 0), 0u) << what << ": " << r.first_err_line;
+            EXPECT_EQ(r.first_err_line.rfind("ksieve: error: out of ", 0), 0u)
+                << what << ": " << r.first_err_line;
             EXPECT_TRUE(left.empty()) << what << ": " << left.size() << " files left, first "
                                       << (left.empty() ? std::string{} : *left.begin());
         }
@@ -130,10 +135,12 @@ TEST_F(resource_limits, classify_fails_cleanly_or_gives_the_same_outputs)
 {
     for (char const * const t : {"1", "2", "3"})
     {
-        expect_error_or_same_outputs(std::string{"classify -q -t "} + t +
-                                     " -f ../../filter.ksf --novel novel.fq --report report.tsv ../../reads.fq");
-        expect_error_or_same_outputs(std::string{"classify -q -t "} + t +
-                                     " -f ../../filter.ksf --novel novel.fq --known known.fq ../../reads.fq");
+        expect_error_or_same_outputs(
+            std::string{"classify -q -t "} + t +
+            " -f ../../filter.ksf --novel novel.fq --report report.tsv ../../reads.fq");
+        expect_error_or_same_outputs(
+            std::string{"classify -q -t "} + t +
+            " -f ../../filter.ksf --novel novel.fq --known known.fq ../../reads.fq");
     }
 }
 
@@ -143,7 +150,8 @@ TEST_F(resource_limits, dedup_fails_cleanly_or_gives_the_same_outputs)
     {
         expect_error_or_same_outputs(std::string{"dedup -q -t "} + t +
                                      " --novel novel.fq --report report.tsv ../../reads.fq");
-        expect_error_or_same_outputs(std::string{"dedup -q -t "} + t + " --novel novel.fq ../../reads.fq");
+        expect_error_or_same_outputs(std::string{"dedup -q -t "} + t +
+                                     " --novel novel.fq ../../reads.fq");
     }
 }
 
@@ -151,7 +159,8 @@ TEST_F(resource_limits, build_fails_cleanly_or_gives_the_same_filter)
 {
     for (char const * const t : {"1", "2"})
     {
-        expect_error_or_same_outputs(std::string{"build -q -t "} + t + " --sampling all -o out.ksf ../../ref.fa");
+        expect_error_or_same_outputs(std::string{"build -q -t "} + t +
+                                     " --sampling all -o out.ksf ../../ref.fa");
         expect_error_or_same_outputs(std::string{"build -q -t "} + t + " -o out.ksf ../../ref.fa");
     }
 }

@@ -17,25 +17,26 @@
 namespace ksieve
 {
 
-/*! \brief Classifies the units of batches against filters, stopping each unit's lookups as soon as its
- * class is decided (no more hits can make it novel, or no more misses can make it known). Its classes
- * equal batch_engine::query() + decide(). Thread safety: one thread at a time per classifier; it runs
- * OpenMP regions of the engine's threads internally. */
+/*! \brief Classifies the units of batches against filters, stopping each unit's lookups as soon as
+ * its class is decided (no more hits can make it novel, or no more misses can make it known). Its
+ * classes equal batch_engine::query() + decide(). Thread safety: one thread at a time per
+ * classifier; it runs OpenMP regions of the engine's threads internally. */
 class early_classifier
 {
 public:
-    /*! \brief A classifier on `engine`'s k-mers and threads. \pre the engine outlives the classifier and
-     * was constructed without a key range. */
+    /*! \brief A classifier on `engine`'s k-mers and threads. \pre the engine outlives the
+     * classifier and was constructed without a key range. */
     explicit early_classifier(batch_engine const & engine);
 
-    /*! \brief Hash, query and classify (by `rule`) the units of a batch: r1[u] (and (*r2)[u] when r2 is
-     * non-null and non-empty). results[u].kmers is exact, results[u].hits is only a lower bound (the hits
-     * found before the decision). Keys are looked up in rounds over chunks of units: each round asks, per
-     * undecided unit, for the fewest further k-mers that could decide it, taken in a spread order (every 8th
-     * position first), so that a run of k-mers broken by one sequencing error rarely delays the decision.
-     * A unit of more than window_kmers k-mers (a contig, a chromosome) is looked up in windows of that many
-     * k-mers instead, in sequence order, so that memory does not grow with the longest record.
-     * \pre no filter is modified meanwhile. \throws std::bad_alloc (after the parallel region) */
+    /*! \brief Hash, query and classify (by `rule`) the units of a batch: r1[u] (and (*r2)[u] when
+     * r2 is non-null and non-empty). results[u].kmers is exact, results[u].hits is only a lower
+     * bound (the hits found before the decision). Keys are looked up in rounds over chunks of
+     * units: each round asks, per undecided unit, for the fewest further k-mers that could decide
+     * it, taken in a spread order (every 8th position first), so that a run of k-mers broken by one
+     * sequencing error rarely delays the decision. A unit of more than window_kmers k-mers (a
+     * contig, a chromosome) is looked up in windows of that many k-mers instead, in sequence order,
+     * so that memory does not grow with the longest record. \pre no filter is modified meanwhile.
+     * \throws std::bad_alloc (after the parallel region) */
     void classify(io::record_batch const & r1, io::record_batch const * r2,
                   std::span<any_filter const * const> filters, decision_rule const & rule,
                   std::vector<unit_result> & results);
@@ -64,7 +65,8 @@ private:
         std::span<any_filter const * const> filters;
         decision_rule rule;
     };
-    static constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
+    static constexpr unsigned max_rounds =
+        4; // then every remaining k-mer of the undecided units at once
 
     void classify_chunk(scratch & s, chunk const & c, std::vector<unit_result> & results) const;
     void count_keys(scratch & s, chunk const & c) const;
@@ -75,7 +77,7 @@ private:
     void windowed_units(scratch & s, chunk const & c) const;
 
     batch_engine const & engine_;
-    std::vector<scratch> scratch_;          // per thread
+    std::vector<scratch> scratch_;         // per thread
     std::vector<std::size_t> chunk_begin_; // first unit of each chunk, then the batch's units
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 /*! \file
- * \brief One part of a split of the key space (`build --part I/S`): the keys that a scatter job keeps.
+ * \brief One part of a split of the key space (`build --part I/S`): the keys that a scatter job
+ * keeps.
  */
 #include <cstdint>
 
@@ -9,8 +10,8 @@
 namespace ksieve
 {
 
-/*! \brief Part `index` of `count` parts of the key space (key_parts::part_of; index counted from 0).
- * \pre index < count, count >= 1. Thread safety: a plain value. */
+/*! \brief Part `index` of `count` parts of the key space (key_parts::part_of; index counted from
+ * 0). \pre index < count, count >= 1. Thread safety: a plain value. */
 struct key_part_range
 {
     std::uint64_t index{0};

@@ -7,8 +7,8 @@
 namespace ksieve
 {
 
-/*! \brief Per-unit result: k-mers looked up, hits among them, and the class (known or novel). Thread
- * safety: a plain value. */
+/*! \brief Per-unit result: k-mers looked up, hits among them, and the class (known or novel).
+ * Thread safety: a plain value. */
 struct unit_result
 {
     std::uint32_t kmers{0};
