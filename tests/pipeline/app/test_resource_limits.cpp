@@ -165,4 +165,29 @@ TEST_F(resource_limits, build_fails_cleanly_or_gives_the_same_filter)
     }
 }
 
+// dedup's memory besides the filter grows by at most 60 bytes per base of the longest record, over
+// a base of 64 MiB, for any thread count: a record of 5.04 Mbp runs within that address space and
+// comes out as it went in (one novel record). Without the bound it needed about 90 bytes per base
+// with one thread and 145 with two.
+TEST_F(resource_limits, dedup_of_a_long_record_stays_within_60_bytes_per_base)
+{
+    std::mt19937_64 rng{5040000};
+    std::string record(5040000, 'A');
+    for (char & c : record)
+        c = "ACGT"[rng() % 4];
+    std::string const fasta = ">chr\n" + record + "\n";
+    write_file(*tmp_ / "long.fa", fasta);
+    unsigned const kib = 65536 + static_cast<unsigned>(60 * record.size() / 1024);
+    for (std::string const args :
+         {"dedup -q -t 1 --novel novel.fa ../long.fa", "dedup -q -t 2 --novel novel.fa ../long.fa",
+          "dedup -q -t 2 --novel novel.fa --report report.tsv ../long.fa"})
+    {
+        std::string const dir = tmp_->path() / ("long" + std::to_string(++runs_));
+        fs::create_directories(dir);
+        limited_run const r = run_limited(dir, args, kib);
+        ASSERT_EQ(r.status, 0) << args << " under ulimit -v " << kib << ": " << r.first_err_line;
+        EXPECT_EQ(read_file(dir + "/novel.fa"), fasta) << args;
+    }
+}
+
 } // namespace
