@@ -1,3 +1,4 @@
+// The cancel token of a run: the process-wide stop flag, its signal, and the error it turns into.
 #include <ksieve/engine/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 

@@ -1,3 +1,4 @@
+// decision_rule::hits_needed: the fewest hits that make a unit known.
 #include <ksieve/engine/decision_rule.hpp>
 
 #include <algorithm>

@@ -1,5 +1,8 @@
+// dedup by in-order resolution (dedup_resolver): a parallel pre-pass, then each unit decided in input order
+// against the counts before the batch plus what earlier novel units added; and commit_round.
 #include "engine_detail.hpp"
 #include <ksieve/engine/dedup.hpp>
+#include <ksieve/engine/resources.hpp>
 #include <ksieve/filters/error.hpp>
 
 #include <algorithm>
@@ -8,6 +11,11 @@
 
 namespace ksieve
 {
+
+dedup_resolver::dedup_resolver(unsigned const threads) : threads_{threads < 1 ? 1u : threads}
+{
+    reserve_openmp_threads(threads_);
+}
 
 void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
                              bool const exact_hits, std::vector<unit_result> & results)
@@ -33,7 +41,7 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
         hits += hits_added(keys, u, rule, below);
         bool const known = hits >= need;
         results[u] = unit_result{c, hits, known};
-        if (!known)
+        if (!known && u + 1 < n) // (no later unit of the batch looks at the last one's keys)
             track(keys, u, below);
     }
 }
@@ -57,8 +65,9 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
     }
     hits_before_.resize(n);
     need_.resize(n);
-    std::uint64_t tracked =
-        0; // keys that may be probed: below min_count, in units not decided before the batch
+    // keys that may be tracked: below min_count, in units not decided before the batch but the last one (a
+    // long record alone in its batch needs no table)
+    std::uint64_t tracked = 0;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256) reduction(+ : tracked)
     for (std::size_t u = 0; u < n; ++u)
     {
@@ -78,7 +87,7 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
         }
         hits_before_[u] = hits;
         need_[u] = rule.hits_needed(c);
-        if (exact_hits || hits < need_[u])
+        if ((exact_hits || hits < need_[u]) && u + 1 < n) // the last unit is never tracked
             tracked += c - hits;
     }
     return tracked;

@@ -1,5 +1,9 @@
+// dedup by speculation (dedup_speculator): a sample predicts each unit's class, the units predicted novel
+// add their k-mers at once, and those that turn out known are rolled back, for the serial definition's
+// classes and filter contents.
 #include "engine_detail.hpp"
 #include <ksieve/engine/dedup.hpp>
+#include <ksieve/engine/resources.hpp>
 #include <ksieve/filters/error.hpp>
 
 #include <algorithm>
@@ -58,11 +62,17 @@ constexpr double lean_known = 0.6;
 // Rounds of lookups for the units predicted known: rounds 0 to 2 ask for the fewest k-mers that could make a
 // unit known (from round 1 on 1.5 x that: earlier misses show the unit needs more), round 3 for all the rest.
 constexpr unsigned last_round = 3;
+
+// A unit of more k-mers than this (a contig, a chromosome) has its own earlier copies of its k-mers counted
+// by sorting them (make_exact_sorted) rather than in a table: the tables of every thread sized for the
+// longest unit would cost 32 to 64 bytes per k-mer of it.
+constexpr std::uint32_t table_keys = std::uint32_t{1} << 16;
 } // namespace
 
 dedup_speculator::dedup_speculator(unsigned const threads)
     : threads_{threads < 1 ? 1u : threads}, scratch_(threads_), part_count_(threads_), dups_(threads_)
 {
+    reserve_openmp_threads(threads_);
 }
 
 void dedup_speculator::run(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
@@ -291,13 +301,15 @@ void dedup_speculator::count_speculated_hits(any_filter const & filter, batch_ke
 {
     std::size_t const n = keys.units();
     exact_.assign(n, 0);
-    // the per-thread tables get their size here, outside the parallel loop (which must not allocate)
+    // the per-thread tables get their size here, outside the parallel loop (which must not allocate); the
+    // longer units are made exact after it
     std::uint32_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
-        if (speculated_[u])
+        if (speculated_[u] && keys.count[u] <= table_keys)
             longest = std::max(longest, keys.count[u]);
     for (auto & dup : dups_)
         dup.reset(longest);
+    pending_.assign(n, 0);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
     for (std::size_t u = 0; u < n; ++u)
     {
@@ -306,11 +318,22 @@ void dedup_speculator::count_speculated_hits(any_filter const & filter, batch_ke
         std::uint32_t h = count_hits(keys, u, rule);
         if (rule.known(h, keys.count[u]))
         {
-            make_exact(filter, keys, u, dups_[static_cast<std::size_t>(omp_get_thread_num())]);
-            h = count_hits(keys, u, rule);
+            if (keys.count[u] > table_keys)
+                pending_[u] = 1;
+            else
+            {
+                make_exact(filter, keys, u, dups_[static_cast<std::size_t>(omp_get_thread_num())]);
+                h = count_hits(keys, u, rule);
+            }
         }
         hits_[u] = h;
     }
+    for (std::size_t u = 0; u < n; ++u)
+        if (pending_[u])
+        {
+            make_exact_sorted(filter, keys, u);
+            hits_[u] = count_hits(keys, u, rule);
+        }
 }
 
 // The hits of unit u by old_.
@@ -341,6 +364,31 @@ void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & 
     exact_[u] = 1;
 }
 
+// make_exact() without a table: the unit's positions sorted by (collision key, position), so that the
+// copies of a key follow each other in input order. For long units (no allocation but order_'s growth).
+void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys const & keys,
+                                         std::size_t const u)
+{
+    std::uint64_t const off = keys.offset[u];
+    std::uint32_t const c = keys.count[u];
+    order_.resize(c);
+    for (std::uint32_t j = 0; j < c; ++j)
+    {
+        cks_[off + j] = filter.collision_key(keys.keys[off + j]);
+        order_[j] = j;
+    }
+    std::uint64_t const * const ck = cks_.data() + off;
+    std::sort(order_.begin(), order_.end(), [&](std::uint32_t const a, std::uint32_t const b)
+              { return ck[a] < ck[b] || (ck[a] == ck[b] && a < b); });
+    std::uint32_t copies = 0; // earlier copies of the key at order_[i]
+    for (std::uint32_t i = 0; i < c; ++i)
+    {
+        copies = i > 0 && ck[order_[i]] == ck[order_[i - 1]] ? copies + 1 : 0;
+        old_[off + order_[i]] -= copies;
+    }
+    exact_[u] = 1;
+}
+
 // Step 4, serial in input order: each speculated unit is decided; one that is known is rolled back (its keys
 // go to rollback_, and the counts seen by later units are corrected). \returns whether any unit was rolled
 // back.
@@ -360,7 +408,10 @@ bool dedup_speculator::decide_in_order(any_filter const & filter, batch_keys con
             corrected && rule.known(hits_[u], c) ? corrected_hits(filter, keys, u, rule) : hits_[u];
         if (rule.known(h, c) && !exact_[u])
         {
-            make_exact(filter, keys, u, dups_[0]);
+            if (c > table_keys)
+                make_exact_sorted(filter, keys, u);
+            else
+                make_exact(filter, keys, u, dups_[0]);
             h = corrected ? corrected_hits(filter, keys, u, rule) : count_hits(keys, u, rule);
         }
         bool const known = rule.known(h, c);

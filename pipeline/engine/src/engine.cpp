@@ -1,5 +1,9 @@
+// The batch engine: keys of record batches, their lookups (max over filters, the parts of a split counted
+// as their merge), per-unit decisions, and insertions shard by shard in input order.
 #include "engine_detail.hpp"
+#include <ksieve/engine/early_classify.hpp> // complete for the destruction of batch_engine::early_
 #include <ksieve/engine/engine.hpp>
+#include <ksieve/engine/resources.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
@@ -174,12 +178,16 @@ void query_keys_parallel(std::span<any_filter const * const> const filters, std:
                          std::size_t const n, std::uint64_t * const best,
                          std::span<batch_engine_query_scratch> const scratch, unsigned const threads)
 {
+    region_error failure;
 #pragma omp parallel num_threads(threads)
-    {
-        thread_share const share = share_of(n);
-        query_keys(filters, keys + share.begin, share.end - share.begin, best + share.begin,
-                   scratch[share.thread]);
-    }
+    failure.run(
+        [&]
+        {
+            thread_share const share = share_of(n);
+            query_keys(filters, keys + share.begin, share.end - share.begin, best + share.begin,
+                       scratch[share.thread]);
+        });
+    failure.rethrow_if_set();
 }
 
 } // namespace detail
@@ -188,10 +196,12 @@ using detail::full_message;
 using detail::partition_units_by_shard;
 using detail::query_keys;
 
-batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads, shard_range const * const range)
-    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{
-                                                                                     std::max(1u, threads)}
+batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
+                           key_part_range const * const range)
+    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed},
+      threads_{std::max(1u, threads)}
 {
+    reserve_openmp_threads(threads_);
     if (range != nullptr && range->count > 1)
     {
         range_ = *range;
@@ -272,20 +282,24 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
         out.keys.resize(total);
     if (key_scratch_.size() < threads_)
         key_scratch_.resize(threads_);
+    detail::region_error failure; // a scratch that cannot grow
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
     for (std::size_t u = 0; u < n; ++u)
-    {
-        key_scratch & s = key_scratch_[static_cast<std::size_t>(omp_get_thread_num())];
-        std::uint64_t * const dst = out.keys.data() + out.offset[u];
-        std::uint32_t c = 0;
-        auto emit = [&](std::uint64_t const h) noexcept
-        {
-            if (!use_range_ || range_.contains(h))
-                dst[c++] = h;
-        };
-        sequences(u, [&](sequence_piece const & p) { for_each_key(p, s, emit); });
-        out.count[u] = c;
-    }
+        failure.run(
+            [&]
+            {
+                key_scratch & s = key_scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+                std::uint64_t * const dst = out.keys.data() + out.offset[u];
+                std::uint32_t c = 0;
+                auto emit = [&](std::uint64_t const h) noexcept
+                {
+                    if (!use_range_ || range_.contains(h))
+                        dst[c++] = h;
+                };
+                sequences(u, [&](sequence_piece const & p) { for_each_key(p, s, emit); });
+                out.count[u] = c;
+            });
+    failure.rethrow_if_set();
     if (kmer_.sampled() && !use_range_)
     {
         std::uint64_t at = 0;
@@ -347,234 +361,6 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
     if (scratch_.size() < threads_)
         scratch_.resize(threads_);
     detail::query_keys_parallel(filters, keys.keys.data(), total, keys.values.data(), scratch_, threads_);
-}
-
-// One chunk of classify_early: its units' keys (canonical codes, or hashed minimizers of a sampled filter) in
-// spread order, how many hits each unit needs, and the units still to decide.
-void batch_engine::early_keys(early_scratch & s, early_chunk const & c) const
-{
-    io::record_batch const & r1 = c.r1;
-    io::record_batch const * const r2 = c.r2;
-    bool const pairs = r2 != nullptr;
-    std::size_t const u0 = c.u0, m = c.m;
-    s.offset.resize(m + 1);
-    s.count.resize(m);
-    s.need.resize(m);
-    s.hits.assign(m, 0);
-    s.queried.assign(m, 0);
-    s.qstart.resize(m);
-    s.offset[0] = 0;
-    bool const sampled = kmer_.sampled();
-    if (sampled) // the units' minimizers (hashed keys), computed once: their number is not known before
-    {
-        s.skeys.clear();
-        auto add = [&](std::uint64_t const key) { s.skeys.push_back(key); };
-        for (std::size_t i = 0; i < m; ++i)
-        {
-            std::size_t const before = s.skeys.size();
-            for_each_key(sequence_piece{r1[u0 + i].seq}, s.ks, add);
-            if (pairs)
-                for_each_key(sequence_piece{(*r2)[u0 + i].seq}, s.ks, add);
-            s.count[i] = static_cast<std::uint32_t>(s.skeys.size() - before);
-            s.offset[i + 1] = s.offset[i] + s.count[i];
-        }
-    }
-    else
-        for (std::size_t i = 0; i < m; ++i)
-        {
-            std::size_t cnt = scanner_.count(r1[u0 + i].seq);
-            if (pairs)
-                cnt += scanner_.count((*r2)[u0 + i].seq);
-            s.count[i] = static_cast<std::uint32_t>(cnt);
-            s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
-        }
-    // long units keep no codes here: they are looked up in windows below (sampled units are few keys)
-    s.long_units.clear();
-    for (std::size_t i = 0; i < m; ++i)
-        if (s.count[i] > early_window_kmers && !sampled)
-            s.long_units.push_back(static_cast<std::uint32_t>(i));
-    if (!s.long_units.empty())
-    {
-        std::uint32_t dropped = 0;
-        for (std::size_t i = 0; i < m; ++i)
-        {
-            dropped += s.count[i] > early_window_kmers ? s.count[i] : 0;
-            s.offset[i + 1] -= dropped;
-        }
-    }
-    if (s.keys.size() < s.offset[m])
-        s.keys.resize(s.offset[m]);
-    s.active.clear();
-    for (std::size_t i = 0; i < m; ++i)
-    {
-        if (s.count[i] > early_window_kmers && !sampled)
-        {
-            std::uint64_t const need = c.rule.hits_needed(s.count[i]);
-            s.need[i] =
-                static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
-            continue;
-        }
-        // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in increasing j.
-        std::uint32_t const cnt = s.count[i];
-        std::uint32_t base[8];
-        std::uint32_t acc = 0;
-        for (unsigned const res : {0u, 4u, 2u, 6u, 1u, 5u, 3u, 7u})
-        {
-            base[res] = acc;
-            acc += cnt > res ? (cnt - res + 7) / 8 : 0;
-        }
-        std::uint64_t * const dst = s.keys.data() + s.offset[i];
-        std::uint32_t j = 0;
-        auto emit = [&](std::size_t, std::uint64_t const code) noexcept
-        {
-            dst[base[j & 7] + (j >> 3)] = code; // hashed when looked up: many never are
-            ++j;
-        };
-        if (sampled)
-            for (std::uint32_t t = 0; t < cnt; ++t)
-                emit(0, s.skeys[s.offset[i] + t]);
-        else
-        {
-            scanner_.for_each(r1[u0 + i].seq, emit);
-            if (pairs)
-                scanner_.for_each((*r2)[u0 + i].seq, emit);
-        }
-        std::uint64_t const need = c.rule.hits_needed(cnt);
-        s.need[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
-        if (need <= cnt)
-            s.active.push_back(static_cast<std::uint32_t>(i));
-    }
-}
-
-// Rounds of lookups over a chunk's undecided units: each asks for the fewest further k-mers that could decide
-// it, until every unit is decided (the last round takes all that remain).
-void batch_engine::early_rounds(early_scratch & s, early_chunk const & c) const
-{
-    std::span<any_filter const * const> const filters = c.filters;
-    bool const sampled = kmer_.sampled();
-    for (unsigned round = 0; !s.active.empty(); ++round)
-    {
-        // Per undecided unit: the fewest further lookups that could decide it.
-        std::size_t total = 0;
-        for (std::uint32_t const i : s.active)
-        {
-            std::uint32_t const misses = s.queried[i] - s.hits[i];
-            std::uint32_t const d = round + 1 >= max_rounds ? s.count[i] - s.queried[i]
-                                                            : std::min(s.need[i] - s.hits[i],
-                                                                       s.count[i] - s.need[i] + 1 - misses);
-            s.qstart[i] = static_cast<std::uint32_t>(total);
-            total += d;
-        }
-        if (s.qkeys.size() < total)
-        {
-            s.qkeys.resize(total);
-            s.qvalues.resize(total);
-        }
-        for (std::size_t a = 0; a < s.active.size(); ++a)
-        {
-            std::uint32_t const i = s.active[a];
-            std::size_t const q1 = a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : total;
-            std::uint64_t const * const src = s.keys.data() + s.offset[i] + s.queried[i];
-            std::uint64_t * const dst = s.qkeys.data() + s.qstart[i];
-            for (std::size_t q = 0; q < q1 - s.qstart[i]; ++q)
-                dst[q] = sampled ? src[q] : hasher_(src[q]);
-        }
-        query_keys(filters, s.qkeys.data(), total, s.qvalues.data(), s.q);
-        s.next_active.clear();
-        for (std::size_t a = 0; a < s.active.size(); ++a)
-        {
-            std::uint32_t const i = s.active[a];
-            std::uint32_t const q0 = s.qstart[i];
-            std::uint32_t const q1 =
-                a + 1 < s.active.size() ? s.qstart[s.active[a + 1]] : static_cast<std::uint32_t>(total);
-            std::uint32_t h = 0;
-            for (std::uint32_t q = q0; q < q1; ++q)
-                h += c.rule.hit(s.qvalues[q]);
-            s.hits[i] += h;
-            s.queried[i] += q1 - q0;
-            std::uint32_t const misses = s.queried[i] - s.hits[i];
-            if (s.hits[i] < s.need[i] && misses <= s.count[i] - s.need[i])
-                s.next_active.push_back(i);
-        }
-        std::swap(s.active, s.next_active);
-    }
-}
-
-// A chunk's long units: windows of at most early_window_kmers k-mers in sequence order, until decided.
-void batch_engine::early_long_units(early_scratch & s, early_chunk const & c) const
-{
-    io::record_batch const & r1 = c.r1;
-    io::record_batch const * const r2 = c.r2;
-    bool const pairs = r2 != nullptr;
-    std::size_t const u0 = c.u0;
-    std::span<any_filter const * const> const filters = c.filters;
-    // long units: windows of at most early_window_kmers k-mers in sequence order, until decided
-    for (std::uint32_t const i : s.long_units)
-    {
-        if (s.qkeys.size() < early_window_kmers)
-        {
-            s.qkeys.resize(early_window_kmers);
-            s.qvalues.resize(early_window_kmers);
-        }
-        std::uint32_t const cnt = s.count[i], need = s.need[i];
-        if (need > cnt)
-            continue; // never known
-        auto decided = [&] { return s.hits[i] >= need || s.queried[i] - s.hits[i] > cnt - need; };
-        auto window = [&](sequence_piece const & w)
-        {
-            if (decided())
-                return;
-            std::size_t q = 0;
-            for_each_key(w, s.ks, [&](std::uint64_t const key) noexcept { s.qkeys[q++] = key; });
-            query_keys(filters, s.qkeys.data(), q, s.qvalues.data(), s.q);
-            for (std::size_t j = 0; j < q; ++j)
-                s.hits[i] += c.rule.hit(s.qvalues[j]);
-            s.queried[i] += static_cast<std::uint32_t>(q);
-        };
-        for_each_window(r1[u0 + i].seq, early_window_kmers, window);
-        if (pairs)
-            for_each_window((*r2)[u0 + i].seq, early_window_kmers, window);
-    }
-}
-
-void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
-                                  std::span<any_filter const * const> const filters,
-                                  decision_rule const & rule, std::vector<unit_result> & results) const
-{
-    std::size_t const n = r1.size();
-    bool const pairs = r2 != nullptr && !r2->empty();
-    results.resize(n);
-    // Chunks of at most 512 units and about 64 Ki bases (a chunk's keys stay in the core's L2 cache).
-    constexpr std::size_t chunk_units = 512;
-    constexpr std::size_t chunk_bases = std::size_t{1} << 16;
-    chunk_begin_.clear();
-    std::size_t bases = 0;
-    for (std::size_t u = 0; u < n; ++u)
-    {
-        if (u == 0 || u - chunk_begin_.back() >= chunk_units || bases >= chunk_bases)
-        {
-            chunk_begin_.push_back(u);
-            bases = 0;
-        }
-        bases += r1[u].seq.size() + (pairs ? (*r2)[u].seq.size() : 0);
-    }
-    chunk_begin_.push_back(n);
-    std::size_t const chunks = chunk_begin_.size() - 1;
-    if (early_.size() < threads_)
-        early_.resize(threads_);
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-    for (std::size_t c = 0; c < chunks; ++c)
-    {
-        early_scratch & s = early_[static_cast<std::size_t>(omp_get_thread_num())];
-        std::size_t const u0 = chunk_begin_[c];
-        std::size_t const m = chunk_begin_[c + 1] - u0;
-        early_chunk const chunk{r1, pairs ? r2 : nullptr, u0, m, filters, rule};
-        early_keys(s, chunk);
-        early_rounds(s, chunk);
-        early_long_units(s, chunk);
-        for (std::size_t i = 0; i < m; ++i)
-            results[u0 + i] = unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};
-    }
 }
 
 void batch_engine::decide(batch_keys const & keys, decision_rule const & rule,

@@ -4,6 +4,9 @@
 
 #include <omp.h>
 
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,10 +49,11 @@ void query_keys_parallel(std::span<any_filter const * const> filters, std::uint6
                          unsigned threads);
 
 // Stable counting sort by shard, in parallel, of the keys that for_each_key(u0, u1, fn) visits for units
-// [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): thread t counts and places the keys of the
-// t-th contiguous range of units; within a shard its keys follow those of threads < t, so the order is the
-// serial one for any thread count. Afterwards part[start[s], start[s + 1]) holds shard s's local keys and
-// pos (if not null) their indices in keys.keys. counts: per-thread scratch (at least `threads` entries).
+// [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): the t-th of `threads` contiguous ranges
+// of units is counted and placed by one thread; within a shard its keys follow those of ranges < t, so the
+// order is the serial one for any thread count. Afterwards part[start[s], start[s + 1]) holds shard s's
+// local keys and pos (if not null) their indices in keys.keys. counts: per-range scratch. Allocates only
+// outside its parallel regions. 	hrows std::bad_alloc (nothing running in parallel any more)
 template <typename ForEachKey>
 void partition_units_by_shard(any_filter const & filter, batch_keys const & keys, unsigned const threads,
                               ForEachKey const & for_each_key,
@@ -58,39 +62,41 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
                               std::vector<std::uint64_t> * const pos)
 {
     std::size_t const shards = filter.num_shards();
+    std::size_t const n = keys.units(), nt = threads;
     start.assign(shards + 1, 0);
-    if (counts.size() < threads)
-        counts.resize(threads);
-#pragma omp parallel num_threads(threads)
+    if (counts.size() < nt)
+        counts.resize(nt);
+    for (std::size_t t = 0; t < nt; ++t)
+        counts[t].assign(shards, 0);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (std::size_t t = 0; t < nt; ++t)
     {
-        thread_share const units = share_of(keys.units());
-        std::size_t const nt = units.threads;
-        std::vector<std::uint64_t> & cnt = counts[units.thread];
-        cnt.assign(shards, 0);
-        for_each_key(units.begin, units.end,
+        std::vector<std::uint64_t> & cnt = counts[t];
+        for_each_key(n * t / nt, n * (t + 1) / nt,
                      [&](std::uint64_t const p) noexcept { ++cnt[filter.shard_of(keys.keys[p])]; });
-#pragma omp barrier
-#pragma omp single
+    }
+    // start[s] = first position of shard s; counts[t][s] becomes range t's first position in s.
+    std::uint64_t total = 0;
+    for (std::size_t sh = 0; sh < shards; ++sh)
+    {
+        start[sh] = total;
+        for (std::size_t t = 0; t < nt; ++t)
         {
-            // start[s] = first position of shard s; counts[t][s] becomes thread t's first position in s.
-            std::uint64_t total = 0;
-            for (std::size_t sh = 0; sh < shards; ++sh)
-            {
-                start[sh] = total;
-                for (std::size_t tt = 0; tt < nt; ++tt)
-                {
-                    std::uint64_t const c = counts[tt][sh];
-                    counts[tt][sh] = total;
-                    total += c;
-                }
-            }
-            start[shards] = total;
-            if (part.size() < total)
-                part.resize(total);
-            if (pos != nullptr && pos->size() < total)
-                pos->resize(total);
+            std::uint64_t const c = counts[t][sh];
+            counts[t][sh] = total;
+            total += c;
         }
-        for_each_key(units.begin, units.end,
+    }
+    start[shards] = total;
+    if (part.size() < total)
+        part.resize(total);
+    if (pos != nullptr && pos->size() < total)
+        pos->resize(total);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (std::size_t t = 0; t < nt; ++t)
+    {
+        std::vector<std::uint64_t> & cnt = counts[t];
+        for_each_key(n * t / nt, n * (t + 1) / nt,
                      [&](std::uint64_t const p) noexcept
                      {
                          std::uint64_t const key = keys.keys[p];
@@ -101,5 +107,40 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
                      });
     }
 }
+
+// The first exception thrown inside an OpenMP region, kept to be rethrown after it: no exception may leave
+// a region (the OpenMP runtime would end the process). Thread safety: run() from any thread of a region.
+class region_error
+{
+public:
+    // fn(), keeping its exception if it throws one (the first one of the region).
+    template <typename Fn> void run(Fn && fn) noexcept
+    {
+        if (failed_.load(std::memory_order_relaxed))
+            return; // the region has failed: its remaining work is not done
+        try
+        {
+            fn();
+        }
+        catch (...)
+        {
+            std::lock_guard lock{mutex_};
+            if (!error_)
+                error_ = std::current_exception();
+            failed_.store(true);
+        }
+    }
+    // After the region: throws its first exception, if any.
+    void rethrow_if_set()
+    {
+        if (failed_.load())
+            std::rethrow_exception(error_);
+    }
+
+private:
+    std::mutex mutex_;
+    std::exception_ptr error_;
+    std::atomic<bool> failed_{false};
+};
 
 } // namespace ksieve::detail

@@ -1,3 +1,5 @@
+// hit_set: the exact set of keys that dedup learns as hits (growth within a memory cap, insertion, and
+// the batched membership tests).
 #include <ksieve/engine/hit_set.hpp>
 
 #include <ksieve/filters/cpu_dispatch.hpp>

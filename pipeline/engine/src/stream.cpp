@@ -1,12 +1,18 @@
+// The reader -> processing -> writer stream of batches: bounded queues, the reader, writer and
+// worker threads, and the errors of any of them (running out of threads or memory included)
+// rethrown once on the calling thread after every thread has stopped.
 #include <ksieve/engine/cancel.hpp>
+#include <ksieve/engine/resources.hpp>
 #include <ksieve/engine/stream.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <map>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <new>
+#include <system_error>
 #include <thread>
 
 namespace ksieve
@@ -71,113 +77,223 @@ private:
     std::exception_ptr error_;
 };
 
-} // namespace
-
-void run_stream(unit_source & source, std::function<void(work_item &, unsigned)> const & process,
-                std::function<void(work_item const &)> const & write, unsigned const workers)
+// The current exception, with running out of memory made a resource_error that says while doing
+// `what` (or left as it is where even that error cannot be made: the run translates it when it
+// rethrows).
+std::exception_ptr current_error(char const * const what) noexcept
 {
-    unsigned const nworkers = std::max(1u, workers);
-    item_queue free_items, to_process, to_write;
-    for (std::size_t i = 0; i < nworkers + 2; ++i)
-        free_items.push(std::make_unique<work_item>());
-    std::exception_ptr reader_error, writer_error;
-    first_error worker_error;
-    std::atomic<bool> failed{false};
+    try
+    {
+        throw;
+    }
+    catch (std::bad_alloc const &)
+    {
+        try
+        {
+            return std::make_exception_ptr(memory_error(what));
+        }
+        catch (...)
+        {
+            return std::current_exception();
+        }
+    }
+    catch (...)
+    {
+        return std::current_exception();
+    }
+}
 
-    std::thread reader{[&] {
+// One run of the stream: its queues, threads and errors.
+class stream_run
+{
+public:
+    using process_fn = std::function<void(work_item &, unsigned)>;
+    using write_fn = std::function<void(work_item const &)>;
+
+    stream_run(unit_source & source, process_fn const & process, write_fn const & write,
+               unsigned workers)
+        : source_{source}, process_{process}, write_{write}, workers_{std::max(1u, workers)}
+    {
+    }
+
+    // The whole run; rethrows the first error after every thread has stopped.
+    void run()
+    {
+        try
+        {
+            for (std::size_t i = 0; i < workers_ + 2; ++i)
+                free_items_.push(std::make_unique<work_item>());
+        }
+        catch (std::bad_alloc const &)
+        {
+            throw memory_error("starting the run");
+        }
+        start_threads();
+        if (!failed_.load())
+            work(0);
+        join_threads();
+        try
+        {
+            start_error_.rethrow_if_set();
+            worker_error_.rethrow_if_set();
+            if (reader_error_)
+                std::rethrow_exception(reader_error_);
+            if (writer_error_)
+                std::rethrow_exception(writer_error_);
+        }
+        catch (std::bad_alloc const &)
+        {
+            throw memory_error(
+                "running the batches"); // (the threads have freed their memory by now)
+        }
+    }
+
+private:
+    // The reader, the writer (if any) and the workers beyond the calling thread. A thread that the
+    // system refuses to start stops the run: the threads already running finish, and the refusal is
+    // the error.
+    void start_threads()
+    {
+        char const * what = "the reader thread";
+        try
+        {
+            helpers_.reserve(workers_ - 1);
+            reader_ = std::thread{[this] { read(); }};
+            what = "the writer thread";
+            if (write_)
+                writer_ = std::thread{[this] { write_in_order(); }};
+            what = "a worker thread";
+            for (unsigned w = 1; w < workers_; ++w)
+                helpers_.emplace_back([this, w] { work(w); });
+        }
+        catch (std::system_error const & e)
+        {
+            start_error_.set(std::make_exception_ptr(thread_error(what, e.code().message())));
+            stop();
+        }
+        catch (...)
+        {
+            start_error_.set(current_error("starting the threads of the run"));
+            stop();
+        }
+    }
+
+    // Stops every thread at its next check: no more reading, no more batches taken.
+    void stop()
+    {
+        failed_.store(true);
+        free_items_.close();
+    }
+
+    void join_threads()
+    {
+        for (auto & t : helpers_)
+            t.join();
+        to_write_.close();
+        if (writer_.joinable())
+            writer_.join();
+        free_items_.close();
+        if (reader_.joinable())
+            reader_.join();
+    }
+
+    // The reader thread: batches from the source, numbered in input order.
+    void read() noexcept
+    {
         try
         {
             std::uint64_t unit = 0, sequence = 0;
             for (;;)
             {
-                auto item = free_items.pop(false);
+                auto item = free_items_.pop(false);
                 if (item == nullptr)
                     break;
-                if (!source.next(item->r1, item->r2))
+                if (!source_.next(item->r1, item->r2))
                     break;
                 item->first_unit = unit;
                 item->sequence = sequence++;
                 unit += item->r1.size();
-                to_process.push(std::move(item));
+                to_process_.push(std::move(item));
             }
         }
         catch (...)
         {
-            reader_error = std::current_exception();
+            reader_error_ = current_error("reading the input");
         }
-        to_process.close();
-    }};
-
-    // The writer takes the batches in input order (work_item::sequence), holding back those that workers
-    // finish early.
-    std::thread writer_thread;
-    if (write)
-    {
-        writer_thread = std::thread{[&] {
-            try
-            {
-                std::map<std::uint64_t, std::unique_ptr<work_item>> early;
-                std::uint64_t next = 0;
-                while (auto item = to_write.pop())
-                {
-                    early.emplace(item->sequence, std::move(item));
-                    for (auto it = early.find(next); it != early.end(); it = early.find(next))
-                    {
-                        write(*it->second);
-                        free_items.push(std::move(it->second));
-                        early.erase(it);
-                        ++next;
-                    }
-                }
-            }
-            catch (...)
-            {
-                writer_error = std::current_exception();
-                free_items.close(); // stops the reader
-            }
-        }};
+        to_process_.close();
     }
 
-    auto work = [&](unsigned const worker) {
+    // The writer thread takes the batches in input order (work_item::sequence), holding back those
+    // that workers finish early.
+    void write_in_order() noexcept
+    {
         try
         {
-            while (!failed.load(std::memory_order_relaxed))
+            std::map<std::uint64_t, std::unique_ptr<work_item>> early;
+            std::uint64_t next = 0;
+            while (auto item = to_write_.pop())
             {
-                auto item = to_process.pop();
+                early.emplace(item->sequence, std::move(item));
+                for (auto it = early.find(next); it != early.end(); it = early.find(next))
+                {
+                    write_(*it->second);
+                    free_items_.push(std::move(it->second));
+                    early.erase(it);
+                    ++next;
+                }
+            }
+        }
+        catch (...)
+        {
+            writer_error_ = current_error("writing the output");
+            free_items_.close(); // stops the reader
+        }
+    }
+
+    // Worker `worker` (0: the calling thread): processes batches until none is left or a thread
+    // failed.
+    void work(unsigned const worker) noexcept
+    {
+        try
+        {
+            while (!failed_.load(std::memory_order_relaxed))
+            {
+                auto item = to_process_.pop();
                 if (item == nullptr)
                     break;
                 throw_if_interrupted();
-                process(*item, worker);
-                if (write)
-                    to_write.push(std::move(item));
+                process_(*item, worker);
+                if (write_)
+                    to_write_.push(std::move(item));
                 else
-                    free_items.push(std::move(item));
+                    free_items_.push(std::move(item));
             }
         }
         catch (...)
         {
-            worker_error.set(std::current_exception());
-            failed.store(true);
-            free_items.close(); // stop reading early
+            worker_error_.set(current_error("processing a batch of reads"));
+            stop(); // stop reading early
         }
-    };
-    std::vector<std::thread> helpers;
-    for (unsigned w = 1; w < nworkers; ++w)
-        helpers.emplace_back(work, w);
-    work(0);
-    for (auto & t : helpers)
-        t.join();
-    to_write.close();
-    if (writer_thread.joinable())
-        writer_thread.join();
-    free_items.close();
-    // drain so the reader can finish a blocked push
-    reader.join();
-    worker_error.rethrow_if_set();
-    if (reader_error)
-        std::rethrow_exception(reader_error);
-    if (writer_error)
-        std::rethrow_exception(writer_error);
+    }
+
+    unit_source & source_;
+    process_fn const & process_;
+    write_fn const & write_;
+    unsigned const workers_;
+    item_queue free_items_, to_process_, to_write_;
+    std::exception_ptr reader_error_, writer_error_;
+    first_error worker_error_, start_error_;
+    std::atomic<bool> failed_{false};
+    std::thread reader_, writer_;
+    std::vector<std::thread> helpers_;
+};
+
+} // namespace
+
+void run_stream(unit_source & source, std::function<void(work_item &, unsigned)> const & process,
+                std::function<void(work_item const &)> const & write, unsigned const workers)
+{
+    stream_run{source, process, write, workers}.run();
 }
 
 void run_stream(unit_source & source, std::function<void(work_item &)> const & process,

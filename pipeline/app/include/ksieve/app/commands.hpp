@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <ksieve/engine/shard_range.hpp>
+#include <ksieve/engine/key_part_range.hpp>
 #include <ksieve/filters/filter.hpp>
 #include <ksieve/io/unit_source.hpp>
 

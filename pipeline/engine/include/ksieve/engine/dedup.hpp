@@ -21,17 +21,19 @@ namespace ksieve
  * the batch (keys.values) plus what earlier novel units of the same batch added, tracked per collision key
  * (the filter's shard and fingerprint), so that fingerprint collisions count exactly as the filter would
  * count them. Exactly dedup's serial definition: a read is known iff enough of its k-mers were added by
- * earlier novel reads. */
+ * earlier novel reads. Thread safety: one controlling thread; runs OpenMP regions internally. */
 class dedup_resolver
 {
 public:
-    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is serial). */
-    explicit dedup_resolver(unsigned const threads = 1) : threads_{threads < 1 ? 1u : threads} {}
+    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is serial;
+     * 0 counts as 1), started for the calling thread (reserve_openmp_threads).
+     * \throws resource_error if they cannot be started. */
+    explicit dedup_resolver(unsigned threads = 1);
 
     /*! \brief Decide the units of a batch by `rule` in input order (nothing is inserted: see the class).
      * \pre filter.collision_keys(); keys.values hold the counts before the batch.
      * \param exact_hits false: results[u].hits of a unit that is known from the counts before the batch
-     * alone may miss hits added inside the batch (classes are exact either way). */
+     * alone may miss hits added inside the batch (classes are exact either way). \throws std::bad_alloc */
     void resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
                  bool exact_hits, std::vector<unit_result> & results);
 
@@ -82,17 +84,19 @@ private:
 class dedup_speculator
 {
 public:
-    /*! \brief \param threads threads of the parallel phases. */
+    /*! \brief \param threads threads of the parallel phases (0 counts as 1), started for the calling thread
+     * (reserve_openmp_threads). \throws resource_error if they cannot be started. */
     explicit dedup_speculator(unsigned threads = 1);
 
     /*! \brief Decide the units of a batch by `rule` in input order and add the k-mers of the novel ones to
      * the filter (each occurrence adds 1).
-     * \pre filter.collision_keys(); keys from batch_engine::extract without a key range.
-     * \throws full_error if the filter is full. */
+     * \pre filter.collision_keys(); keys from batch_engine::extract without a key range; no other thread
+     * uses the filter. \throws full_error if the filter is full; std::bad_alloc (outside parallel regions).
+     * Memory: about 40 bytes per k-mer of the batch, whatever the number of threads. */
     void run(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
              std::vector<unit_result> & results, std::string const & filter_name);
 
-    /*! \brief Work done so far (for benchmarks and tests). */
+    /*! \brief Work done so far (for benchmarks and tests). Thread safety: a plain value. */
     struct counters
     {
         std::uint64_t lookups{0};           //!< keys looked up in the filter
@@ -101,6 +105,7 @@ public:
         std::uint64_t rolled_back_units{0}; //!< speculated units that turned out known
         std::uint64_t removed{0};           //!< keys removed again
     };
+    /*! \brief The counters of the work done so far. */
     [[nodiscard]] counters const & work() const noexcept { return work_; }
 
 private:
@@ -128,6 +133,7 @@ private:
                                            decision_rule const & rule) const noexcept;
     void make_exact(any_filter const & filter, batch_keys const & keys, std::size_t u,
                     detail::stamp_table & dup) noexcept;
+    void make_exact_sorted(any_filter const & filter, batch_keys const & keys, std::size_t u);
     [[nodiscard]] std::uint32_t corrected_hits(any_filter const & filter, batch_keys const & keys,
                                                std::size_t u, decision_rule const & rule) const noexcept;
     void roll_back(any_filter const & filter, batch_keys const & keys, std::size_t u, bool first);
@@ -145,6 +151,8 @@ private:
     std::vector<std::uint32_t> active_;        // predicted-known units not decided yet
     std::vector<std::uint8_t> speculated_;     // per unit: 1 if its keys were added
     std::vector<std::uint8_t> exact_;          // per speculated unit: old_ without its own copies
+    std::vector<std::uint8_t> pending_;        // per unit: to be made exact after the parallel count
+    std::vector<std::uint32_t> order_;         // a long unit's positions, sorted (make_exact_sorted)
     std::vector<std::uint64_t> old_;           // per key of a speculated unit: count seen
     std::vector<std::uint64_t> cks_;           // per key of an exact_ unit: collision key
     std::vector<std::uint64_t> part_, part_pos_, start_; // speculated keys by shard, their positions

@@ -1,7 +1,8 @@
 #pragma once
 /*! \file
  * \brief The batch engine: cut the records of a batch into hashed canonical k-mers, query or insert them
- * shard by shard, and decide known / novel per unit (read or pair).
+ * shard by shard, and decide known / novel per unit (read or pair). Lookups that stop once a unit's class
+ * is decided are in early_classify.hpp.
  *
  * Work per batch, no lock per k-mer:
  * 1. keys: every thread hashes the k-mers of a contiguous range of units into one batch-wide array
@@ -20,7 +21,8 @@
 #include <vector>
 
 #include <ksieve/engine/decision_rule.hpp>
-#include <ksieve/engine/shard_range.hpp>
+#include <ksieve/engine/key_part_range.hpp>
+#include <ksieve/engine/unit_result.hpp>
 #include <ksieve/filters/hyperloglog.hpp>
 #include <ksieve/filters/sampling.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
@@ -29,15 +31,7 @@
 namespace ksieve
 {
 
-/*! \brief Per-unit result. */
-struct unit_result
-{
-    std::uint32_t kmers{0};
-    std::uint32_t hits{0};
-    bool known{false};
-};
-
-/*! \brief Keys of a batch, unit by unit. */
+/*! \brief Keys of a batch, unit by unit (filled by batch_engine::extract). Thread safety: a plain value. */
 struct batch_keys
 {
     std::vector<std::uint64_t> keys; //!< hashed keys; unit u at [offset[u], offset[u] + count[u])
@@ -48,7 +42,7 @@ struct batch_keys
 };
 
 /*! \brief Per-thread scratch of the engine's shard partition (reused between batches: no allocation in
- * steady state). */
+ * steady state). Thread safety: one thread at a time. */
 struct batch_engine_query_scratch
 {
     std::vector<std::uint64_t> part, result, counts, more;
@@ -58,7 +52,8 @@ struct batch_engine_query_scratch
 
 /*! \brief The k-mer start positions [begin, end) of a record that one unit of work owns: a whole read
  * (0, npos) or a window of a long record. With sampling, the minimizers of the windows of valid k-mers that
- * start in [begin, end) belong to the piece, so that the pieces of a record hold exactly its minimizers. */
+ * start in [begin, end) belong to the piece, so that the pieces of a record hold exactly its minimizers.
+ * Thread safety: a plain value (a view of the record, which must outlive it). */
 struct sequence_piece
 {
     std::string_view record;
@@ -66,30 +61,42 @@ struct sequence_piece
     std::size_t end{static_cast<std::size_t>(-1)};
 };
 
-/*! \brief Per-thread scratch of key extraction (reused: no allocation in steady state). */
+/*! \brief Per-thread scratch of key extraction (reused: no allocation in steady state). Thread safety: one
+ * thread at a time. */
 struct key_scratch
 {
     std::vector<std::uint64_t> keys, order; //!< canonical codes of a piece and context, their order values
     std::unique_ptr<minimizer_scratch> minimizers; //!< whole-record minimizers (for_each_record_minimizer)
 };
 
-/*! \brief The batch engine (see file comment). */
+class early_classifier;
+
+/*! \brief The batch engine (see file comment). Thread safety: one controlling thread per engine (its const
+ * members too: they use the engine's scratch); it runs OpenMP regions of threads() threads internally. */
 class batch_engine
 {
 public:
-    /*! \brief \param range only keys in this range are produced (build --shard); nullptr = all. */
-    batch_engine(kmer_params const & kmer, unsigned threads, shard_range const * range = nullptr);
+    /*! \brief An engine of `threads` threads (0 counts as 1) for k-mers of `kmer`; starts its OpenMP
+     * threads for the calling thread (reserve_openmp_threads).
+     * \param range only keys in this part of the key space are produced (build --part); nullptr = all.
+     * \throws resource_error if the threads cannot be started. */
+    batch_engine(kmer_params const & kmer, unsigned threads, key_part_range const * range = nullptr);
+    ~batch_engine();
+    batch_engine(batch_engine const &) = delete;
+    batch_engine & operator=(batch_engine const &) = delete;
 
-    /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty). */
+    /*! \brief Hash the k-mers of units: r1[i] (and r2[i] when r2 is non-null and non-empty), into `out`
+     * (its arrays grow, never shrink). \throws std::bad_alloc */
     void extract(io::record_batch const & r1, io::record_batch const * r2, batch_keys & out) const;
 
     /*! \brief Hash the k-mers of record pieces, one unit per piece (for_each_window() cuts a long record
-     * into pieces whose keys are exactly the record's). Memory stays bounded by the pieces' total length. */
+     * into pieces whose keys are exactly the record's). Memory stays bounded by the pieces' total length.
+     * \throws std::bad_alloc */
     void extract_windows(std::span<sequence_piece const> windows, batch_keys & out) const;
 
     /*! \brief Adds the keys of `keys` (all units) to `sketch`, on the engine's threads (one sketch each, merged
      * into `sketch`: the same registers for any thread count). \pre `keys` from extract() or
-     * extract_windows() of this engine. */
+     * extract_windows() of this engine. \throws std::bad_alloc */
     void add_to_sketch(batch_keys const & keys, hyperloglog & sketch) const;
 
     /*! \brief fn(piece) for the pieces of `seq`: `window` k-mer start positions each, so that every k-mer
@@ -103,8 +110,8 @@ public:
     }
 
     /*! \brief fn(key) for the hashed keys of a piece in sequence order: every valid k-mer, or with sampling
-     * (kmer_params::window > 1) the minimizers that belong to the piece. A range (build --shard) is not
-     * applied here. No allocation once `s` has grown; no exceptions. */
+     * (kmer_params::window > 1) the minimizers that belong to the piece. A range (build --part) is not
+     * applied here. No allocation once `s` has grown; \throws std::bad_alloc only while `s` grows. */
     template <typename Fn> void for_each_key(sequence_piece const & piece, key_scratch & s, Fn && fn) const
     {
         std::string_view const seq = piece.record;
@@ -133,26 +140,18 @@ public:
     }
 
     /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
-     * \pre constructed without a key range (keys of consecutive units are contiguous). */
+     * \pre constructed without a key range (keys of consecutive units are contiguous); no filter is
+     * modified meanwhile. \throws std::bad_alloc */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
 
-    /*! \brief Hash, query and classify (by `rule`) the units of a batch, stopping each unit's lookups as soon
-     * as its class is decided (no more hits can make it novel, or no more misses can make it known). The
-     * classes equal query() + decide(); results[u].kmers is exact, results[u].hits is only a lower bound (the
-     * hits found before the decision). Keys are looked up in rounds over chunks of units: each round asks,
-     * per undecided unit, for the fewest further k-mers that could decide it, taken in a spread order (every
-     * 8th position first), so that a run of k-mers broken by one sequencing error rarely delays the decision.
-     * A unit of more than early_window_kmers k-mers (a contig, a chromosome) is looked up in windows of that
-     * many k-mers instead, in sequence order, so that memory does not grow with the longest record. \pre
-     * constructed without a key range. */
+    /*! \brief early_classifier::classify() on this engine (see early_classify.hpp), with a classifier that
+     * the engine keeps between batches. \pre constructed without a key range. \throws std::bad_alloc */
     void classify_early(io::record_batch const & r1, io::record_batch const * r2,
                         std::span<any_filter const * const> filters, decision_rule const & rule,
                         std::vector<unit_result> & results) const;
 
-    /*! \brief classify_early() looks up units of more k-mers than this in windows of this many k-mers. */
-    static constexpr std::uint32_t early_window_kmers = std::uint32_t{1} << 18;
-
-    /*! \brief Classify every unit by `rule` against keys.values (filled by query()). */
+    /*! \brief Classify every unit by `rule` against keys.values (filled by query()). No exceptions other
+     * than std::bad_alloc (results grows). */
     void decide(batch_keys const & keys, decision_rule const & rule,
                 std::vector<unit_result> & results) const;
 
@@ -160,7 +159,7 @@ public:
      * known) into a mutable filter.
      * \param skip_at if > 0, keys whose count before the batch (keys.values) is already >= skip_at are not
      * inserted: for dedup without --save-filter, where counts at or above min_count all mean "hit".
-     * \throws full_error if the filter is full. */
+     * \pre no other thread uses the filter. \throws full_error if the filter is full; std::bad_alloc */
     void insert(any_filter & filter, batch_keys const & keys, std::vector<unit_result> const * only_novel,
                 std::string const & filter_name, std::uint64_t skip_at = 0);
 
@@ -168,12 +167,18 @@ public:
      * keys against the filter, decide by `rule`, insert the keys of novel units. Serial; exact serial
      * definition. A k-mer is a hit iff the filter holds it (count > 0): rule.min_count is not used (dedup
      * accepts only min_count 1 with these filters).
-     * \throws full_error */
+     * \pre no other thread uses the filter. \throws full_error */
     void dedup_serial(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
                       std::vector<unit_result> & results, std::string const & filter_name) const;
 
+    /*! \brief The threads of the engine's parallel regions. */
     [[nodiscard]] unsigned threads() const noexcept { return threads_; }
+    /*! \brief The k-mer parameters of the keys. */
     [[nodiscard]] kmer_params const & kmer() const noexcept { return kmer_; }
+    /*! \brief The scanner of the k-mers' canonical codes. */
+    [[nodiscard]] kmer_scanner const & scanner() const noexcept { return scanner_; }
+    /*! \brief The hash of a canonical code into a key. */
+    [[nodiscard]] kmer_hasher const & hasher() const noexcept { return hasher_; }
 
 private:
     // Sampling: fill s.keys / s.order with the canonical codes of the valid k-mers of the piece and its
@@ -189,37 +194,12 @@ private:
     kmer_scanner scanner_;
     kmer_hasher hasher_;
     unsigned threads_;
-    shard_range range_{};
+    key_part_range range_{};
     bool use_range_{false};
     // per-thread query scratch, reused between batches (no allocation in steady state)
     using query_scratch = batch_engine_query_scratch;
     mutable std::vector<query_scratch> scratch_;
-    // per-thread classify_early scratch
-    struct early_scratch
-    {
-        query_scratch q;
-        std::vector<std::uint64_t> keys, qkeys, qvalues; // keys: canonical codes (hashed on lookup)
-        std::vector<std::uint32_t> offset, count, need, hits, queried, active, next_active, qstart;
-        std::vector<std::uint32_t> long_units; // units of more than early_window_kmers k-mers: in windows
-        std::vector<std::uint64_t> skeys;      // sampled: the chunk's minimizers, unit after unit
-        key_scratch ks;
-    };
-    // One chunk of units of classify_early and what it is asked.
-    struct early_chunk
-    {
-        io::record_batch const & r1;
-        io::record_batch const * r2; // null unless pairs
-        std::size_t u0;              // first unit
-        std::size_t m;               // units
-        std::span<any_filter const * const> filters;
-        decision_rule rule;
-    };
-    static constexpr unsigned max_rounds = 4; // then every remaining k-mer of the undecided units at once
-    void early_keys(early_scratch & s, early_chunk const & c) const;
-    void early_rounds(early_scratch & s, early_chunk const & c) const;
-    void early_long_units(early_scratch & s, early_chunk const & c) const;
-    mutable std::vector<early_scratch> early_;
-    mutable std::vector<std::size_t> chunk_begin_;
+    mutable std::unique_ptr<early_classifier> early_; // classify_early(), made on its first call
     mutable std::vector<key_scratch> key_scratch_; // per thread
     mutable std::vector<hyperloglog> sketches_;    // per thread (add_to_sketch)
     // insert scratch, reused between batches

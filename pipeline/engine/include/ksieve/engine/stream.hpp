@@ -7,23 +7,18 @@
  * A bounded number of batches is in flight; an exception in the reader or writer thread is captured and
  * rethrown once on the calling thread (KMC style), after both threads have stopped.
  */
-#include <condition_variable>
-#include <deque>
-#include <exception>
+#include <cstdint>
 #include <functional>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <thread>
 #include <vector>
 
-#include <ksieve/engine/engine.hpp>
+#include <ksieve/engine/unit_result.hpp>
+#include <ksieve/io/io.hpp>
 #include <ksieve/io/unit_source.hpp>
 
 namespace ksieve
 {
 
-/*! \brief One batch travelling through the pipeline. */
+/*! \brief One batch travelling through the pipeline. Thread safety: owned by one stage at a time. */
 struct work_item
 {
     io::record_batch r1;
@@ -34,7 +29,10 @@ struct work_item
 };
 
 /*! \brief Runs process(item) on the calling thread for every batch in input order, with reading ahead in
- * one thread and write(item) behind in another (write may be empty). At most 3 batches are in flight. */
+ * one thread and write(item) behind in another (write may be empty). At most 3 batches are in flight.
+ * \throws the first exception of process, write or the source, once every thread has stopped; running out
+ * of memory (std::bad_alloc) becomes a resource_error that says in which stage, a thread that cannot be
+ * started a resource_error naming it (no thread is left running). */
 void run_stream(unit_source & source, std::function<void(work_item &)> const & process,
                 std::function<void(work_item const &)> const & write);
 
@@ -42,7 +40,8 @@ void run_stream(unit_source & source, std::function<void(work_item &)> const & p
  * thread (worker 0) and on workers - 1 further threads (1, 2, ...), each batch on one of them, while write
  * still sees the batches one at a time in input order. process must be safe to run concurrently for
  * different items and different worker indices (a scratch per worker). At most workers + 2 batches are in
- * flight. The first exception of a worker stops the others and is rethrown after every thread has stopped. */
+ * flight. The first exception of a worker stops the others and is rethrown after every thread has stopped
+ * (errors as for the other overload). */
 void run_stream(unit_source & source, std::function<void(work_item &, unsigned)> const & process,
                 std::function<void(work_item const &)> const & write, unsigned workers);
 
