@@ -11,10 +11,10 @@ include { KSIEVE_CLASSIFY                      } from './modules/ksieve/classify
 
 workflow {
     host = Channel.fromPath(params.host, checkIfExists: true)
-    // scatter the host build over params.shards jobs, gather with merge
+    // scatter the host build over params.parts jobs (one part of the key space each), gather with merge
     parts = host
-        .combine(Channel.of(0..<params.shards))
-        .map { ref, i -> [[id: "host.${i}", shard: "${i}/${params.shards}"], ref] }
+        .combine(Channel.of(0..<params.parts))
+        .map { ref, i -> [[id: "host.${i}", part: "${i}/${params.parts}"], ref] }
     KSIEVE_BUILD_HOST(parts)
     KSIEVE_MERGE_HOST(KSIEVE_BUILD_HOST.out.filter.map { meta, f -> f }.collect().map { [[id: 'host'], it] })
 

@@ -45,7 +45,7 @@ def gz_bytes(path):
 
 
 # Options whose values are compared literally; every other value and positional argument is a path.
-LITERAL = {"-t", "--expected", "--shard", "--sampling", "-k", "--fpr", "--type", "--min-hits",
+LITERAL = {"-t", "--expected", "--part", "--sampling", "-k", "--fpr", "--type", "--min-hits",
            "--min-hit-fraction", "--min-count"}
 
 
@@ -92,7 +92,7 @@ def nextflow_shapes():
         script = text.split("script:")[1].split("stub:")[0]
         line = next(l.strip() for l in script.splitlines() if l.strip().startswith("ksieve "))
         line = line.replace("${task.cpus}", cpus[label]).replace("${args}", ext_args.get(alias, ""))
-        line = line.replace("${shard}", "--shard 0/4" if alias.endswith("_HOST") and module == "build" else "")
+        line = line.replace("${part}", "--part 0/4" if alias.endswith("_HOST") and module == "build" else "")
         line = re.sub(r"\$\{[^}]*\}[^\s]*", "PATH", line)
         shapes.add(shape(line))
     return shapes

@@ -87,7 +87,7 @@ void run_info(info_args const & args, std::ostream & out)
         row("key_parts", "all");
     else
         row("key_parts", filter->parts().describe() +
-                             " (from build --shard; merge it with, or classify it beside, " +
+                             " (from build --part; merge it with, or classify it beside, " +
                              filter->parts().describe_missing() + ")");
     row("target_fpr", h.fpr);
     row("exact", filter->type() == filter_type::quotient && h.fpr == 0.0 ? "yes" : "no");

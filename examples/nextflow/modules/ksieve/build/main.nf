@@ -1,4 +1,4 @@
-// ksieve build: a filter of the k-mers of references or reads; with meta.shard = "I/S", part I of S
+// ksieve build: a filter of the k-mers of references or reads; with meta.part = "I/S", part I of S
 // (scatter over S jobs, gather with KSIEVE_MERGE).
 process KSIEVE_BUILD {
     tag "$meta.id"
@@ -20,9 +20,9 @@ process KSIEVE_BUILD {
     script:
     def args = task.ext.args ?: ''
     def prefix = task.ext.prefix ?: "${meta.id}"
-    def shard = meta.shard ? "--shard ${meta.shard}" : ''
+    def part = meta.part ? "--part ${meta.part}" : ''
     """
-    ksieve build -q -t ${task.cpus} ${args} ${shard} -o ${prefix}.ksf ${sequences}
+    ksieve build -q -t ${task.cpus} ${args} ${part} -o ${prefix}.ksf ${sequences}
 
     cat <<-END_VERSIONS > versions.yml
     "${task.process}":

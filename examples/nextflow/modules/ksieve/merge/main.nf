@@ -1,4 +1,4 @@
-// ksieve merge: the union of compatible filters (shard parts of one build, or per-sample filters).
+// ksieve merge: the union of compatible filters (the parts of one build --part scatter, or per-sample filters).
 process KSIEVE_MERGE {
     tag "$meta.id"
     label 'process_single'
