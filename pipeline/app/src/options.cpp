@@ -197,7 +197,14 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         auto const & [opt, path] = outputs[i];
         if (path.empty())
             continue;
-        io::check_writable_compression(path);
+        try
+        {
+            io::check_writable_compression(path);
+        }
+        catch (io_error const & e) // a name ksieve cannot write: a usage error
+        {
+            throw usage_error{opt + " " + e.what()};
+        }
         for (std::size_t j = 0; j < i; ++j)
             if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};

@@ -3,12 +3,7 @@
 #include "test_helpers.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
-#include <cmath>
-#include <map>
 #include <random>
-#include <unordered_set>
 
 using namespace ksieve::test;
 

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
-#include <map>
 #include <random>
-#include <unordered_set>
+#include <unordered_map>
 
 using namespace ksieve::test;
 

@@ -2,14 +2,6 @@
 // generated from Debian packages (tests/data/generate.sh).
 #include "test_helpers.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <cmath>
-#include <map>
-#include <random>
-#include <unordered_set>
-
 using namespace ksieve::test;
 
 TEST_F(commands, version_and_help)

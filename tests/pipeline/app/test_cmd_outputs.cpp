@@ -2,13 +2,8 @@
 // are inputs or share a file, permissions of replaced files) through the ksieve binary.
 #include "test_helpers.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <cmath>
-#include <map>
-#include <random>
-#include <unordered_set>
+#include <cstdlib>
+#include <utility>
 
 using namespace ksieve::test;
 
