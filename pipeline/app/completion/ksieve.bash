@@ -2,14 +2,14 @@
 _ksieve()
 {
     local cur=${COMP_WORDS[COMP_CWORD]}
-    local commands="build classify dedup merge info help"
+    local commands="build classify dedup merge intersect subtract info help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
     fi
     local command=${COMP_WORDS[1]}
     if [ "$command" = help ]; then
-        COMPREPLY=($(compgen -W "build classify dedup merge info" -- "$cur"))
+        COMPREPLY=($(compgen -W "build classify dedup merge intersect subtract info" -- "$cur"))
         return
     fi
     if [[ "$cur" == -* ]]; then
