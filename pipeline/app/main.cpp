@@ -1,3 +1,4 @@
+// The ksieve executable: hands the command line to ksieve::run_cli (pipeline/app/src/cli.cpp).
 #include <ksieve/app/cli.hpp>
 
 int main(int argc, char ** argv)

@@ -54,9 +54,11 @@ void check_dedup_options(dedup_args const & args);
 // exist or cannot be written (found before any work is done, not at the end). outputs: (option, path); an
 // empty path is not written. \throws usage_error, io_error
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs);
-// The read outputs' options that only make sense together (--novel2 needs --novel, ...) and their paths
+// The read outputs' options that only make sense together (--novel2 needs --novel, ...) and their
+// paths, with the command's `other` outputs (such as --save-filter), all compared with each other
 // (check_output_paths). \throws usage_error, io_error
-void check_read_outputs(classify_output_args const & a, bool paired);
+void check_read_outputs(classify_output_args const & a, bool paired,
+                        std::vector<std::pair<std::string, std::string>> const & other = {});
 // A usage error for a filter output (`option` names it) whose name ends with a compression suffix.
 void check_filter_output_name(std::string const & option, std::string const & path);
 
@@ -176,8 +178,16 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
 
 // --- outputs.cpp -------------------------------------------------------------------------------------------
 
-// The optional outputs of classify / dedup (--novel, --known, their mates, --report), written in input order
-// by the writer thread. Each is written under a temporary name and renamed into place by commit().
+// A finished output (under its temporary name) and how to move it into place.
+struct pending_output
+{
+    std::string path;             // as given: "-" and devices are written in place, nothing to move
+    std::function<void()> commit; // renames the temporary over path (\throws io_error)
+};
+
+// The optional outputs of classify / dedup (--novel, --known, their mates, --report), written in
+// input order by the writer thread. Each is written under a temporary name and moved into place by
+// commit_all().
 class output_set
 {
 public:
@@ -191,17 +201,25 @@ public:
     void write(work_item const & item);
     // Flush and close every output under its temporary name (nothing committed yet). \throws io_error
     void finish();
-    // Rename every finished output into place.
-    void commit();
+    // The finished outputs, to be moved into place with the command's others (commit_all).
+    void add_to(std::vector<pending_output> & pending);
 
 private:
     [[nodiscard]] std::array<io::writer *, 4> writers() const noexcept; // novel, known, novel2, known2
 
     bool paired_;
+    std::array<std::string, 5> paths_; // novel, known, novel2, known2, report
     io::seq_format format_;
     std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
     std::unique_ptr<io::text_output> report_; // compressed by its name, like the read outputs
 };
+
+// Move every finished output into place, or none: every destination is checked before the first
+// rename (a directory in its place, its directory gone), each file replaced is kept under a second
+// name (a hard link) until all renames succeeded, and a failed rename puts back every output
+// already moved (the files they replaced, or no file). Outputs not moved lose their temporaries
+// when they are destroyed. \throws io_error naming the output that could not be moved
+void commit_all(std::vector<pending_output> const & outputs);
 
 // A summary for a run on `threads` threads over `source`, before any read.
 [[nodiscard]] run_summary start_summary(unsigned threads, unit_source const & source);
@@ -223,8 +241,8 @@ struct run_context
     std::vector<std::string> filters; // classify: -f; dedup: --save-filter if any
 };
 
-// The end of a classify or dedup run whose reads are all written: finish `outputs`, write --stats and
-// --multiqc, then rename every output into place (outputs, then `saved` if not null, then the JSON files).
+// The end of a classify or dedup run whose reads are all written: finish `outputs`, write --stats
+// and --multiqc, then move every output into place at once (commit_all: all of them, or none).
 // summary.seconds is set from t0. \throws io_error, interrupted_error
 void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summary & summary,
                          std::chrono::steady_clock::time_point t0, run_context const & context,

@@ -1,3 +1,5 @@
+// The command line of ksieve (CLI11): the options of each subcommand, their help texts and checks, and the
+// run of the subcommand given, with errors turned into messages and exit codes.
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
@@ -246,8 +248,8 @@ struct cli_state
     dedup_args dedup;
     merge_args merge, intersect, subtract;
     info_args info;
-    std::string build_type, dedup_type, shard_text, build_expected, dedup_expected, build_sampling, max_memory,
-        prefilter_size, dedup_sampling;
+    std::string build_type, dedup_type, part_text, shard_text, build_expected, dedup_expected,
+        build_sampling, max_memory, prefilter_size, dedup_sampling;
     bool subtract_counts{false};
     CLI::App * cmd_build{}, * cmd_classify{}, * cmd_dedup{}, * cmd_merge{}, * cmd_intersect{}, * cmd_subtract{},
         * cmd_info{};
@@ -265,11 +267,13 @@ void add_build(CLI::App & app, cli_state & st)
                   "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
                   "consecutive ones; classify then looks up the same minimizers of each read)")
         ->default_val(build_default_sampling);
-    c->add_option("--shard", st.shard_text,
-                  "Build only the k-mers of part I of S (I/S, I from 0; S <= 65536): scatter over S jobs, then merge");
+    c->add_option("--part", st.part_text,
+                  "Build only the k-mers of part I of S of the key space (I/S, I from 0; "
+                  "S <= 65536): scatter over S jobs, then merge (--shard I/S: its older name)");
+    c->add_option("--shard", st.shard_text, "The older name of --part")->group(""); // not listed
     add_inputs(*c, st.build.input);
     c->footer("Example:\n  ksieve build -o host.ksf host.fa.gz\n"
-              "  ksieve build --shard 0/4 -o part0.ksf host.fa.gz   (then merge the parts)");
+              "  ksieve build --part 0/4 -o part0.ksf host.fa.gz   (then merge the parts)");
 }
 
 void add_classify(CLI::App & app, cli_state & st)
@@ -442,8 +446,10 @@ void dispatch(cli_state & st)
             b.filter.fpr = b.filter.type == filter_type::quotient ? build_default_fpr : 0.001;
         parse_expected(st.build_expected, b.filter);
         parse_sampling(st.build_sampling, b.filter);
-        if (!st.shard_text.empty())
-            b.shard = parse_shard_range(st.shard_text);
+        if (!st.part_text.empty() && !st.shard_text.empty())
+            throw usage_error{"--part and --shard (its older name) are one option: give it once"};
+        if (!st.part_text.empty() || !st.shard_text.empty())
+            b.part = parse_part(st.part_text.empty() ? st.shard_text : st.part_text);
         auto const s = run_build(b);
         if (!b.common.quiet)
             print_summary("build", s);

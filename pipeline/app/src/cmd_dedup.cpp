@@ -83,16 +83,13 @@ std::uint64_t prefilter_bytes(dedup_args const & args)
     return std::max(bytes, mib);
 }
 
+// Every output, compared with every other, before any work (also before the first pass of a Bloom
+// or cuckoo filter).
 void check_dedup_outputs(dedup_args const & args)
 {
     detail::check_filter_output_name("--save-filter", args.save_filter);
-    detail::check_output_paths({{"--save-filter", args.save_filter},
-                                {"--novel", args.out.novel},
-                                {"--known", args.out.known},
-                                {"--novel2", args.out.novel2},
-                                {"--known2", args.out.known2},
-                                {"--report", args.out.report},
-                                {"--stats", args.out.stats}});
+    detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved,
+                               {{"--save-filter", args.save_filter}});
     detail::check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2,
                                           args.out.known2, args.out.report, args.out.stats, args.out.multiqc},
                                          args.input.inputs);
@@ -180,12 +177,14 @@ run_summary run_dedup(dedup_args const & args)
 {
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_dedup_options(args);
+    check_dedup_outputs(args);
     unsigned const threads = resolve_threads(args.common.threads);
+    bool const prefilter =
+        use_prefilter(args, detail::make_config(args.filter)); // before the first pass
     filter_config const cfg = dedup_config(args, threads);
     std::unique_ptr<any_filter> filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
-    if (use_prefilter(args, cfg))
+    if (prefilter)
         filter = std::make_unique<admission_filter>(std::move(filter), prefilter_bytes(args));
-    check_dedup_outputs(args);
 
     unit_source source{args.input, detail::reader_opts(threads)};
     detail::output_set outputs{args.out, source, threads, source.paired()};

@@ -71,7 +71,8 @@ void run_info(info_args const & args, std::ostream & out)
         j["total_count"] = s.total_count;
         j["bits_per_kmer"] = bits_per_kmer;
         j["estimated_fpr"] = s.estimated_fpr;
-        out << j.dump(2) << '\n';
+        // bytes of the file name that are not UTF-8 become U+FFFD
+        out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
         return;
     }
     auto row = [&](char const * key, auto const & value) { out << key << '\t' << value << '\n'; };
@@ -87,7 +88,7 @@ void run_info(info_args const & args, std::ostream & out)
         row("key_parts", "all");
     else
         row("key_parts", filter->parts().describe() +
-                             " (from build --shard; merge it with, or classify it beside, " +
+                             " (from build --part; merge it with, or classify it beside, " +
                              filter->parts().describe_missing() + ")");
     row("target_fpr", h.fpr);
     row("exact", filter->type() == filter_type::quotient && h.fpr == 0.0 ? "yes" : "no");

@@ -1,4 +1,4 @@
-// Option parsers (--shard, --expected, --sampling) and the checks of each command's options.
+// Option parsers (--part, --expected, --sampling) and the checks of each command's options.
 #include "app_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -13,11 +13,11 @@
 namespace ksieve
 {
 
-shard_range parse_shard_range(std::string const & text)
+shard_range parse_part(std::string const & text)
 {
     auto const slash = text.find('/');
     auto bad = [&]
-    { return usage_error{"--shard expects I/S with 0 <= I < S (e.g. 0/4), got '" + text + "'"}; };
+    { return usage_error{"--part expects I/S with 0 <= I < S (e.g. 0/4), got '" + text + "'"}; };
     if (slash == std::string::npos || slash == 0 || slash + 1 >= text.size())
         throw bad();
     auto parse = [&](std::string const & s)
@@ -30,7 +30,7 @@ shard_range parse_shard_range(std::string const & text)
     if (r.count == 0 || r.index >= r.count)
         throw bad();
     if (r.count > key_parts::max_split)
-        throw usage_error{"--shard I/S: S is at most " + std::to_string(key_parts::max_split) + ", got '" +
+        throw usage_error{"--part I/S: S is at most " + std::to_string(key_parts::max_split) + ", got '" +
                           text + "'"};
     return r;
 }
@@ -197,7 +197,14 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         auto const & [opt, path] = outputs[i];
         if (path.empty())
             continue;
-        io::check_writable_compression(path);
+        try
+        {
+            io::check_writable_compression(path);
+        }
+        catch (io_error const & e) // a name ksieve cannot write: a usage error
+        {
+            throw usage_error{opt + " " + e.what()};
+        }
         for (std::size_t j = 0; j < i; ++j)
             if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};

@@ -7,10 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <iostream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ksieve
 {
@@ -42,7 +48,8 @@ namespace detail
 {
 
 // The options of the read outputs that only make sense together, and their paths.
-void check_read_outputs(classify_output_args const & a, bool const paired)
+void check_read_outputs(classify_output_args const & a, bool const paired,
+                        std::vector<std::pair<std::string, std::string>> const & other)
 {
     if (!a.novel2.empty() && a.novel.empty())
         throw usage_error{"--novel2 needs --novel"};
@@ -50,17 +57,50 @@ void check_read_outputs(classify_output_args const & a, bool const paired)
         throw usage_error{"--known2 needs --known"};
     if ((!a.novel2.empty() || !a.known2.empty()) && !paired)
         throw usage_error{"--novel2/--known2 need --paired or --interleaved input"};
-    check_output_paths({{"--novel", a.novel},
-                        {"--known", a.known},
-                        {"--novel2", a.novel2},
-                        {"--known2", a.known2},
-                        {"--report", a.report},
-                        {"--stats", a.stats},
-                        {"--multiqc", a.multiqc}});
+    for (auto const & [option, path] :
+         {std::pair{"--novel", &a.novel}, std::pair{"--known", &a.known},
+          std::pair{"--novel2", &a.novel2}, std::pair{"--known2", &a.known2}})
+    {
+        std::string lower = *path;
+        for (char & c : lower)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (!is_stdout(*path) &&
+            io::hts_format(io::format_from_extension(*path, io::seq_format::fastq)) &&
+            io::names_compression(*path) && !lower.ends_with(".gz") && !lower.ends_with(".bgz"))
+            throw usage_error{
+                std::string{option} + " '" + *path +
+                "': SAM, BAM and CRAM outputs can only be gzip-compressed (use .sam.gz, .bam "
+                "or .cram)"};
+    }
+    std::vector<std::pair<std::string, std::string>> outputs = other;
+    outputs.insert(outputs.end(), {{"--novel", a.novel},
+                                   {"--known", a.known},
+                                   {"--novel2", a.novel2},
+                                   {"--known2", a.known2},
+                                   {"--report", a.report},
+                                   {"--stats", a.stats},
+                                   {"--multiqc", a.multiqc}});
+    check_output_paths(outputs);
 }
 
 namespace
 {
+
+// The text of a JSON output: bytes that are not UTF-8 (in file or sample names) become U+FFFD, so
+// that the names stay recognisable; any other failure names the output (`option` `path`). \throws
+// io_error
+std::string json_text(nlohmann::ordered_json const & j, std::string const & option,
+                      std::string const & path)
+{
+    try
+    {
+        return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+    }
+    catch (nlohmann::ordered_json::exception const & e)
+    {
+        throw io_error{option + " '" + path + "': cannot write the JSON: " + e.what()};
+    }
+}
 
 // Writes `text` to `path` under a temporary name (compressed by its name, like the read outputs); the caller
 // commits the returned file (null: nothing to commit, i.e. no path or stdout).
@@ -84,8 +124,8 @@ std::unique_ptr<io::text_output> write_text_output(std::string const & path, std
 }
 
 // The --stats JSON.
-std::string stats_json(run_summary const & s, run_context const & c, classify_output_args const & a,
-                       common_args const & common)
+nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
+                                  classify_output_args const & a, common_args const & common)
 {
     nlohmann::ordered_json j;
     j["command"] = c.command;
@@ -115,12 +155,13 @@ std::string stats_json(run_summary const & s, run_context const & c, classify_ou
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
-    return j.dump(2) + '\n';
+    return j;
 }
 
 // The --multiqc custom-content JSON: known and novel reads of the sample as a bar graph. MultiQC finds files
 // named *_mqc.json and draws one bar per sample (the same id across files joins them into one plot).
-std::string multiqc_json(run_summary const & s, run_context const & c, classify_output_args const & a)
+nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c,
+                                    classify_output_args const & a)
 {
     std::string const sample = a.sample.empty() ? sample_name(*c.inputs) : a.sample;
     nlohmann::ordered_json j;
@@ -136,7 +177,7 @@ std::string multiqc_json(run_summary const & s, run_context const & c, classify_
                     {"ylab", "Reads"}};
     j["categories"] = {{"novel", {{"name", "Novel"}}}, {"known", {{"name", "Known"}}}};
     j["data"] = {{sample, {{"novel", s.novel_records}, {"known", s.known_records}}}};
-    return j.dump(2) + '\n';
+    return j;
 }
 
 } // namespace
@@ -153,6 +194,7 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
     { return path.empty() ? nullptr : io::writer::open(path, src.format(), wo); };
     check_read_outputs(a, paired);
     format_ = src.format();
+    paths_ = {a.novel, a.known, a.novel2, a.known2, a.report};
     for (std::string const * const p : {&a.novel, &a.known, &a.novel2, &a.known2})
     {
         if (p->empty())
@@ -226,13 +268,131 @@ void output_set::finish()
         report_->finish();
 }
 
-void output_set::commit()
+void output_set::add_to(std::vector<pending_output> & pending)
 {
-    for (io::writer * const w : writers())
-        if (w != nullptr)
-            w->commit();
+    auto const w = writers();
+    for (std::size_t i = 0; i < w.size(); ++i)
+        if (w[i] != nullptr)
+            pending.push_back({paths_[i], [f = w[i]] { f->commit(); }});
     if (report_ != nullptr)
-        report_->commit();
+        pending.push_back({paths_[4], [f = report_.get()] { f->commit(); }});
+}
+
+namespace
+{
+
+// Where a finished output goes, checked before any output is moved.
+struct destination
+{
+    std::string target; // the file that the rename replaces or makes (empty: written in place)
+    std::string aside;  // a second name of the file replaced, until every output is in place
+    bool replaces{false};
+};
+
+std::string move_error(std::string const & path, std::string const & why)
+{
+    return "'" + path + "': cannot move the finished output into place: " + why;
+}
+
+// The destination of an output given as `path`. \throws io_error if the rename cannot succeed: a
+// directory in its place, or its directory gone.
+destination check_destination(std::string const & path)
+{
+    destination d;
+    if (path.empty() || is_stdout(path) || path.starts_with("/dev/") || path.starts_with("/proc/"))
+        return d;
+    std::string target = io::final_target(path);
+    struct stat st
+    {
+    };
+    if (::stat(target.c_str(), &st) == 0)
+    {
+        if (S_ISDIR(st.st_mode))
+            throw io_error{move_error(path, "a directory is in its place")};
+        if (!S_ISREG(st.st_mode)) // a FIFO or a device: written in place
+            return d;
+        d.replaces = true;
+    }
+    else if (int const e = errno; e != ENOENT)
+        throw io_error{move_error(path, std::strerror(e))};
+    std::filesystem::path dir = std::filesystem::path{target}.parent_path();
+    if (dir.empty())
+        dir = ".";
+    struct stat ds
+    {
+    };
+    if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
+        throw io_error{move_error(path, "its directory '" + dir.string() + "' is gone")};
+    d.target = std::move(target);
+    return d;
+}
+
+// A second name (hard link) of the file at `target` beside it; empty where none can be made (a file
+// system without hard links).
+std::string link_aside(std::string const & target)
+{
+    for (unsigned n = 0; n < 100; ++n)
+    {
+        std::string aside =
+            target + ".ksieve-old." + std::to_string(::getpid()) + '.' + std::to_string(n);
+        if (::link(target.c_str(), aside.c_str()) == 0)
+            return aside;
+        if (errno != EEXIST)
+            break;
+    }
+    return {};
+}
+
+// Undo the first `moved` renames: each file replaced back in place (rename of its second name),
+// each new file removed.
+void put_back(std::vector<destination> & dest, std::size_t const moved) noexcept
+{
+    for (std::size_t i = moved; i-- > 0;)
+    {
+        destination & d = dest[i];
+        if (d.target.empty())
+            continue;
+        if (!d.aside.empty())
+        {
+            // renamed back, the second name is gone; if that failed, it keeps the file replaced
+            (void)::rename(d.aside.c_str(), d.target.c_str());
+            d.aside.clear();
+        }
+        else if (!d.replaces)
+            (void)::unlink(d.target.c_str());
+    }
+}
+
+} // namespace
+
+void commit_all(std::vector<pending_output> const & outputs)
+{
+    std::vector<destination> dest;
+    dest.reserve(outputs.size());
+    for (pending_output const & o : outputs)
+        dest.push_back(check_destination(o.path));
+    for (destination & d : dest)
+        if (d.replaces)
+            d.aside = link_aside(d.target);
+    auto drop_asides = [&dest]() noexcept
+    {
+        for (destination const & d : dest)
+            if (!d.aside.empty())
+                (void)::unlink(d.aside.c_str());
+    };
+    std::size_t moved = 0;
+    try
+    {
+        for (; moved < outputs.size(); ++moved)
+            outputs[moved].commit();
+    }
+    catch (...)
+    {
+        put_back(dest, moved);
+        drop_asides();
+        throw;
+    }
+    drop_asides();
 }
 
 run_summary start_summary(unsigned const threads, unit_source const & source)
@@ -285,18 +445,23 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
 {
     outputs.finish();
     summary.seconds = seconds_since(t0);
-    auto const stats =
-        write_text_output(out.stats, stats_json(summary, context, out, common), out.compression_level);
-    auto const mqc =
-        write_text_output(out.multiqc, multiqc_json(summary, context, out), out.compression_level);
-    // Every output is complete: only now is any of them renamed into place.
+    auto const stats = write_text_output(
+        out.stats, json_text(stats_json(summary, context, out, common), "--stats", out.stats),
+        out.compression_level);
+    auto const mqc = write_text_output(
+        out.multiqc, json_text(multiqc_json(summary, context, out), "--multiqc", out.multiqc),
+        out.compression_level);
+    // Every output is complete: only now are they moved into place, all of them or none.
     throw_if_interrupted();
-    outputs.commit();
+    std::vector<pending_output> pending;
+    outputs.add_to(pending);
     if (saved != nullptr)
-        saved->commit();
-    for (auto * f : {stats.get(), mqc.get()})
-        if (f != nullptr)
-            f->commit();
+        pending.push_back({saved->path(), [saved] { saved->commit(); }});
+    if (stats != nullptr)
+        pending.push_back({out.stats, [f = stats.get()] { f->commit(); }});
+    if (mqc != nullptr)
+        pending.push_back({out.multiqc, [f = mqc.get()] { f->commit(); }});
+    commit_all(pending);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point const t0)

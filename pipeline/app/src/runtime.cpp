@@ -1,3 +1,5 @@
+// Process-level helpers: the SIGINT/SIGTERM/SIGHUP handler (interrupt, then exit on a second signal), the
+// thread count, and the progress line on stderr.
 #include <ksieve/engine/cancel.hpp>
 #include <ksieve/io/io.hpp>
 #include <ksieve/filters/error.hpp>

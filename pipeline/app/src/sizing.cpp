@@ -14,7 +14,7 @@ namespace ksieve::detail
 
 // The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%; + 2.5% for a quotient filter,
 // which build refits to its contents and which grows where the estimate falls short), for a filter sized from
-// a first pass. Over all k-mers, also for build --shard: every shard job gets the same estimate, so the parts
+// a first pass. Over all k-mers, also for build --part: every part job gets the same estimate, so the parts
 // have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
 std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer, unsigned const threads,
                                   filter_type const type, char const * const command, bool const quiet)

@@ -180,7 +180,7 @@ TEST_F(compressed_io, names_of_formats_that_cannot_be_written_are_refused_before
         auto const r = run_ksieve("classify -q -f '" + filter + "' --known '" + known_out + "' --novel '" +
                                       (tmp / name) + "' '" + input + "'",
                                   tmp);
-        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.status, 2) << r.err; // a usage error
         EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(tmp / name));
         EXPECT_FALSE(fs::exists(known_out));
@@ -196,7 +196,7 @@ TEST_F(compressed_io, names_of_formats_that_cannot_be_written_are_refused_before
             auto const r = run_ksieve(cmd + " --novel '" + novel_out + "' " + opt + " '" +
                                           (tmp / "out.txt.lz4") + "' '" + input + "'",
                                       tmp);
-            EXPECT_EQ(r.status, 1) << cmd;
+            EXPECT_EQ(r.status, 2) << cmd;
             EXPECT_NE(r.err.find("out.txt.lz4"), std::string::npos) << r.err;
             EXPECT_FALSE(fs::exists(novel_out)) << cmd;
         }

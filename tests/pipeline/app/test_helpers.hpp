@@ -3,6 +3,8 @@
 // splitting (independent of ksieve's readers) and file comparison.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +12,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <sys/wait.h>
 #include <vector>
 
@@ -204,6 +208,79 @@ inline std::string revcomp(std::string const & s)
         c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
     return r;
 }
+
+// Exact set of canonical k-mers (as upper-case strings) of all sequences of a FASTA file: the oracle.
+inline std::unordered_set<std::string> kmer_set_of_fasta(std::string const & path, unsigned const k)
+{
+    std::unordered_set<std::string> set;
+    std::ifstream f{path};
+    std::string line, seq;
+    auto flush = [&] {
+        for (auto & c : seq)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        for (std::size_t i = 0; i + k <= seq.size(); ++i)
+        {
+            std::string const s = seq.substr(i, k);
+            if (s.find_first_not_of("ACGT") != std::string::npos)
+                continue;
+            std::string const rc = revcomp(s);
+            set.insert(std::min(s, rc));
+        }
+        seq.clear();
+    };
+    while (std::getline(f, line))
+    {
+        if (!line.empty() && line[0] == '>')
+            flush();
+        else
+            seq += line;
+    }
+    flush();
+    return set;
+}
+
+// Hits of each FASTQ read against the oracle set.
+inline std::vector<std::pair<std::uint64_t, std::uint64_t>>
+oracle_hits(std::vector<std::string> const & fastq_records, std::unordered_set<std::string> const & set,
+            unsigned const k)
+{
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    for (auto const & rec : fastq_records)
+    {
+        std::size_t const a = rec.find('\n') + 1;
+        std::string seq = rec.substr(a, rec.find('\n', a) - a);
+        for (auto & c : seq)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        std::uint64_t kmers = 0, hits = 0;
+        for (std::size_t i = 0; i + k <= seq.size(); ++i)
+        {
+            std::string const s = seq.substr(i, k);
+            if (s.find_first_not_of("ACGT") != std::string::npos)
+                continue;
+            ++kmers;
+            hits += set.count(std::min(s, revcomp(s)));
+        }
+        out.emplace_back(kmers, hits);
+    }
+    return out;
+}
+
+/*! The fixture of the end-to-end tests of each command: a temporary directory, and build_hs() for a filter
+ * of HS11286 with every k-mer (--sampling all). */
+class commands : public ::testing::Test
+{
+protected:
+    void SetUp() override { KSIEVE_REQUIRE_DATA(); }
+    temp_dir tmp;
+
+    std::string build_hs(std::string const & extra = "")
+    {
+        std::string const path = tmp / "hs.ksf";
+        auto const r = run_ksieve("build -q --sampling all -o '" + path + "' " + extra + " '" + data("HS11286.fa").string() + "'", tmp);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return path;
+    }
+};
 
 /*! A fixture with a host filter of HS11286 (build defaults) in `filter` and the mixed reads in `reads`. */
 class host_filter_test : public ::testing::Test
