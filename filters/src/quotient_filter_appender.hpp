@@ -86,6 +86,84 @@ struct qf_appender
         return f.split_ ? append_all_as<true>(entries) : append_all_as<false>(entries);
     }
 
+    // An empty filter of `key_bits`-bit keys, p-bit fingerprints and `nslots` home slots, its table taken
+    // from `spare` where that is large enough (the tables that quotient_builder fills).
+    static quotient_filter empty_table(unsigned const key_bits, unsigned const p, double const max_load,
+                                       bool const auto_grow, std::uint64_t const nslots,
+                                       zeroed_memory * const spare)
+    {
+        quotient_filter out;
+        out.set_key(key_bits, p, max_load, auto_grow);
+        out.set_geometry(nslots);
+        out.allocate_table(spare);
+        return out;
+    }
+
+    // A filter of the geometry of `nslots` home slots without a table: the remainders, counter lengths, load
+    // limit and growth of that table (quotient_builder's sizing).
+    static quotient_filter geometry_only(unsigned const key_bits, unsigned const p, double const max_load,
+                                         bool const auto_grow, std::uint64_t const nslots)
+    {
+        quotient_filter out;
+        out.set_key(key_bits, p, max_load, auto_grow);
+        out.set_geometry(nslots);
+        return out;
+    }
+    // The remainder of fingerprint fp in a table of f's geometry.
+    [[gnu::always_inline]] static std::uint64_t remainder_of(quotient_filter const & f,
+                                                             std::uint64_t const fp) noexcept
+    {
+        return f.slot_code(fp) & f.rmask_;
+    }
+    // The home slots growth gives f (0: it cannot grow), and the most slots an insertion may use in f before
+    // it grows (or, where it cannot, before it is full).
+    static std::uint64_t grown_slots_of(quotient_filter const & f) noexcept { return f.grown_slots(); }
+    static std::uint64_t load_limit_of(quotient_filter const & f) noexcept
+    {
+        return !f.auto_grow_ ? f.nslots_ : f.can_grow() ? f.grow_at_ : f.stuck_at_;
+    }
+
+    // The slots that `count` occurrences of remainder x take at the remainder width of `ref`.
+    [[gnu::always_inline]] static std::uint64_t
+    encoded_length(quotient_filter const & ref, std::uint64_t const x, std::uint64_t const count) noexcept
+    {
+        return quotient_filter::kernel<0>::of(ref).encoded_length(x, count);
+    }
+
+    // The table code of fingerprint fp (quotient_filter::slot_code, the table's parameters in arguments).
+    template <bool split>
+    [[gnu::always_inline]] static std::uint64_t code_of(std::uint64_t const fp, unsigned const r,
+                                                        unsigned const low_bits, std::uint64_t const low_mask,
+                                                        std::uint64_t const scaled) noexcept
+    {
+        if constexpr (!split)
+            return fp;
+        __extension__ using wide = unsigned __int128;
+        wide const t = static_cast<wide>(fp >> low_bits) * scaled;
+        return (static_cast<std::uint64_t>(t >> 64) << r) |
+               ((static_cast<std::uint64_t>(t) >= scaled ? std::uint64_t{1} : 0) << low_bits) |
+               (fp & low_mask);
+    }
+
+    // Sets bit j of the 64-bit header field at byte `field` of its block: the bits of block b are collected
+    // in `word`, ORed into the table when a bit of another block comes.
+    [[gnu::always_inline]] static void set_bit(std::uint8_t * const table, std::uint64_t const block_bytes,
+                                               std::uint64_t const j, std::uint64_t & b, std::uint64_t & word,
+                                               std::uint64_t const field) noexcept
+    {
+        if ((j >> 6) != b)
+        {
+            if (b != none)
+            {
+                std::uint8_t * const w = table + b * block_bytes + field;
+                store64(w, load64(w) | word);
+            }
+            b = j >> 6;
+            word = 0;
+        }
+        word |= std::uint64_t{1} << (j & 63);
+    }
+
     // append_all() for a table of split geometry or not.
     template <bool split>
     bool append_all_as(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
@@ -105,33 +183,10 @@ struct qf_appender
         std::uint64_t n_total = total;
         // (occupied and runend bits collected a word at a time, as the remainders are)
         std::uint64_t ob = occ_block, ow = occ_word, eb = end_block, ew = end_word;
-        auto set_bit =
-            [&](std::uint64_t const j, std::uint64_t & b, std::uint64_t & word, std::uint64_t const field)
-        {
-            if ((j >> 6) != b)
-            {
-                if (b != none)
-                {
-                    std::uint8_t * const w = table + b * block_bytes + field;
-                    store64(w, load64(w) | word);
-                }
-                b = j >> 6;
-                word = 0;
-            }
-            word |= std::uint64_t{1} << (j & 63);
-        };
         bool ok = true;
         for (auto const & [fp, count] : entries)
         {
-            std::uint64_t code = fp;
-            if constexpr (split)
-            {
-                __extension__ using wide = unsigned __int128;
-                wide const t = static_cast<wide>(fp >> low_bits) * scaled;
-                code = (static_cast<std::uint64_t>(t >> 64) << r) |
-                       ((static_cast<std::uint64_t>(t) >= scaled ? std::uint64_t{1} : 0) << low_bits) |
-                       (fp & low_mask);
-            }
+            std::uint64_t const code = code_of<split>(fp, r, low_bits, low_mask, scaled);
             std::uint64_t const h = code >> r;
             std::uint64_t enc[max_group_slots];
             unsigned n = 1;
@@ -148,8 +203,8 @@ struct qf_appender
             if (!same)
             {
                 if (last != none)
-                    set_bit(p - 1, eb, ew, 9); // runends
-                set_bit(h, ob, ow, 1);         // occupieds
+                    set_bit(table, block_bytes, p - 1, eb, ew, 9); // runends
+                set_bit(table, block_bytes, h, ob, ow, 1);         // occupieds
                 last = h;
             }
             for (unsigned t = 0; t < n; ++t)

@@ -2,6 +2,9 @@
 // the count each operation gives a fingerprint.
 #include "quotient_filter_appender.hpp"
 
+#include <ksieve/filters/cancel.hpp>
+#include <ksieve/filters/quotient_builder.hpp>
+
 namespace ksieve
 {
 
@@ -33,7 +36,7 @@ public:
     fp_source & operator=(fp_source const &) = delete;
 
     // The next fingerprint and its count; false at the end.
-    [[gnu::always_inline]] bool next(std::uint64_t & fp, std::uint64_t & count) noexcept
+    [[gnu::always_inline]] bool next(std::uint64_t & fp, std::uint64_t & count)
     {
         if (i_ == n_ && !refill())
             return false;
@@ -49,7 +52,7 @@ public:
     // Fingerprints not cut (p is the filter's own width): fill() decodes the next chunk into fps() and
     // counts() and returns its size (0 at the end), for walks that keep their position in locals.
     [[nodiscard]] bool uncut() const noexcept { return shift_ == 0; }
-    std::size_t fill() noexcept
+    std::size_t fill()
     {
         refill();
         return n_;
@@ -59,8 +62,10 @@ public:
 
 private:
     static constexpr std::size_t chunk = 256;
-    bool refill() noexcept
+    // (a stop request is checked once a chunk: interrupted_error)
+    bool refill()
     {
+        throw_if_stop_requested();
         i_ = 0;
         n_ = c_.read(fps_.data(), counts_.data(), chunk);
         if (consumed_)
@@ -439,6 +444,92 @@ Sink walk_with(set_operation const op, std::span<quotient_filter const * const> 
     return sink;
 }
 
+// The fingerprint width a set operation combines its inputs at: the narrowest (their fingerprints cut to it).
+// \throws incompatible_error unless all inputs have the same key width.
+unsigned narrowest_fingerprint(std::span<quotient_filter const * const> const inputs)
+{
+    quotient_filter const & first = *inputs[0];
+    unsigned p_min = first.fingerprint_bits();
+    for (std::size_t i = 1; i < inputs.size(); ++i)
+    {
+        quotient_filter const & f = *inputs[i];
+        if (f.key_bits() != first.key_bits())
+            throw incompatible_error{
+                "cannot combine quotient filters of " + std::to_string(first.key_bits()) + "- and " +
+                std::to_string(f.key_bits()) + "-bit keys (input 1 and input " + std::to_string(i + 1) + ")"};
+        p_min = std::min(p_min, f.fingerprint_bits());
+    }
+    return p_min;
+}
+
+// The remainder width that measures the result's counters: the smallest among the inputs once cut to p.
+unsigned counter_remainder_bits(std::span<quotient_filter const * const> const inputs, unsigned const p)
+{
+    unsigned r_ref = quotient_filter::max_remainder_bits;
+    for (auto const * f : inputs)
+    {
+        unsigned const q = f->quotient_bits();
+        r_ref = std::min(
+            r_ref, p > q + quotient_filter::min_remainder_bits ? p - q : quotient_filter::min_remainder_bits);
+    }
+    return r_ref;
+}
+
+// Pass 1 of a set operation: the slots the result needs (counters measured at ref's remainder width), and
+// the result's (fingerprint, count) stream kept unless it outgrows the buffer (then walked again).
+struct pass_one
+{
+    result_buffer result;
+    quotient_filter const * ref;
+    std::uint64_t mask;
+    std::uint64_t need{0};
+    bool keep{true};
+    [[gnu::always_inline]] void operator()(std::uint64_t const fp, std::uint64_t const c)
+    {
+        need += c == 1 ? 1 : qf_appender::encoded_length(*ref, fp & mask, c);
+        keep = keep && result.push(fp, c);
+    }
+};
+
+// A walk's result handed to a builder 1024 entries at a time (pass 2 when pass 1 could not keep it).
+struct rewalk
+{
+    std::vector<quotient_builder::entry> * chunk;
+    quotient_builder * into;
+    void operator()(std::uint64_t const fp, std::uint64_t const c)
+    {
+        chunk->emplace_back(fp, c);
+        if (chunk->size() == 1024)
+        {
+            (void)into->append(*chunk);
+            chunk->clear();
+        }
+    }
+};
+
+// Pass 2 of a set operation: the result appended into the builder's table, from the stream pass 1 kept or
+// from walk_again(builder), in a larger table while it does not fit.
+template <typename Walk>
+quotient_filter append_result(quotient_builder & b, pass_one const & one,
+                              quotient_filter::combine_scratch * const scratch, Walk && walk_again)
+{
+    for (;;)
+    {
+        b.start(scratch != nullptr ? &scratch->spare_table : nullptr);
+        if (one.keep)
+            one.result.for_each_chunk(
+                [&](auto const chunk)
+                {
+                    throw_if_stop_requested();
+                    return b.append(chunk);
+                });
+        else
+            walk_again(b);
+        if (b.finish())
+            return b.take();
+    }
+}
+
 } // namespace
 
 quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> const inputs)
@@ -453,94 +544,24 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
     quotient_filter const & first = *inputs[0];
-    // Filters of different fingerprint widths combine at the narrowest: their fingerprints cut to it.
-    unsigned p_min = first.p_;
-    for (std::size_t i = 1; i < inputs.size(); ++i)
-    {
-        quotient_filter const & f = *inputs[i];
-        if (f.key_bits_ != first.key_bits_)
-            throw incompatible_error{"cannot combine quotient filters of " + std::to_string(first.key_bits_) +
-                                     "- and " + std::to_string(f.key_bits_) +
-                                     "-bit keys (input 1 and input " + std::to_string(i + 1) + ")"};
-        p_min = std::min(p_min, f.p_);
-    }
-    // Counter lengths are measured with the smallest remainder width among the inputs once cut to p_min.
-    unsigned r_ref = max_remainder_bits;
-    for (auto const * f : inputs)
-        r_ref = std::min(r_ref, p_min > f->q_ + min_remainder_bits ? p_min - f->q_ : min_remainder_bits);
-    // The result's (fingerprint, count) stream: kept from the first walk unless it outgrows the buffer, then
-    // walked again for the second pass.
+    unsigned const p = narrowest_fingerprint(inputs);
+    unsigned const r_ref = counter_remainder_bits(inputs, p);
     quotient_filter::combine_scratch own;
-    // Pass 1: the slots the result needs, and the result kept.
-    struct pass_one
-    {
-        result_buffer result;
-        quotient_filter const * ref; // (its remainder width measures the counters)
-        std::uint64_t mask;
-        std::uint64_t need{0};
-        bool keep{true};
-        [[gnu::always_inline]] void operator()(std::uint64_t const fp, std::uint64_t const c)
-        {
-            need += c == 1 ? 1 : kernel<0>::of(*ref).encoded_length(fp & mask, c);
-            keep = keep && result.push(fp, c);
-        }
-    };
     quotient_filter const ref =
         with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
     pass_one const one =
-        walk_with(op, inputs, p_min, min_count, consumed,
+        walk_with(op, inputs, p, min_count, consumed,
                   pass_one{result_buffer{scratch != nullptr ? *scratch : own}, &ref, low_bits_mask(r_ref)});
-    std::uint64_t const need = one.need;
-    unsigned const p = p_min;
-    unsigned q_lo = std::min(default_min_quotient_bits, p - min_remainder_bits);
-    q_lo = std::max({q_lo, min_quotient_bits, p > max_remainder_bits ? p - max_remainder_bits : 0u});
-    // The fewest home slots that hold the result within max_load (at least 2^q_lo), or the next power of two
-    // where the fingerprints do not fit that table.
-    std::uint64_t nslots = std::max(slots_for(need, first.max_load_), std::uint64_t{1} << q_lo);
-    // Pass 2: append into the new table (1/8 larger if the counters turn out longer).
-    for (;; nslots += std::max<std::uint64_t>(64, nslots / 8 / 64 * 64))
-    {
-        if (!geometry_ok(p, nslots))
-            nslots = std::bit_ceil(nslots);
-        if (top_bits_for(nslots) > p - min_remainder_bits || top_bits_for(nslots) > max_quotient_bits)
-            throw full_error{"quotient filter merge: the union does not fit in a " + std::to_string(p) +
-                             "-bit fingerprint filter"};
-        quotient_filter out;
-        out.set_key(first.key_bits_, p, first.max_load_, first.auto_grow_);
-        out.set_geometry(nslots);
-        out.allocate_table(scratch != nullptr ? &scratch->spare_table : nullptr);
-        qf_appender app{out};
-        bool ok = true;
-        if (one.keep)
-            one.result.for_each_chunk([&](auto const chunk) { return ok = app.append_all(chunk); });
-        else
-        {
-            // (the walk's result a chunk at a time)
-            struct rewalk
-            {
-                std::vector<std::pair<std::uint64_t, std::uint64_t>> * chunk;
-                qf_appender * app;
-                bool * ok;
-                void operator()(std::uint64_t const fp, std::uint64_t const c)
-                {
-                    chunk->emplace_back(fp, c);
-                    if (chunk->size() == 1024)
-                    {
-                        *ok = *ok && app->append_all(*chunk);
-                        chunk->clear();
-                    }
-                }
-            };
-            std::vector<std::pair<std::uint64_t, std::uint64_t>> chunk;
-            chunk.reserve(1024);
-            walk_with(op, inputs, p_min, min_count, consumed, rewalk{&chunk, &app, &ok});
-            ok = ok && app.append_all(chunk);
-        }
-        if (!ok || static_cast<double>(app.used) > first.max_load_ * static_cast<double>(out.nslots_))
-            continue;
-        app.finish();
-        return out;
-    }
+    quotient_builder b{first.key_bits_, p, first.max_load_, first.auto_grow_, r_ref};
+    b.add_slots(one.need);
+    return append_result(b, one, scratch,
+                         [&](quotient_builder & into)
+                         {
+                             std::vector<quotient_builder::entry> chunk;
+                             chunk.reserve(1024);
+                             walk_with(op, inputs, p, min_count, consumed, rewalk{&chunk, &into});
+                             (void)into.append(chunk);
+                         });
 }
 
 } // namespace ksieve
