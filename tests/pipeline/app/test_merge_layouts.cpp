@@ -4,6 +4,7 @@
 // the run as an interruption, leaving nothing behind.
 #include "test_helpers.hpp"
 
+#include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include <map>
