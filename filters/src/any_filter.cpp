@@ -324,9 +324,9 @@ struct reshard_group
     }
 };
 
-// The target shards of a re-sharding group built: the entries measured in one walk, then appended in
-// another (again for the shards whose counters needed a larger table). shards[o] for o in the group's
-// targets.
+// The target shards of a re-sharding group built: the entries measured (and kept, up to 64 MiB a shard) in
+// one walk, then appended from what was kept or from another walk (again for the shards whose counters
+// needed a larger table). shards[o] for o in the group's targets.
 void build_reshard_group(reshard_group const & g, std::vector<std::optional<quotient_filter>> & shards)
 {
     std::size_t const n = g.dst_hi - g.dst_lo;
@@ -336,20 +336,31 @@ void build_reshard_group(reshard_group const & g, std::vector<std::optional<quot
     std::vector<quotient_builder> builders;
     builders.reserve(n);
     for (std::size_t o = 0; o < n; ++o)
+    {
         builders.emplace_back(*g.map.target, distinct / n);
+        builders.back().keep(std::size_t{64} << 20, distinct / n + distinct / n / 16);
+    }
     g.walk([&](std::size_t const o, auto const entries) { builders[o - g.dst_lo].measure(entries); });
     std::vector<bool> pending(n, true);
     for (std::size_t left = n; left != 0;)
     {
+        std::vector<bool> rewalk(n, false);
+        bool any = false;
         for (std::size_t o = 0; o < n; ++o)
             if (pending[o])
-                builders[o].start();
-        g.walk(
-            [&](std::size_t const o, auto const entries)
             {
-                if (pending[o - g.dst_lo])
-                    (void)builders[o - g.dst_lo].append(entries);
-            });
+                throw_if_stop_requested();
+                builders[o].start();
+                rewalk[o] = !builders[o].append_kept();
+                any = any || rewalk[o];
+            }
+        if (any)
+            g.walk(
+                [&](std::size_t const o, auto const entries)
+                {
+                    if (rewalk[o - g.dst_lo])
+                        (void)builders[o - g.dst_lo].append(entries);
+                });
         for (std::size_t o = 0; o < n; ++o)
             if (pending[o] && builders[o].finish())
             {

@@ -5,6 +5,7 @@
 #include "quotient_filter_appender.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <optional>
 #include <string>
@@ -49,6 +50,15 @@ struct quotient_builder::state
     std::size_t next_grown{0};     // the next of them that start() tries
     std::uint64_t nslots{0};       // home slots of the table of the last start() (0: none yet)
     double limit{0};               // the most slots that table may use
+    // the entries measured, kept for pass 2 (keep()): fingerprint gaps and counts, the wide ones apart
+    bool keeping{false};
+    bool kept_all{true};
+    std::size_t keep_max{0};
+    std::uint64_t last_fp{0};
+    std::vector<std::uint32_t> gaps;
+    std::vector<std::uint8_t> counts;
+    std::vector<std::uint64_t> wide_gaps;
+    std::vector<std::uint64_t> wide_counts;
     std::optional<quotient_filter> out;
     std::optional<qf_appender> app; // (appends to *out)
     bool ok{false};
@@ -83,7 +93,41 @@ quotient_builder::quotient_builder(quotient_builder &&) noexcept = default;
 quotient_builder & quotient_builder::operator=(quotient_builder &&) noexcept = default;
 quotient_builder::~quotient_builder() = default;
 
-void quotient_builder::measure(std::span<entry const> const entries) noexcept
+namespace
+{
+constexpr std::uint64_t gap_escape = 0xffffffffu;
+constexpr std::uint64_t count_escape = 255;
+
+// (measure()'s keeping: the entries as gaps from the one before and counts in a byte)
+void keep_entries(std::span<quotient_builder::entry const> const entries, auto & s)
+{
+    if (!s.keeping || !s.kept_all)
+        return;
+    if (5 * (s.gaps.size() + entries.size()) > s.keep_max)
+    {
+        s.kept_all = false;
+        s.gaps = {};
+        s.counts = {};
+        s.wide_gaps = {};
+        s.wide_counts = {};
+        return;
+    }
+    for (auto const & [fp, count] : entries)
+    {
+        std::uint64_t const gap = fp - s.last_fp;
+        s.last_fp = fp;
+        s.gaps.push_back(static_cast<std::uint32_t>(std::min(gap, gap_escape)));
+        if (gap >= gap_escape) [[unlikely]]
+            s.wide_gaps.push_back(gap);
+        s.counts.push_back(static_cast<std::uint8_t>(std::min(count, count_escape)));
+        if (count >= count_escape) [[unlikely]]
+            s.wide_counts.push_back(count);
+    }
+}
+
+} // namespace
+
+void quotient_builder::measure(std::span<entry const> const entries)
 {
     state & s = *s_;
     std::uint64_t need = s.need;
@@ -102,6 +146,40 @@ void quotient_builder::measure(std::span<entry const> const entries) noexcept
     }
     s.need = need + (ones - s.ones);
     s.ones = ones;
+    keep_entries(entries, s);
+}
+
+void quotient_builder::keep(std::size_t const max_bytes, std::size_t const expected)
+{
+    s_->keeping = true;
+    s_->keep_max = max_bytes;
+    std::size_t const room = std::min(expected, max_bytes / 5);
+    s_->gaps.reserve(room);
+    s_->counts.reserve(room);
+}
+
+bool quotient_builder::append_kept()
+{
+    state & s = *s_;
+    if (!s.keeping || !s.kept_all)
+        return false;
+    std::array<entry, 1024> chunk;
+    std::size_t wg = 0, wc = 0;
+    std::uint64_t fp = 0;
+    for (std::size_t i = 0; i < s.gaps.size();)
+    {
+        std::size_t const m = std::min(chunk.size(), s.gaps.size() - i);
+        for (std::size_t t = 0; t < m; ++t, ++i)
+        {
+            std::uint64_t const gap = s.gaps[i];
+            fp += gap == gap_escape ? s.wide_gaps[wg++] : gap;
+            std::uint64_t const c = s.counts[i];
+            chunk[t] = {fp, c == count_escape ? s.wide_counts[wc++] : c};
+        }
+        if (!append(std::span<entry const>{chunk.data(), m}))
+            return true;
+    }
+    return true;
 }
 
 void quotient_builder::add_slots(std::uint64_t const slots) noexcept

@@ -4,6 +4,7 @@
  * fingerprint order, in the table size they need (as the set operations build their results; re-sharding
  * uses it to move a filter to another layout without inserting key by key).
  */
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -41,8 +42,16 @@ public:
     quotient_builder & operator=(quotient_builder &&) noexcept;
     ~quotient_builder();
 
-    /*! \brief Pass 1: count the slots that `entries` take. */
-    void measure(std::span<entry const> entries) noexcept;
+    /*! \brief Pass 1: count the slots that `entries` take (and keep them, see keep()).
+     * \throws std::bad_alloc while keeping. */
+    void measure(std::span<entry const> entries);
+    /*! \brief Keep the entries that measure() is given from now on (about 5 bytes each, up to max_bytes), so
+     * that pass 2 can take them from the builder (append_kept()) instead of from a second walk; room for
+     * `expected` of them is reserved. \throws std::bad_alloc */
+    void keep(std::size_t max_bytes, std::size_t expected = 0);
+    /*! \brief Pass 2 from the kept entries: append() of all of them. \returns false, having appended
+     * nothing, if they were not all kept (then append() them from a walk); else as append(). */
+    bool append_kept();
     /*! \brief Pass 1 for a caller that measures itself: `slots` more slots. */
     void add_slots(std::uint64_t slots) noexcept;
     /*! \brief The slots measured so far. */
