@@ -85,7 +85,7 @@ while [ ${#level[@]} -gt 1 ]; do
     for ((i = 0; i < ${#level[@]}; i += 2)); do
         out=u${round}_$i
         [ ${#level[@]} -eq 2 ] && out=kmc_u16
-        kmc_tools -t"$t" simple "${level[i]}" "${level[i+1]}" union "$out" > /dev/null
+        kmc_tools -t"$t" -hp simple "${level[i]}" "${level[i+1]}" union "$out" > /dev/null
         next+=("$out")
     done
     level=("${next[@]}")
