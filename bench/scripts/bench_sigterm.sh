@@ -88,7 +88,7 @@ one_run()
         return
     fi
     t1=$(now)
-    kill -TERM "$pid"
+    kill -TERM "$pid" 2> /dev/null || true
     ( sleep "$GRACE" && kill -KILL "$pid" 2> /dev/null ) &
     local guard=$!
     rc=0; wait "$pid" || rc=$?
@@ -96,7 +96,7 @@ one_run()
     kill "$guard" 2> /dev/null || true
     wait "$guard" 2> /dev/null || true
     [[ $rc == 137 ]] && lat=">$GRACE (SIGKILL)"
-    left=$(cd "$S/out" && ls -A | grep -E 'ksieve-tmp|^result' | tr '\n' ' ')
+    left=$(cd "$S/out" && ls -A | { grep -E 'ksieve-tmp|^result' || true; } | tr '\n' ' ')
     echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $lat $rc ${left:-none}"
 }
 
