@@ -1,3 +1,5 @@
+// admission_filter: the dedup counting filter that admits a k-mer to its quotient filter on the second
+// sighting (a Bloom prefilter of collision keys remembers the first).
 #include <ksieve/filters/admission_filter.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/kmer.hpp>

@@ -1,12 +1,17 @@
+// any_filter's operations: make, view and load filters; set operations shard by shard (quotient filters of
+// other layouts first moved to a common one); refit; the compatibility checks of inputs used together.
 #include <ksieve/filters/bloom.hpp>
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/cuckoo.hpp>
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/quotient_builder.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -127,6 +132,7 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
     parallel_for(shards, threads,
                  [&](std::size_t const s, std::size_t const w)
                  {
+                     throw_if_stop_requested();
                      std::vector<F const *> parts(inputs.size());
                      for (std::size_t i = 0; i < inputs.size(); ++i)
                          parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
@@ -169,6 +175,7 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     parallel_for(shards, threads,
                  [&](std::size_t const s, std::size_t const w)
                  {
+                     throw_if_stop_requested();
                      {
                          std::lock_guard const lock{order};
                          if (!spares.empty())
@@ -241,45 +248,181 @@ unsigned kept_bits(any_filter const & f)
     return sh.exact() ? f.key_bits() : f.shard_bits() + sh.fingerprint_bits();
 }
 
+// Where a re-sharding puts each value of a source shard: the target shard and the fingerprint it has there.
+// A fingerprint is the top bits of a key's hash, so one of more kept bits cut to fewer is exactly the
+// fingerprint the target layout gives that key.
+struct reshard_map
+{
+    unsigned key_bits;
+    unsigned s_in, s_out;           // shard bits of the source and the target
+    unsigned cut;                   // kept bits of the source minus those of the target
+    unsigned g_low;                 // kept bits of the target below its shard index
+    unsigned local_shift;           // local key = the g_low kept bits << local_shift
+    quotient_filter const * target; // a shard of the target layout (its fingerprint of a local key)
+
+    // The (target shard, fingerprint) of value v (the key in exact mode, else the fingerprint: v_bits bits)
+    // of source shard i.
+    [[nodiscard]] std::pair<std::size_t, std::uint64_t> operator()(std::size_t const i, unsigned const v_bits,
+                                                                   std::uint64_t const v) const noexcept
+    {
+        std::uint64_t const g = (s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v) >> cut;
+        std::size_t const o = s_out == 0 ? 0 : static_cast<std::size_t>(g >> g_low);
+        std::uint64_t const local = (g & low_bits(g_low)) << local_shift;
+        return {o, target->fingerprint(local)};
+    }
+};
+
+// One independent part of a re-sharding: source shards [src_lo, src_hi) whose entries all go to target
+// shards [dst_lo, dst_hi) (several sources to one target, or one source to several), in fingerprint order.
+struct reshard_group
+{
+    sharded_filter<quotient_filter> const * src;
+    reshard_map map;
+    std::size_t src_lo, src_hi, dst_lo, dst_hi;
+
+    // fn(o, entries) for the target entries of the group, in order, equal fingerprints joined (counts added,
+    // saturating), a chunk of one target shard o at a time; checks for a stop request between chunks.
+    template <typename Fn> void walk(Fn && fn) const
+    {
+        constexpr std::size_t chunk = 1024;
+        std::array<std::uint64_t, chunk> fps, counts;
+        std::vector<quotient_builder::entry> out;
+        out.reserve(chunk);
+        std::size_t out_shard = dst_lo;
+        auto flush = [&]
+        {
+            if (!out.empty())
+                fn(out_shard, std::span<quotient_builder::entry const>{out});
+            out.clear();
+        };
+        for (std::size_t i = src_lo; i < src_hi; ++i)
+        {
+            quotient_filter const & sh = src->shard(i);
+            unsigned const shl = sh.exact() ? sh.fingerprint_bits() - sh.key_bits() : 0;
+            unsigned const v_bits = sh.exact() ? sh.key_bits() : sh.fingerprint_bits();
+            quotient_filter::cursor c{sh};
+            for (std::size_t n; (n = c.read(fps.data(), counts.data(), chunk)) != 0;)
+            {
+                throw_if_stop_requested();
+                for (std::size_t j = 0; j < n; ++j)
+                {
+                    auto const [o, fp] = map(i, v_bits, fps[j] >> shl);
+                    if (!out.empty() && o == out_shard && out.back().first == fp)
+                    {
+                        std::uint64_t & c_sum = out.back().second;
+                        c_sum = c_sum + counts[j] < c_sum ? ~std::uint64_t{0} : c_sum + counts[j];
+                        continue;
+                    }
+                    if (o != out_shard || out.size() == chunk)
+                        flush();
+                    out_shard = o;
+                    out.emplace_back(fp, counts[j]);
+                }
+            }
+        }
+        flush();
+    }
+};
+
+// The target shards of a re-sharding group built: the entries measured (and kept, up to 64 MiB a shard) in
+// one walk, then appended from what was kept or from another walk (again for the shards whose counters
+// needed a larger table). shards[o] for o in the group's targets.
+void build_reshard_group(reshard_group const & g, std::vector<std::optional<quotient_filter>> & shards)
+{
+    std::size_t const n = g.dst_hi - g.dst_lo;
+    std::uint64_t distinct = 0;
+    for (std::size_t i = g.src_lo; i < g.src_hi; ++i)
+        distinct += g.src->shard(i).distinct();
+    std::vector<quotient_builder> builders;
+    builders.reserve(n);
+    for (std::size_t o = 0; o < n; ++o)
+    {
+        builders.emplace_back(*g.map.target, distinct / n);
+        builders.back().keep(std::size_t{64} << 20, distinct / n + distinct / n / 16);
+    }
+    g.walk([&](std::size_t const o, auto const entries) { builders[o - g.dst_lo].measure(entries); });
+    std::vector<bool> pending(n, true);
+    for (std::size_t left = n; left != 0;)
+    {
+        std::vector<bool> rewalk(n, false);
+        bool any = false;
+        for (std::size_t o = 0; o < n; ++o)
+            if (pending[o])
+            {
+                throw_if_stop_requested();
+                builders[o].start();
+                rewalk[o] = !builders[o].append_kept();
+                any = any || rewalk[o];
+            }
+        if (any)
+            g.walk(
+                [&](std::size_t const o, auto const entries)
+                {
+                    if (rewalk[o - g.dst_lo])
+                        (void)builders[o - g.dst_lo].append(entries);
+                });
+        for (std::size_t o = 0; o < n; ++o)
+            if (pending[o] && builders[o].finish())
+            {
+                shards[g.dst_lo + o].emplace(builders[o].take());
+                pending[o] = false;
+                --left;
+            }
+    }
+}
+
 // A sharded quotient filter moved to the layout of cfg (its shards, and fingerprints of at most as many kept
-// bits), for merging filters built with different --shards or sized for different inputs. A fingerprint is
-// the top bits of a key's hash, so one of more kept bits cut to fewer is exactly the fingerprint the target
-// layout gives that key: every fingerprint maps to exactly one of the new layout, with its count.
-// \throws incompatible_error where the target keeps more bits than `in` (it cannot be widened).
+// bits), for merging filters built with different --shards or sized for different inputs: every fingerprint
+// maps to exactly one of the new layout, with its count. The new shards are built from the old ones' entries
+// in fingerprint order (as a merge builds its result), groups of shards on up to `threads` threads.
+// \throws incompatible_error where the target keeps more bits than `in` (it cannot be widened); full_error;
+// interrupted_error on a stop request.
 std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config const & cfg,
-                                             std::string const & name, std::string const & target_name)
+                                             std::string const & name, std::string const & target_name,
+                                             unsigned const threads)
 {
     auto const & src = static_cast<sharded_filter<quotient_filter> const &>(in);
-    auto out = std::make_unique<sharded_filter<quotient_filter>>(cfg);
     unsigned const kb = in.key_bits();
     unsigned const s_in = in.shard_bits(), s_out = cfg.shard_bits;
-    quotient_filter const & probe = out->shard(0);
-    unsigned const p_out = probe.fingerprint_bits();
-    unsigned const g_in = kept_bits(in), g_out = kept_bits(*out);
+    std::size_t const n_out = std::size_t{1} << s_out;
+    // (a shard of the target layout, as sharded_filter makes them)
+    quotient_filter const target =
+        quotient_filter::create(cfg, kb - s_out, (cfg.expected + n_out - 1) / n_out);
+    unsigned const g_in = kept_bits(in);
+    unsigned const g_out = target.exact() ? kb : s_out + target.fingerprint_bits();
     if (g_in < g_out)
         throw incompatible_error{"cannot merge '" + name + "' with '" + target_name +
                                  "': their fingerprints keep " + std::to_string(g_in) + " and " +
                                  std::to_string(g_out) +
                                  " bits of each k-mer's hash, and the narrower cannot be widened"};
-    for (std::size_t i = 0; i < src.num_shards(); ++i)
+    reshard_map const map{
+        kb,           s_in,          s_out,
+        g_in - g_out, g_out - s_out, target.exact() ? 0u : kb - s_out - target.fingerprint_bits(),
+        &target};
+    std::size_t const groups = std::size_t{1} << std::min(s_in, s_out);
+    std::size_t const src_per = std::size_t{1} << (s_in - std::min(s_in, s_out));
+    std::size_t const dst_per = std::size_t{1} << (s_out - std::min(s_in, s_out));
+    std::vector<std::optional<quotient_filter>> shards(n_out);
+    try
     {
-        quotient_filter const & sh = src.shard(i);
-        // value -> the key bits it keeps (cut to g_out), then -> (shard, local key) of the new layout
-        unsigned const v_bits = sh.exact() ? kb - s_in : sh.fingerprint_bits();
-        unsigned const g_low = g_out - s_out; // bits below the new shard index
-        sh.for_each(
-            [&](std::uint64_t const v, std::uint64_t const c)
-            {
-                std::uint64_t const g = (s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v) >> (g_in - g_out);
-                std::size_t const o = s_out == 0 ? 0 : static_cast<std::size_t>(g >> g_low);
-                std::uint64_t const rest = g & low_bits(g_low);
-                std::uint64_t const local = probe.exact() ? rest : rest << (kb - s_out - p_out);
-                if (out->shard(o).insert(local, c) != insert_status::ok)
-                    throw full_error{"cannot merge '" + name + "': its filter cannot be moved to " +
-                                     std::to_string(out->num_shards()) + " shards (full)"};
-            });
+        parallel_for(groups, threads,
+                     [&](std::size_t const k)
+                     {
+                         build_reshard_group(reshard_group{&src, map, k * src_per, (k + 1) * src_per,
+                                                           k * dst_per, (k + 1) * dst_per},
+                                             shards);
+                     });
     }
-    return out;
+    catch (full_error const &)
+    {
+        throw full_error{"cannot merge '" + name + "': its filter cannot be moved to " +
+                         std::to_string(n_out) + " shards (full)"};
+    }
+    std::vector<quotient_filter> done;
+    done.reserve(n_out);
+    for (auto & s : shards)
+        done.push_back(std::move(*s));
+    return std::make_unique<sharded_filter<quotient_filter>>(cfg, std::move(done));
 }
 
 // Which operations each filter type supports.
@@ -415,7 +558,11 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
 void fit_filter(any_filter & filter, double const slack, unsigned const threads)
 {
     parallel_for(filter.num_shards(), threads,
-                 [&](std::size_t const s) { (void)filter.fit_shard(s, slack); });
+                 [&](std::size_t const s)
+                 {
+                     throw_if_stop_requested();
+                     (void)filter.fit_shard(s, slack);
+                 });
 }
 
 char const * operation_name(set_operation const op) noexcept
@@ -463,10 +610,11 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
 namespace
 {
 
-std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
-                                         std::span<std::string const> const names, set_operation const op,
-                                         std::uint64_t const min_count, unsigned const threads,
-                                         std::filesystem::path const * const to, filter_stats * const written)
+// The checks of a set operation's inputs that need no layout: their number, query compatibility, the
+// operation supported by their type, equal types, --fpr and (except quotient filters) --shards.
+void check_combinable(std::span<any_filter const * const> const inputs,
+                      std::span<std::string const> const names, set_operation const op,
+                      std::uint64_t const min_count)
 {
     std::string const verb = operation_name(op);
     if (inputs.empty())
@@ -496,76 +644,114 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
                                      "' (--fpr " + std::to_string(first.target_fpr()) +
                                      "): build them with the same --fpr"};
     }
-    // The key parts of the result: whole if every split among the inputs is complete, else the union of one
-    // split's parts when that is all the merge holds (the merge of some parts, to be completed later).
+}
+
+// The key parts of the result: whole if every split among the inputs is complete, else the union of one
+// split's parts when that is all the operation holds (the merge of some parts, to be completed later).
+// \throws incompatible_error where parts of a split meet whole filters or another split.
+key_parts result_parts_of(std::span<any_filter const * const> const inputs,
+                          std::span<std::string const> const names, std::string const & verb)
+{
     std::vector<key_parts> const parts = parts_of(inputs);
-    key_parts result_parts = key_parts::whole();
-    if (std::size_t const i = first_incomplete_split(parts); i < parts.size())
-    {
-        bool const one_split =
-            std::all_of(parts.begin(), parts.end(),
-                        [&](key_parts const & p) { return !p.complete() && p.split == parts[i].split; });
-        result_parts = union_of_split(parts, parts[i].split);
-        if (!one_split)
-            throw incompatible_error{
-                "cannot " + verb + " '" + names[i] + "' (" + parts[i].describe() +
-                " of the key space, from build --shard) with filters of the whole key space "
-                "or of another split while " +
-                result_parts.describe_missing() +
-                " are missing: the result could not tell which k-mers it lacks (merge all "
-                "parts of the split together)"};
-    }
-    filter_config cfg;
-    cfg.type = first.type();
-    cfg.kmer = first.kmer();
-    cfg.fpr = first.target_fpr();
-    cfg.shard_bits = first.shard_bits();
-    cfg.expected = 0;
+    std::size_t const i = first_incomplete_split(parts);
+    if (i == parts.size())
+        return key_parts::whole();
+    bool const one_split =
+        std::all_of(parts.begin(), parts.end(),
+                    [&](key_parts const & p) { return !p.complete() && p.split == parts[i].split; });
+    key_parts result = union_of_split(parts, parts[i].split);
+    if (!one_split)
+        throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" + parts[i].describe() +
+                                 " of the key space, from build --shard) with filters of the whole key space "
+                                 "or of another split while " +
+                                 result.describe_missing() +
+                                 " are missing: the result could not tell which k-mers it lacks (merge all "
+                                 "parts of the split together)"};
+    return result;
+}
+
+// The inputs of a set operation in one layout: as given, except quotient filters of other shard counts than
+// the input whose fingerprints keep the fewest bits (the first of those), which are moved to its layout.
+struct common_layout
+{
+    filter_config cfg;                              // the result's configuration
+    std::vector<std::unique_ptr<any_filter>> moved; // the re-sharded inputs
+    std::vector<any_filter const *> inputs;         // every input, in the common layout
+};
+
+// Quotient filters are combined in the layout of the input whose fingerprints keep the fewest bits: the
+// others are moved to it first, their fingerprints cut to that width (exactly the filter one build at that
+// width gives, no false negatives; the narrower width's false-positive rate). Inputs of the same shards but
+// wider fingerprints are cut while they are combined, without a copy.
+common_layout layout_for(std::span<any_filter const * const> const inputs,
+                         std::span<std::string const> const names, unsigned const threads)
+{
+    any_filter const & first = *inputs[0];
+    common_layout l;
+    l.cfg.type = first.type();
+    l.cfg.kmer = first.kmer();
+    l.cfg.fpr = first.target_fpr();
+    l.cfg.shard_bits = first.shard_bits();
+    l.cfg.expected = 0;
     for (auto const * f : inputs)
-        cfg.expected = std::max(cfg.expected, f->expected());
-    // Quotient filters are merged in the layout of the input whose fingerprints keep the fewest bits (the
-    // first of those): the others are moved to it first, their fingerprints cut to that width (exactly the
-    // filter one build at that width gives, no false negatives; the narrower width's false-positive rate).
-    std::vector<std::unique_ptr<any_filter>> moved;
-    std::vector<any_filter const *> same(inputs.begin(), inputs.end());
-    if (first.type() == filter_type::quotient)
-    {
-        std::size_t narrow = 0;
-        for (std::size_t i = 1; i < inputs.size(); ++i)
-            if (kept_bits(*inputs[i]) < kept_bits(*inputs[narrow]))
-                narrow = i;
-        cfg.shard_bits = inputs[narrow]->shard_bits();
-        cfg.expected = inputs[narrow]->expected();
-        // (inputs of the same shards but wider fingerprints are cut while they are combined, without a copy)
-        for (std::size_t i = 0; i < inputs.size(); ++i)
-            if (inputs[i]->shard_bits() != cfg.shard_bits)
-            {
-                moved.push_back(reshard_quotient(*inputs[i], cfg, names[i], names[narrow]));
-                same[i] = moved.back().get();
-            }
-    }
+        l.cfg.expected = std::max(l.cfg.expected, f->expected());
+    l.inputs.assign(inputs.begin(), inputs.end());
+    if (first.type() != filter_type::quotient)
+        return l;
+    std::size_t narrow = 0;
+    for (std::size_t i = 1; i < inputs.size(); ++i)
+        if (kept_bits(*inputs[i]) < kept_bits(*inputs[narrow]))
+            narrow = i;
+    l.cfg.shard_bits = inputs[narrow]->shard_bits();
+    l.cfg.expected = inputs[narrow]->expected();
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i]->shard_bits() != l.cfg.shard_bits)
+        {
+            l.moved.push_back(reshard_quotient(*inputs[i], l.cfg, names[i], names[narrow], threads));
+            l.inputs[i] = l.moved.back().get();
+        }
+    return l;
+}
+
+// The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have none).
+std::unique_ptr<any_filter> combine_in_layout(common_layout const & l, key_parts const & result_parts,
+                                              set_operation const op, std::uint64_t const min_count,
+                                              unsigned const threads)
+{
+    auto out = with_filter_class(l.cfg.type,
+                                 [&](auto const f) -> std::unique_ptr<any_filter>
+                                 {
+                                     using F = typename decltype(f)::type;
+                                     if constexpr (std::is_same_v<F, cuckoo_filter>)
+                                         return nullptr;
+                                     else
+                                         return combine_typed<F>(l.inputs, l.cfg, op, min_count, threads);
+                                 });
+    if (out)
+        out->set_parts(result_parts);
+    return out;
+}
+
+// The set operation: quotient filters written to *to if given (*written: their statistics; nullptr
+// returned), else the result returned.
+std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
+                                         std::span<std::string const> const names, set_operation const op,
+                                         std::uint64_t const min_count, unsigned const threads,
+                                         std::filesystem::path const * const to, filter_stats * const written)
+{
+    std::string const verb = operation_name(op);
+    check_combinable(inputs, names, op, min_count);
+    key_parts const result_parts = result_parts_of(inputs, names, verb);
+    common_layout const l = layout_for(inputs, names, threads);
     try
     {
-        if (to != nullptr && first.type() == filter_type::quotient)
+        if (to != nullptr && l.cfg.type == filter_type::quotient)
         {
-            *written = combine_quotient_into(*to, same, cfg, result_parts, op, min_count, threads);
+            *written = combine_quotient_into(*to, l.inputs, l.cfg, result_parts, op, min_count, threads);
             return nullptr;
         }
-        // (cuckoo filters have no set operations: no result)
-        auto out = with_filter_class(first.type(),
-                                     [&](auto const f) -> std::unique_ptr<any_filter>
-                                     {
-                                         using F = typename decltype(f)::type;
-                                         if constexpr (std::is_same_v<F, cuckoo_filter>)
-                                             return nullptr;
-                                         else
-                                             return combine_typed<F>(same, cfg, op, min_count, threads);
-                                     });
-        if (out)
-        {
-            out->set_parts(result_parts);
+        if (auto out = combine_in_layout(l, result_parts, op, min_count, threads))
             return out;
-        }
     }
     catch (incompatible_error const & e)
     {

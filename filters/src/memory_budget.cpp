@@ -1,3 +1,5 @@
+// The memory budget of the filters: the process-wide limit that every filter table is charged against, its
+// default (machine or container memory) and the parsing of sizes such as 8G.
 #include <ksieve/filters/memory_budget.hpp>
 
 #include <atomic>

@@ -1,35 +1,24 @@
-// The cancel token of a run: the process-wide stop flag, its signal, and the error it turns into.
+// The cancel token of a run: the filter library's stop request (ksieve/filters/cancel.hpp), so that the
+// library's long loops and the pipeline's batch loops stop at the same signal.
 #include <ksieve/engine/cancel.hpp>
-#include <ksieve/filters/error.hpp>
-
-#include <atomic>
-#include <csignal>
-#include <string>
+#include <ksieve/filters/cancel.hpp>
 
 namespace ksieve
 {
 
-namespace
+bool interrupted() noexcept
 {
-std::atomic<bool> interrupt_flag{false};
-std::atomic<int> interrupt_signal{SIGINT};
-} // namespace
-
-bool interrupted() noexcept { return interrupt_flag.load(std::memory_order_relaxed); }
+    return stop_requested();
+}
 
 void request_interrupt(bool const value, int const signal) noexcept
 {
-    interrupt_signal.store(signal);
-    interrupt_flag.store(value, std::memory_order_release);
+    request_stop(value, signal);
 }
 
 void throw_if_interrupted()
 {
-    if (!interrupt_flag.load(std::memory_order_acquire))
-        return;
-    int const sig = interrupt_signal.load();
-    char const * const name = sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
-    throw interrupted_error{std::string{"interrupted ("} + name + ")", 128 + sig};
+    throw_if_stop_requested();
 }
 
 } // namespace ksieve

@@ -1,7 +1,8 @@
 #pragma once
 /*! \file
  * \brief The cancel token of a run: a process-wide flag that a signal handler (or a test) sets and that the
- * batch loops check between batches, so that a run stops at the next check and its outputs are removed.
+ * batch loops check between batches, so that a run stops at the next check and its outputs are removed. It
+ * is the filter library's stop request (ksieve/filters/cancel.hpp), which its long loops check too.
  * Thread safety: every function is an async-signal-safe atomic operation except throw_if_interrupted(),
  * which may be called from any thread.
  */
