@@ -10,6 +10,7 @@
 #include <ksieve/filters/error.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -240,3 +241,20 @@ template <typename filter_t>
 }
 
 } // namespace ksieve::detail
+
+namespace ksieve
+{
+namespace
+{
+
+/*! Atomic OR of mask into word, skipping the read-modify-write when every bit is already set (keeps
+ * shared cache lines clean under contention). Internal linkage: each CPU level's kernels have their own. */
+[[gnu::always_inline]] inline void atomic_or(std::uint64_t & word, std::uint64_t const mask) noexcept
+{
+    std::atomic_ref<std::uint64_t> a{word};
+    if ((a.load(std::memory_order_relaxed) & mask) != mask)
+        a.fetch_or(mask, std::memory_order_relaxed);
+}
+
+} // namespace
+} // namespace ksieve

@@ -1,3 +1,5 @@
+// The counting Bloom filter: 4-bit counters in words, construction and view, insert / remove / count,
+// pipelined batches, set operations and stats.
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/error.hpp>
 

@@ -447,11 +447,13 @@ private:
     struct concurrency;
     struct group_info;
     struct locate_info;
-    /*! \brief Slot-level primitives and hot paths (defined in the .cpp, one specialisation per instruction
-     * set: the build's target and, on x86-64 builds without BMI2, a BMI2 copy picked at run time). */
-    template <int Isa> struct kernel;
+    /*! \brief Slot-level primitives and hot paths (quotient_filter_kernels.inc), one specialisation per CPU
+     * level: 0 for the build's target and, on x86-64 builds whose target lacks it, 1 for x86-64-v3, picked at
+     * run time. */
+    template <int Level> struct kernel;
     friend class cursor;
     friend struct qf_appender;
+    template <int Level> friend struct qf_kernel_entry;
 
     quotient_filter() noexcept;
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
