@@ -32,6 +32,22 @@ namespace ksieve
 
 namespace detail
 {
+// What the shared members (bloom_common.hpp) need to know of this file's filter types.
+template <>
+inline constexpr bloom_kind<blocked_bloom_filter> bloom_kind_of<blocked_bloom_filter>{
+    "blocked Bloom",
+    "blocks",
+    blocked_bloom_filter::block_words,
+    "bits per key",
+    &blocked_bloom_filter::blocks,
+    "blocks"};
+template <>
+inline constexpr bloom_kind<classic_bloom_filter> bloom_kind_of<classic_bloom_filter>{
+    "classic Bloom", "words", 1, "hash functions", &classic_bloom_filter::bits, "bits"};
+} // namespace detail
+
+namespace detail
+{
 
 namespace
 {

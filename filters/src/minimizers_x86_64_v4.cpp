@@ -14,8 +14,10 @@
 
 #if KSIEVE_HAVE_X86_64_V4_KERNELS
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
 // GCC 12's AVX-512 headers initialize their undefined vectors from themselves (-Wmaybe-uninitialized).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace ksieve::detail

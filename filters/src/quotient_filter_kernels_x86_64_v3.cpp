@@ -9,6 +9,7 @@ namespace ksieve
 #define KSIEVE_QF_LEVEL 1
 #define KSIEVE_QF_LEVEL_NS x86_64_v3
 #include "quotient_filter_kernels.inc"
+// the entry points of kernel<1> (after its definition)
 #include "quotient_filter_kernel_entries.inc"
 #undef KSIEVE_QF_LEVEL_NS
 #undef KSIEVE_QF_LEVEL

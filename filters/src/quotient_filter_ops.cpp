@@ -29,7 +29,8 @@ unsigned qf_select64(simd_level const level, std::uint64_t const w, unsigned con
 // Runs `call` (the filter its first argument) on the CPU level the dispatcher chooses: x86-64-v3 where
 // the CPU has it and a fast pdep (detail::use_pdep_kernels), else the build's target.
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
-#define KSIEVE_QF_DISPATCH(call) (detail::use_pdep_kernels() ? qf_kernel_entry<1>::call : qf_kernel_entry<0>::call)
+#define KSIEVE_QF_DISPATCH(call)                                                                             \
+    (detail::use_pdep_kernels() ? qf_kernel_entry<1>::call : qf_kernel_entry<0>::call)
 #else
 #define KSIEVE_QF_DISPATCH(call) (qf_kernel_entry<0>::call)
 #endif
@@ -76,10 +77,10 @@ void quotient_filter::count_sharded(std::span<quotient_filter const> const shard
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
     if (detail::use_pdep_kernels())
         return qf_kernel_entry<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                        keys.size(), out, big);
+                                                 keys.size(), out, big);
 #endif
-    qf_kernel_entry<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(), out,
-                             big);
+    qf_kernel_entry<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(),
+                                      out, big);
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,
@@ -88,7 +89,8 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
     if (!order_batch(keys, scratch))
         KSIEVE_QF_DISPATCH(count_batch(*this, keys, out));
     else
-        KSIEVE_QF_DISPATCH(count_batch_ordered(*this, scratch.fps_.data(), keys.size(), scratch.pos_.data(), out));
+        KSIEVE_QF_DISPATCH(
+            count_batch_ordered(*this, scratch.fps_.data(), keys.size(), scratch.pos_.data(), out));
 }
 
 insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys,
@@ -96,7 +98,8 @@ insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const
 {
     if (table_ == nullptr || !order_batch(keys, scratch))
         return KSIEVE_QF_DISPATCH(insert_batch(*this, keys, old));
-    return KSIEVE_QF_DISPATCH(insert_batch_ordered(*this, scratch.fps_.data(), keys.size(), scratch.pos_.data(), old));
+    return KSIEVE_QF_DISPATCH(
+        insert_batch_ordered(*this, scratch.fps_.data(), keys.size(), scratch.pos_.data(), old));
 }
 
 #undef KSIEVE_QF_DISPATCH
