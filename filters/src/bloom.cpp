@@ -1,6 +1,9 @@
+// The blocked and classic Bloom filters: storage, construction, view, the dispatch of the blocked filter's
+// batch kernels (bloom_blocked_kernels_*.cpp), the classic filter's pipelined hashing, set operations, stats.
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
+#include "bloom_blocked_kernels.hpp"
 #include "bloom_common.hpp"
 #include <ksieve/filters/cpu_dispatch.hpp>
 
@@ -24,22 +27,24 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
-#if defined(__x86_64__) && !defined(__AVX2__) && defined(__GNUC__) && __has_include(<cpuid.h>)
-// A second copy of the blocked filter's batch kernels is compiled for x86-64-v3 (AVX2) and picked at run
-// time (cpu_dispatch.hpp).
-#define KSIEVE_BLOOM_AVX2_KERNEL 1
-#else
-#define KSIEVE_BLOOM_AVX2_KERNEL 0
-#endif
-
-#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
-// GCC 12 reports its own _mm512_undefined_epi32() (a self-initialised variable inside the intrinsics) as
-// "may be used uninitialized" when AVX-512 intrinsics are inlined; the warning is spurious (GCC PR 105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 namespace ksieve
 {
+
+namespace detail
+{
+// What the shared members (bloom_common.hpp) need to know of this file's filter types.
+template <>
+inline constexpr bloom_kind<blocked_bloom_filter> bloom_kind_of<blocked_bloom_filter>{
+    "blocked Bloom",
+    "blocks",
+    blocked_bloom_filter::block_words,
+    "bits per key",
+    &blocked_bloom_filter::blocks,
+    "blocks"};
+template <>
+inline constexpr bloom_kind<classic_bloom_filter> bloom_kind_of<classic_bloom_filter>{
+    "classic Bloom", "words", 1, "hash functions", &classic_bloom_filter::bits, "bits"};
+} // namespace detail
 
 namespace detail
 {
@@ -181,15 +186,6 @@ void check_bloom_config(filter_config const & cfg, std::uint64_t const expected,
 
 namespace
 {
-
-/*! Atomic OR of mask into word, skipping the read-modify-write when every bit is already set (keeps
- * shared cache lines clean under contention). */
-inline void atomic_or(std::uint64_t & word, std::uint64_t const mask) noexcept
-{
-    std::atomic_ref<std::uint64_t> a{word};
-    if ((a.load(std::memory_order_relaxed) & mask) != mask)
-        a.fetch_or(mask, std::memory_order_relaxed);
-}
 
 /*! Poisson(lambda) expectation of g(i), g bounded by 1: sum outwards from the mode until the terms vanish. */
 template <typename g_t> double poisson_expectation(double const lambda, g_t && g) noexcept
@@ -351,37 +347,14 @@ blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> c
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Batch kernels of the blocked filter: blocked_kernels_0 (the build's target) and, on x86-64 builds without
-// AVX2, blocked_kernels_1 (x86-64-v3). detail::use_v3_kernels() (cpu_dispatch.hpp) picks one at run time.
-
-#define KSIEVE_BLOOM_ISA 0
-#define KSIEVE_BLOOM_NS blocked_kernels_0
-#include "bloom_blocked_hot.inc"
-#undef KSIEVE_BLOOM_NS
-#undef KSIEVE_BLOOM_ISA
-
-#if KSIEVE_BLOOM_AVX2_KERNEL
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,bmi,bmi2,lzcnt,popcnt")
-#endif
-#define KSIEVE_BLOOM_ISA 1
-#define KSIEVE_BLOOM_NS blocked_kernels_1
-#include "bloom_blocked_hot.inc"
-#undef KSIEVE_BLOOM_NS
-#undef KSIEVE_BLOOM_ISA
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
-// Runs `call` on the kernels the dispatcher chooses.
+// Batch kernels of the blocked filter (bloom_blocked_kernels.inc), one copy per CPU level: the build's
+// target and, on x86-64 builds whose target lacks it, x86-64-v3. detail::use_v3_kernels() (cpu_dispatch.hpp)
+// picks one at run time.
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
 #define KSIEVE_BLOOM_DISPATCH(call)                                                                          \
-    (detail::use_v3_kernels() ? blocked_kernels_1::call : blocked_kernels_0::call)
+    (detail::use_v3_kernels() ? detail::bloom_blocked_entry<1>::call : detail::bloom_blocked_entry<0>::call)
 #else
-#define KSIEVE_BLOOM_DISPATCH(call) (blocked_kernels_0::call)
+#define KSIEVE_BLOOM_DISPATCH(call) (detail::bloom_blocked_entry<0>::call)
 #endif
 
 void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block, std::uint32_t const lo) const noexcept

@@ -5,11 +5,12 @@
  * the seed sizing of the classic layouts, the word-wise set operations with their shape checks, merge,
  * clone and the common part of stats(). Thread safety: as the filter member that calls them.
  */
-#include <ksieve/filters/bloom.hpp>
-#include <ksieve/filters/counting_bloom.hpp>
+#include <ksieve/filters/bloom_words.hpp>
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -37,7 +38,7 @@ struct double_hash
     std::uint64_t b;
 };
 
-/*! \brief Hashes a key for double hashing (a = mix64(key), b = classic_bloom_filter::second_hash(a)) and
+/*! \brief Hashes a key for double hashing (a = mix64(key), b = classic_second_hash(a)) and
  * prefetches the words of its k positions among m, `per_word` positions to a word of `words`, for writing
  * (rw = 1) or reading (rw = 0). The stage of detail::pipelined for the classic and counting filters. */
 template <int rw, std::uint64_t per_word>
@@ -46,7 +47,7 @@ template <int rw, std::uint64_t per_word>
                                                             std::uint64_t const * const words) noexcept
 {
     std::uint64_t a = mix64(key);
-    std::uint64_t const b = classic_bloom_filter::second_hash(a);
+    std::uint64_t const b = classic_second_hash(a);
     double_hash const s{a, b};
     for (unsigned i = 0; i < k; ++i, a += b)
         __builtin_prefetch(words + mul_high(a, m) / per_word, rw, 3);
@@ -65,22 +66,8 @@ template <typename filter_t> struct bloom_kind
     char const * size_unit; //!< what size counts
 };
 
-/*! \brief The bloom_kind of each Bloom filter type. */
+/*! \brief The bloom_kind of each Bloom filter type (specialised in the filter's source file). */
 template <typename filter_t> extern bloom_kind<filter_t> const bloom_kind_of;
-template <>
-inline constexpr bloom_kind<blocked_bloom_filter> bloom_kind_of<blocked_bloom_filter>{
-    "blocked Bloom",
-    "blocks",
-    blocked_bloom_filter::block_words,
-    "bits per key",
-    &blocked_bloom_filter::blocks,
-    "blocks"};
-template <>
-inline constexpr bloom_kind<classic_bloom_filter> bloom_kind_of<classic_bloom_filter>{
-    "classic Bloom", "words", 1, "hash functions", &classic_bloom_filter::bits, "bits"};
-template <>
-inline constexpr bloom_kind<counting_bloom_filter> bloom_kind_of<counting_bloom_filter>{
-    "counting Bloom", "words", 1, "hash functions", &counting_bloom_filter::counters, "counters"};
 
 /*! \brief The size of f in its shape (bloom_kind::size). */
 template <typename filter_t> [[nodiscard]] std::uint64_t shape_size(filter_t const & f) noexcept
@@ -240,3 +227,20 @@ template <typename filter_t>
 }
 
 } // namespace ksieve::detail
+
+namespace ksieve
+{
+namespace
+{
+
+/*! Atomic OR of mask into word, skipping the read-modify-write when every bit is already set (keeps
+ * shared cache lines clean under contention). Internal linkage: each CPU level's kernels have their own. */
+[[gnu::always_inline]] inline void atomic_or(std::uint64_t & word, std::uint64_t const mask) noexcept
+{
+    std::atomic_ref<std::uint64_t> a{word};
+    if ((a.load(std::memory_order_relaxed) & mask) != mask)
+        a.fetch_or(mask, std::memory_order_relaxed);
+}
+
+} // namespace
+} // namespace ksieve

@@ -1,3 +1,5 @@
+// The counting Bloom filter: 4-bit counters in words, construction and view, insert / remove / count,
+// pipelined batches, set operations and stats.
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
@@ -8,6 +10,14 @@
 
 namespace ksieve
 {
+
+namespace detail
+{
+// What the shared members (bloom_common.hpp) need to know of this file's filter types.
+template <>
+inline constexpr bloom_kind<counting_bloom_filter> bloom_kind_of<counting_bloom_filter>{
+    "counting Bloom", "words", 1, "hash functions", &counting_bloom_filter::counters, "counters"};
+} // namespace detail
 
 namespace
 {

@@ -1,3 +1,5 @@
+// The one run-time choice of CPU level for every kernel family: cpuid (and xgetbv) asked once, the
+// KSIEVE_SIMD environment variable, and the tests' switch.
 #include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <cstdlib>
@@ -19,8 +21,8 @@ namespace
 {
 
 #if KSIEVE_SIMD_DETECT
-// x86-64-v3 as far as the kernels need it: AVX2 (with the OS saving the YMM registers), BMI1, BMI2, LZCNT,
-// POPCNT. FMA, F16C and MOVBE, also part of the psABI level, are used by no kernel and not asked for.
+// x86-64-v3, as the kernels compiled with -march=x86-64-v3 may use it: AVX2 (with the OS saving the YMM
+// registers), BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE.
 bool cpu_has_v3_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -28,6 +30,9 @@ bool cpu_has_v3_uncached() noexcept
         return false;
     __cpuid(1, a, b, c, d);
     bool const popcnt = ((c >> 23) & 1) != 0;
+    bool const fma = ((c >> 12) & 1) != 0;
+    bool const movbe = ((c >> 22) & 1) != 0;
+    bool const f16c = ((c >> 29) & 1) != 0;
     bool const osxsave = ((c >> 27) & 1) != 0;
     bool const avx = ((c >> 28) & 1) != 0;
     bool ymm_state = false;
@@ -47,11 +52,11 @@ bool cpu_has_v3_uncached() noexcept
         __cpuid(0x80000001u, a, b, c, d);
         lzcnt = ((c >> 5) & 1) != 0;
     }
-    return popcnt && ymm_state && avx2 && bmi1 && bmi2 && lzcnt;
+    return popcnt && fma && movbe && f16c && ymm_state && avx2 && bmi1 && bmi2 && lzcnt;
 }
 
-// x86-64-v4 as far as the kernels need it: AVX-512 F, BW, DQ and VL, with the OS saving the opmask and ZMM
-// state (XCR0 bits 5 to 7). \pre cpu_has_v3_uncached().
+// x86-64-v4, as the kernels compiled with -march=x86-64-v4 may use it: AVX-512 F, BW, CD, DQ and VL, with
+// the OS saving the opmask and ZMM state (XCR0 bits 5 to 7). \pre cpu_has_v3_uncached().
 bool cpu_has_v4_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -65,9 +70,10 @@ bool cpu_has_v4_uncached() noexcept
     __cpuid_count(7, 0, a, b, c, d);
     bool const f = ((b >> 16) & 1) != 0;
     bool const dq = ((b >> 17) & 1) != 0;
+    bool const cd = ((b >> 28) & 1) != 0;
     bool const bw = ((b >> 30) & 1) != 0;
     bool const vl = ((b >> 31) & 1) != 0;
-    return f && dq && bw && vl;
+    return f && dq && cd && bw && vl;
 }
 
 // AMD family 0x17 (Zen 1, Zen 2) and Hygon family 0x18 microcode pdep/pext (hundreds of cycles).

@@ -1,3 +1,5 @@
+// The cuckoo filter: buckets of fingerprints, construction and view, insert with kick-out, remove,
+// count, batches, merge and stats.
 #include <ksieve/filters/cuckoo.hpp>
 #include <ksieve/filters/error.hpp>
 

@@ -2,7 +2,7 @@
 // set operations); private header of the quotient filter's sources.
 #pragma once
 
-#include "quotient_filter_kernel.hpp"
+#include "quotient_filter_kernels.hpp"
 
 namespace ksieve
 {

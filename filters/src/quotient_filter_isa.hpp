@@ -2,11 +2,12 @@
 /*! \file
  * \brief Internal (not installed) hooks of the quotient filter's two kernels, for the tests.
  *
- * On x86-64 builds without BMI2 (the portable default, -march=x86-64-v2) the quotient filter compiles its
- * hot paths (insert, count, insert_batch, count_batch) twice: generic, with a branch-free broadword select,
- * and for BMI1/BMI2/LZCNT/POPCNT (pdep select, bzhi masks). cpu_dispatch.hpp chooses between them
- * (use_pdep_kernels); its force_simd_level / reset_simd_level are the tests' switch. Builds that already
- * target BMI2 (KSIEVE_NATIVE, -march=x86-64-v3) have one copy only, which uses it. Both copies produce
+ * On x86-64 builds whose target lacks x86-64-v3 (the portable default, -march=x86-64-v2) the quotient
+ * filter's hot paths (insert, count, insert_batch, count_batch) are compiled twice from one body
+ * (quotient_filter_kernels.inc): for the build's target, with a branch-free broadword select, and with
+ * -march=x86-64-v3 (pdep select, bzhi masks). cpu_dispatch.hpp chooses between them (use_pdep_kernels); its
+ * force_simd_level / reset_simd_level are the tests' switch. Builds that already target x86-64-v3
+ * (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) have one copy only, which uses it. Both copies produce
  * byte-identical tables.
  */
 #include <ksieve/filters/cpu_dispatch.hpp>

@@ -1,26 +1,9 @@
 // quotient_filter: the dispatch entry points of the hot paths (insert, count, batches), batch ordering
 // and the single-key operations (grow, remove, concurrent insert).
-#include "quotient_filter_kernel.hpp"
+#include "quotient_filter_kernels.hpp"
 
 namespace ksieve
 {
-
-#if KSIEVE_QF_BMI2_KERNEL
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("bmi,bmi2,lzcnt,popcnt"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("bmi,bmi2,lzcnt,popcnt")
-#endif
-#define KSIEVE_QF_ISA 1
-#include "quotient_filter_hot.inc"
-#undef KSIEVE_QF_ISA
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
-#endif
 
 namespace detail
 {
@@ -32,51 +15,51 @@ unsigned qf_select64_portable(std::uint64_t const w, unsigned const k) noexcept
 
 unsigned qf_select64(simd_level const level, std::uint64_t const w, unsigned const k) noexcept
 {
-#if KSIEVE_QF_BMI2_KERNEL
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
     if (level == simd_level::x86_64_v3 && simd_level_supported(level))
-        return select64_call_isa1(w, k);
+        return qf_kernel_entry<1>::select64(w, k);
 #else
     (void)level;
 #endif
-    return select64_call_isa0(w, k);
+    return qf_kernel_entry<0>::select64(w, k);
 }
 
 } // namespace detail
 
-// Runs `call` on the kernel the dispatcher chooses (the filter as `self`).
-#if KSIEVE_QF_BMI2_KERNEL
-#define KSIEVE_QF_DISPATCH(self, call)                                                                       \
-    (detail::use_pdep_kernels() ? kernel<1>{const_cast<quotient_filter &>(self)}.call                        \
-                                : kernel<0>{const_cast<quotient_filter &>(self)}.call)
+// Runs `call` (the filter its first argument) on the CPU level the dispatcher chooses: x86-64-v3 where
+// the CPU has it and a fast pdep (detail::use_pdep_kernels), else the build's target.
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
+#define KSIEVE_QF_DISPATCH(call)                                                                             \
+    (detail::use_pdep_kernels() ? qf_kernel_entry<1>::call : qf_kernel_entry<0>::call)
 #else
-#define KSIEVE_QF_DISPATCH(self, call) (kernel<0>{const_cast<quotient_filter &>(self)}.call)
+#define KSIEVE_QF_DISPATCH(call) (qf_kernel_entry<0>::call)
 #endif
 
 insert_status quotient_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
 {
-    return KSIEVE_QF_DISPATCH(*this, insert_key(key, count));
+    return KSIEVE_QF_DISPATCH(insert_key(*this, key, count));
 }
 
 std::uint64_t quotient_filter::count(std::uint64_t const key) const noexcept
 {
-    return KSIEVE_QF_DISPATCH(*this, count_key(key));
+    return KSIEVE_QF_DISPATCH(count_key(*this, key));
 }
 
 insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
-    return KSIEVE_QF_DISPATCH(*this, insert_batch(keys));
+    return KSIEVE_QF_DISPATCH(insert_batch(*this, keys, nullptr));
 }
 
 insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys,
                                             std::uint64_t * const old) noexcept
 {
-    return KSIEVE_QF_DISPATCH(*this, insert_batch(keys, old));
+    return KSIEVE_QF_DISPATCH(insert_batch(*this, keys, old));
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys,
                                   std::uint64_t * const out) const noexcept
 {
-    KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
+    KSIEVE_QF_DISPATCH(count_batch(*this, keys, out));
 }
 
 void quotient_filter::count_sharded(std::span<quotient_filter const> const shards, unsigned const key_bits,
@@ -91,32 +74,32 @@ void quotient_filter::count_sharded(std::span<quotient_filter const> const shard
         (key_bits - shard_bits >= 64) ? ~std::uint64_t{0} : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
     quotient_filter const & first = shards.front();
     bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
-#if KSIEVE_QF_BMI2_KERNEL
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
     if (detail::use_pdep_kernels())
-        return kernel<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                        keys.size(), out, big);
+        return qf_kernel_entry<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                                 keys.size(), out, big);
 #endif
-    kernel<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(), out,
-                             big);
+    qf_kernel_entry<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(),
+                                      out, big);
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,
                                   batch_scratch & scratch) const noexcept
 {
     if (!order_batch(keys, scratch))
-        KSIEVE_QF_DISPATCH(*this, count_batch(keys, out));
+        KSIEVE_QF_DISPATCH(count_batch(*this, keys, out));
     else
-        KSIEVE_QF_DISPATCH(*this,
-                           count_batch_ordered(scratch.fps_.data(), keys.size(), scratch.pos_.data(), out));
+        KSIEVE_QF_DISPATCH(
+            count_batch_ordered(*this, scratch.fps_.data(), keys.size(), scratch.pos_.data(), out));
 }
 
 insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys,
                                             std::uint64_t * const old, batch_scratch & scratch) noexcept
 {
     if (table_ == nullptr || !order_batch(keys, scratch))
-        return KSIEVE_QF_DISPATCH(*this, insert_batch(keys, old));
+        return KSIEVE_QF_DISPATCH(insert_batch(*this, keys, old));
     return KSIEVE_QF_DISPATCH(
-        *this, insert_batch_ordered(scratch.fps_.data(), keys.size(), scratch.pos_.data(), old));
+        insert_batch_ordered(*this, scratch.fps_.data(), keys.size(), scratch.pos_.data(), old));
 }
 
 #undef KSIEVE_QF_DISPATCH

@@ -1,7 +1,7 @@
-// The quotient filter's instruction-set dispatch: the branch-free portable select64 and the BMI2 one against
-// a naive select, both copies of the hot paths against an unordered_map oracle and against each other
-// (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and the regression test of the insert
-// hang on tiny key spaces with many duplicates.
+// The quotient filter's CPU-level dispatch: the branch-free portable select64 and the x86-64-v3 (pdep) one
+// against a naive select, both copies of the hot paths against an unordered_map oracle and against each
+// other (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and the regression test of
+// the insert hang on tiny key spaces with many duplicates.
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
@@ -114,7 +114,7 @@ TEST(QuotientIsa, KernelSelectMatchesNaive)
         GTEST_SKIP() << "the CPU lacks x86-64-v3";
     check_select([](std::uint64_t const w, unsigned const k)
                  { return ksieve::detail::qf_select64(simd_level::x86_64_v3, w, k); },
-                 63, "bmi2");
+                 63, "x86-64-v3");
 }
 
 // The automatic choice: KSIEVE_SIMD=generic and its older name KSIEVE_QF_GENERIC=1 force the generic
@@ -398,6 +398,6 @@ TEST(QuotientIsa, CopiesBuildIdenticalTables)
         answers.push_back(out);
     }
     ksieve::detail::reset_simd_level();
-    EXPECT_TRUE(words[0] == words[1]) << "tables differ between the generic and the BMI2 copy";
+    EXPECT_TRUE(words[0] == words[1]) << "tables differ between the generic and the x86-64-v3 copy";
     EXPECT_TRUE(answers[0] == answers[1]);
 }

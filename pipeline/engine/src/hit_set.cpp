@@ -5,16 +5,13 @@
 #include <ksieve/filters/cpu_dispatch.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
+#include "hit_set_lookup.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <new>
 #include <utility>
 
-#if defined(__x86_64__) && !defined(__AVX2__) && defined(__GNUC__)
-#define KSIEVE_HIT_SET_V3_KERNEL 1 // lookup also compiled for x86-64-v3
-#else
-#define KSIEVE_HIT_SET_V3_KERNEL 0
-#endif
 
 namespace ksieve
 {
@@ -127,63 +124,9 @@ bool hit_set::contains(std::uint64_t const key) const noexcept
     }
 }
 
-namespace
-{
-
-/* The body of hit_set::lookup over the table's slots (buckets of hit_set::bucket_keys keys): home(key)
- * gives the home bucket, contains(key) decides the rare key whose home bucket is full without it. The
- * bucket's 8 comparisons are written as one generic vector compare, which the compiler lowers for each
- * copy's target. */
-template <typename home_t, typename contains_t>
-[[gnu::always_inline]] inline void lookup_slots(std::uint64_t const * const slots, home_t const & home,
-                                                contains_t const & contains, std::uint64_t const * const keys,
-                                                std::size_t const n, std::uint64_t * const out,
-                                                std::uint64_t const hit_value) noexcept
-{
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        if (i + prefetch_ahead < n)
-            __builtin_prefetch(slots + hit_set::bucket_keys * home(keys[i + prefetch_ahead]), 0, 3);
-        // the home bucket decides unless it is full without the key (rare at max_load)
-        using lanes = std::uint64_t __attribute__((vector_size(64)));
-        std::uint64_t const key = keys[i];
-        lanes v;
-        __builtin_memcpy(&v, slots + hit_set::bucket_keys * home(key), sizeof v);
-        lanes const hits = v == key, empties = v == 0;
-        std::uint64_t hit = 0, empty = 0;
-        for (std::size_t j = 0; j < hit_set::bucket_keys; ++j)
-        {
-            hit |= hits[j];
-            empty |= empties[j];
-        }
-        bool const found = (hit | empty) != 0 && key != 0 ? hit != 0 : contains(key);
-        out[i] = found ? hit_value : 0;
-    }
-}
-
-template <typename home_t, typename contains_t>
-void lookup_generic(std::uint64_t const * const slots, home_t const & home, contains_t const & contains,
-                    std::uint64_t const * const keys, std::size_t const n, std::uint64_t * const out,
-                    std::uint64_t const hit_value) noexcept
-{
-    lookup_slots(slots, home, contains, keys, n, out, hit_value);
-}
-
-#if KSIEVE_HIT_SET_V3_KERNEL
-template <typename home_t, typename contains_t>
-[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] void
-lookup_v3(std::uint64_t const * const slots, home_t const & home, contains_t const & contains,
-          std::uint64_t const * const keys, std::size_t const n, std::uint64_t * const out,
-          std::uint64_t const hit_value) noexcept
-{
-    lookup_slots(slots, home, contains, keys, n, out, hit_value);
-}
-#endif
-
-} // namespace
-
-// Compiled generic and, where the build does not target AVX2, for x86-64-v3; the filter library's
-// dispatcher (cpu_dispatch.hpp) picks the copy. Both give the same answers.
+// The lookup body (hit_set_lookup.hpp) is compiled for the build's target here and, where that lacks it,
+// for x86-64-v3 in hit_set_x86_64_v3.cpp; the filter library's dispatcher (cpu_dispatch.hpp) picks the
+// copy. Both give the same answers.
 void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n, std::uint64_t * const out,
                      std::uint64_t const hit_value) const noexcept
 {
@@ -194,13 +137,18 @@ void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n, std:
         return;
     }
     std::uint64_t const * const slots = mem_.ptr()[0].key;
-    auto const home_of = [this](std::uint64_t const key) noexcept { return home(key); };
-    auto const contains_key = [this](std::uint64_t const key) noexcept { return contains(key); };
-#if KSIEVE_HIT_SET_V3_KERNEL
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
     if (detail::use_v3_kernels())
-        return lookup_v3(slots, home_of, contains_key, keys, n, out, hit_value);
+        return detail::x86_64_v3::hit_set_lookup(*this, slots, shift_, keys, n, out, hit_value);
 #endif
-    lookup_generic(slots, home_of, contains_key, keys, n, out, hit_value);
+    detail::generic::hit_set_lookup(*this, slots, shift_, keys, n, out, hit_value);
 }
 
 } // namespace ksieve
+
+namespace ksieve::detail::generic
+{
+
+#include "hit_set_lookup.inc"
+
+} // namespace ksieve::detail::generic

@@ -3,58 +3,10 @@
  * \brief Bloom filters: the cache-line-blocked Bloom filter (ksieve's `--type bloom`) and the classic
  * (unblocked) layout, kept for comparison (`bloom-classic`).
  *
- * ## Keys and hashing
- * Both filters take hashed keys of any width (a shard may see only a few bits for small k) and derive
- * everything from h = mix64(key), a bijection on 64 bits, so the quality of the bit positions does not
- * depend on how many bits the key has.
+ * Design (hashing, sizing with the correction for blocking, cardinality, speed): docs/design.md, "Filter
+ * internals"; the words' layout: docs/file_format.md, sections 5.2 and 5.3.
  *
- * - Blocked (Putze, Sanders, Singler 2007): the filter is an array of 64-byte blocks (512 bits, one cache
- *   line). The block is `(h * blocks) >> 64` (fastrange: any block count, not only powers of two); the k
- *   bit positions inside the block are the top 9 bits of `uint32(h) * salt_i mod 2^32` for k fixed odd
- *   salts (independent of the bits that choose the block). One key touches one cache line.
- * - Classic: m bits (m a multiple of 64), positions `(a * m) >> 64` with a = h, a += b (k times), b =
- *   mix64(h ^ c) | 1: double hashing (Kirsch-Mitzenmacher). One key touches up to k cache lines.
- * The hash scheme is part of the file format (params()[0] == scheme id).
- *
- * ## Sizing from (n, eps)
- * The classic analysis gives, for an unblocked filter, m = -n ln(eps) / (ln 2)^2 bits and k = (m/n) ln 2 hash functions,
- * from FPR = (1 - e^{-kn/m})^k. The classic filter uses exactly that m (rounded up to whole words) and the
- * integer k (floor or ceil of (m/n) ln 2) that minimises the formula, so its FPR exceeds eps by at most
- * about 3% (the cost of an integer k; 2.2% at eps = 0.1%).
- *
- * **Correction for blocking.** The classic formula assumes every key spreads its bits over the whole array.
- * In a blocked filter the number of keys per block varies (Binomial(n, 1/blocks), about Poisson with
- * mean lambda = 512 n / m), and overfull blocks have a much higher local FPR that the underfull ones do not
- * compensate (the per-block FPR is convex in the load). The FPR of a blocked filter is therefore
- *
- *     FPR_blocked(n, m, k) = sum_{i >= 0} Poisson(i; lambda) * (1 - (1 - 1/512)^{i k})^k,  lambda = 512 n / m
- *
- * i.e. the FPR of a classic 512-bit filter holding i keys, averaged over the distribution of keys per block
- * (Putze, Sanders, Singler: "Cache-, Hash- and Space-Efficient Bloom Filters", 2007). With the classic m
- * this is 1.14 eps at eps = 1%, 1.54 eps at 0.1% and 2.56 eps at 0.01%, which would break the "FPR <= 1.5
- * eps" promise. blocked_bloom_filter::shape_for therefore searches, for every k, the smallest number of
- * blocks with FPR_blocked <= eps and keeps the smallest filter: 9.90 bits/key (k = 6) at 1% instead of the
- * classic 9.59, 15.49 (k = 9) instead of 14.38 at 0.1%, 21.91 (k = 12) instead of 19.17 at 0.01%.
- * predicted_fpr() evaluates the formula; the tests check the measured FPR against it.
- *
- * ## Cardinality
- * stats().distinct is the standard estimate n = -(m/k) ln(1 - N/m) from the number N of set bits (N < k: 0,
- * N == k: 1, N == m: m/k). It is unbiased for the classic layout. For the blocked layout the expected
- * fraction of zero bits is exp(-(512 n/m)(1 - (1 - 1/512)^k)) instead of exp(-kn/m), so the classic formula
- * underestimates n by about (k - 1)/1024 (0.6% at k = 7, 1.1% at k = 12) below saturation.
- *
- * ## Speed
- * insert_batch / count_batch hash each key 32 keys ahead of its use and prefetch its block (or its k words),
- * so that many cache misses overlap. With AVX-512 (`-march=native`, KSIEVE_NATIVE=ON) the blocked filter's
- * batches build a key's 512-bit mask in one register and OR it into the block (insert), and test up to 16
- * bits with one vpmulld / vpermd / vptestmd sequence (lookup). The AVX2 kernels use the same scheme on
- * 256-bit halves; portable x86-64 builds compile them besides the unrolled scalar kernels (k <= 16) and run
- * them on CPUs with x86-64-v3 (the filter library's run-time dispatch; KSIEVE_SIMD=generic forces the
- * scalar ones). All paths set and test the same bits. Owned word
- * arrays are 64-byte aligned; arrays of 4 MiB and more are 2 MiB aligned and advised for transparent huge
- * pages (MADV_HUGEPAGE), which removes most TLB misses of random access to a large filter.
- *
- * ## Thread safety
+ * Thread safety:
  * Const members (count, count_batch, contains, stats, params, words, clone) may run concurrently with
  * each other. insert_concurrent / insert_batch_concurrent may run concurrently with each other (atomic OR
  * on the words, relaxed ordering: bits are only ever set, so the result equals a serial insert of the
@@ -68,116 +20,13 @@
 #include <utility>
 #include <vector>
 
+#include <ksieve/filters/bloom_words.hpp>
 #include <ksieve/filters/filter.hpp>
 #include <ksieve/filters/kmer.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
 namespace ksieve
 {
-
-namespace detail
-{
-
-/*! \brief High 64 bits of a * b: maps a uniform 64-bit a onto [0, b) without division. */
-[[nodiscard]] inline std::uint64_t mul_high(std::uint64_t const a, std::uint64_t const b) noexcept
-{
-    __extension__ using u128 = unsigned __int128;
-    return static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
-}
-
-/*! \brief Word array of a filter: either owned (zeroed, 64-byte aligned; large arrays are additionally
- * 2 MiB aligned and advised for transparent huge pages on Linux) or a read-only view of words owned
- * elsewhere (an mmap'd file). Move-only. Thread safety: as the filter that holds it. */
-class word_storage
-{
-public:
-    word_storage() noexcept = default;
-    /*! \brief Owned, zero-filled array of `words` words. \throws ksieve::error if the allocation fails. */
-    explicit word_storage(std::size_t words);
-    /*! \brief Non-owning read-only view. */
-    [[nodiscard]] static word_storage view(std::span<std::uint64_t const> words) noexcept;
-
-    word_storage(word_storage && other) noexcept;
-    word_storage & operator=(word_storage && other) noexcept;
-    word_storage(word_storage const &) = delete;
-    word_storage & operator=(word_storage const &) = delete;
-    ~word_storage();
-
-    /*! \brief An owned copy. \throws ksieve::error if the allocation fails. */
-    [[nodiscard]] word_storage clone() const;
-
-    /*! \brief Mutable words. \pre owning() (writing through a view is undefined). */
-    [[nodiscard]] std::uint64_t * data() noexcept { return data_; }
-    [[nodiscard]] std::uint64_t const * data() const noexcept { return data_; }
-    [[nodiscard]] std::size_t size() const noexcept { return size_; }
-    [[nodiscard]] bool owning() const noexcept { return align_ != 0; }
-    [[nodiscard]] std::span<std::uint64_t const> span() const noexcept { return {data_, size_}; }
-
-private:
-    void release() noexcept;
-
-    std::uint64_t * data_{nullptr};
-    std::size_t size_{0};
-    std::size_t align_{0}; // alignment of the owned allocation, 0 for a view
-    memory_charge charge_; // the owned bytes against the memory budget
-};
-
-/*! \brief Odd multipliers of the blocked filter: bit i of a key is the top 9 bits of uint32(h) * salt[i].
- * Part of the file format (hash scheme 1): never change. */
-inline constexpr std::uint32_t blocked_bloom_salts[32] = {
-    0xA8817217U, 0x62E2083FU, 0xEC57D223U, 0xBDA78EE9U, 0xB505AA11U, 0xF12E72DBU, 0x1B3C7A35U, 0x7211BE53U,
-    0x35C5F219U, 0xE0F94147U, 0xB632E74FU, 0x1B45E15BU, 0x75167BE5U, 0x1A278609U, 0x5C1B21A1U, 0x332B0F3DU,
-    0xEEF8853BU, 0xAD701B65U, 0xDB9636C9U, 0xC5E87C39U, 0xDC39EB67U, 0x54096519U, 0x24BD248DU, 0x95BC0AE3U,
-    0x96EDD2F9U, 0x8402D8EBU, 0x7193C5C9U, 0x5CAD3747U, 0x8BC8E363U, 0xE0F9F781U, 0xC5F28AB1U, 0xA11139C9U};
-
-/*! \brief Keys a filter of key_bits-bit keys can hold at most: min(expected, 2^key_bits). */
-[[nodiscard]] constexpr std::uint64_t cap_expected(std::uint64_t const expected,
-                                                   unsigned const key_bits) noexcept
-{
-    return key_bits >= 63
-               ? expected
-               : (expected < (std::uint64_t{1} << key_bits) ? expected : std::uint64_t{1} << key_bits);
-}
-
-/*! \brief Prefetch distance (keys) of the batch operations. */
-inline constexpr std::size_t prefetch_distance = 32;
-
-/*! \brief Software pipeline over keys: stage(key) hashes one key and issues its prefetches
- * `prefetch_distance` keys ahead of op(i, staged value), which then finds the memory in cache. */
-template <typename staged_t, std::size_t distance = prefetch_distance, typename stage_t, typename op_t>
-inline void pipelined(std::span<std::uint64_t const> const keys, stage_t && stage, op_t && op) noexcept
-{
-    staged_t ring[distance];
-    std::size_t const n = keys.size();
-    std::size_t const head = n < distance ? n : distance;
-    for (std::size_t i = 0; i < head; ++i)
-        ring[i] = stage(keys[i]);
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        staged_t const s = ring[i % distance];
-        if (i + distance < n)
-            ring[i % distance] = stage(keys[i + distance]);
-        op(i, s);
-    }
-}
-
-/*! \brief The standard cardinality estimate -(m/k) ln(1 - N/m) with its special cases (N < k: 0,
- * N == k: 1, N >= m: m/k). */
-[[nodiscard]] std::uint64_t bloom_cardinality(std::uint64_t set_bits, std::uint64_t m, unsigned k) noexcept;
-
-/*! \brief Seed sizing for a classic layout: m = -n ln(eps) / (ln 2)^2 rounded up to a multiple of
- * `granule` (>= granule), k = the integer next to (m/n) ln 2 that minimises (1 - e^{-kn/m})^k.
- * \pre n > 0, 0 < eps < 1. */
-void classic_bloom_shape(std::uint64_t n, double eps, std::uint64_t granule, std::uint64_t & m, unsigned & k);
-
-/*! \brief Throws usage_error unless 0 < fpr < 0.5 and expected > 0 (shared by all Bloom types). */
-void check_bloom_config(filter_config const & cfg, std::uint64_t expected, char const * type_name);
-
-/*! \brief The members the Bloom filters share (set operations, clone), defined in the filter library; a
- * friend of each Bloom filter. */
-struct bloom_ops;
-
-} // namespace detail
 
 /*! \brief Cache-line-blocked Bloom filter (filter_type::bloom). See the file comment for layout, sizing
  * and thread safety. count() returns 1 if the key may be present, 0 if it is certainly absent.
@@ -416,7 +265,7 @@ public:
     /*! \brief Step of the double hashing: a second, odd 64-bit hash. */
     [[nodiscard]] static std::uint64_t second_hash(std::uint64_t const h) noexcept
     {
-        return mix64(h ^ 0x9E3779B97F4A7C15ULL) | 1;
+        return detail::classic_second_hash(h);
     }
 
 private:

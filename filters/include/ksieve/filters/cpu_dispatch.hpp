@@ -3,15 +3,18 @@
  * \brief The one run-time choice of SIMD kernels, for the filter library and the code built on it (the
  * engine's hit_set). An implementation detail (namespace ksieve::detail), not a stable API.
  *
- * Every user of instruction sets beyond the build's target compiles its hot paths twice -- a generic copy
- * with the build's flags and a copy for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT) -- and picks one per
- * call through the inline predicates below: the quotient filter (use_pdep_kernels: pdep select, bzhi masks)
- * and the blocked Bloom filter's lookups (use_v3_kernels: AVX2 tests), the engine's hit_set lookup
- * (use_v3_kernels), and the minimizer scan of short reads (use_v4_kernels: AVX-512, x86-64-v4). A build that
- * already targets a level (KSIEVE_NATIVE, -march=x86-64-v3) has one copy only, which uses it.
+ * Kernels that gain from instructions beyond the build's target have one body compiled once per CPU level
+ * by small wrapper sources, each with that level's -march (CMake per-source options, filters/CMakeLists.txt)
+ * and its copy in its own namespace: the quotient filter (quotient_filter_kernels_*.cpp; use_pdep_kernels:
+ * x86-64-v3 with a fast pdep), the blocked Bloom filter's batch kernels (bloom_blocked_kernels_*.cpp;
+ * use_v3_kernels), the engine's hit_set lookup (hit_set_x86_64_v3.cpp; use_v3_kernels), and the minimizer
+ * scan of short reads (minimizers_x86_64_v4.cpp; use_v4_kernels). A build whose target already has a level
+ * (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it; non-x86 builds have the generic
+ * copies only.
  *
  * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call. The v3
- * kernels run when the CPU has all of the above; the pdep kernels besides need a fast pdep, which AMD
+ * kernels run when the CPU has all of x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C, MOVBE); the
+ * v4 kernels besides need AVX-512 F, BW, CD, DQ and VL; the pdep kernels besides need a fast pdep, which AMD
  * Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs keep the generic select. The
  * environment variable KSIEVE_SIMD=generic (or its older name KSIEVE_QF_GENERIC=1), read at that first
  * call, forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All
@@ -29,8 +32,8 @@ namespace ksieve::detail
 enum class simd_level : int
 {
     generic = 0,   //!< the build's target (-march), no run-time detection needed
-    x86_64_v3 = 1, //!< AVX2, BMI1, BMI2, LZCNT, POPCNT (and the OS saves the AVX registers)
-    x86_64_v4 = 2  //!< x86-64-v3 and AVX-512 F, BW, DQ, VL (and the OS saves the ZMM registers)
+    x86_64_v3 = 1, //!< AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C, MOVBE; the OS saves AVX state
+    x86_64_v4 = 2  //!< x86-64-v3 and AVX-512 F, BW, CD, DQ, VL (and the OS saves the ZMM registers)
 };
 
 /*! \brief Bits of the active choice. */

@@ -4,48 +4,8 @@
  * Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014), one shard of a
  * sharded_filter (see shard_filter in filter.hpp).
  *
- * Hashing: h = mix64(key) (full-width bits whatever key_bits is; keys of few bits, small k, still spread).
- * Bucket index i1 = low bucket_bits bits of h; fingerprint fp = uniform value in [1, 2^f - 1] from the
- * high 32 bits of h (0 marks an empty slot); alternative bucket i2 = i1 xor g(fp), g a multiplicative hash of
- * the fingerprint, so that each bucket of a stored fingerprint can be computed from the other one alone.
- *
- * Fingerprint width f (8..16 bits) is the smallest with 2b / 2^f <= eps (b = 4), i.e.
- * f = max(8, ceil(log2(8 / eps))). A lookup compares against at most 2b = 8 stored fingerprints, so the
- * false-positive rate at load a is about 1 - (1 - 1/(2^f - 1))^(8a) <= 8a / (2^f - 1) <= eps (a <= 0.95).
- * eps below 8 / 2^16 (about 1.22e-4) cannot be honoured with 16-bit fingerprints and is refused
- * (usage_error); eps = 0 asks for an exact filter, which only the quotient filter provides.
- *
- * Size: 2^bucket_bits buckets, the smallest power of two such that `expected` keys fill at most 95% of the
- * 4 * 2^bucket_bits slots (so the load at `expected` keys lies in (47.5%, 95%]). The table never grows.
- *
- * Words layout (what the file stores): bucket j occupies bits [4fj, 4fj + 4f) of the little-endian bit
- * string formed by the words, its slot s the f bits at 4fj + fs; one extra zero word at the end lets every
- * bucket be read with a single unaligned 8-byte load. Unused bits are zero.
- * Per-shard params (file format, version 1): {1, f, bucket_bits, max_kicks, entries, victim_used,
- * victim_fp, victim_bucket, rng_state, key_bits}.
- *
- * Insert semantics (set): insert(key) stores key's fingerprint unless it is already stored in i1, i2 or the
- * victim slot, in which case nothing changes (a k-mer inserted many times takes one slot). When both buckets
- * are full, a resident of one of them that has room in its other bucket moves there (one-step look-ahead,
- * the 4 candidate buckets fetched in parallel); failing that a random resident is evicted to its other
- * bucket and the walk continues from there, up to max_kicks evictions. The random choices come from a
- * fixed-seed xorshift kept in the filter state (and in the file), so the same insert sequence always gives
- * identical words (byte-identical filter files). If the kicks run out, the fingerprint still homeless
- * is kept in the victim slot (as in Fan et al.'s reference code), so nothing already stored -- nor the key
- * just inserted -- is lost, and insert returns insert_status::full. While the victim slot is occupied, every
- * insert that would need to store a new fingerprint returns full at once (an insert of a key that is
- * already present still returns ok); remove() frees it again by re-placing the victim.
- *
- * insert_copy(key) has multiset semantics (Fan et al.): it always stores one more copy. Only with
- * insert_copy is remove() exact for distinct keys: with set-semantics insert, two keys sharing bucket pair
- * and fingerprint (a false-positive collision, probability about the FPR per key) share one entry, and
- * removing either makes both absent.
- *
- * remove(key): precondition: key was inserted (and not removed since). Removing a key that was never
- * inserted may delete the entry of another key that collides with it (a false negative for that key).
- *
- * count(key) returns 1 if key's fingerprint is present in one of its buckets or the victim slot, else 0
- * (no multiplicities: `--min-count` above 1 is refused for cuckoo filters).
+ * Design (hashing, fingerprint width, size, insert / remove semantics): docs/design.md, "Filter
+ * internals"; the words' layout: docs/file_format.md, section 5.5.
  *
  * Thread safety: const members may run concurrently; mutating members (insert*, remove) need exclusive
  * access. A view (over mmap'd words) is read-only: mutating it is a precondition violation.

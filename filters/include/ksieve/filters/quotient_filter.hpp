@@ -3,77 +3,12 @@
  * \brief ksieve's counting quotient filter: rank-and-select metadata, in-slot variable-length counters,
  * exact mode, resize, k-way merge, prefetched batch operations and region-locked concurrent insertion.
  *
- * ## Keys, fingerprints, exactness
- * A shard filter stores keys of `key_bits` bits (hashed k-mers, see filter.hpp). Its fingerprints have `p`
- * bits: the top p bits of the key when p < key_bits, else the key shifted left by p - key_bits (zero
- * padding, still exact). A fingerprint is split into a quotient (top `q` bits: the home slot; see "Home
- * slots of any number" for tables that are not a power of two) and a remainder (the next `r = p - q` bits,
- * stored in the slot). p is fixed for the life of the filter:
- * - exact mode (cfg.fpr == 0): p = key_bits, so the fingerprint *is* the key: no false positives, exact
- *   counts, and iteration returns the original keys. When the whole key space is small enough to be filled
- *   (2k + shard bits < small_key_space_bits) p is padded by exact_padding_bits so that the table can still
- *   grow to several slots per possible key (counters need room); p is at least min_fingerprint_bits.
- * - fingerprint mode: p = ceil(log2(n_design / eps)), n_design = the expected keys of this shard (or
- *   default_design_keys >> shard_bits when unknown), so the false-positive rate n / 2^p stays <= eps up to
- *   n_design distinct keys whatever the table size; if that p reaches key_bits the filter is exact (same p
- *   as exact mode). p depends only on (eps, expected, shard bits, key_bits, max_load), never on the data:
- *   filters built from different samples with the same parameters merge into exactly the filter built from
- *   all samples.
- * Growth doubles the table by moving one remainder bit into the quotient (q+1, r-1); fingerprints never
- * change, so exact stays exact and no fingerprint is lost.
+ * Design (fingerprints, exact mode, home slots of any number, growth, CPU levels): docs/design.md, "Filter
+ * internals"; the table's layout and counters: docs/file_format.md, section 5.1.
  *
- * ## Home slots of any number (tables sized to fit)
- * The table has N home slots, N a multiple of 64 (not necessarily a power of two), so that a filter sized to
- * its keys sits near max_load instead of anywhere between max_load / 2 and max_load. With q = ceil(log2 N)
- * and a = the top q bits of a fingerprint, the home slot is h = floor(a N / 2^q) (a multiply-shift range
- * reduction: increasing in the fingerprint, so runs stay in fingerprint order). Since 2^q / N < 2, one or two
- * consecutive values of a share a home slot; when N is not a power of two the remainder holds one more bit
- * saying which (r = p - q + 1), and (h, remainder) still give back the fingerprint. When N = 2^q the
- * geometry is the classic one (h = a, r = p - q). Growth doubles N; fit() rebuilds a table at the fewest
- * home slots that hold its contents within max_load.
- *
- * ## Layout (the words() that files store)
- * Blocks of 64 slots, byte-packed (Pandey et al., SIGMOD 2017): 1 byte offset, 8 bytes `occupieds`,
- * 8 bytes `runends`, then 64 remainders of r bits (8r bytes): 17 + 8r bytes per 64 slots, i.e. r + 2.125
- * bits per slot. occupieds bit h: some fingerprint has quotient h; runends bit j: slot j ends a run. Runs
- * are stored in quotient order, each starting at max(home, end of previous run + 1). The offset of block b
- * is the number of slots at or after 64b used by runs of quotients < 64b, saturated at 255 (larger values
- * are recomputed from an earlier unsaturated block; they do not occur below ~99% load with hashed keys).
- * The table has N home slots plus about 10 sqrt(N) overflow slots at the end (no wrap-around). Empty
- * slots hold zero, so the words are a canonical function of (N, p, multiset of fingerprints): the same
- * data gives byte-identical files in any insertion order.
- *
- * ## Counters (in-slot, variable length)
- * Within a run, fingerprints are kept in increasing remainder order as "groups":
- * - remainder x > 0: count 1 = [x], count 2 = [x, x], count c >= 3 = [x, d..., x], where the digits d
- *   (all != x) write c - 3 in base 2^r - 1, most significant first, the first digit being < x (a leading
- *   0 digit is added when needed). A slot < x right after x can only start a counter (remainders increase).
- * - remainder 0: count 1 = [0], count c >= 2 = [0, 0, d..., 0] with non-zero digits writing c - 2 in base
- *   2^r - 1 (no digit for c = 2).
- * So a fingerprint seen once costs one slot, twice two, and c costs about 3 + log_{2^r - 1}(c) slots;
- * counts are 64-bit (saturating at 2^64 - 1). bench/filters/bench_quotient.cpp (BM_qf_counts) measures
- * the space.
- *
- * ## Thread safety
- * const members may run concurrently with each other. Mutating members (insert, remove, insert_batch,
- * resize, ...) need exclusive access, except insert_concurrent(), which any number of threads may call at
- * the same time (and with nothing else running): it takes CQF-style region locks (one spin lock per 4096
- * slots, always acquired in ascending order, no global lock), never grows the table, and returns
- * insert_status::full when the cluster would run off the table: pre-size the filter (expected keys) before
- * concurrent insertion. sharded_filter<quotient_filter> needs no locks: one thread owns a shard at a time.
- *
- * Hot paths (insert, count, remove, batches, insert_concurrent) never throw and never allocate, except
- * automatic growth (which reports `full` if memory runs out) and the growth of a batch_scratch to a larger
- * batch (without which the batch keeps its input order).
- *
- * ## Instruction sets
- * x86-64 builds that do not target BMI2 (the portable default) compile insert, count, insert_batch and
- * count_batch twice, generic (branch-free broadword select) and for BMI1/BMI2/LZCNT/POPCNT (pdep select),
- * and use the BMI2 copy when the CPU has x86-64-v3, except on AMD Zen 1/Zen 2 and Hygon (microcoded pdep):
- * the filter library's run-time dispatch, shared with the blocked Bloom filter. The environment variable
- * KSIEVE_SIMD=generic, or its older name KSIEVE_QF_GENERIC=1 (read at the first dispatched operation),
- * forces the generic copy.
- * Both copies build byte-identical tables.
+ * Thread safety: const members may run concurrently with each other; mutating members need exclusive
+ * access, except insert_concurrent() (region locks; see its contract). Hot paths never throw and never
+ * allocate, except automatic growth and the growth of a batch_scratch.
  */
 #include <cstddef>
 #include <cstdint>
@@ -447,11 +382,13 @@ private:
     struct concurrency;
     struct group_info;
     struct locate_info;
-    /*! \brief Slot-level primitives and hot paths (defined in the .cpp, one specialisation per instruction
-     * set: the build's target and, on x86-64 builds without BMI2, a BMI2 copy picked at run time). */
-    template <int Isa> struct kernel;
+    /*! \brief Slot-level primitives and hot paths (quotient_filter_kernels.inc), one specialisation per CPU
+     * level: 0 for the build's target and, on x86-64 builds whose target lacks it, 1 for x86-64-v3, picked at
+     * run time. */
+    template <int Level> struct kernel;
     friend class cursor;
     friend struct qf_appender;
+    template <int Level> friend struct qf_kernel_entry;
 
     quotient_filter() noexcept;
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;

@@ -12,27 +12,25 @@
 
 #include <cstdint>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if KSIEVE_HAVE_X86_64_V4_KERNELS
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
 // GCC 12's AVX-512 headers initialize their undefined vectors from themselves (-Wmaybe-uninitialized).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#define KSIEVE_SAMPLING_V4 1
-#define KSIEVE_V4_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
-#else
-#define KSIEVE_SAMPLING_V4 0
+#endif
 #endif
 
 namespace ksieve::detail
 {
 
-#if KSIEVE_SAMPLING_V4
+#if KSIEVE_HAVE_X86_64_V4_KERNELS
 
 namespace
 {
 
 // 2-bit codes of p[0, n) into out[0, n) (A 0, C 1, G 2, T 3, either case), zeros from n to the next multiple
 // of 64. \returns false if some byte is none of these. \pre out holds n rounded up to 64 bytes.
-KSIEVE_V4_TARGET bool encode_acgt(char const * const p, std::size_t const n,
+bool encode_acgt(char const * const p, std::size_t const n,
                                   std::uint8_t * const out) noexcept
 {
     __m512i const case_bit = _mm512_set1_epi8(0x20); // 'A' | 0x20 == 'a'; no other byte becomes a letter
@@ -62,7 +60,7 @@ KSIEVE_V4_TARGET bool encode_acgt(char const * const p, std::size_t const n,
 // Codes and order values of the k-mers of the n_bases 2-bit codes b (entry j - (k - 1) for the k-mer ending
 // at base j). \pre 8 <= k <= 32, k <= n_bases; b readable up to n_bases rounded up to 8.
 template <bool canonical>
-KSIEVE_V4_TARGET void kmers_v4(std::uint8_t const * const b, std::size_t const n_bases, unsigned const k,
+void kmers_v4(std::uint8_t const * const b, std::size_t const n_bases, unsigned const k,
                                std::uint64_t const salt, std::uint64_t * const codes,
                                std::uint64_t * const orders) noexcept
 {
@@ -113,7 +111,7 @@ KSIEVE_V4_TARGET void kmers_v4(std::uint8_t const * const b, std::size_t const n
 
 // The windows of w entries from level p (p <= w < 2p): window i is the smaller of level entries i and
 // i + w - p (the left one on ties); its position is reported unless the window before had it (prev).
-KSIEVE_V4_TARGET std::size_t select_windows_v4(minimizer_scratch & s, std::uint64_t const * const lo,
+std::size_t select_windows_v4(minimizer_scratch & s, std::uint64_t const * const lo,
                                                std::uint32_t const * const li, std::size_t const p,
                                                std::size_t const n, std::size_t const w,
                                                std::size_t & prev) noexcept
@@ -148,7 +146,7 @@ KSIEVE_V4_TARGET std::size_t select_windows_v4(minimizer_scratch & s, std::uint6
 
 // Level 2p of the window minima from level p (order values src_o, positions src_i; null: the positions are
 // the indices): entries [0, count), each the smaller of entries i and i + p, the left one on ties.
-KSIEVE_V4_TARGET void double_minima(std::uint64_t const * const src_o, std::uint32_t const * const src_i,
+void double_minima(std::uint64_t const * const src_o, std::uint32_t const * const src_i,
                                     std::size_t const p, std::size_t const count, std::uint64_t * const dst_o,
                                     std::uint32_t * const dst_i) noexcept
 {
