@@ -142,8 +142,8 @@ void check_output_name(std::string const & path)
     std::size_t const slash = path.rfind('/');
     std::size_t const name = path.size() - (slash == std::string::npos ? 0 : slash + 1);
     if (name > name_max)
-        throw io_error{"'" + path + "': cannot create: " + std::strerror(ENAMETOOLONG) + " (a file name has at most " +
-                       std::to_string(name_max) + " bytes)"};
+        throw io_error{"'" + path + "': cannot create: " + std::strerror(ENAMETOOLONG) +
+                       " (a file name has at most " + std::to_string(name_max) + " bytes)"};
 }
 
 // The path a symbolic link finally names (relative targets resolved against the link's directory), also when
@@ -465,28 +465,28 @@ private:
         }
         std::string const & wp = out_.write_path();
         errno = 0;
+        detail::hts_ptr<hFILE> h;
+        // Opened under the output's own name, not the temporary one: a CRAM file's header holds the name it
+        // was opened under (its file id), which must not depend on the process id.
+        char const * name = path.c_str();
         if (standard_fd(wp) >= 0)
         {
             int const fd = ::dup(standard_fd(wp));
-            hFILE * const h = fd < 0 ? nullptr : hdopen(fd, "w");
+            h.reset(fd < 0 ? nullptr : hdopen(fd, "w"));
             if (h == nullptr && fd >= 0)
                 ::close(fd);
-            fp_.reset(h == nullptr ? nullptr : hts_hopen(h, "-", mode.c_str()));
-            if (fp_ == nullptr && h != nullptr)
-                hclose_abruptly(h);
+            name = "-";
         }
         else
+            h.reset(hopen(wp.c_str(), "w"));
+        fp_.reset(h == nullptr ? nullptr : hts_hopen(h.get(), name, mode.c_str()));
+        if (fp_ != nullptr)
+            (void)h.release(); // fp_ owns it
+        else if (h != nullptr)
         {
-            // Opened under the output's own name, not the temporary one: a CRAM file's header holds the name
-            // it was opened under (its file id), which must not depend on the process id.
-            hFILE * const h = hopen(wp.c_str(), "w");
-            fp_.reset(h == nullptr ? nullptr : hts_hopen(h, path.c_str(), mode.c_str()));
-            if (fp_ == nullptr && h != nullptr)
-            {
-                int const e = errno;
-                hclose_abruptly(h);
-                errno = e;
-            }
+            int const e = errno;
+            h.reset();
+            errno = e;
         }
         if (fp_ == nullptr)
             throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
