@@ -1,5 +1,6 @@
-// The file writing mechanics of filter files (file_sink: checked writes, O_DIRECT staging, writeback as the
-// file grows, flush at close) and the names under which write errors report the files written.
+// The file writing mechanics of filter files (file_sink: checked writes, O_DIRECT staging,
+// writeback as the file grows, flush at close) and the names under which write errors report the
+// files written.
 #include "file_sink.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -73,18 +74,21 @@ template <typename Put> void file_sink::all(void const * const data, std::uint64
     auto const * p = static_cast<unsigned char const *>(data);
     while (size > 0)
     {
-        auto const chunk = static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
+        auto const chunk =
+            static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
         ssize_t const n = put(p, chunk);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            throw io_error{"cannot write '" + name_ + "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
+            throw io_error{"cannot write '" + name_ +
+                           "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
         p += n;
         size -= static_cast<std::uint64_t>(n);
     }
 }
 
-file_sink::file_sink(std::filesystem::path const & path, bool const direct) : name_{written_file_name(path)}
+file_sink::file_sink(std::filesystem::path const & path, bool const direct)
+    : name_{written_file_name(path)}
 {
     if (path == "-")
     {
@@ -133,14 +137,16 @@ void file_sink::write(void const * const data, std::uint64_t const size)
         stage(static_cast<unsigned char const *>(data), size);
         return;
     }
-    all(data, size, [&](unsigned char const * const p, std::size_t const n) { return ::write(fd_, p, n); });
+    all(data, size,
+        [&](unsigned char const * const p, std::size_t const n) { return ::write(fd_, p, n); });
     written_ += size;
 #if defined(SYNC_FILE_RANGE_WRITE)
-    // The disk write of a large file is started as it grows (it runs while the caller computes the next
-    // bytes), so that close() waits only for the last part.
+    // The disk write of a large file is started as it grows (it runs while the caller computes the
+    // next bytes), so that close() waits only for the last part.
     if (regular_ && written_ - writeback_ >= writeback_step)
     {
-        ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(written_ - writeback_),
+        ::sync_file_range(fd_, static_cast<off_t>(writeback_),
+                          static_cast<off_t>(written_ - writeback_),
                           SYNC_FILE_RANGE_WRITE); // advice only
         writeback_ = written_;
     }
@@ -194,7 +200,8 @@ void file_sink::stage(unsigned char const * p, std::uint64_t size)
 {
     while (size > 0)
     {
-        std::size_t const n = static_cast<std::size_t>(std::min<std::uint64_t>(size, stage_bytes - staged_));
+        std::size_t const n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(size, stage_bytes - staged_));
         std::memcpy(stage_ + staged_, p, n);
         staged_ += n;
         p += n;
@@ -204,8 +211,9 @@ void file_sink::stage(unsigned char const * p, std::uint64_t size)
     }
 }
 
-// The first `bytes` (a multiple of direct_align) of the staging buffer into the file; the rest moves to
-// its front. A direct write the file system refuses (EINVAL) is made through the page cache instead.
+// The first `bytes` (a multiple of direct_align) of the staging buffer into the file; the rest
+// moves to its front. A direct write the file system refuses (EINVAL) is made through the page
+// cache instead.
 void file_sink::flush_stage(std::size_t const bytes)
 {
     auto put = [&](unsigned char const * const p, std::size_t const n)
@@ -234,8 +242,8 @@ void file_sink::drop_direct_flag() noexcept
     direct_ = false;
 }
 
-// The staged bytes written (whole blocks directly, the rest through the page cache); plain writes from
-// then on.
+// The staged bytes written (whole blocks directly, the rest through the page cache); plain writes
+// from then on.
 void file_sink::end_direct()
 {
     if (stage_ == nullptr)

@@ -1,6 +1,6 @@
 #pragma once
-// Internal: how filter files reach the disk (file_sink: every write checked, O_DIRECT staging, writeback
-// started as the file grows), and the names that its errors give the files it writes.
+// Internal: how filter files reach the disk (file_sink: every write checked, O_DIRECT staging,
+// writeback started as the file grows), and the names that its errors give the files it writes.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -9,8 +9,9 @@
 namespace ksieve::detail
 {
 
-/*! \brief Mapped filter files of at least this size are advised to use huge pages; written ones of at least
- * this size are flushed and dropped from the page cache at close (so that a reader maps them in huge pages). */
+/*! \brief Mapped filter files of at least this size are advised to use huge pages; written ones of
+ * at least this size are flushed and dropped from the page cache at close (so that a reader maps
+ * them in huge pages). */
 inline constexpr std::uint64_t huge_mapping_bytes = std::uint64_t{32} << 20;
 
 /*! \brief strerror(errno). */
@@ -20,12 +21,13 @@ inline constexpr std::uint64_t huge_mapping_bytes = std::uint64_t{32} << 20;
  * name_written_file() for it, else the path itself. Thread-safe. */
 [[nodiscard]] std::string written_file_name(std::filesystem::path const & path);
 
-/*! \brief The destination of a filter file: the path opened as it is ("-" is stdout), every write checked.
- * direct: a regular file is written past the page cache (O_DIRECT) through an aligned staging buffer, where
- * the file system allows it: a filter of gigabytes is not copied into page-cache pages first (which cost more
- * CPU time than the build's last seconds of work), and it is dropped from the page cache at close anyway.
- * Bytes of a last partial block, and any write the file system refuses directly, go through the page cache.
- * Errors name the file as written_file_name() does. \throws io_error. Thread safety: one thread at a time. */
+/*! \brief The destination of a filter file: the path opened as it is ("-" is stdout), every write
+ * checked. direct: a regular file is written past the page cache (O_DIRECT) through an aligned
+ * staging buffer, where the file system allows it: a filter of gigabytes is not copied into
+ * page-cache pages first (which cost more CPU time than the build's last seconds of work), and it
+ * is dropped from the page cache at close anyway. Bytes of a last partial block, and any write the
+ * file system refuses directly, go through the page cache. Errors name the file as
+ * written_file_name() does. \throws io_error. Thread safety: one thread at a time. */
 class file_sink
 {
 public:
@@ -34,19 +36,21 @@ public:
     file_sink(file_sink const &) = delete;
     file_sink & operator=(file_sink const &) = delete;
 
-    /*! \brief Overwrite bytes already written (a regular file's). \pre offset + size <= bytes written. */
+    /*! \brief Overwrite bytes already written (a regular file's). \pre offset + size <= bytes
+     * written. */
     void write_at(std::uint64_t offset, void const * data, std::uint64_t size);
     /*! \brief Append `size` bytes. */
     void write(void const * data, std::uint64_t size);
-    /*! \brief Everything written and the file closed. A large filter file is flushed to the disk and dropped
-     * from the page cache, whose pages written with write() are small: a later reader maps it afresh in
-     * 2 MiB folios (huge pages, see mapped_filter_file::open), which makes its lookups cheaper than the
-     * re-read costs. */
+    /*! \brief Everything written and the file closed. A large filter file is flushed to the disk
+     * and dropped from the page cache, whose pages written with write() are small: a later reader
+     * maps it afresh in 2 MiB folios (huge pages, see mapped_filter_file::open), which makes its
+     * lookups cheaper than the re-read costs. */
     void close();
 
 private:
     static constexpr std::size_t stage_bytes = std::size_t{4} << 20;
-    static constexpr std::size_t direct_align = 4096; // covers the logical block size of common devices
+    static constexpr std::size_t direct_align =
+        4096; // covers the logical block size of common devices
     static constexpr std::uint64_t writeback_step = std::uint64_t{16} << 20;
 
     void start_direct() noexcept;

@@ -1,5 +1,6 @@
-// The filter file format: the writers (whole or shard by shard), the mapping of a file and the checks of
-// its header, shard table, end marker and payloads (the bytes reach the disk through file_sink).
+// The filter file format: the writers (whole or shard by shard), the mapping of a file and the
+// checks of its header, shard table, end marker and payloads (the bytes reach the disk through
+// file_sink).
 #include "file_sink.hpp"
 #include "mapped_ranges.hpp"
 
@@ -424,7 +425,8 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     f->map_ = m;
     f->file_backed_ =
         !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
-    // A fault in a mapping of the file (it was truncated while mapped) is named by mapped_filter_name().
+    // A fault in a mapping of the file (it was truncated while mapped) is named by
+    // mapped_filter_name().
     if (f->file_backed_)
         f->mapping_slot_ = detail::remember_mapping(m, f->size_, f->name_);
 #if defined(MADV_HUGEPAGE)

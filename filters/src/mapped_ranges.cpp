@@ -1,5 +1,6 @@
-// The registry of mapped filter files (address ranges and names) in fixed slots published by atomics, so
-// that a SIGBUS handler can name the filter file that changed under a mapping (async-signal-safe lookup).
+// The registry of mapped filter files (address ranges and names) in fixed slots published by
+// atomics, so that a SIGBUS handler can name the filter file that changed under a mapping
+// (async-signal-safe lookup).
 #include "mapped_ranges.hpp"
 
 #include <ksieve/filters/filter_file.hpp>
@@ -27,7 +28,8 @@ struct mapping_slot
 
 mapping_slot mapping_registry[mapping_slots];
 
-static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::uintptr_t>::is_always_lock_free,
+static_assert(std::atomic<int>::is_always_lock_free &&
+                  std::atomic<std::uintptr_t>::is_always_lock_free,
               "the mapping registry is read from a signal handler");
 
 } // namespace
@@ -35,7 +37,8 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::uintptr_
 namespace detail
 {
 
-int remember_mapping(void const * const begin, std::uint64_t const bytes, std::string const & name) noexcept
+int remember_mapping(void const * const begin, std::uint64_t const bytes,
+                     std::string const & name) noexcept
 {
     if (name.size() >= PATH_MAX || bytes == 0)
         return -1;
@@ -67,7 +70,8 @@ char const * mapped_filter_name(void const * const address) noexcept
 {
     auto const a = reinterpret_cast<std::uintptr_t>(address);
     for (auto const & slot : mapping_registry)
-        if (slot.state.load(std::memory_order_acquire) == 2 && a >= slot.begin.load(std::memory_order_relaxed) &&
+        if (slot.state.load(std::memory_order_acquire) == 2 &&
+            a >= slot.begin.load(std::memory_order_relaxed) &&
             a < slot.end.load(std::memory_order_relaxed))
             return slot.name;
     return nullptr;

@@ -65,9 +65,9 @@ void write_stderr(char const * text) noexcept
     }
 }
 
-// A filter file truncated while it is mapped (rewritten in place during the run) faults on the next touch
-// of a page past its new end: the run ends with an error naming it, the temporaries of its outputs
-// removed. A SIGBUS anywhere else (or sent by another process) keeps its default action.
+// A filter file truncated while it is mapped (rewritten in place during the run) faults on the next
+// touch of a page past its new end: the run ends with an error naming it, the temporaries of its
+// outputs removed. A SIGBUS anywhere else (or sent by another process) keeps its default action.
 extern "C" void on_bus_error(int const sig, siginfo_t * const info, void *) noexcept
 {
     char const * const name =
@@ -80,7 +80,8 @@ extern "C" void on_bus_error(int const sig, siginfo_t * const info, void *) noex
     }
     write_stderr("ksieve: error: filter file '");
     write_stderr(name);
-    write_stderr("' changed or was truncated while in use (replace a filter by renaming a new file over it)\n");
+    write_stderr("' changed or was truncated while in use (replace a filter by renaming a new file "
+                 "over it)\n");
     io::remove_temporary_outputs();
     _exit(1);
 }
@@ -101,7 +102,9 @@ void install_interrupt_handler() noexcept
             continue;
         sigaction(sig, &sa, nullptr);
     }
-    struct sigaction bus{};
+    struct sigaction bus
+    {
+    };
     bus.sa_sigaction = on_bus_error;
     sigemptyset(&bus.sa_mask);
     bus.sa_flags = SA_SIGINFO;

@@ -1,5 +1,6 @@
-// The FASTA and FASTQ parser: records cut out of the decompressed bytes of a source in batches, multi-line
-// FASTA and wrapped FASTQ records joined, every malformed record reported with its number.
+// The FASTA and FASTQ parser: records cut out of the decompressed bytes of a source in batches,
+// multi-line FASTA and wrapped FASTQ records joined, every malformed record reported with its
+// number.
 #include "file_reader.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -22,7 +23,8 @@ std::size_t line_end(std::string const & s, std::size_t const from) noexcept
     if (from >= s.size())
         return std::string::npos;
     void const * const q = std::memchr(s.data() + from, '\n', s.size() - from);
-    return q == nullptr ? std::string::npos : static_cast<std::size_t>(static_cast<char const *>(q) - s.data());
+    return q == nullptr ? std::string::npos
+                        : static_cast<std::size_t>(static_cast<char const *>(q) - s.data());
 }
 
 // The end of the line [beg, end) without a '\r' before its '\n'.
@@ -37,8 +39,8 @@ void for_each_line(char const * const b, std::size_t from, std::size_t const to,
 {
     while (from < to)
     {
-        std::size_t const e =
-            static_cast<std::size_t>(static_cast<char const *>(std::memchr(b + from, '\n', to - from)) - b);
+        std::size_t const e = static_cast<std::size_t>(
+            static_cast<char const *>(std::memchr(b + from, '\n', to - from)) - b);
         f(from, trim_cr(b, from, e));
         from = e + 1;
     }
@@ -65,8 +67,10 @@ bool is_sequence_byte(char const c) noexcept
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*';
 }
 
-// The header fields of a record whose marker is at p and whose header line ends (its '\n') at h_end.
-void set_header(record_offsets & rec, char const * const b, std::size_t const p, std::size_t const h_end) noexcept
+// The header fields of a record whose marker is at p and whose header line ends (its '\n') at
+// h_end.
+void set_header(record_offsets & rec, char const * const b, std::size_t const p,
+                std::size_t const h_end) noexcept
 {
     rec.raw_off = p;
     rec.header_off = p + 1;
@@ -77,11 +81,13 @@ void set_header(record_offsets & rec, char const * const b, std::size_t const p,
 class fastx_reader final : public file_reader
 {
 public:
-    fastx_reader(std::string path, std::unique_ptr<byte_source> source, reader_options const & options)
+    fastx_reader(std::string path, std::unique_ptr<byte_source> source,
+                 reader_options const & options)
         : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)},
           keep_raw_{options.keep_raw}
     {
-        // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record: dropped.
+        // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record:
+        // dropped.
         while (carry_.size() < 3 && !eof_)
             refill(carry_, read_chunk, 1);
         if (std::string_view{carry_}.starts_with("\xEF\xBB\xBF"))
@@ -140,8 +146,8 @@ public:
                     break;
                 truncated(s, pos, records_ + n + 1);
             }
-            // a long record grows by a quarter at a time: what refill reads ahead (and zero-fills first) stays
-            // small beside it (doubling would touch up to twice a chromosome's bytes)
+            // a long record grows by a quarter at a time: what refill reads ahead (and zero-fills
+            // first) stays small beside it (doubling would touch up to twice a chromosome's bytes)
             refill(s, std::max(read_chunk, (s.size() - pos) / 4), records_ + n + 1);
         }
         carry_.assign(s, pos, std::string::npos);
@@ -197,32 +203,38 @@ private:
             s.push_back('\n');
     }
 
-    [[noreturn]] void truncated(std::string const & s, std::size_t const pos, std::uint64_t const record) const
+    [[noreturn]] void truncated(std::string const & s, std::size_t const pos,
+                                std::uint64_t const record) const
     {
         auto const lines = std::count(s.begin() + static_cast<std::ptrdiff_t>(pos), s.end(), '\n');
         if (lines >= 3 && s.find("\n+", pos) == std::string::npos)
-            throw input_error{record_message(path_, record,
-                                             "truncated FASTQ record (input ends before the '+' line after its "
-                                             "sequence)")};
+            throw input_error{
+                record_message(path_, record,
+                               "truncated FASTQ record (input ends before the '+' line after its "
+                               "sequence)")};
         throw input_error{record_message(
             path_, record,
-            lines < 4 ? "truncated FASTQ record (input ends after " + std::to_string(lines) + " of its 4 lines)"
+            lines < 4 ? "truncated FASTQ record (input ends after " + std::to_string(lines) +
+                            " of its 4 lines)"
                       : std::string{"truncated FASTQ record (input ends inside its quality)"})};
     }
 
-    // The start of the next FASTA or FASTQ record: blank lines skipped (pos moves to the record), its first
-    // byte checked against `marker`, the end of its header line found (h_end, at its '\n'). \returns record
-    // when the header line is complete, empty at the end of the text, partial otherwise.
+    // The start of the next FASTA or FASTQ record: blank lines skipped (pos moves to the record),
+    // its first byte checked against `marker`, the end of its header line found (h_end, at its
+    // '\n'). \returns record when the header line is complete, empty at the end of the text,
+    // partial otherwise.
     parse_status record_head(std::string const & s, std::size_t & pos, char const marker,
-                             char const * const format, std::uint64_t const record, std::size_t & h_end) const
+                             char const * const format, std::uint64_t const record,
+                             std::size_t & h_end) const
     {
         pos = skip_blank(s, pos);
         if (pos == s.size())
             return parse_status::empty;
         if (s[pos] != marker)
             throw input_error{record_message(path_, record,
-                                             std::string{"expected '"} + marker + "' at the start of a " +
-                                                 format + " record, found " + describe_byte(s[pos]))};
+                                             std::string{"expected '"} + marker +
+                                                 "' at the start of a " + format +
+                                                 " record, found " + describe_byte(s[pos]))};
         h_end = line_end(s, pos);
         return h_end == std::string::npos ? parse_status::partial : parse_status::record;
     }
@@ -231,7 +243,8 @@ private:
                              std::uint64_t const record)
     {
         std::size_t h_end = 0;
-        if (parse_status const st = record_head(s, pos, '@', "FASTQ", record, h_end); st != parse_status::record)
+        if (parse_status const st = record_head(s, pos, '@', "FASTQ", record, h_end);
+            st != parse_status::record)
             return st;
         char const * const b = s.data();
         std::size_t const s_beg = h_end + 1;
@@ -244,8 +257,9 @@ private:
         if (b[p_beg] != '+')
         {
             if (!is_sequence_byte(b[p_beg]))
-                throw input_error{record_message(
-                    path_, record, "expected a '+' line after the sequence, found " + describe_byte(b[p_beg]))};
+                throw input_error{record_message(path_, record,
+                                                 "expected a '+' line after the sequence, found " +
+                                                     describe_byte(b[p_beg]))};
             return parse_fastq_multiline(s, pos, rec, record, h_end);
         }
         std::size_t const p_end = line_end(s, p_beg);
@@ -258,9 +272,10 @@ private:
         set_header(rec, b, pos, h_end);
         std::size_t const seq_end = trim_cr(b, s_beg, s_end);
         std::size_t const qual_end = trim_cr(b, q_beg, q_end);
-        if (std::size_t const plus_end = trim_cr(b, p_beg, p_end); plus_end - p_beg > 1) [[unlikely]]
-            check_plus_line({b + rec.header_off, rec.header_len}, {b + p_beg + 1, plus_end - (p_beg + 1)},
-                            record);
+        if (std::size_t const plus_end = trim_cr(b, p_beg, p_end); plus_end - p_beg > 1)
+            [[unlikely]]
+            check_plus_line({b + rec.header_off, rec.header_len},
+                            {b + p_beg + 1, plus_end - (p_beg + 1)}, record);
         if (qual_end - q_beg != seq_end - s_beg)
             throw input_error{record_message(path_, record,
                                              "quality length " + std::to_string(qual_end - q_beg) +
@@ -276,28 +291,33 @@ private:
     }
 
     // A '+' line that repeats a title must repeat this record's (its whole header, or its name).
-    void check_plus_line(std::string_view header, std::string_view plus, std::uint64_t const record) const
+    void check_plus_line(std::string_view header, std::string_view plus,
+                         std::uint64_t const record) const
     {
-        auto const rtrim = [](std::string_view & v) {
+        auto const rtrim = [](std::string_view & v)
+        {
             while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
                 v.remove_suffix(1);
         };
         rtrim(header);
         rtrim(plus);
-        if (plus.empty() || plus == header || plus == header.substr(0, name_length(header.data(), header.size())))
+        if (plus.empty() || plus == header ||
+            plus == header.substr(0, name_length(header.data(), header.size())))
             return;
         throw input_error{record_message(path_, record,
                                          "the '+' line names '" + std::string{plus.substr(0, 80)} +
-                                             "', not this record's '" + std::string{header.substr(0, 80)} + "'")};
+                                             "', not this record's '" +
+                                             std::string{header.substr(0, 80)} + "'")};
     }
 
-    // A FASTQ record whose sequence is wrapped over several lines (old Sanger-style files): sequence lines up
-    // to the '+' line, then quality lines until they hold as many characters as the sequence. Both are
-    // joined (without line ends) into joined_; raw keeps the record's bytes as they are. A one-line sequence
-    // never takes this path, so its quality must be one line too (a short quality is an error, not a wrap).
-    // joined_ is as it was unless a record is returned.
-    parse_status parse_fastq_multiline(std::string const & s, std::size_t & pos, record_offsets & rec,
-                                       std::uint64_t const record, std::size_t const h_end)
+    // A FASTQ record whose sequence is wrapped over several lines (old Sanger-style files):
+    // sequence lines up to the '+' line, then quality lines until they hold as many characters as
+    // the sequence. Both are joined (without line ends) into joined_; raw keeps the record's bytes
+    // as they are. A one-line sequence never takes this path, so its quality must be one line too
+    // (a short quality is an error, not a wrap). joined_ is as it was unless a record is returned.
+    parse_status parse_fastq_multiline(std::string const & s, std::size_t & pos,
+                                       record_offsets & rec, std::uint64_t const record,
+                                       std::size_t const h_end)
     {
         std::size_t const joined_seq = joined_.size();
         try
@@ -329,7 +349,8 @@ private:
             return parse_status::partial;
         set_header(rec, b, pos, h_end);
         if (std::size_t const plus_content = trim_cr(b, q, plus_end); plus_content - q > 1)
-            check_plus_line({b + rec.header_off, rec.header_len}, {b + q + 1, plus_content - (q + 1)}, record);
+            check_plus_line({b + rec.header_off, rec.header_len},
+                            {b + q + 1, plus_content - (q + 1)}, record);
         // quality lines until they hold seq_len characters
         std::size_t const joined_qual = joined_.size();
         q = plus_end + 1;
@@ -340,8 +361,8 @@ private:
         if (qual_len != seq_len)
             throw input_error{record_message(path_, record,
                                              "quality length " + std::to_string(qual_len) +
-                                                 " differs from sequence length " + std::to_string(seq_len) +
-                                                 " (wrapped record)")};
+                                                 " differs from sequence length " +
+                                                 std::to_string(seq_len) + " (wrapped record)")};
         rec.raw_len = q - pos;
         rec.seq_off = joined_seq | joined_flag;
         rec.seq_len = seq_len;
@@ -351,8 +372,8 @@ private:
         return parse_status::record;
     }
 
-    // The sequence lines of a wrapped record from q on, appended to joined_; q moves to its '+' line.
-    // \returns false if the text ends first.
+    // The sequence lines of a wrapped record from q on, appended to joined_; q moves to its '+'
+    // line. \returns false if the text ends first.
     bool append_sequence_lines(std::string const & s, std::size_t & q, std::uint64_t const record)
     {
         for (;;)
@@ -362,14 +383,16 @@ private:
             if (s[q] == '+')
                 return true;
             if (!is_sequence_byte(s[q]) && s[q] != '\n' && s[q] != '\r')
-                throw input_error{record_message(
-                    path_, record, "expected a '+' line after the sequence, found " + describe_byte(s[q]))};
+                throw input_error{record_message(path_, record,
+                                                 "expected a '+' line after the sequence, found " +
+                                                     describe_byte(s[q]))};
             if (!append_line(s, q))
                 return false;
         }
     }
 
-    // Appends the line at q (without its line end) to joined_ and moves q past it; false if incomplete.
+    // Appends the line at q (without its line end) to joined_ and moves q past it; false if
+    // incomplete.
     bool append_line(std::string const & s, std::size_t & q)
     {
         std::size_t const e = line_end(s, q);
@@ -380,10 +403,12 @@ private:
         return true;
     }
 
-    parse_status parse_fasta(std::string & s, std::size_t & pos, record_offsets & rec, std::uint64_t const record)
+    parse_status parse_fasta(std::string & s, std::size_t & pos, record_offsets & rec,
+                             std::uint64_t const record)
     {
         std::size_t h_end = 0;
-        if (parse_status const st = record_head(s, pos, '>', "FASTA", record, h_end); st != parse_status::record)
+        if (parse_status const st = record_head(s, pos, '>', "FASTA", record, h_end);
+            st != parse_status::record)
             return st;
         std::size_t const end = fasta_record_end(s, h_end);
         if (end == s.size() && !eof_)
@@ -397,7 +422,8 @@ private:
         return parse_status::record;
     }
 
-    // Where the FASTA record whose header line ends at h_end ends: before the next line that starts with
+    // Where the FASTA record whose header line ends at h_end ends: before the next line that starts
+    // with
     // '>', or at the end of the text.
     static std::size_t fasta_record_end(std::string const & s, std::size_t const h_end) noexcept
     {
@@ -416,9 +442,11 @@ private:
         return size;
     }
 
-    // The sequence of a FASTA record, lines [s_beg, end): one line stays in place; several are joined, in
-    // place over the record's text without keep_raw (its raw view then empty), else into joined_.
-    void fasta_sequence(std::string & s, std::size_t const s_beg, std::size_t const end, record_offsets & rec)
+    // The sequence of a FASTA record, lines [s_beg, end): one line stays in place; several are
+    // joined, in place over the record's text without keep_raw (its raw view then empty), else into
+    // joined_.
+    void fasta_sequence(std::string & s, std::size_t const s_beg, std::size_t const end,
+                        record_offsets & rec)
     {
         char const * const b = s.data();
         rec.seq_off = s_beg;
@@ -435,17 +463,20 @@ private:
         {
             // in place: each line moves left over the line breaks before it
             std::size_t w = s_beg;
-            for_each_line(b, s_beg, end, [&](std::size_t const q, std::size_t const le) {
-                std::memmove(s.data() + w, b + q, le - q);
-                w += le - q;
-            });
+            for_each_line(b, s_beg, end,
+                          [&](std::size_t const q, std::size_t const le)
+                          {
+                              std::memmove(s.data() + w, b + q, le - q);
+                              w += le - q;
+                          });
             rec.raw_len = 0;
             rec.seq_len = w - s_beg;
             return;
         }
         std::size_t const joined_off = joined_.size();
         for_each_line(b, s_beg, end,
-                      [&](std::size_t const q, std::size_t const le) { joined_.append(b + q, le - q); });
+                      [&](std::size_t const q, std::size_t const le)
+                      { joined_.append(b + q, le - q); });
         rec.seq_off = joined_off | joined_flag;
         rec.seq_len = joined_.size() - joined_off;
     }

@@ -1,6 +1,7 @@
 #pragma once
-// Internal: one owning handle for htslib's objects (files, headers, records, thread pools, hFILE streams),
-// used by the SAM/BAM/CRAM reader, the writers and the shared thread pool (not installed, not public API).
+// Internal: one owning handle for htslib's objects (files, headers, records, thread pools, hFILE
+// streams), used by the SAM/BAM/CRAM reader, the writers and the shared thread pool (not installed,
+// not public API).
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 #include <htslib/sam.h>
@@ -11,9 +12,10 @@
 namespace ksieve::io::detail
 {
 
-/*! \brief Releases an htslib object the way htslib wants it released. A file is closed without a check of
- * its last writes (close a written file with close_hts_file() to see them); an hFILE is closed abruptly (it
- * was never handed to a reader or writer). Thread safety: as the object's own release function. */
+/*! \brief Releases an htslib object the way htslib wants it released. A file is closed without a
+ * check of its last writes (close a written file with close_hts_file() to see them); an hFILE is
+ * closed abruptly (it was never handed to a reader or writer). Thread safety: as the object's own
+ * release function. */
 struct hts_release
 {
     void operator()(htsFile * const fp) const noexcept { (void)hts_close(fp); }
@@ -24,10 +26,10 @@ struct hts_release
 };
 
 /*! \brief An owned htslib object (null or valid), released by hts_release. */
-template <typename T>
-using hts_ptr = std::unique_ptr<T, hts_release>;
+template <typename T> using hts_ptr = std::unique_ptr<T, hts_release>;
 
-/*! \brief Close `fp` (owned) and report whether its last writes reached the file: hts_close's result. */
+/*! \brief Close `fp` (owned) and report whether its last writes reached the file: hts_close's
+ * result. */
 [[nodiscard]] inline int close_hts_file(hts_ptr<htsFile> & fp) noexcept
 {
     return fp == nullptr ? 0 : hts_close(fp.release());

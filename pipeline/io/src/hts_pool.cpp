@@ -1,4 +1,5 @@
-// The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the process shares.
+// The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the process
+// shares.
 #include "detail.hpp"
 #include "hts_handle.hpp"
 
@@ -11,9 +12,9 @@ namespace ksieve::io::detail
 namespace
 {
 
-// The process's htslib worker threads. Created at the first use, with the thread count asked then (the app
-// asks with its resolved -t every time); destroyed at exit, after every file (each closes before main
-// returns).
+// The process's htslib worker threads. Created at the first use, with the thread count asked then
+// (the app asks with its resolved -t every time); destroyed at exit, after every file (each closes
+// before main returns).
 class shared_pool
 {
 public:

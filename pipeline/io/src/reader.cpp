@@ -1,7 +1,8 @@
-// Opening an input: the path, stdin or URL opened, its format and compression found from its first bytes,
-// and the reader for them made (FASTA/FASTQ, SAM/BAM/CRAM, GenBank/EMBL) over the layers to peel.
-#include "codecs.hpp"
+// Opening an input: the path, stdin or URL opened, its format and compression found from its first
+// bytes, and the reader for them made (FASTA/FASTQ, SAM/BAM/CRAM, GenBank/EMBL) over the layers to
+// peel.
 #include "annotated.hpp"
+#include "codecs.hpp"
 #include "file_reader.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -22,7 +23,8 @@ namespace ksieve::io
 namespace detail
 {
 
-std::string record_message(std::string const & path, std::uint64_t const record, std::string const & what)
+std::string record_message(std::string const & path, std::uint64_t const record,
+                           std::string const & what)
 {
     std::string m{"'"};
     m += display_name(path);
@@ -53,7 +55,8 @@ std::string unsupported_message(std::string_view const head)
         return "bzip2-compressed input is not supported (decompress it first, e.g. bzip2 -dc)";
     if (starts("\x28\xB5\x2F\xFD"))
         return "zstd-compressed input is not supported (decompress it first, e.g. zstd -dc)";
-    return "not FASTA, FASTQ, SAM, BAM or CRAM (plain, gzip, BGZF, zstd, xz or bzip2): input starts with " +
+    return "not FASTA, FASTQ, SAM, BAM or CRAM (plain, gzip, BGZF, zstd, xz or bzip2): input "
+           "starts with " +
            (head.empty() ? std::string{"nothing"} : describe_byte(head.front()));
 }
 
@@ -91,12 +94,14 @@ content_kind classify_content(std::string_view const s)
         if (tag == "HD" || tag == "SQ" || tag == "RG" || tag == "PG" || tag == "CO")
             return content_kind::sam_text;
     }
-    if (!line.empty() && line[0] != '@' && line[0] != '>' && std::count(line.begin(), line.end(), '\t') >= 10)
+    if (!line.empty() && line[0] != '@' && line[0] != '>' &&
+        std::count(line.begin(), line.end(), '\t') >= 10)
         return content_kind::sam_text; // headerless SAM: 11 mandatory columns
     return content_kind::fastx;
 }
 
-// `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it is BGZF).
+// `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it
+// is BGZF).
 std::unique_ptr<byte_source> peel(hts_ptr<hFILE> hf, int const layers, bool const top_bgzf,
                                   reader_options const & options)
 {
@@ -131,10 +136,12 @@ bool detail::have_annotated_input() noexcept
     return false;
 }
 
-std::unique_ptr<reader> detail::make_annotated_reader(std::string path, std::unique_ptr<byte_source>,
+std::unique_ptr<reader> detail::make_annotated_reader(std::string path,
+                                                      std::unique_ptr<byte_source>,
                                                       annotated_format, reader_options const &)
 {
-    throw input_error{"'" + display_name(path) + "': GenBank and EMBL input need ksieve built with seqan3"};
+    throw input_error{"'" + display_name(path) +
+                      "': GenBank and EMBL input need ksieve built with seqan3"};
 }
 #endif
 
@@ -145,7 +152,8 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
     struct stat st
     {
     };
-    if (path != "-" && path.find("://") == std::string::npos && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (path != "-" && path.find("://") == std::string::npos && ::stat(path.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode))
         r->position_fd_ = last_opened_fd;
     return r;
 }
@@ -153,8 +161,8 @@ std::unique_ptr<reader> reader::open(std::string const & path, reader_options co
 namespace
 {
 
-// The input as an hFILE: stdin (a duplicate of its descriptor), a file, or a URL through htslib's plugins;
-// last_opened_fd is set for a file. \throws io_error naming the input.
+// The input as an hFILE: stdin (a duplicate of its descriptor), a file, or a URL through htslib's
+// plugins; last_opened_fd is set for a file. \throws io_error naming the input.
 hts_ptr<hFILE> open_input(std::string const & path)
 {
     hFILE * hf = nullptr;
@@ -185,18 +193,21 @@ hts_ptr<hFILE> open_input(std::string const & path)
     else
         hf = hopen(path.c_str(), "r"); // URLs through htslib's plugins
     if (hf == nullptr)
-        throw io_error{"'" + display_name(path) + "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
+        throw io_error{"'" + display_name(path) +
+                       "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
     return hts_ptr<hFILE>{hf};
 }
 
-// Up to 64 KiB of the first bytes of `hf`, left in it for the reader. \throws io_error naming the input.
+// Up to 64 KiB of the first bytes of `hf`, left in it for the reader. \throws io_error naming the
+// input.
 std::string peek_head(hFILE * const hf, std::string const & path)
 {
     std::string head(std::size_t{64} << 10, '\0');
     errno = 0;
     ssize_t const n = hpeek(hf, head.data(), head.size());
     if (n < 0)
-        throw io_error{"'" + display_name(path) + "': cannot read: " + std::strerror(errno != 0 ? errno : EIO)};
+        throw io_error{"'" + display_name(path) +
+                       "': cannot read: " + std::strerror(errno != 0 ? errno : EIO)};
     head.resize(static_cast<std::size_t>(n));
     return head;
 }
@@ -222,17 +233,20 @@ layered_content look_inside(std::string const & head)
     return c;
 }
 
-// The reader of an input that starts with `head`. \throws source_error (unsupported content) / io_error.
-std::unique_ptr<reader> reader_for(std::string const & path, hts_ptr<hFILE> hf, std::string const & head,
-                                   reader_options const & options)
+// The reader of an input that starts with `head`. \throws source_error (unsupported content) /
+// io_error.
+std::unique_ptr<reader> reader_for(std::string const & path, hts_ptr<hFILE> hf,
+                                   std::string const & head, reader_options const & options)
 {
     if (codec const c = codec_from_magic(head); c != codec::none)
     {
         // zstd, xz or bzip2: FASTA / FASTQ inside
-        if (classify_content(decompress_prefix(c, head, std::size_t{64} << 10)) != content_kind::fastx)
+        if (classify_content(decompress_prefix(c, head, std::size_t{64} << 10)) !=
+            content_kind::fastx)
             throw source_error{std::string{codec_name(c)} +
                                "-compressed SAM/BAM/CRAM is not supported (FASTA and FASTQ are)"};
-        return make_fastx_reader(path, make_codec_source(c, make_hfile_source(hf.release())), options);
+        return make_fastx_reader(path, make_codec_source(c, make_hfile_source(hf.release())),
+                                 options);
     }
     layered_content const in = look_inside(head);
     if (in.kind == content_kind::genbank || in.kind == content_kind::embl)
@@ -242,10 +256,12 @@ std::unique_ptr<reader> reader_for(std::string const & path, hts_ptr<hFILE> hf, 
             throw source_error{std::string{genbank ? "GenBank" : "EMBL"} +
                                " input needs ksieve built with seqan3 (convert it to FASTA first)"};
         return make_annotated_reader(path, peel(std::move(hf), in.depth, in.top_bgzf, options),
-                                     genbank ? annotated_format::genbank : annotated_format::embl, options);
+                                     genbank ? annotated_format::genbank : annotated_format::embl,
+                                     options);
     }
     if (in.kind == content_kind::fastx)
-        return make_fastx_reader(path, peel(std::move(hf), in.depth, in.top_bgzf, options), options);
+        return make_fastx_reader(path, peel(std::move(hf), in.depth, in.top_bgzf, options),
+                                 options);
     // htslib itself handles one gzip/BGZF layer of SAM and BAM, none of CRAM
     int const strip = in.kind == content_kind::cram ? in.depth : std::max(in.depth - 1, 0);
     if (strip == 0)

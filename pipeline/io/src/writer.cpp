@@ -1,5 +1,6 @@
-// Outputs that appear complete or not at all (output_file: temporaries beside the output, renamed into
-// place; their registry for signal handlers), text outputs with compression, and the record writers.
+// Outputs that appear complete or not at all (output_file: temporaries beside the output, renamed
+// into place; their registry for signal handlers), text outputs with compression, and the record
+// writers.
 #include "codecs.hpp"
 #include "detail.hpp"
 #include "hts_handle.hpp"
@@ -111,8 +112,9 @@ std::uint64_t name_hash(std::string_view const text) noexcept
     return h;
 }
 
-// The temporary beside `target`: "<target>.ksieve-tmp.<pid>[.<n>]" (n: the process's n-th output). A file
-// name that would pass name_max keeps the start of the target's and a hash of all of it instead.
+// The temporary beside `target`: "<target>.ksieve-tmp.<pid>[.<n>]" (n: the process's n-th output).
+// A file name that would pass name_max keeps the start of the target's and a hash of all of it
+// instead.
 std::string temporary_name(std::string const & target, unsigned const n)
 {
     std::string suffix = ".ksieve-tmp." + std::to_string(::getpid());
@@ -204,8 +206,9 @@ output_file::output_file(std::string path) : path_{std::move(path)}
     target_ = final_target(path_);
     static std::atomic<unsigned> counter{0};
     write_path_ = temporary_name(target_, counter.fetch_add(1));
+    // filter files written there name the output in their errors
+    name_written_file(write_path_, path_);
     slot_ = register_temporary(write_path_);
-    name_written_file(write_path_, path_); // filter files written there name the output in their errors
 }
 
 output_file::~output_file()
@@ -466,8 +469,8 @@ private:
         std::string const & wp = out_.write_path();
         errno = 0;
         detail::hts_ptr<hFILE> h;
-        // Opened under the output's own name, not the temporary one: a CRAM file's header holds the name it
-        // was opened under (its file id), which must not depend on the process id.
+        // Opened under the output's own name, not the temporary one: a CRAM file's header holds the
+        // name it was opened under (its file id), which must not depend on the process id.
         char const * name = path.c_str();
         if (standard_fd(wp) >= 0)
         {
@@ -539,8 +542,8 @@ public:
                         std::max(0, static_cast<int>(static_cast<unsigned char>(r.qual[i])) - 33));
                 qual = qual_.data();
             }
-            if (bam_set1(rec_.get(), r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0,
-                         r.seq.size(), r.seq.data(), qual, 0) < 0)
+            if (bam_set1(rec_.get(), r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0,
+                         nullptr, -1, -1, 0, r.seq.size(), r.seq.data(), qual, 0) < 0)
                 throw io_error{"'" + out_.path() + "': cannot store record '" + std::string{r.name} +
                                "' as SAM/BAM/CRAM (name longer than 254 characters?)"};
         }
@@ -563,7 +566,8 @@ public:
 private:
     output_file out_;
     seq_format input_;
-    // released in reverse: the file first (as htslib closes it with its header), then header and record
+    // released in reverse: the file first (as htslib closes it with its header), then header and
+    // record
     detail::hts_ptr<bam1_t> rec_;
     detail::hts_ptr<sam_hdr_t> hdr_;
     detail::hts_ptr<htsFile> fp_;

@@ -1,5 +1,6 @@
-// A filter file truncated while classify has it mapped (rewritten in place during the run): the run ends
-// with an error that names the filter, exit status 1 and no temporary left, instead of dying of SIGBUS.
+// A filter file truncated while classify has it mapped (rewritten in place during the run): the run
+// ends with an error that names the filter, exit status 1 and no temporary left, instead of dying
+// of SIGBUS.
 #include "test_helpers.hpp"
 
 #include <chrono>
@@ -60,7 +61,8 @@ TEST(filter_changes, a_filter_truncated_while_mapped_ends_the_run_with_an_error)
     temp_dir const tmp;
     std::string const filter = tmp / "lambda.ksf";
     std::string const examples = std::string{KSIEVE_TEST_DATA_DIR} + "/../../examples/data/";
-    ASSERT_EQ(run_ksieve("build -q -o '" + filter + "' '" + examples + "lambda.fa.gz'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q -o '" + filter + "' '" + examples + "lambda.fa.gz'", tmp).status,
+              0);
     std::string const reads = gunzip(examples + "reads.fq.gz", tmp);
     ASSERT_GT(reads.size(), 100000u);
     fs::path const out_dir = fs::path{tmp.path()} / "out";
@@ -84,7 +86,8 @@ TEST(filter_changes, a_filter_truncated_while_mapped_ends_the_run_with_an_error)
     std::signal(SIGPIPE, SIG_IGN);
     bool const mapped = wait_for(pid, [&] { return maps_file(pid, filter); });
     int fd = -1; // opened once the child reads the FIFO
-    ASSERT_TRUE(wait_for(pid, [&] { return (fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) >= 0; }))
+    ASSERT_TRUE(
+        wait_for(pid, [&] { return (fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) >= 0; }))
         << read_file(err);
     ASSERT_EQ(::fcntl(fd, F_SETFL, 0), 0);
     // enough reads for the first batch: the outputs (and their temporaries) are open then
@@ -100,11 +103,13 @@ TEST(filter_changes, a_filter_truncated_while_mapped_ends_the_run_with_an_error)
 
     EXPECT_TRUE(mapped);
     EXPECT_TRUE(writing);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    ASSERT_TRUE(WIFEXITED(status))
+        << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     EXPECT_EQ(WEXITSTATUS(status), 1);
     std::string const message = read_file(err);
     EXPECT_NE(message.find("ksieve: error: "), std::string::npos) << message;
-    EXPECT_NE(message.find("'" + filter + "' changed or was truncated while in use"), std::string::npos)
+    EXPECT_NE(message.find("'" + filter + "' changed or was truncated while in use"),
+              std::string::npos)
         << message;
     EXPECT_FALSE(has_temporary(out_dir));
     EXPECT_FALSE(fs::exists(novel));

@@ -1,5 +1,6 @@
-// Output names at the file system's limits and inputs that cannot be read as asked: a valid long output
-// name is written (its temporary stays within NAME_MAX), one past NAME_MAX is refused before any work, and
+// Output names at the file system's limits and inputs that cannot be read as asked: a valid long
+// output name is written (its temporary stays within NAME_MAX), one past NAME_MAX is refused before
+// any work, and
 // `--paired - -` is a usage error that says why.
 #include "test_helpers.hpp"
 
@@ -33,9 +34,13 @@ TEST(output_name_limits, build_and_classify_write_outputs_with_long_names)
     temp_dir const tmp;
     std::string const filter = tmp / long_name(252, ".ksf");
     std::string const short_filter = tmp / "lambda.ksf";
-    run_result const b = run_ksieve("build -q -o '" + filter + "' '" + examples("lambda.fa.gz") + "'", tmp);
+    run_result const b =
+        run_ksieve("build -q -o '" + filter + "' '" + examples("lambda.fa.gz") + "'", tmp);
     ASSERT_EQ(b.status, 0) << b.err;
-    ASSERT_EQ(run_ksieve("build -q -o '" + short_filter + "' '" + examples("lambda.fa.gz") + "'", tmp).status, 0);
+    ASSERT_EQ(
+        run_ksieve("build -q -o '" + short_filter + "' '" + examples("lambda.fa.gz") + "'", tmp)
+            .status,
+        0);
     EXPECT_EQ(read_file(filter), read_file(short_filter));
 
     std::string const novel = tmp / long_name(248, ".fq");
@@ -58,15 +63,15 @@ TEST(output_name_limits, a_name_past_name_max_is_refused_before_any_work)
     temp_dir const tmp;
     std::string const filter = tmp / long_name(NAME_MAX + 1, ".ksf");
     // the input does not exist: a check up front reports the name, not the input
-    run_result const b = run_ksieve("build -q -o '" + filter + "' '" + (tmp / "missing.fa") + "'", tmp);
+    run_result const b =
+        run_ksieve("build -q -o '" + filter + "' '" + (tmp / "missing.fa") + "'", tmp);
     EXPECT_EQ(b.status, 1);
     EXPECT_NE(b.err.find("File name too long"), std::string::npos) << b.err;
     EXPECT_EQ(b.err.find("missing.fa"), std::string::npos) << b.err;
     std::string const novel = tmp / long_name(NAME_MAX + 1, ".fq");
-    run_result const c =
-        run_ksieve("classify -q -f '" + (tmp / "missing.ksf") + "' --novel '" + novel + "' '" +
-                       examples("reads.fq.gz") + "'",
-                   tmp);
+    run_result const c = run_ksieve("classify -q -f '" + (tmp / "missing.ksf") + "' --novel '" +
+                                        novel + "' '" + examples("reads.fq.gz") + "'",
+                                    tmp);
     EXPECT_EQ(c.status, 1);
     EXPECT_NE(c.err.find("File name too long"), std::string::npos) << c.err;
     EXPECT_FALSE(has_temporary(tmp.path()));
@@ -76,7 +81,9 @@ TEST(output_name_limits, both_mates_from_stdin_is_a_usage_error)
 {
     temp_dir const tmp;
     std::string const filter = tmp / "lambda.ksf";
-    ASSERT_EQ(run_ksieve("build -q -o '" + filter + "' '" + examples("lambda.fa.gz") + "'", tmp).status, 0);
+    ASSERT_EQ(
+        run_ksieve("build -q -o '" + filter + "' '" + examples("lambda.fa.gz") + "'", tmp).status,
+        0);
     run_result const r = run_ksieve("classify -q -f '" + filter + "' --novel '" + (tmp / "n.fq") +
                                         "' --paired - - < '" + examples("reads.fq.gz") + "'",
                                     tmp);

@@ -1,6 +1,6 @@
-// Output names at the limits of the file system: temporaries of long names stay within NAME_MAX beside
-// their output, names that cannot be created are refused up front, and filter files written under a
-// temporary name report the output's own name in their errors.
+// Output names at the limits of the file system: temporaries of long names stay within NAME_MAX
+// beside their output, names that cannot be created are refused up front, and filter files written
+// under a temporary name report the output's own name in their errors.
 #include "io_test_helpers.hpp"
 
 #include <ksieve/filters/filter_file.hpp>
@@ -54,7 +54,8 @@ TEST(output_names, long_names_that_share_their_start_get_distinct_temporaries)
     std::string const stem(250, 's');
     output_file const a{(tmp.path() / (stem + "1.fq")).string()};
     output_file const b{(tmp.path() / (stem + "2.fq")).string()};
-    output_file const c{(tmp.path() / (stem + "1.fq")).string()}; // the same name again: the counter differs
+    output_file const c{
+        (tmp.path() / (stem + "1.fq")).string()}; // the same name again: the counter differs
     std::set<std::string> const names{a.write_path(), b.write_path(), c.write_path()};
     EXPECT_EQ(names.size(), 3u);
 }

@@ -1,8 +1,8 @@
 #pragma once
 /*! \file
- * \brief Filter files (one format for every filter type): writers, read-only mapped access, header reads.
- * The on-disk layout is specified in docs/file_format.md; docs/design.md (Filter files) says how files are
- * written, checked and mapped.
+ * \brief Filter files (one format for every filter type): writers, read-only mapped access, header
+ * reads. The on-disk layout is specified in docs/file_format.md; docs/design.md (Filter files) says
+ * how files are written, checked and mapped.
  */
 #include <cstdint>
 #include <filesystem>
@@ -45,16 +45,17 @@ struct shard_blob
     std::span<std::uint64_t const> words;
 };
 
-/*! \brief Write a filter file to `path` as it is ("-": standard output; a device or FIFO in place). Not
- * atomic: callers write to a temporary name and rename it. \pre shards.size() == 2^header.shard_bits.
- * \throws io_error naming the file (as name_written_file() says). Thread safety: no shared state. */
+/*! \brief Write a filter file to `path` as it is ("-": standard output; a device or FIFO in place).
+ * Not atomic: callers write to a temporary name and rename it. \pre shards.size() ==
+ * 2^header.shard_bits. \throws io_error naming the file (as name_written_file() says). Thread
+ * safety: no shared state. */
 void write_filter_file(std::filesystem::path const & path, filter_file_header const & header,
                        std::span<shard_blob const> shards);
 
-/*! \brief A filter file written shard by shard, in shard order (payloads first, the header last), so that
- * no shard is kept after it is written. `path` must be a regular file or a new one. Complete after
- * finish(); destroyed without finish(), the file is unfinished (the caller removes it).
- * \throws io_error naming the file. Thread safety: one thread at a time. */
+/*! \brief A filter file written shard by shard, in shard order (payloads first, the header last),
+ * so that no shard is kept after it is written. `path` must be a regular file or a new one.
+ * Complete after finish(); destroyed without finish(), the file is unfinished (the caller removes
+ * it). \throws io_error naming the file. Thread safety: one thread at a time. */
 class filter_file_stream
 {
 public:
@@ -85,7 +86,8 @@ struct load_options
 
 /*! \brief A filter file mapped read-only into memory, validated on open.
  * The shard word spans point into the mapping and stay valid while this object (or a copy of the
- * shared_ptr returned by open) lives. Thread safety: immutable after open; any number of readers. */
+ * shared_ptr returned by open) lives. Thread safety: immutable after open; any number of readers.
+ */
 class mapped_filter_file
 {
 public:
@@ -137,15 +139,16 @@ private:
     int mapping_slot_{-1}; // its entry for mapped_filter_name(), -1 if none
 };
 
-/*! \brief Name the file written at `path` (a temporary) `name` in the errors of write_filter_file and
- * filter_file_stream, until forget_written_file(path). Thread-safe. */
+/*! \brief Name the file written at `path` (a temporary) `name` in the errors of write_filter_file
+ * and filter_file_stream, until forget_written_file(path). Thread-safe. */
 void name_written_file(std::filesystem::path const & path, std::string name);
 /*! \brief Undo name_written_file(path). Thread-safe. */
 void forget_written_file(std::filesystem::path const & path) noexcept;
 
-/*! \brief The name of the filter file whose mapping (mapped_filter_file::open) holds `address`, nullptr if
- * none: for a SIGBUS handler, to name a file that was truncated while mapped. Async-signal-safe (lock-free,
- * no allocation); the name stays readable while that file is mapped. */
+/*! \brief The name of the filter file whose mapping (mapped_filter_file::open) holds `address`,
+ * nullptr if none: for a SIGBUS handler, to name a file that was truncated while mapped.
+ * Async-signal-safe (lock-free, no allocation); the name stays readable while that file is mapped.
+ */
 [[nodiscard]] char const * mapped_filter_name(void const * address) noexcept;
 
 /*! \brief Read only the header of a file (cheap; used by `info` and compatibility checks). */
