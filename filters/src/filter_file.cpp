@@ -1,3 +1,9 @@
+// The filter file format: the writers (whole or shard by shard), the mapping of a file and the
+// checks of its header, shard table, end marker and payloads (the bytes reach the disk through
+// file_sink).
+#include "file_sink.hpp"
+#include "mapped_ranges.hpp"
+
 #include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
@@ -25,6 +31,10 @@ namespace ksieve
 
 namespace
 {
+
+using detail::errno_text;
+using detail::file_sink;
+using detail::huge_mapping_bytes;
 
 constexpr char file_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'f', 'l'};
 constexpr char end_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'n', 'd'};
@@ -97,19 +107,11 @@ private:
     std::uint64_t pos_{0};
 };
 
-std::string errno_text()
-{
-    return std::strerror(errno);
-}
-
 // With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into anonymous
 // memory backed by transparent huge pages instead of being mapped from the page cache in 4 KiB pages, so that
 // a lookup in a table of gigabytes costs no TLB miss. Not the default: on the machines measured, zeroing the
 // fresh huge pages cost more than the page walks it saved (docs/design.md).
 constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
-
-// Mapped filter files of at least this size are advised to use huge pages (see mapped_filter_file::open).
-constexpr std::uint64_t huge_mapping_bytes = std::uint64_t{32} << 20;
 
 // The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on failure.
 void * load_anonymous(int const fd, std::uint64_t const size, std::string const & name)
@@ -138,217 +140,6 @@ void * load_anonymous(int const fd, std::uint64_t const size, std::string const 
     }
     return m;
 }
-
-// The destination of write_filter_file: the path opened as it is ("-" is stdout), every write checked.
-// direct: a regular file is written past the page cache (O_DIRECT) through an aligned staging buffer, where
-// the file system allows it: a filter of gigabytes is not copied into page-cache pages first (which cost more
-// CPU time than the build's last seconds of work), and it is dropped from the page cache at close anyway.
-// Bytes of a last partial block, and any write the file system refuses directly, go through the page cache.
-class file_sink
-{
-public:
-    explicit file_sink(std::filesystem::path const & path, bool const direct = false) : name_{path.string()}
-    {
-        if (name_ == "-")
-        {
-            fd_ = STDOUT_FILENO;
-            return;
-        }
-        fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd_ < 0)
-            throw io_error{"cannot create '" + name_ + "': " + errno_text()};
-        own_ = true;
-        struct stat st
-        {
-        };
-        regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
-#if defined(O_DIRECT)
-        if (direct && regular_)
-            start_direct();
-#else
-        (void)direct;
-#endif
-    }
-    ~file_sink()
-    {
-        if (own_ && fd_ >= 0)
-            ::close(fd_);
-        std::free(stage_);
-    }
-    file_sink(file_sink const &) = delete;
-    file_sink & operator=(file_sink const &) = delete;
-
-    // Overwrite bytes already written (a regular file's). \pre offset + size <= bytes written.
-    void write_at(std::uint64_t offset, void const * const data, std::uint64_t const size)
-    {
-        end_direct(); // (the bytes are all in the file, not in the staging buffer)
-        all(data, size,
-            [&](unsigned char const * const p, std::size_t const n)
-            {
-                ssize_t const done = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
-                offset += done > 0 ? static_cast<std::uint64_t>(done) : 0;
-                return done;
-            });
-    }
-
-    void write(void const * const data, std::uint64_t const size)
-    {
-        if (stage_ != nullptr)
-        {
-            stage(static_cast<unsigned char const *>(data), size);
-            return;
-        }
-        all(data, size,
-            [&](unsigned char const * const p, std::size_t const n) { return ::write(fd_, p, n); });
-        written_ += size;
-#if defined(SYNC_FILE_RANGE_WRITE)
-        // The disk write of a large file is started as it grows (it runs while the caller computes the next
-        // bytes), so that close() waits only for the last part.
-        if (regular_ && written_ - writeback_ >= writeback_step)
-        {
-            ::sync_file_range(fd_, static_cast<off_t>(writeback_), static_cast<off_t>(written_ - writeback_),
-                              SYNC_FILE_RANGE_WRITE); // advice only
-            writeback_ = written_;
-        }
-#endif
-    }
-    // A large filter file is flushed to the disk and dropped from the page cache, whose pages written with
-    // write() are small: a later reader maps it afresh in 2 MiB folios (huge pages, see
-    // mapped_filter_file::open), which makes its lookups cheaper than the re-read costs.
-    void close()
-    {
-        if (!own_)
-            return;
-        try
-        {
-            end_direct();
-        }
-        catch (...)
-        {
-            own_ = false;
-            ::close(fd_);
-            throw;
-        }
-        own_ = false;
-        if (written_ >= huge_mapping_bytes && regular_)
-        {
-            if (::fdatasync(fd_) != 0)
-            {
-                std::string const why = errno_text();
-                ::close(fd_);
-                throw io_error{"cannot write '" + name_ + "': " + why};
-            }
-            ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); // advice only
-        }
-        if (::close(fd_) != 0)
-            throw io_error{"cannot write '" + name_ + "': " + errno_text()};
-    }
-
-private:
-    static constexpr std::size_t stage_bytes = std::size_t{4} << 20;
-    static constexpr std::size_t direct_align = 4096; // covers the logical block size of common devices
-
-#if defined(O_DIRECT)
-    // O_DIRECT on the open file and a staging buffer, if both can be had (else plain writes).
-    void start_direct() noexcept
-    {
-        int const flags = ::fcntl(fd_, F_GETFL);
-        if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_DIRECT) != 0)
-            return;
-        stage_ = static_cast<unsigned char *>(std::aligned_alloc(direct_align, stage_bytes));
-        if (stage_ == nullptr)
-            ::fcntl(fd_, F_SETFL, flags);
-    }
-#endif
-
-    // Bytes into the staging buffer; each full buffer written directly.
-    void stage(unsigned char const * p, std::uint64_t size)
-    {
-        while (size > 0)
-        {
-            std::size_t const n = static_cast<std::size_t>(std::min<std::uint64_t>(size, stage_bytes - staged_));
-            std::memcpy(stage_ + staged_, p, n);
-            staged_ += n;
-            p += n;
-            size -= n;
-            if (staged_ == stage_bytes)
-                flush_stage(stage_bytes);
-        }
-    }
-
-    // The first `bytes` (a multiple of direct_align) of the staging buffer into the file; the rest moves to
-    // its front. A direct write the file system refuses (EINVAL) is made through the page cache instead.
-    void flush_stage(std::size_t const bytes)
-    {
-        auto put = [&](unsigned char const * const p, std::size_t const n)
-        {
-            ssize_t const done = ::write(fd_, p, n);
-            if (done < 0 && errno == EINVAL && direct_)
-            {
-                drop_direct_flag();
-                return ::write(fd_, p, n);
-            }
-            return done;
-        };
-        all(stage_, bytes, put);
-        written_ += bytes;
-        std::memmove(stage_, stage_ + bytes, staged_ - bytes);
-        staged_ -= bytes;
-    }
-
-    void drop_direct_flag() noexcept
-    {
-        int const flags = ::fcntl(fd_, F_GETFL);
-        if (flags >= 0)
-            ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT);
-        direct_ = false;
-    }
-
-    // The staged bytes written (whole blocks directly, the rest through the page cache); plain writes from
-    // then on.
-    void end_direct()
-    {
-        if (stage_ == nullptr)
-            return;
-        flush_stage(staged_ / direct_align * direct_align);
-        if (direct_)
-            drop_direct_flag();
-        if (staged_ > 0)
-            flush_stage(staged_);
-        std::free(stage_);
-        stage_ = nullptr;
-    }
-
-    // put(p, n) until size bytes are written (at most 1 GiB a call), retried on EINTR. \throws io_error
-    template <typename Put> void all(void const * const data, std::uint64_t size, Put && put)
-    {
-        auto const * p = static_cast<unsigned char const *>(data);
-        while (size > 0)
-        {
-            auto const chunk =
-                static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
-            ssize_t const n = put(p, chunk);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                throw io_error{"cannot write '" + name_ +
-                               "': " + (n < 0 ? errno_text() : std::string{"no progress"})};
-            p += n;
-            size -= static_cast<std::uint64_t>(n);
-        }
-    }
-
-    static constexpr std::uint64_t writeback_step = std::uint64_t{16} << 20;
-    std::string name_;
-    int fd_{-1};
-    bool own_{false};
-    bool regular_{false};
-    bool direct_{true};                // O_DIRECT still set while stage_ is
-    unsigned char * stage_{nullptr};   // the staging buffer of direct writes (nullptr: plain writes)
-    std::size_t staged_{0};            // bytes in it
-    std::uint64_t written_{0};
-    std::uint64_t writeback_{0}; // bytes whose disk write has been started
-};
 
 // Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked (so that
 // `/dev/zero` is refused at once) and never more than the memory budget allows.
@@ -576,6 +367,7 @@ void mapped_filter_file::release(std::span<std::uint64_t const> const words) con
 
 mapped_filter_file::~mapped_filter_file()
 {
+    detail::forget_mapping(mapping_slot_);
     if (map_ != nullptr)
         ::munmap(map_, size_);
 }
@@ -633,6 +425,10 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     f->map_ = m;
     f->file_backed_ =
         !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
+    // A fault in a mapping of the file (it was truncated while mapped) is named by
+    // mapped_filter_name().
+    if (f->file_backed_)
+        f->mapping_slot_ = detail::remember_mapping(m, f->size_, f->name_);
 #if defined(MADV_HUGEPAGE)
     // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages, so that
     // lookups in a table of gigabytes cost no page walk (advice only).

@@ -1,3 +1,5 @@
+// zeroed_memory: zero-filled, 64-byte aligned blocks (anonymous mappings for large ones, huge pages
+// advised and pages populated for writing; aligned operator new for small ones).
 #include <ksieve/filters/zeroed_memory.hpp>
 
 #include <algorithm>

@@ -205,6 +205,7 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         {
             throw usage_error{opt + " " + e.what()};
         }
+        io::check_output_name(path);
         for (std::size_t j = 0; j < i; ++j)
             if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
                 throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};
@@ -226,6 +227,8 @@ void check_filter_output_name(std::string const & option, std::string const & pa
         throw usage_error{option + " '" + path +
                           "': filter files are not compressed (they are used in place, "
                           "mapped from disk): name it without the compression suffix"};
+    if (!path.empty() && !is_stdout(path))
+        io::check_output_name(path);
 }
 
 void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,

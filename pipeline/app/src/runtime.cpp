@@ -3,6 +3,7 @@
 #include <ksieve/engine/cancel.hpp>
 #include <ksieve/io/io.hpp>
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter_file.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
 
@@ -11,7 +12,9 @@
 #include <csignal>
 #include <cstdint>
 #include <ctime>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include <omp.h>
 #include <unistd.h>
@@ -48,6 +51,42 @@ extern "C" void on_signal(int const sig) noexcept
         _exit(128 + sig);
     }
 }
+// Writes `text` to standard error (async-signal-safe).
+void write_stderr(char const * text) noexcept
+{
+    std::size_t n = std::strlen(text);
+    while (n > 0)
+    {
+        ssize_t const k = ::write(STDERR_FILENO, text, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return;
+        text += k;
+        n -= static_cast<std::size_t>(k);
+    }
+}
+
+// A filter file truncated while it is mapped (rewritten in place during the run) faults on the next
+// touch of a page past its new end: the run ends with an error naming it, the temporaries of its
+// outputs removed. A SIGBUS anywhere else (or sent by another process) keeps its default action.
+extern "C" void on_bus_error(int const sig, siginfo_t * const info, void *) noexcept
+{
+    char const * const name =
+        info != nullptr && info->si_code > 0 ? mapped_filter_name(info->si_addr) : nullptr;
+    if (name == nullptr)
+    {
+        std::signal(sig, SIG_DFL);
+        ::raise(sig); // delivered once the handler returns (a fault would also recur there)
+        return;
+    }
+    write_stderr("ksieve: error: filter file '");
+    write_stderr(name);
+    write_stderr("' changed or was truncated while in use (replace a filter by renaming a new file "
+                 "over it)\n");
+    io::remove_temporary_outputs();
+    _exit(1);
+}
 } // namespace
 
 void install_interrupt_handler() noexcept
@@ -65,6 +104,13 @@ void install_interrupt_handler() noexcept
             continue;
         sigaction(sig, &sa, nullptr);
     }
+    struct sigaction bus
+    {
+    };
+    bus.sa_sigaction = on_bus_error;
+    sigemptyset(&bus.sa_mask);
+    bus.sa_flags = SA_SIGINFO;
+    sigaction(SIGBUS, &bus, nullptr);
     // A reader of our stdout that goes away (`| head`) makes writes fail with EPIPE, reported and cleaned
     // up like any write error, instead of killing the process with temporary files left behind.
     std::signal(SIGPIPE, SIG_IGN);

@@ -1,3 +1,5 @@
+// Record batches (copies that rebase their views), format names and output formats by extension,
+// and the helpers that turn parsed offsets into record views.
 #include "detail.hpp"
 
 #include <htslib/sam.h>

@@ -1,3 +1,5 @@
+// zstd, xz and bzip2 input (decoders as byte sources), compression suffixes of output names, and
+// the parallel block compressor of compressed outputs (BGZF, zstd, xz, bzip2).
 #include "codecs.hpp"
 
 #include <ksieve/io/io.hpp>

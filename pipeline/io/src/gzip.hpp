@@ -15,8 +15,8 @@ namespace ksieve::io::detail
 
 enum class gzip_backend
 {
-    zlib,
-    isal
+    zlib, //!< zlib's inflate
+    isal  //!< ISA-L's igzip (where the build found it)
 };
 
 // True when ISA-L was found at build time (the isal backend exists).

@@ -1,7 +1,7 @@
+// The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the process
+// shares.
 #include "detail.hpp"
-
-#include <htslib/hts.h>
-#include <htslib/thread_pool.h>
+#include "hts_handle.hpp"
 
 #include <algorithm>
 #include <mutex>
@@ -12,31 +12,26 @@ namespace ksieve::io::detail
 namespace
 {
 
-// The process's htslib worker threads. Created at the first use, with the thread count asked then (the app
-// asks with its resolved -t every time); destroyed at exit, after every file (each closes before main
-// returns).
+// The process's htslib worker threads. Created at the first use, with the thread count asked then
+// (the app asks with its resolved -t every time); destroyed at exit, after every file (each closes
+// before main returns).
 class shared_pool
 {
 public:
     htsThreadPool * get(unsigned const threads)
     {
         std::lock_guard<std::mutex> const lock{mutex_};
-        if (pool_.pool == nullptr)
+        if (threads_ == nullptr)
         {
-            pool_.pool = hts_tpool_init(static_cast<int>(std::max(1u, threads)));
-            pool_.qsize = 0;
+            threads_.reset(hts_tpool_init(static_cast<int>(std::max(1u, threads))));
+            pool_ = htsThreadPool{threads_.get(), 0};
         }
-        return pool_.pool == nullptr ? nullptr : &pool_;
-    }
-
-    ~shared_pool()
-    {
-        if (pool_.pool != nullptr)
-            hts_tpool_destroy(pool_.pool);
+        return threads_ == nullptr ? nullptr : &pool_;
     }
 
 private:
     std::mutex mutex_;
+    hts_ptr<hts_tpool> threads_;
     htsThreadPool pool_{nullptr, 0};
 };
 

@@ -1,3 +1,5 @@
+// Paired input: two mate files read in lock step, or one interleaved file split into mates; mate
+// names checked.
 #include "detail.hpp"
 
 #include <ksieve/filters/error.hpp>

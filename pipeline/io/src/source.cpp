@@ -1,3 +1,5 @@
+// Byte sources of input: plain hFILE bytes, BGZF through htslib, and gzip inflated on a worker
+// thread by zlib or ISA-L (every member checked).
 #include "detail.hpp"
 #include "gzip.hpp"
 

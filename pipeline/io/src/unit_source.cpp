@@ -1,3 +1,5 @@
+// unit_source: the inputs of a run (single files, pairs or interleaved files, one after the other)
+// read as units (a read or a pair), with the run's progress through them.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/io/unit_source.hpp>
 
@@ -28,6 +30,10 @@ unit_source::unit_source(input_args const & args, io::reader_options const & opt
     if (args_.paired && args_.inputs.size() % 2 != 0)
         throw usage_error{"--paired needs the inputs in pairs (R1 R2 [R1 R2 ...]); got " +
                           std::to_string(args_.inputs.size()) + " files"};
+    if (args_.paired && std::count(args_.inputs.begin(), args_.inputs.end(), "-") > 1)
+        throw usage_error{
+            "--paired: both mates cannot be read from stdin ('-' given twice); give the mates "
+            "as two files, or interleave them and use --interleaved -"};
     open_next();
 }
 

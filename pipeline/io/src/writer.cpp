@@ -1,7 +1,12 @@
+// Outputs that appear complete or not at all (output_file: temporaries beside the output, renamed
+// into place; their registry for signal handlers), text outputs with compression, and the record
+// writers.
 #include "codecs.hpp"
 #include "detail.hpp"
+#include "hts_handle.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter_file.hpp>
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
@@ -16,6 +21,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -94,7 +100,53 @@ void unregister_temporary(int const slot) noexcept
         temp_registry[slot].state.store(0, std::memory_order_release);
 }
 
+// Bytes of a file name (one path component) that every file system ksieve writes to accepts.
+constexpr std::size_t name_max = NAME_MAX;
+
+// The FNV-1a hash of `text`.
+std::uint64_t name_hash(std::string_view const text) noexcept
+{
+    std::uint64_t h = 0xcbf29ce484222325;
+    for (char const c : text)
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3;
+    return h;
+}
+
+// The temporary beside `target`: "<target>.ksieve-tmp.<pid>[.<n>]" (n: the process's n-th output).
+// A file name that would pass name_max keeps the start of the target's and a hash of all of it
+// instead.
+std::string temporary_name(std::string const & target, unsigned const n)
+{
+    std::string suffix = ".ksieve-tmp." + std::to_string(::getpid());
+    if (n != 0)
+    {
+        suffix += '.';
+        suffix += std::to_string(n);
+    }
+    std::size_t const slash = target.rfind('/');
+    std::size_t const base_at = slash == std::string::npos ? 0 : slash + 1;
+    std::string_view const base = std::string_view{target}.substr(base_at);
+    if (base.size() + suffix.size() <= name_max)
+        return target + suffix;
+    char hash[24];
+    std::snprintf(hash, sizeof hash, ".%016llx", static_cast<unsigned long long>(name_hash(base)));
+    std::size_t const keep = name_max - suffix.size() - std::strlen(hash);
+    return target.substr(0, base_at) + std::string{base.substr(0, keep)} + hash + suffix;
+}
+
 } // namespace
+
+void check_output_name(std::string const & path)
+{
+    check_writable_compression(path);
+    if (path == "-" || is_special_path(path))
+        return;
+    std::size_t const slash = path.rfind('/');
+    std::size_t const name = path.size() - (slash == std::string::npos ? 0 : slash + 1);
+    if (name > name_max)
+        throw io_error{"'" + path + "': cannot create: " + std::strerror(ENAMETOOLONG) +
+                       " (a file name has at most " + std::to_string(name_max) + " bytes)"};
+}
 
 // The path a symbolic link finally names (relative targets resolved against the link's directory), also when
 // that file does not exist yet; `path` itself if it is not a link.
@@ -153,20 +205,20 @@ output_file::output_file(std::string path) : path_{std::move(path)}
     in_place_ = false;
     target_ = final_target(path_);
     static std::atomic<unsigned> counter{0};
-    unsigned const n = counter.fetch_add(1);
-    write_path_ = target_ + ".ksieve-tmp." + std::to_string(::getpid());
-    if (n != 0)
-    {
-        write_path_ += '.';
-        write_path_ += std::to_string(n);
-    }
+    write_path_ = temporary_name(target_, counter.fetch_add(1));
+    // filter files written there name the output in their errors
+    name_written_file(write_path_, path_);
     slot_ = register_temporary(write_path_);
 }
 
 output_file::~output_file()
 {
-    if (!committed_ && !in_place_)
-        ::unlink(write_path_.c_str());
+    if (!in_place_)
+    {
+        if (!committed_)
+            ::unlink(write_path_.c_str());
+        forget_written_file(write_path_);
+    }
     unregister_temporary(slot_);
 }
 
@@ -393,20 +445,8 @@ public:
                writer_options const & options)
         : out_{path}, input_{input}
     {
-        try
-        {
-            open(path, output, gz, options);
-        }
-        catch (...)
-        {
-            release();
-            throw;
-        }
+        open(path, output, gz, options);
     }
-
-    ~hts_writer() override { release(); }
-    hts_writer(hts_writer const &) = delete;
-    hts_writer & operator=(hts_writer const &) = delete;
 
 private:
     void open(std::string const & path, seq_format const output, bool const gz,
@@ -428,44 +468,44 @@ private:
         }
         std::string const & wp = out_.write_path();
         errno = 0;
+        detail::hts_ptr<hFILE> h;
+        // Opened under the output's own name, not the temporary one: a CRAM file's header holds the
+        // name it was opened under (its file id), which must not depend on the process id.
+        char const * name = path.c_str();
         if (standard_fd(wp) >= 0)
         {
             int const fd = ::dup(standard_fd(wp));
-            hFILE * const h = fd < 0 ? nullptr : hdopen(fd, "w");
+            h.reset(fd < 0 ? nullptr : hdopen(fd, "w"));
             if (h == nullptr && fd >= 0)
                 ::close(fd);
-            fp_ = h == nullptr ? nullptr : hts_hopen(h, "-", mode.c_str());
-            if (fp_ == nullptr && h != nullptr)
-                hclose_abruptly(h);
+            name = "-";
         }
         else
+            h.reset(hopen(wp.c_str(), "w"));
+        fp_.reset(h == nullptr ? nullptr : hts_hopen(h.get(), name, mode.c_str()));
+        if (fp_ != nullptr)
+            (void)h.release(); // fp_ owns it
+        else if (h != nullptr)
         {
-            // Opened under the output's own name, not the temporary one: a CRAM file's header holds the name
-            // it was opened under (its file id), which must not depend on the process id.
-            hFILE * const h = hopen(wp.c_str(), "w");
-            fp_ = h == nullptr ? nullptr : hts_hopen(h, path.c_str(), mode.c_str());
-            if (fp_ == nullptr && h != nullptr)
-            {
-                int const e = errno;
-                hclose_abruptly(h);
-                errno = e;
-            }
+            int const e = errno;
+            h.reset();
+            errno = e;
         }
         if (fp_ == nullptr)
             throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
         if (output == seq_format::cram)
-            (void)hts_set_opt(fp_, CRAM_OPT_NO_REF, 1);
+            (void)hts_set_opt(fp_.get(), CRAM_OPT_NO_REF, 1);
         if (options.threads > 1)
             if (htsThreadPool * const pool = detail::hts_thread_pool(options.threads); pool != nullptr)
-                (void)hts_set_thread_pool(fp_, pool);
+                (void)hts_set_thread_pool(fp_.get(), pool);
         std::string const text =
             options.sam_header.empty() ? std::string{"@HD\tVN:1.6\tSO:unknown\n"} : options.sam_header;
-        hdr_ = sam_hdr_parse(text.size(), text.c_str());
+        hdr_.reset(sam_hdr_parse(text.size(), text.c_str()));
         if (hdr_ == nullptr)
             throw io_error{"'" + path + "': invalid SAM header for the output"};
-        if (sam_hdr_write(fp_, hdr_) < 0)
+        if (sam_hdr_write(fp_.get(), hdr_.get()) < 0)
             throw io_error{"'" + path + "': write failed: " + errno_text(errno)};
-        rec_ = bam_init1();
+        rec_.reset(bam_init1());
         if (rec_ == nullptr)
             throw std::bad_alloc{};
     }
@@ -502,12 +542,12 @@ public:
                         std::max(0, static_cast<int>(static_cast<unsigned char>(r.qual[i])) - 33));
                 qual = qual_.data();
             }
-            if (bam_set1(rec_, r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0,
-                         r.seq.size(), r.seq.data(), qual, 0) < 0)
+            if (bam_set1(rec_.get(), r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0,
+                         nullptr, -1, -1, 0, r.seq.size(), r.seq.data(), qual, 0) < 0)
                 throw io_error{"'" + out_.path() + "': cannot store record '" + std::string{r.name} +
                                "' as SAM/BAM/CRAM (name longer than 254 characters?)"};
         }
-        if (sam_write1(fp_, hdr_, rec_) < 0)
+        if (sam_write1(fp_.get(), hdr_.get(), rec_.get()) < 0)
             throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
     }
 
@@ -516,34 +556,21 @@ public:
         if (closed_)
             return;
         closed_ = true;
-        htsFile * const fp = fp_;
-        fp_ = nullptr;
         errno = 0;
-        if (hts_close(fp) != 0)
+        if (detail::close_hts_file(fp_) != 0)
             throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
     }
 
     void commit() override { out_.commit(); }
 
 private:
-    void release() noexcept
-    {
-        if (fp_ != nullptr)
-            (void)hts_close(fp_);
-        fp_ = nullptr;
-        if (hdr_ != nullptr)
-            sam_hdr_destroy(hdr_);
-        hdr_ = nullptr;
-        if (rec_ != nullptr)
-            bam_destroy1(rec_);
-        rec_ = nullptr;
-    }
-
     output_file out_;
     seq_format input_;
-    htsFile * fp_{nullptr};
-    sam_hdr_t * hdr_{nullptr};
-    bam1_t * rec_{nullptr};
+    // released in reverse: the file first (as htslib closes it with its header), then header and
+    // record
+    detail::hts_ptr<bam1_t> rec_;
+    detail::hts_ptr<sam_hdr_t> hdr_;
+    detail::hts_ptr<htsFile> fp_;
     std::string qual_;
     bool closed_{false};
 };

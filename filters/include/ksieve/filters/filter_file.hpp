@@ -1,46 +1,8 @@
 #pragma once
 /*! \file
- * \brief The ksieve filter file format (one format for every filter type) and read-only mmap access.
- *
- * Layout, all integers little-endian, written field by field (format version 3; version 2 has no
- * sampling fields and holds every k-mer; version 1 has no key split fields either and holds the whole key
- * space):
- *
- * | offset | size | field |
- * |---|---|---|
- * | 0  | 8 | magic "KSIEVEfl" |
- * | 8  | 4 | format version (3) |
- * | 12 | 4 | header size in bytes H (everything up to and including the header checksum) |
- * | 16 | 4 | filter type (filter_type) |
- * | 20 | 4 | k |
- * | 24 | 4 | flags: bit 0 canonical |
- * | 28 | 4 | hash id (hash_id) |
- * | 32 | 8 | hash seed |
- * | 40 | 8 | target fpr (IEEE-754 double bits) |
- * | 48 | 8 | expected keys as configured |
- * | 56 | 4 | shard bits s (2^s shards) |
- * | 60 | 4 | number of type-level parameters P |
- * | 64 | 8P | type-level parameters (u64) |
- * | 64+8P | 8 | key split S (version >= 2; 1 = the whole key space, at most key_parts::max_split) |
- * | 72+8P | 8W | bitmap of the parts of S held, W = ceil(S / 64) words, bits >= S zero, not all zero |
- * | 72+8P+8W | 4 | sampling scheme (version >= 3): 0 every k-mer, 1 minimizers (sampling.hpp) |
- * | 76+8P+8W | 4 | sampling window W (1 for scheme 0, 2 .. max_sampling_window for scheme 1) |
- * | .. | .. | shard table, 2^s entries: offset u64, words u64, payload checksum u64, parameter count
- *              u32, reserved u32 (0), parameters u64[count] |
- * | H-8 | 8 | header checksum (checksum64 of bytes [0, H-8)) |
- * | .. | .. | zero padding to a multiple of 64, then each shard payload (words), each starting at a multiple
- *              of 64 bytes, zero padding between |
- * | end-24 | 8 | end magic "KSIEVEnd" |
- * | end-16 | 8 | total file size in bytes (catches truncation and appended garbage) |
- * | end-8  | 8 | checksum of the shard checksums |
- *
- * Readers refuse: a wrong magic ("not a ksieve filter file"), a version above format_version ("written
- * by a newer ksieve"), header/table bounds outside the file, a header checksum mismatch, a missing end
- * marker or wrong size (truncated), and (unless verification is switched off) any payload checksum
- * mismatch. Every message names the file.
- *
- * Thread safety: filter_file_writer is single-threaded; a mapped_filter_file is immutable after open
- * and may be read from any number of threads.
+ * \brief Filter files (one format for every filter type): writers, read-only mapped access, header
+ * reads. The on-disk layout is specified in docs/file_format.md; docs/design.md (Filter files) says
+ * how files are written, checked and mapped.
  */
 #include <cstdint>
 #include <filesystem>
@@ -83,20 +45,17 @@ struct shard_blob
     std::span<std::uint64_t const> words;
 };
 
-/*! \brief Write a filter file to `path` as it is ("-": standard output; a device or FIFO is written in
- * place). Not atomic by itself: the ksieve commands write to the temporary name of an io::output_file and
- * rename it into place, so that a failed run leaves nothing behind. \pre shards.size() ==
- * 2^header.shard_bits. \throws io_error naming the file. Thread safety: none needed (no shared state). */
+/*! \brief Write a filter file to `path` as it is ("-": standard output; a device or FIFO in place).
+ * Not atomic: callers write to a temporary name and rename it. \pre shards.size() ==
+ * 2^header.shard_bits. \throws io_error naming the file (as name_written_file() says). Thread
+ * safety: no shared state. */
 void write_filter_file(std::filesystem::path const & path, filter_file_header const & header,
                        std::span<shard_blob const> shards);
 
-/*! \brief A filter file written shard by shard, in shard order, as the shards are made (a set operation's
- * result, so that no shard is kept after it is written): the payloads first, after room for a header whose
- * shards all have `max_shard_params` parameters, then the end marker, then the header (the zeros left
- * between the header and the first payload are padding readers accept). `path` must be a regular file or a
- * new one (it is overwritten at its start at the end). The file is complete after finish(); destroy the
- * object without finish() to give up (the caller removes the file). \throws io_error naming the file.
- * Thread safety: one thread at a time. */
+/*! \brief A filter file written shard by shard, in shard order (payloads first, the header last),
+ * so that no shard is kept after it is written. `path` must be a regular file or a new one.
+ * Complete after finish(); destroyed without finish(), the file is unfinished (the caller removes
+ * it). \throws io_error naming the file. Thread safety: one thread at a time. */
 class filter_file_stream
 {
 public:
@@ -127,7 +86,8 @@ struct load_options
 
 /*! \brief A filter file mapped read-only into memory, validated on open.
  * The shard word spans point into the mapping and stay valid while this object (or a copy of the
- * shared_ptr returned by open) lives. */
+ * shared_ptr returned by open) lives. Thread safety: immutable after open; any number of readers.
+ */
 class mapped_filter_file
 {
 public:
@@ -176,7 +136,20 @@ private:
     unsigned char const * bytes_{nullptr};
     filter_file_header header_;
     std::vector<shard_entry> shards_;
+    int mapping_slot_{-1}; // its entry for mapped_filter_name(), -1 if none
 };
+
+/*! \brief Name the file written at `path` (a temporary) `name` in the errors of write_filter_file
+ * and filter_file_stream, until forget_written_file(path). Thread-safe. */
+void name_written_file(std::filesystem::path const & path, std::string name);
+/*! \brief Undo name_written_file(path). Thread-safe. */
+void forget_written_file(std::filesystem::path const & path) noexcept;
+
+/*! \brief The name of the filter file whose mapping (mapped_filter_file::open) holds `address`,
+ * nullptr if none: for a SIGBUS handler, to name a file that was truncated while mapped.
+ * Async-signal-safe (lock-free, no allocation); the name stays readable while that file is mapped.
+ */
+[[nodiscard]] char const * mapped_filter_name(void const * address) noexcept;
 
 /*! \brief Read only the header of a file (cheap; used by `info` and compatibility checks). */
 [[nodiscard]] filter_file_header read_filter_header(std::filesystem::path const & path);

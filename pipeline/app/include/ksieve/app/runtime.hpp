@@ -14,10 +14,12 @@
 namespace ksieve
 {
 
-/*! \brief Install the handler of SIGINT, SIGTERM and SIGHUP, except those the parent set to be ignored (the
- * first signal sets the flag, so that the run stops at the next check and removes its temporary outputs; a
- * second one more than a second later ends the process at once, exit 128 + signal) and ignore SIGPIPE (a
- * closed stdout then fails the write with EPIPE, an io_error). */
+/*! \brief Install the handler of SIGINT, SIGTERM and SIGHUP, except those the parent set to be
+ * ignored (the first signal sets the flag, so that the run stops at the next check and removes its
+ * temporary outputs; a second one more than a second later ends the process at once, exit 128 +
+ * signal) and ignore SIGPIPE (a closed stdout then fails the write with EPIPE, an io_error); a
+ * SIGBUS in a mapped filter file (truncated while in use) ends the process with an error naming it,
+ * exit 1, temporaries removed. */
 void install_interrupt_handler() noexcept;
 /*! \brief Clear the cancel token and forget an earlier signal (tests). */
 void reset_interrupt() noexcept;

@@ -174,11 +174,13 @@ public:
 [[nodiscard]] std::string final_target(std::string path);
 
 /*! \brief An output destination that appears complete or not at all.
- * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same directory and
- * renamed over `path` on commit(). A symbolic link is followed to the file it finally names, and that file is
- * handled by these rules (the link stays a link, also when its target does not exist yet). "-" is stdout;
- * character and block devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place and
- * never replaced. Destroying an uncommitted output removes the temporary file. \throws io_error if `path`
+ * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same
+ * directory (a file name that would pass NAME_MAX keeps its start and a hash of the whole name) and
+ * renamed over `path` on commit(); filter files written there name `path` in their errors. A
+ * symbolic link is followed to the file it finally names, and that file is handled by these rules
+ * (the link stays a link, also when its target does not exist yet). "-" is stdout; character and
+ * block devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place and never
+ * replaced. Destroying an uncommitted output removes the temporary file. \throws io_error if `path`
  * is a directory. Thread safety: distinct objects may be used from distinct threads. */
 class output_file
 {
@@ -237,6 +239,11 @@ struct writer_options
 /*! \brief Refuse an output path whose compression suffix ksieve cannot write (".lz4", ".zip", ...; any
  * case; "-" is stdout). \throws io_error naming the path and the suffix. Thread-safe. */
 void check_writable_compression(std::string const & path);
+
+/*! \brief Refuse, before any work, an output path that cannot be created by its name: a compression
+ * suffix that cannot be written (check_writable_compression) or a file name (its last component)
+ * longer than NAME_MAX bytes. \throws io_error naming the path. Thread-safe. */
+void check_output_name(std::string const & path);
 
 /*! \brief A text output (reads, reports, tables) that appears complete or not at all (output_file),
  * compressed by its name like the read outputs: `.gz` (BGZF), `.zst`, `.xz`, `.bz2`, in independent members
