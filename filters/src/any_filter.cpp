@@ -550,7 +550,7 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
     if (i == parts.size())
         return;
     throw incompatible_error{"filter '" + names[i] + "' holds only " + parts[i].describe() +
-                             " of the key space (build --shard), but no filter given holds " +
+                             " of the key space (build --part), but no filter given holds " +
                              union_of_split(parts, parts[i].split).describe_missing() +
                              ": k-mers there would all be misses (give every part as -f, or their merge)"};
 }
@@ -662,7 +662,7 @@ key_parts result_parts_of(std::span<any_filter const * const> const inputs,
     key_parts result = union_of_split(parts, parts[i].split);
     if (!one_split)
         throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" + parts[i].describe() +
-                                 " of the key space, from build --shard) with filters of the whole key space "
+                                 " of the key space, from build --part) with filters of the whole key space "
                                  "or of another split while " +
                                  result.describe_missing() +
                                  " are missing: the result could not tell which k-mers it lacks (merge all "

@@ -749,7 +749,7 @@ TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchec
 
 } // namespace
 
-// Format version 2 records the key parts a filter holds (build --shard I/S); bitmaps of several words.
+// Format version 2 records the key parts a filter holds (build --part I/S); bitmaps of several words.
 TEST_F(filter_file_test, key_parts_round_trip_and_are_validated)
 {
     hand_made h = make_hand_made();

@@ -52,7 +52,7 @@ filter_config build_config(build_args const & args, unsigned const threads)
 
 run_summary run_build(build_args const & args)
 {
-    shard_range const * const range = args.part ? &*args.part : nullptr; // build --part I/S
+    key_part_range const * const range = args.part ? &*args.part : nullptr; // build --part I/S
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_build_options(args);
     unsigned const threads = resolve_threads(args.common.threads);

@@ -3,7 +3,7 @@
 #include "app_detail.hpp"
 
 #include <ksieve/engine/dedup.hpp>
-#include <ksieve/filters/admission_filter.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
@@ -40,7 +40,7 @@ std::uint64_t dedup_skip_at(dedup_args const & args)
     return args.save_filter.empty() ? args.out.min_count : 0;
 }
 
-// Whether --prefilter (see admission_filter) is asked, where it applies: a lossy quotient filter,
+// Whether --prefilter (see prefiltered_filter) is asked, where it applies: a lossy quotient filter,
 // normalization (a rule that needs three sightings or more: a prefilter false positive adds one to a k-mer's
 // count, which changes a hit only for a k-mer seen exactly C - 1 times; with C = 2 it would be a false hit
 // for every k-mer seen once), and no saved filter (which must hold every k-mer seen). \throws usage_error
@@ -102,7 +102,7 @@ class deduplicator
 public:
     deduplicator(dedup_args const & args, any_filter & filter, kmer_params const & kmer,
                  unsigned const threads)
-        : filter_{filter}, admission_{dynamic_cast<admission_filter *>(&filter)}, threads_{threads},
+        : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)}, threads_{threads},
           resolvable_{filter.collision_keys()},
           query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads},
           speculator_{threads}, rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
@@ -128,13 +128,13 @@ public:
         }
         else
             engine_.dedup_serial(filter_, keys_, rule_, item.results, filter_name_);
-        if (admission_ != nullptr) // the end of a batch for the prefilter
-            commit_round(*admission_, threads_);
+        if (prefiltered_ != nullptr) // the end of a batch for the prefilter
+            commit_round(*prefiltered_, threads_);
     }
 
 private:
     any_filter & filter_;
-    admission_filter * const admission_; // the filter, when it has a prefilter
+    prefiltered_filter * const prefiltered_; // the filter, when it has a prefilter
     unsigned const threads_;
     bool const resolvable_; // a quotient filter: collision keys make in-batch resolution exact
     std::vector<any_filter const *> const query_filters_;
@@ -184,7 +184,7 @@ run_summary run_dedup(dedup_args const & args)
     filter_config const cfg = dedup_config(args, threads);
     std::unique_ptr<any_filter> filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
     if (prefilter)
-        filter = std::make_unique<admission_filter>(std::move(filter), prefilter_bytes(args));
+        filter = std::make_unique<prefiltered_filter>(std::move(filter), prefilter_bytes(args));
 
     unit_source source{args.input, detail::reader_opts(threads)};
     detail::output_set outputs{args.out, source, threads, source.paired()};

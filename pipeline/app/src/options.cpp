@@ -13,7 +13,7 @@
 namespace ksieve
 {
 
-shard_range parse_part(std::string const & text)
+key_part_range parse_part(std::string const & text)
 {
     auto const slash = text.find('/');
     auto bad = [&]
@@ -26,7 +26,7 @@ shard_range parse_part(std::string const & text)
             throw bad();
         return std::stoull(s);
     };
-    shard_range r{parse(text.substr(0, slash)), parse(text.substr(slash + 1))};
+    key_part_range r{parse(text.substr(0, slash)), parse(text.substr(slash + 1))};
     if (r.count == 0 || r.index >= r.count)
         throw bad();
     if (r.count > key_parts::max_split)

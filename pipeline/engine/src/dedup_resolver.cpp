@@ -135,7 +135,7 @@ void dedup_resolver::track(batch_keys const & keys, std::size_t const u, std::ui
     }
 }
 
-void commit_round(admission_filter & filter, unsigned const threads)
+void commit_round(prefiltered_filter & filter, unsigned const threads)
 {
     std::size_t const shards = filter.num_shards();
 #pragma omp parallel for num_threads(threads < 1 ? 1u : threads) schedule(dynamic, 4)

@@ -71,7 +71,7 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
 }
 
 // The filters' units (unit[i]: the first filter of filter i's unit). The quotient-filter parts of one split
-// (build --shard) whose parts do not overlap count as one filter, their merge: a k-mer's count is the sum of
+// (build --part) whose parts do not overlap count as one filter, their merge: a k-mer's count is the sum of
 // theirs, as in the full build, where a fingerprint that keys of several parts share holds their summed
 // count. Every other filter is a unit of its own.
 void assign_units(std::span<any_filter const * const> const filters, std::vector<std::uint32_t> & unit)
@@ -136,7 +136,7 @@ void count_in(any_filter const & f, std::uint64_t const * const keys, std::size_
         for (std::size_t p = 0; p < n; ++p)
             counts[s.index[p]] = s.result[p];
     }
-    // A Bloom or cuckoo filter of some parts of the key space (build --shard) answers only for keys there:
+    // A Bloom or cuckoo filter of some parts of the key space (build --part) answers only for keys there:
     // elsewhere its answers could only be false positives. A quotient filter part keeps them: a fingerprint
     // it shares with a key of another part answers as in the full build.
     key_parts const & parts = f.parts();
@@ -257,7 +257,7 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
     out.offset.resize(n + 1);
     // Without a key range or sampling the number of keys of a unit is known before hashing: exact offsets.
     // Otherwise offsets are upper bounds, and a sampled batch is compacted afterwards, so that the keys of
-    // consecutive units are contiguous (a range keeps its gaps: build --shard only inserts).
+    // consecutive units are contiguous (a range keeps its gaps: build --part only inserts).
     std::size_t const k = kmer_.k;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)

@@ -333,7 +333,7 @@ TEST(engine, sketches_of_several_threads_equal_the_serial_sketch)
     }
 }
 
-// Filters of some key parts (build --shard) together answer as the full build. Bloom parts answer only for
+// Filters of some key parts (build --part) together answer as the full build. Bloom parts answer only for
 // keys of their parts: a key's value is the answer of the filter holding its part, never a false positive
 // from another part's filter (oracle: each key asked of its part's filter alone). Quotient filter parts all
 // answer, their counts added (oracle: one filter of all the keys).
@@ -417,7 +417,7 @@ TEST(engine, filters_of_key_parts_answer_as_the_full_build)
 namespace
 {
 
-// dedup with a prefilter (admission_filter): dedup_speculator on one filter against the read-by-read
+// dedup with a prefilter (prefiltered_filter): dedup_speculator on one filter against the read-by-read
 // definition on another (lookups before the unit's own additions, then its additions), with a round
 // committed after every batch on both. Short fingerprints (collisions) and a small prefilter (false
 // positives) included: classes and every key's count must be equal after every batch.
@@ -431,8 +431,8 @@ TEST(engine, dedup_speculator_with_a_prefilter_equals_the_serial_definition)
             cfg.fpr = 0.2;
             cfg.expected = 16384;
             cfg.shard_bits = 2;
-            ksieve::admission_filter fast{ksieve::make_filter(cfg), prefilter_bytes};
-            ksieve::admission_filter slow{ksieve::make_filter(cfg), prefilter_bytes};
+            ksieve::prefiltered_filter fast{ksieve::make_filter(cfg), prefilter_bytes};
+            ksieve::prefiltered_filter slow{ksieve::make_filter(cfg), prefilter_bytes};
             std::mt19937_64 rng{99 + threads};
             ksieve::dedup_speculator speculator{threads};
             std::vector<std::uint64_t> all_keys(3000);

@@ -40,7 +40,7 @@ public:
     [[nodiscard]] std::size_t num_shards() const noexcept { return std::size_t{1} << shard_bits_; }
     [[nodiscard]] double target_fpr() const noexcept { return fpr_; }
     [[nodiscard]] std::uint64_t expected() const noexcept { return expected_; }
-    /*! \brief The parts of the key space this filter holds (`build --shard I/S`; see key_parts). */
+    /*! \brief The parts of the key space this filter holds (`build --part I/S`; see key_parts). */
     [[nodiscard]] key_parts const & parts() const noexcept { return parts_; }
     /*! \brief Record the parts held (saved with the filter). \pre p.split <= key_parts::max_split. Exclusive.
      */
@@ -157,7 +157,7 @@ private:
  * The result holds the union of the inputs' key parts (whole if every split among them is complete).
  * \throws incompatible_error naming the offending file (names[i] belongs to inputs[i]) when k, canonical
  * mode, hash, seed, type, shard count or (Bloom) size differ, or the type cannot be merged (cuckoo); also
- * when the parts of a split (`build --shard I/S`) are incomplete while other inputs (whole filters or
+ * when the parts of a split (`build --part I/S`) are incomplete while other inputs (whole filters or
  * another split) are merged with them: the result could not say which keys it lacks. */
 [[nodiscard]] std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> inputs,
                                                         std::span<std::string const> names);
@@ -198,7 +198,7 @@ void fit_filter(any_filter & filter, double slack = 0.0, unsigned threads = 1);
  * \throws incompatible_error naming names[i] of the first that differs from inputs[0]. */
 void check_query_compatible(std::span<any_filter const * const> inputs, std::span<std::string const> names);
 
-/*! \brief Check that the parts of every split among the filters are all there (`build --shard I/S` parts
+/*! \brief Check that the parts of every split among the filters are all there (`build --part I/S` parts
  * given together): a missing part would turn all its k-mers into misses.
  * \throws incompatible_error naming names[i] of the first filter whose split lacks a part, and the parts
  * missing. */

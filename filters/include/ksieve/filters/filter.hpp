@@ -81,7 +81,7 @@ struct filter_config
 
 /*! \brief Which parts of a split of the key space a filter holds.
  *
- * `build --shard I/S` keeps only the keys of part I of S (part_of(): `floor(mix64(h ^ part_salt) * S /
+ * `build --part I/S` keeps only the keys of part I of S (part_of(): `floor(mix64(h ^ part_salt) * S /
  * 2^64)`, a function of every bit of the hashed key h, so that each part fills every shard and every quotient
  * or Bloom block range of its filter evenly; a slice of the key space would crowd the slots of a few shards);
  * the filter then holds part I of split S. A merge holds the union of

@@ -27,7 +27,7 @@ struct common_args
 };
 
 /*! \brief Parse "I/S" of build --part: part I of S of the key space. \throws usage_error */
-[[nodiscard]] shard_range parse_part(std::string const & text);
+[[nodiscard]] key_part_range parse_part(std::string const & text);
 
 struct filter_args;
 /*! \brief Parse the value of --expected into f: a positive number of distinct k-mers, or "auto" (sized from a
@@ -93,7 +93,7 @@ struct build_args
     input_args input;
     filter_args filter;
     std::string output;
-    std::optional<shard_range> part; //!< --part I/S: only the k-mers of part I of S
+    std::optional<key_part_range> part; //!< --part I/S: only the k-mers of part I of S
 };
 
 struct classify_args

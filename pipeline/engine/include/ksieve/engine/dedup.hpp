@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <ksieve/engine/engine.hpp>
-#include <ksieve/filters/admission_filter.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/engine/hit_set.hpp>
 #include <ksieve/engine/stamp_table.hpp>
 
@@ -175,7 +175,7 @@ private:
 };
 
 /*! \brief Ends a batch of dedup with a prefilter: every shard of `filter` is committed
- * (admission_filter::commit_shard), `threads` shards at a time. Thread safety: exclusive use of the filter. */
-void commit_round(admission_filter & filter, unsigned threads);
+ * (prefiltered_filter::commit_shard), `threads` shards at a time. Thread safety: exclusive use of the filter. */
+void commit_round(prefiltered_filter & filter, unsigned threads);
 
 } // namespace ksieve

@@ -23,7 +23,4 @@ struct key_part_range
     }
 };
 
-/*! \brief The former name of key_part_range. */
-using shard_range = key_part_range;
-
 } // namespace ksieve

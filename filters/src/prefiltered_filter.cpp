@@ -1,6 +1,6 @@
-// admission_filter: the dedup counting filter that admits a k-mer to its quotient filter on the second
+// prefiltered_filter: the dedup counting filter that admits a k-mer to its quotient filter on the second
 // sighting (a Bloom prefilter of collision keys remembers the first).
-#include <ksieve/filters/admission_filter.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/kmer.hpp>
 #include <ksieve/filters/zeroed_memory.hpp>
@@ -36,7 +36,7 @@ constexpr std::uint64_t bit_positions(std::uint64_t const h) noexcept
 constexpr std::uint64_t removed_bit = std::uint64_t{1} << 63;
 } // namespace
 
-struct admission_filter::shard_state
+struct prefiltered_filter::shard_state
 {
     zeroed_memory bloom;
     std::uint64_t block_mask{0};
@@ -133,7 +133,7 @@ struct admission_filter::shard_state
     }
 };
 
-admission_filter::admission_filter(std::unique_ptr<any_filter> main, std::uint64_t const prefilter_bytes)
+prefiltered_filter::prefiltered_filter(std::unique_ptr<any_filter> main, std::uint64_t const prefilter_bytes)
     : any_filter{main->type(), main->kmer(), main->shard_bits(), main->target_fpr(), main->expected()},
       main_{std::move(main)}, shards_(main_->num_shards())
 {
@@ -148,9 +148,9 @@ admission_filter::admission_filter(std::unique_ptr<any_filter> main, std::uint64
     }
 }
 
-admission_filter::~admission_filter() = default;
+prefiltered_filter::~prefiltered_filter() = default;
 
-std::uint64_t admission_filter::prefilter_bytes() const noexcept
+std::uint64_t prefiltered_filter::prefilter_bytes() const noexcept
 {
     std::uint64_t bytes = 0;
     for (auto const & st : shards_)
@@ -158,7 +158,7 @@ std::uint64_t admission_filter::prefilter_bytes() const noexcept
     return bytes;
 }
 
-std::uint64_t admission_filter::prefiltered() const noexcept
+std::uint64_t prefiltered_filter::prefiltered() const noexcept
 {
     std::uint64_t n = 0;
     for (auto const & st : shards_)
@@ -166,17 +166,17 @@ std::uint64_t admission_filter::prefiltered() const noexcept
     return n;
 }
 
-bool admission_filter::prefilter_holds(std::uint64_t const key) const noexcept
+bool prefiltered_filter::prefilter_holds(std::uint64_t const key) const noexcept
 {
     return shards_[shard_of(key)].holds(collision_key(key));
 }
 
-std::uint64_t admission_filter::whole_key(std::size_t const shard, std::uint64_t const local) const noexcept
+std::uint64_t prefiltered_filter::whole_key(std::size_t const shard, std::uint64_t const local) const noexcept
 {
     return shard_bits() == 0 ? local : (std::uint64_t{shard} << (key_bits() - shard_bits())) | local;
 }
 
-std::uint64_t admission_filter::combine(std::size_t const shard, std::uint64_t const ck,
+std::uint64_t prefiltered_filter::combine(std::size_t const shard, std::uint64_t const ck,
                                         std::uint64_t const m) const noexcept
 {
     if (m > 0) // (the prefilter or the pending table holds the first sighting)
@@ -185,7 +185,7 @@ std::uint64_t admission_filter::combine(std::size_t const shard, std::uint64_t c
     return st.pending_holds(ck) || st.holds(ck) ? 1 : 0;
 }
 
-void admission_filter::count_batch(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
+void prefiltered_filter::count_batch(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
                                    std::uint64_t * const out) const noexcept
 {
     main_->count_batch(shard, local_keys, out);
@@ -193,7 +193,7 @@ void admission_filter::count_batch(std::size_t const shard, std::span<std::uint6
         out[i] = combine(shard, collision_key(whole_key(shard, local_keys[i])), out[i]);
 }
 
-bool admission_filter::count_keys(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+bool prefiltered_filter::count_keys(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
 {
     if (!main_->count_keys(keys, out))
         return false;
@@ -205,7 +205,7 @@ bool admission_filter::count_keys(std::span<std::uint64_t const> const keys, std
 // Keys whose collision key the prefilter holds go to the main filter (in one batch, in order); the others to
 // the pending table. old(i, c): key i had count c just before its addition (nullptr-like no-op for inserts).
 template <typename Old>
-insert_status admission_filter::route(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
+insert_status prefiltered_filter::route(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
                                       Old && old) noexcept
 {
     shard_state & st = shards_[shard];
@@ -249,19 +249,19 @@ insert_status admission_filter::route(std::size_t const shard, std::span<std::ui
     return status;
 }
 
-insert_status admission_filter::insert_batch(std::size_t const shard,
+insert_status prefiltered_filter::insert_batch(std::size_t const shard,
                                              std::span<std::uint64_t const> const local_keys) noexcept
 {
     return route(shard, local_keys, [](std::size_t, std::uint64_t) noexcept {});
 }
 
-insert_status admission_filter::add_batch(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
+insert_status prefiltered_filter::add_batch(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
                                           std::uint64_t * const old) noexcept
 {
     return route(shard, local_keys, [old](std::size_t const i, std::uint64_t const c) noexcept { old[i] = c; });
 }
 
-insert_status admission_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
+insert_status prefiltered_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
 {
     if (count == 0)
         return insert_status::ok;
@@ -284,7 +284,7 @@ insert_status admission_filter::insert(std::uint64_t const key, std::uint64_t co
 
 // Copies in the main filter go first, the first sighting (pending) last; a first sighting held by the
 // prefilter cannot be removed.
-bool admission_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
+bool prefiltered_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
 {
     shard_state & st = shards_[shard_of(key)];
     std::uint64_t const ck = collision_key(key);
@@ -300,12 +300,12 @@ bool admission_filter::remove(std::uint64_t const key, std::uint64_t const count
     return true;
 }
 
-std::uint64_t admission_filter::count(std::uint64_t const key) const noexcept
+std::uint64_t prefiltered_filter::count(std::uint64_t const key) const noexcept
 {
     return combine(shard_of(key), collision_key(key), main_->count(key));
 }
 
-void admission_filter::commit_shard(std::size_t const shard) noexcept
+void prefiltered_filter::commit_shard(std::size_t const shard) noexcept
 {
     shard_state & st = shards_[shard];
     std::size_t const n = st.pending_slots.size();
@@ -322,7 +322,7 @@ void admission_filter::commit_shard(std::size_t const shard) noexcept
     st.pending_slots.clear();
 }
 
-filter_stats admission_filter::stats() const noexcept
+filter_stats prefiltered_filter::stats() const noexcept
 {
     filter_stats s = main_->stats();
     s.bytes += prefilter_bytes();
@@ -331,12 +331,12 @@ filter_stats admission_filter::stats() const noexcept
     return s;
 }
 
-void admission_filter::save(std::filesystem::path const &) const
+void prefiltered_filter::save(std::filesystem::path const &) const
 {
     throw error{"internal error: a filter with a prefilter cannot be saved"};
 }
 
-std::unique_ptr<any_filter> admission_filter::clone() const
+std::unique_ptr<any_filter> prefiltered_filter::clone() const
 {
     throw error{"internal error: a filter with a prefilter cannot be copied"};
 }

@@ -1,6 +1,6 @@
 #pragma once
 /*! \file
- * \brief admission_filter: a counting filter for dedup that admits a k-mer to its main quotient filter on
+ * \brief prefiltered_filter: a counting filter for dedup that admits a k-mer to its main quotient filter on
  * the second sighting. The first sighting of a collision key (shard and fingerprint of the main filter) is
  * remembered by a small Bloom filter of collision keys (the prefilter), so that the k-mers seen once, most
  * of them sequencing errors, cost a few bits instead of a quotient-filter slot.
@@ -35,14 +35,14 @@ namespace ksieve
 {
 
 /*! \brief See the file comment. */
-class admission_filter final : public any_filter
+class prefiltered_filter final : public any_filter
 {
 public:
     /*! \brief Wraps `main` with a prefilter of about `prefilter_bytes` bytes (at least 1 KiB per shard;
      * rounded to a power of two per shard). \pre main->collision_keys() (a quotient filter) and it is empty.
      * \throws usage_error if main has no collision keys; memory_limit_error / std::bad_alloc. */
-    admission_filter(std::unique_ptr<any_filter> main, std::uint64_t prefilter_bytes);
-    ~admission_filter() override;
+    prefiltered_filter(std::unique_ptr<any_filter> main, std::uint64_t prefilter_bytes);
+    ~prefiltered_filter() override;
 
     /*! \brief Ends a round for shard `shard`: its pending sightings enter the prefilter. Shards may be
      * committed concurrently (each by one thread); a round ends when every shard was committed. The main

@@ -1,7 +1,7 @@
-// admission_filter against an exact multiset: a k-mer enters the main filter on its second sighting, so
+// prefiltered_filter against an exact multiset: a k-mer enters the main filter on its second sighting, so
 // its main count is its occurrences minus one, and the combined count is its occurrences (plus one when the
 // prefilter wrongly held it before its first sighting).
-#include <ksieve/filters/admission_filter.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 
 #include <map>
@@ -13,7 +13,7 @@
 namespace
 {
 
-std::unique_ptr<ksieve::admission_filter> make_admission(double const fpr, std::uint64_t const prefilter_bytes,
+std::unique_ptr<ksieve::prefiltered_filter> make_prefiltered(double const fpr, std::uint64_t const prefilter_bytes,
                                                          unsigned const shard_bits = 2)
 {
     ksieve::filter_config cfg;
@@ -21,19 +21,19 @@ std::unique_ptr<ksieve::admission_filter> make_admission(double const fpr, std::
     cfg.fpr = fpr;
     cfg.expected = 4096;
     cfg.shard_bits = shard_bits;
-    return std::make_unique<ksieve::admission_filter>(ksieve::make_filter(cfg), prefilter_bytes);
+    return std::make_unique<ksieve::prefiltered_filter>(ksieve::make_filter(cfg), prefilter_bytes);
 }
 
 // Rounds of additions (batched, in order, and single), removals of some of them, and commits; after every
 // round each key's counts equal the model's. Exact main filter (fpr 0: collision keys are the keys), so
 // the model is a plain multiset; a small prefilter makes false positives happen, and the model learns them
 // from prefilter_holds() before each key's first sighting (the prefilter only changes in commits).
-TEST(admission_filter, counts_equal_an_exact_multiset_with_the_prefilters_false_positives)
+TEST(prefiltered_filter, counts_equal_an_exact_multiset_with_the_prefilters_false_positives)
 {
     for (std::uint64_t const prefilter_bytes : {std::uint64_t{1024}, std::uint64_t{1} << 22})
     {
         // the small prefilter: one shard of 1 KiB for 5000 keys
-        auto f = make_admission(0.0, prefilter_bytes, prefilter_bytes == 1024 ? 0 : 2);
+        auto f = make_prefiltered(0.0, prefilter_bytes, prefilter_bytes == 1024 ? 0 : 2);
         std::mt19937_64 rng{7};
         std::vector<std::uint64_t> pool(5000);
         for (auto & k : pool)
@@ -117,9 +117,9 @@ TEST(admission_filter, counts_equal_an_exact_multiset_with_the_prefilters_false_
 
 // Inside a round: the first sighting of a key the prefilter does not hold is pending, the others are in the
 // main filter; removals take both; a removal of more than was added fails.
-TEST(admission_filter, pending_counts_and_failed_removals)
+TEST(prefiltered_filter, pending_counts_and_failed_removals)
 {
-    auto f = make_admission(0.0, std::uint64_t{1} << 20, 0);
+    auto f = make_prefiltered(0.0, std::uint64_t{1} << 20, 0);
     std::uint64_t const a = 12345, b = 67890;
     EXPECT_EQ(f->count(a), 0u);
     EXPECT_FALSE(f->remove(a));
