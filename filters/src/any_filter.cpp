@@ -324,23 +324,29 @@ struct reshard_group
     }
 };
 
-// The target shards of a re-sharding group built: the entries measured (and kept, up to 64 MiB a shard) in
-// one walk, then appended from what was kept or from another walk (again for the shards whose counters
-// needed a larger table). shards[o] for o in the group's targets.
-void build_reshard_group(reshard_group const & g, std::vector<std::optional<quotient_filter>> & shards)
+// Pass 1 of a re-sharding group: builders of its target shards (sized for `distinct` fingerprints in all;
+// room kept for `own`) with the group's entries measured and kept (up to keep_bytes a shard).
+std::vector<quotient_builder> measure_reshard_group(reshard_group const & g, std::uint64_t const distinct,
+                                                    std::uint64_t const own, std::size_t const keep_bytes)
 {
     std::size_t const n = g.dst_hi - g.dst_lo;
-    std::uint64_t distinct = 0;
-    for (std::size_t i = g.src_lo; i < g.src_hi; ++i)
-        distinct += g.src->shard(i).distinct();
     std::vector<quotient_builder> builders;
     builders.reserve(n);
     for (std::size_t o = 0; o < n; ++o)
     {
         builders.emplace_back(*g.map.target, distinct / n);
-        builders.back().keep(std::size_t{64} << 20, distinct / n + distinct / n / 16);
+        builders.back().keep(keep_bytes, own / n + own / n / 16);
     }
     g.walk([&](std::size_t const o, auto const entries) { builders[o - g.dst_lo].measure(entries); });
+    return builders;
+}
+
+// A re-sharding group's target shards (shards[o]) built by its builders of pass 1, from what they kept or
+// another walk.
+void build_reshard_group(reshard_group const & g, std::vector<quotient_builder> & builders,
+                         std::vector<std::optional<quotient_filter>> & shards)
+{
+    std::size_t const n = g.dst_hi - g.dst_lo;
     std::vector<bool> pending(n, true);
     for (std::size_t left = n; left != 0;)
     {
@@ -371,12 +377,11 @@ void build_reshard_group(reshard_group const & g, std::vector<std::optional<quot
     }
 }
 
-// A sharded quotient filter moved to the layout of cfg (its shards, and fingerprints of at most as many kept
-// bits), for merging filters built with different --shards or sized for different inputs: every fingerprint
-// maps to exactly one of the new layout, with its count. The new shards are built from the old ones' entries
-// in fingerprint order (as a merge builds its result), groups of shards on up to `threads` threads.
-// \throws incompatible_error where the target keeps more bits than `in` (it cannot be widened); full_error;
-// interrupted_error on a stop request.
+// A sharded quotient filter moved to the layout of cfg (its shards, fingerprints of at most as many kept
+// bits), for merging filters of other --shards or sizes: each fingerprint maps to one of the new layout, with
+// its count; the new shards built from the old ones' entries in fingerprint order, on up to `threads`
+// threads. \throws incompatible_error where the target keeps more bits than `in` (it cannot be widened);
+// full_error; interrupted_error on a stop request.
 std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config const & cfg,
                                              std::string const & name, std::string const & target_name,
                                              unsigned const threads)
@@ -402,15 +407,40 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
     std::size_t const groups = std::size_t{1} << std::min(s_in, s_out);
     std::size_t const src_per = std::size_t{1} << (s_in - std::min(s_in, s_out));
     std::size_t const dst_per = std::size_t{1} << (s_out - std::min(s_in, s_out));
+    // (fewer groups than threads: a group of several sources to one target measured in parts on threads of
+    // their own, then its builders joined; the parts' fingerprints are disjoint and in order)
+    std::size_t const split = std::min<std::size_t>(dst_per == 1 && g_out >= s_in ? src_per : 1,
+                                                    std::max<std::size_t>(1, threads / groups));
+    auto const distinct = [&](std::size_t const lo, std::size_t const hi)
+    {
+        std::uint64_t d = 0;
+        for (std::size_t i = lo; i < hi; ++i)
+            d += src.shard(i).distinct();
+        return d;
+    };
     std::vector<std::optional<quotient_filter>> shards(n_out);
+    std::vector<std::vector<quotient_builder>> parts(split > 1 ? groups * split : 0);
+    auto const part = [&](std::size_t const k, std::size_t const j, std::size_t const of)
+    {
+        std::size_t const lo = k * src_per + j * src_per / of, hi = k * src_per + (j + 1) * src_per / of;
+        return measure_reshard_group(reshard_group{&src, map, lo, hi, k * dst_per, (k + 1) * dst_per},
+                                     distinct(k * src_per, (k + 1) * src_per), distinct(lo, hi),
+                                     (std::size_t{64} << 20) / of);
+    };
     try
     {
+        parallel_for(parts.size(), threads,
+                     [&](std::size_t const t) { parts[t] = part(t / split, t % split, split); });
         parallel_for(groups, threads,
                      [&](std::size_t const k)
                      {
+                         std::vector<quotient_builder> b =
+                             split > 1 ? std::move(parts[k * split]) : part(k, 0, 1);
+                         for (std::size_t j = 1; j < split; ++j)
+                             b[0].absorb(std::move(parts[k * split + j][0]));
                          build_reshard_group(reshard_group{&src, map, k * src_per, (k + 1) * src_per,
                                                            k * dst_per, (k + 1) * dst_per},
-                                             shards);
+                                             b, shards);
                      });
     }
     catch (full_error const &)

@@ -158,6 +158,43 @@ void quotient_builder::keep(std::size_t const max_bytes, std::size_t const expec
     s_->counts.reserve(room);
 }
 
+void quotient_builder::absorb(quotient_builder && later)
+{
+    state & s = *s_;
+    state & t = *later.s_;
+    s.need += t.need;
+    s.ones += t.ones;
+    for (std::size_t i = 0; i < s.grown.size() && i < t.grown.size(); ++i)
+        s.grown[i].heavy += t.grown[i].heavy;
+    if (!s.keeping || !s.kept_all)
+        return;
+    s.keep_max += t.keep_max;
+    if (!t.keeping || !t.kept_all || 5 * (s.gaps.size() + t.gaps.size()) > s.keep_max)
+    {
+        s.kept_all = false;
+        s.gaps = {};
+        s.counts = {};
+        s.wide_gaps = {};
+        s.wide_counts = {};
+        return;
+    }
+    if (t.gaps.empty())
+        return;
+    // (t's first gap is from 0: made the gap from s's last entry)
+    bool const t_wide = t.gaps[0] == gap_escape;
+    std::uint64_t const first = t_wide ? t.wide_gaps[0] : t.gaps[0];
+    std::uint64_t const gap = first - s.last_fp;
+    s.gaps.push_back(static_cast<std::uint32_t>(std::min(gap, gap_escape)));
+    if (gap >= gap_escape)
+        s.wide_gaps.push_back(gap);
+    s.gaps.insert(s.gaps.end(), t.gaps.begin() + 1, t.gaps.end());
+    s.wide_gaps.insert(s.wide_gaps.end(), t.wide_gaps.begin() + (t_wide ? 1 : 0), t.wide_gaps.end());
+    s.counts.insert(s.counts.end(), t.counts.begin(), t.counts.end());
+    s.wide_counts.insert(s.wide_counts.end(), t.wide_counts.begin(), t.wide_counts.end());
+    s.last_fp = t.last_fp;
+    later.s_.reset();
+}
+
 bool quotient_builder::append_kept()
 {
     state & s = *s_;

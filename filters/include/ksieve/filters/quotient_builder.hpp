@@ -49,6 +49,11 @@ public:
      * that pass 2 can take them from the builder (append_kept()) instead of from a second walk; room for
      * `expected` of them is reserved. \throws std::bad_alloc */
     void keep(std::size_t max_bytes, std::size_t expected = 0);
+    /*! \brief Pass 1 split: take in what `later` (a builder of the same parameters and distinct estimate,
+     * whose measured entries all follow this one's) measured and kept (and its room to keep), as if this one
+     * had measured them.
+     * \pre neither has started pass 2. \throws std::bad_alloc */
+    void absorb(quotient_builder && later);
     /*! \brief Pass 2 from the kept entries: append() of all of them. \returns false, having appended
      * nothing, if they were not all kept (then append() them from a walk); else as append(). */
     bool append_kept();
