@@ -78,8 +78,16 @@ std::unique_ptr<any_filter> filled(filter_config const & cfg,
     return f;
 }
 
+// The bits of each key's hash that a quotient filter's fingerprints keep.
+unsigned kept_bits_of(any_filter const & f)
+{
+    auto const & q = as_quotient(f);
+    return q.shard(0).exact() ? f.key_bits() : f.shard_bits() + q.shard(0).fingerprint_bits();
+}
+
 // The naive move to another layout: each fingerprint of `in`, cut to the kept bits of `cfg`, inserted key by
 // key into a filter of that layout.
+
 std::unique_ptr<any_filter> moved_by_insertion(any_filter const & in, filter_config const & cfg)
 {
     auto out = make_filter(cfg);
@@ -159,11 +167,20 @@ TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
         for (bool const wide_first : {true, false})
         {
             SCOPED_TRACE(wide_first ? "wide first" : "narrow first");
-            // (exact filters keep every bit: the first input's layout is the result's)
-            bool const to_wide = exact && wide_first;
-            filter_config const target = to_wide ? c.wide : c.narrow;
-            any_filter const & stays = to_wide ? *wide : *narrow;
-            any_filter const & moves = to_wide ? *narrow : *wide;
+            // The result's layout: the narrowest input's (exact filters keep every bit: the first input's),
+            // with the other's shards where that layout keeps as many bits of each hash.
+            filter_config target = exact && wide_first ? c.wide : c.narrow;
+            filter_config const & other = exact && wide_first ? c.narrow : c.wide;
+            if (other.shard_bits > target.shard_bits)
+            {
+                filter_config more = target;
+                more.shard_bits = other.shard_bits;
+                if (kept_bits_of(*filled(more, {})) == kept_bits_of(*filled(target, {})))
+                    target.shard_bits = more.shard_bits;
+            }
+            bool const wide_stays = wide->shard_bits() == target.shard_bits;
+            any_filter const & stays = wide_stays ? *wide : *narrow;
+            any_filter const & moves = wide_stays ? *narrow : *wide;
             auto const all = filled(target, all_items); // the result's layout built from every key
             std::vector<any_filter const *> const in =
                 wide_first ? std::vector<any_filter const *>{wide.get(), narrow.get()}
@@ -180,8 +197,8 @@ TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
             // the old way: the other input moved by per-key insertion, then the equal layouts combined
             auto const moved = moved_by_insertion(moves, target);
             std::vector<any_filter const *> const old_in =
-                wide_first == !to_wide ? std::vector<any_filter const *>{moved.get(), &stays}
-                                       : std::vector<any_filter const *>{&stays, moved.get()};
+                wide_first == !wide_stays ? std::vector<any_filter const *>{moved.get(), &stays}
+                                          : std::vector<any_filter const *>{&stays, moved.get()};
             combine_filters_into(dir_ / "old", old_in, names, set_operation::unite, 1, 1);
             EXPECT_TRUE(file_bytes(dir_ / "new1") == file_bytes(dir_ / "old"));
             EXPECT_TRUE(file_bytes(dir_ / "new3") == file_bytes(dir_ / "old"));

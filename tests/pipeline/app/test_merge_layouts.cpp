@@ -69,7 +69,7 @@ protected:
 
 // Filters of their own sizes (2 shards of wide fingerprints and 1 of narrow ones): merge, intersect and
 // subtract give the contents of the operation's k-mers in a filter of the narrow input's layout.
-TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_layout)
+TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_width)
 {
     std::string const a = random_bases(700000, 1);
     std::string const b = a.substr(0, 20000) + random_bases(15000, 2); // shares k-mers with a
@@ -80,8 +80,9 @@ TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_layout)
     build("b.ksf", "'" + (tmp / "b.fa") + "'");
     ASSERT_EQ(info_field(tmp / "a.ksf", "shards", tmp), "2");
     ASSERT_EQ(info_field(tmp / "b.ksf", "shards", tmp), "1");
-    // the narrow layout (b's) built from the sequences
-    std::string const layout = "--expected " + info_field(tmp / "b.ksf", "expected", tmp) + " --shards 1";
+    // the result's layout: b's fingerprint width (the narrower), in a's 2 shards, which keep as many bits
+    // of each hash at b's size; built from the sequences
+    std::string const layout = "--expected " + info_field(tmp / "b.ksf", "expected", tmp) + " --shards 2";
     build("union.ksf", "'" + (tmp / "a.fa") + "' '" + (tmp / "b.fa") + "'", layout);
     build("b_same.ksf", "'" + (tmp / "b.fa") + "'", layout);
     build("b_only.ksf", "'" + (tmp / "b_only.fa") + "'", layout);
@@ -92,6 +93,7 @@ TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_layout)
                                               : "'" + (tmp / "b.ksf") + "' '" + (tmp / "a.ksf") + "'";
         auto const m = run_ksieve("merge -q -t 2 -o '" + (tmp / "m.ksf") + "' " + in, tmp);
         ASSERT_EQ(m.status, 0) << m.err;
+        EXPECT_EQ(info_field(tmp / "m.ksf", "shards", tmp), "2");
         EXPECT_TRUE(contents_of(tmp / "m.ksf") == contents_of(tmp / "union.ksf"));
     }
     // b's k-mers that a lacks (b_only, except k-mers across the junction and chance fingerprint collisions)
