@@ -1,19 +1,20 @@
-// Bloom filter benchmarks (part of ksieve_bench_filters): blocked, classic and counting Bloom filters and,
-// when seqan3 is available, seqan3::interleaved_bloom_filter (IBF) as the peer, in the same run.
+// Bloom filter benchmarks (part of ksieve_bench_filters): blocked, classic and counting Bloom
+// filters and, when seqan3 is available, seqan3::interleaved_bloom_filter (IBF) as the peer, in the
+// same run.
 //
-// Sizes N = 2^20 and 2^26. Like FastFilter's benchmarks, every filter gets the memory of a classic Bloom
-// filter sized by the classic formula for N keys at eps = 1% (9.585 N bits) and is loaded with 0.9 N keys:
-// 10.65 bits/key (the "0.9 x 2^26 keys at ~10.7 bits/key" target setting). The counting filter has the same
-// number of counters (4 bits each: 4x the bits). The IBF has 64 bins (it always allocates multiples of 64)
-// of equal total size: bin size = 9.585 N / 64 bits, key i goes to bin i mod 64 (a query for key j asks
-// bin j mod 64), with h = 2..5 hash functions (the FPR changes with h at equal bits/key; seqan3 allows at
-// most 5). Also `blocked_design`: the filter blocked_bloom_filter::create picks for 0.9 N keys at eps = 1%
-// (corrected sizing, 9.90 bits/key).
+// Sizes N = 2^20 and 2^26. Like FastFilter's benchmarks, every filter gets the memory of a classic
+// Bloom filter sized by the classic formula for N keys at eps = 1% (9.585 N bits) and is loaded
+// with 0.9 N keys: 10.65 bits/key (the "0.9 x 2^26 keys at ~10.7 bits/key" target setting). The
+// counting filter has the same number of counters (4 bits each: 4x the bits). The IBF has 64 bins
+// (it always allocates multiples of 64) of equal total size: bin size = 9.585 N / 64 bits, key i
+// goes to bin i mod 64 (a query for key j asks bin j mod 64), with h = 2..5 hash functions (the FPR
+// changes with h at equal bits/key; seqan3 allows at most 5). Also `blocked_design`: the filter
+// blocked_bloom_filter::create picks for 0.9 N keys at eps = 1% (corrected sizing, 9.90 bits/key).
 //
 // Reported per benchmark: ns/op (per insert or lookup; single-key loop, and batches of 4096 with
-// prefetching for ksieve's filters), bits/key (filter bits / keys inserted), fpr (measured over 2^24 keys
-// never inserted), k (hash functions), predicted_fpr (formula). Filters for lookups are built once per
-// (variant, size) and kept for the whole run (about 1.5 GB at 2^26).
+// prefetching for ksieve's filters), bits/key (filter bits / keys inserted), fpr (measured over
+// 2^24 keys never inserted), k (hash functions), predicted_fpr (formula). Filters for lookups are
+// built once per (variant, size) and kept for the whole run (about 1.5 GB at 2^26).
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/counting_bloom.hpp>
 
@@ -43,14 +44,19 @@ constexpr std::size_t batch = 4096;
 constexpr std::size_t max_lookups = std::size_t{1} << 22; // keys queried per iteration
 constexpr std::size_t absent_count = std::size_t{1} << 24;
 
-/*! Seed-formula bits of a classic filter for 2^log2n keys at 1%: the memory budget of every variant. */
+/*! Seed-formula bits of a classic filter for 2^log2n keys at 1%: the memory budget of every
+ * variant. */
 std::uint64_t budget_bits(int const log2n)
 {
     double const n = std::ldexp(1.0, log2n);
-    return static_cast<std::uint64_t>(std::ceil(-n * std::log(0.01) / (std::log(2.0) * std::log(2.0))));
+    return static_cast<std::uint64_t>(
+        std::ceil(-n * std::log(0.01) / (std::log(2.0) * std::log(2.0))));
 }
 
-std::uint64_t loaded_keys(int const log2n) { return (std::uint64_t{9} << log2n) / 10; }
+std::uint64_t loaded_keys(int const log2n)
+{
+    return (std::uint64_t{9} << log2n) / 10;
+}
 
 std::vector<std::uint64_t> const & present_keys(int const log2n)
 {
@@ -63,7 +69,8 @@ std::vector<std::uint64_t> const & present_keys(int const log2n)
 
 std::vector<std::uint64_t> const & absent_keys()
 {
-    static std::vector<std::uint64_t> const v = bench::random_keys(absent_count, bench::absent_seed);
+    static std::vector<std::uint64_t> const v =
+        bench::random_keys(absent_count, bench::absent_seed);
     return v;
 }
 
@@ -83,7 +90,10 @@ struct blocked_budget
                 best = k;
         return filter{blocks, best};
     }
-    static double predicted(filter const & f, std::uint64_t n) { return filter::predicted_fpr(n, f.blocks(), f.hash_count()); }
+    static double predicted(filter const & f, std::uint64_t n)
+    {
+        return filter::predicted_fpr(n, f.blocks(), f.hash_count());
+    }
 };
 
 struct blocked_design
@@ -96,7 +106,10 @@ struct blocked_design
         cfg.fpr = 0.01;
         return filter::create(cfg, 62, loaded_keys(log2n));
     }
-    static double predicted(filter const & f, std::uint64_t n) { return filter::predicted_fpr(n, f.blocks(), f.hash_count()); }
+    static double predicted(filter const & f, std::uint64_t n)
+    {
+        return filter::predicted_fpr(n, f.blocks(), f.hash_count());
+    }
 };
 
 struct classic_budget
@@ -105,10 +118,14 @@ struct classic_budget
     static filter make(int const log2n)
     {
         std::uint64_t const words = (budget_bits(log2n) + 63) / 64;
-        double const kopt = static_cast<double>(words * 64) / static_cast<double>(loaded_keys(log2n)) * std::log(2.0);
+        double const kopt = static_cast<double>(words * 64) /
+                            static_cast<double>(loaded_keys(log2n)) * std::log(2.0);
         return filter{words, static_cast<unsigned>(std::lround(kopt))};
     }
-    static double predicted(filter const & f, std::uint64_t n) { return filter::predicted_fpr(n, f.bits(), f.hash_count()); }
+    static double predicted(filter const & f, std::uint64_t n)
+    {
+        return filter::predicted_fpr(n, f.bits(), f.hash_count());
+    }
 };
 
 struct counting_budget
@@ -117,7 +134,8 @@ struct counting_budget
     static filter make(int const log2n)
     {
         std::uint64_t const words = (budget_bits(log2n) + 15) / 16;
-        double const kopt = static_cast<double>(words * 16) / static_cast<double>(loaded_keys(log2n)) * std::log(2.0);
+        double const kopt = static_cast<double>(words * 16) /
+                            static_cast<double>(loaded_keys(log2n)) * std::log(2.0);
         return filter{words, static_cast<unsigned>(std::lround(kopt))};
     }
     static double predicted(filter const & f, std::uint64_t n)
@@ -126,8 +144,7 @@ struct counting_budget
     }
 };
 
-template <typename F>
-double measure_fpr(F const & f)
+template <typename F> double measure_fpr(F const & f)
 {
     std::vector<std::uint64_t> out(batch);
     std::uint64_t hits = 0;
@@ -142,15 +159,13 @@ double measure_fpr(F const & f)
     return static_cast<double>(hits) / static_cast<double>(absent.size());
 }
 
-template <typename V>
-struct built
+template <typename V> struct built
 {
     typename V::filter filter;
     double fpr;
 };
 
-template <typename V>
-built<V> const & built_filter(int const log2n)
+template <typename V> built<V> const & built_filter(int const log2n)
 {
     static std::map<int, std::unique_ptr<built<V>>> cache;
     auto & slot = cache[log2n];
@@ -165,15 +180,16 @@ built<V> const & built_filter(int const log2n)
 }
 
 template <typename V>
-void report(benchmark::State & state, typename V::filter const & f, double const fpr, std::uint64_t const ops,
-            int const log2n)
+void report(benchmark::State & state, typename V::filter const & f, double const fpr,
+            std::uint64_t const ops, int const log2n)
 {
     std::uint64_t const keys = loaded_keys(log2n);
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ops));
     state.counters["ns/op"] = benchmark::Counter(static_cast<double>(ops) * 1e-9,
                                                  benchmark::Counter::kIsIterationInvariantRate |
                                                      benchmark::Counter::kInvert);
-    state.counters["bits/key"] = static_cast<double>(f.words().size_bytes()) * 8.0 / static_cast<double>(keys);
+    state.counters["bits/key"] =
+        static_cast<double>(f.words().size_bytes()) * 8.0 / static_cast<double>(keys);
     state.counters["fpr"] = fpr;
     state.counters["predicted_fpr"] = V::predicted(f, keys);
     state.counters["k"] = f.hash_count();
@@ -181,8 +197,7 @@ void report(benchmark::State & state, typename V::filter const & f, double const
 
 // range(0) = log2 N; range(1) = mode: 0 single-key loop, 1 batch (prefetch), 2 batch with atomic OR
 // (insert_batch_concurrent, one thread: the cost of the thread-safe path).
-template <typename V>
-void BM_bloom_insert(benchmark::State & state)
+template <typename V> void BM_bloom_insert(benchmark::State & state)
 {
     int const log2n = static_cast<int>(state.range(0));
     int const mode = static_cast<int>(state.range(1));
@@ -222,15 +237,15 @@ void BM_bloom_insert(benchmark::State & state)
 }
 
 // range(2) = 1: lookups of inserted keys (100% hits); 0: keys never inserted (0% hits, FPR aside).
-template <typename V>
-void BM_bloom_lookup(benchmark::State & state)
+template <typename V> void BM_bloom_lookup(benchmark::State & state)
 {
     int const log2n = static_cast<int>(state.range(0));
     bool const use_batch = state.range(1) != 0;
     bool const hits = state.range(2) != 0;
     auto const & b = built_filter<V>(log2n);
     auto const & source = hits ? present_keys(log2n) : absent_keys();
-    auto const queries = std::span<std::uint64_t const>{source}.first(std::min(max_lookups, source.size()));
+    auto const queries =
+        std::span<std::uint64_t const>{source}.first(std::min(max_lookups, source.size()));
     std::vector<std::uint64_t> out(batch);
     std::uint64_t found = 0;
     for (auto _ : state)
@@ -281,10 +296,12 @@ void lookup_args(benchmark::internal::Benchmark * b, int const log2n)
         b->Iterations(3);
 }
 
-#define KSIEVE_BLOOM_BENCH(variant, atomic)                                                                      \
-    BENCHMARK_TEMPLATE(BM_bloom_insert, variant)->Apply([](auto * b) { insert_args(b, 20, atomic); });         \
-    BENCHMARK_TEMPLATE(BM_bloom_insert, variant)->Apply([](auto * b) { insert_args(b, 26, atomic); });         \
-    BENCHMARK_TEMPLATE(BM_bloom_lookup, variant)->Apply([](auto * b) { lookup_args(b, 20); });                 \
+#define KSIEVE_BLOOM_BENCH(variant, atomic)                                                        \
+    BENCHMARK_TEMPLATE(BM_bloom_insert, variant)                                                   \
+        ->Apply([](auto * b) { insert_args(b, 20, atomic); });                                     \
+    BENCHMARK_TEMPLATE(BM_bloom_insert, variant)                                                   \
+        ->Apply([](auto * b) { insert_args(b, 26, atomic); });                                     \
+    BENCHMARK_TEMPLATE(BM_bloom_lookup, variant)->Apply([](auto * b) { lookup_args(b, 20); });     \
     BENCHMARK_TEMPLATE(BM_bloom_lookup, variant)->Apply([](auto * b) { lookup_args(b, 26); })
 
 KSIEVE_BLOOM_BENCH(blocked_budget, true);
@@ -301,7 +318,8 @@ constexpr std::size_t ibf_bins = 64;
 
 ibf_t make_ibf(int const log2n, std::size_t const h)
 {
-    return ibf_t{seqan3::bin_count{ibf_bins}, seqan3::bin_size{(budget_bits(log2n) + ibf_bins - 1) / ibf_bins},
+    return ibf_t{seqan3::bin_count{ibf_bins},
+                 seqan3::bin_size{(budget_bits(log2n) + ibf_bins - 1) / ibf_bins},
                  seqan3::hash_function_count{h}};
 }
 
@@ -336,18 +354,21 @@ built_ibf const & built_ibf_filter(int const log2n, std::size_t const h)
     return *slot;
 }
 
-void report_ibf(benchmark::State & state, ibf_t const & ibf, double const fpr, std::uint64_t const ops, int const log2n)
+void report_ibf(benchmark::State & state, ibf_t const & ibf, double const fpr,
+                std::uint64_t const ops, int const log2n)
 {
     std::uint64_t const keys = loaded_keys(log2n);
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ops));
     state.counters["ns/op"] = benchmark::Counter(static_cast<double>(ops) * 1e-9,
                                                  benchmark::Counter::kIsIterationInvariantRate |
                                                      benchmark::Counter::kInvert);
-    state.counters["bits/key"] = static_cast<double>(ibf.bin_size() * ibf.bin_count()) / static_cast<double>(keys);
+    state.counters["bits/key"] =
+        static_cast<double>(ibf.bin_size() * ibf.bin_count()) / static_cast<double>(keys);
     state.counters["fpr"] = fpr;
     double const bin_keys = static_cast<double>(keys) / ibf_bins;
     double const k = static_cast<double>(ibf.hash_function_count());
-    state.counters["predicted_fpr"] = std::pow(-std::expm1(-k * bin_keys / static_cast<double>(ibf.bin_size())), k);
+    state.counters["predicted_fpr"] =
+        std::pow(-std::expm1(-k * bin_keys / static_cast<double>(ibf.bin_size())), k);
     state.counters["k"] = k;
 }
 
@@ -379,7 +400,8 @@ void BM_seqan3_ibf_lookup(benchmark::State & state)
     bool const hits = state.range(2) != 0;
     auto const & b = built_ibf_filter(log2n, h);
     auto const & source = hits ? present_keys(log2n) : absent_keys();
-    auto const queries = std::span<std::uint64_t const>{source}.first(std::min(max_lookups, source.size()));
+    auto const queries =
+        std::span<std::uint64_t const>{source}.first(std::min(max_lookups, source.size()));
     auto agent = b.ibf.membership_agent();
     std::uint64_t found = 0;
     for (auto _ : state)

@@ -2,10 +2,10 @@
 /*! \file
  * \brief Shared helpers of ksieve_bench_filters: deterministic key sets and FPR measurement.
  *
- * Keys are 62-bit values (k = 31 hashed keys) from a splitmix64 stream: "present" keys from one seed,
- * "absent" keys from another, filtered against the present set only when an exact FPR is needed.
- * Counters reported by every filter benchmark (FastFilter-style): ns per operation (from items processed),
- * bits_per_key and measured fpr.
+ * Keys are 62-bit values (k = 31 hashed keys) from a splitmix64 stream: "present" keys from one
+ * seed, "absent" keys from another, filtered against the present set only when an exact FPR is
+ * needed. Counters reported by every filter benchmark (FastFilter-style): ns per operation (from
+ * items processed), bits_per_key and measured fpr.
  */
 #include <cstdint>
 #include <vector>
@@ -22,7 +22,8 @@ inline std::uint64_t splitmix64(std::uint64_t & state) noexcept
 }
 
 /*! \brief n distinct-with-high-probability keys of `bits` bits from seed. */
-inline std::vector<std::uint64_t> random_keys(std::size_t const n, std::uint64_t seed, unsigned const bits = 62)
+inline std::vector<std::uint64_t> random_keys(std::size_t const n, std::uint64_t seed,
+                                              unsigned const bits = 62)
 {
     std::vector<std::uint64_t> keys(n);
     std::uint64_t const mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
@@ -31,8 +32,8 @@ inline std::vector<std::uint64_t> random_keys(std::size_t const n, std::uint64_t
     return keys;
 }
 
-/*! \brief Disjoint seeds for present and absent keys. With 62-bit keys a collision between the two sets
- * has probability about n^2 / 2^62: negligible for the measured FPR. */
+/*! \brief Disjoint seeds for present and absent keys. With 62-bit keys a collision between the two
+ * sets has probability about n^2 / 2^62: negligible for the measured FPR. */
 inline constexpr std::uint64_t present_seed = 0x1234;
 inline constexpr std::uint64_t absent_seed = 0xABCDEF;
 

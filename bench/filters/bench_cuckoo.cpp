@@ -1,12 +1,14 @@
 // Cuckoo filter benchmarks (part of ksieve_bench_filters).
 //
 // Two sizes, 2^20 and 2^26 keys, each at two loads:
-//   design: create(expected = N) and N inserts -- the table create() picks (power of two: here 50% load);
-//   95:     the 95% load the filter is sized for at most: 0.95 * N keys into a table of N slots.
+//   design: create(expected = N) and N inserts -- the table create() picks (power of two: here 50%
+//   load); 95:     the 95% load the filter is sized for at most: 0.95 * N keys into a table of N
+//   slots.
 // Target fpr 0.001 (the ksieve default): 13-bit fingerprints.
-// Reported: ns/op (per insert or lookup; single-key and batch of 4096 with prefetch), bits/key (table bytes *
-// 8 / keys inserted), fpr (measured over 2^24 keys that were not inserted), load.
-// Filters for lookups are built once per (size, load) and kept for the whole run (bounded: < 1.5 GB at 2^26).
+// Reported: ns/op (per insert or lookup; single-key and batch of 4096 with prefetch), bits/key
+// (table bytes * 8 / keys inserted), fpr (measured over 2^24 keys that were not inserted), load.
+// Filters for lookups are built once per (size, load) and kept for the whole run (bounded: < 1.5 GB
+// at 2^26).
 #include <ksieve/filters/cuckoo.hpp>
 
 #include "bench_common.hpp"
@@ -30,10 +32,12 @@ using ksieve::cuckoo_filter;
 
 constexpr double bench_fpr = 0.001;
 constexpr std::size_t batch = 4096;
-constexpr std::size_t max_lookups = std::size_t{1} << 22; // keys queried per iteration (bounded at 2^26)
+constexpr std::size_t max_lookups = std::size_t{1}
+                                    << 22; // keys queried per iteration (bounded at 2^26)
 constexpr std::size_t absent_count = std::size_t{1} << 24;
 
-//! Thread CPU time in ns (what Google Benchmark's CPU time measures), for the plain "ns/op" counter.
+//! Thread CPU time in ns (what Google Benchmark's CPU time measures), for the plain "ns/op"
+//! counter.
 double thread_cpu_ns() noexcept
 {
     timespec ts{};
@@ -69,7 +73,8 @@ std::vector<std::uint64_t> const & present_keys(int const log2n)
 
 std::vector<std::uint64_t> const & absent_keys()
 {
-    static std::vector<std::uint64_t> const v = ksieve::bench::random_keys(absent_count, ksieve::bench::absent_seed);
+    static std::vector<std::uint64_t> const v =
+        ksieve::bench::random_keys(absent_count, ksieve::bench::absent_seed);
     return v;
 }
 
@@ -107,19 +112,22 @@ built const & built_filter(int const log2n, bool const at_95)
     return *slot;
 }
 
-void report(benchmark::State & state, cuckoo_filter const & f, std::uint64_t const keys, double const fpr,
-            std::uint64_t const ops_per_iteration, double const cpu_ns)
+void report(benchmark::State & state, cuckoo_filter const & f, std::uint64_t const keys,
+            double const fpr, std::uint64_t const ops_per_iteration, double const cpu_ns)
 {
-    double const ops = static_cast<double>(state.iterations()) * static_cast<double>(ops_per_iteration);
+    double const ops =
+        static_cast<double>(state.iterations()) * static_cast<double>(ops_per_iteration);
     state.SetItemsProcessed(static_cast<std::int64_t>(ops));
     state.counters["ns/op"] = cpu_ns / ops;
-    state.counters["bits/key"] = static_cast<double>(f.words().size_bytes()) * 8.0 / static_cast<double>(keys);
+    state.counters["bits/key"] =
+        static_cast<double>(f.words().size_bytes()) * 8.0 / static_cast<double>(keys);
     state.counters["fpr"] = fpr;
     state.counters["load"] = f.stats().load;
     state.counters["fp_bits"] = f.fingerprint_bits();
 }
 
-// state.range(0) = log2 N, state.range(1) = 1 for 95% load, 0 for the design load; range(2) = 1 for batch.
+// state.range(0) = log2 N, state.range(1) = 1 for 95% load, 0 for the design load; range(2) = 1 for
+// batch.
 void BM_cuckoo_insert(benchmark::State & state)
 {
     int const log2n = static_cast<int>(state.range(0));
@@ -157,7 +165,8 @@ void BM_cuckoo_insert(benchmark::State & state)
     report(state, *last, s.keys, built_filter(log2n, at_95).fpr, s.keys, cpu_ns);
 }
 
-// range(3) = 1 for lookups of inserted keys (100% hits), 0 for keys never inserted (0% hits, FPR aside).
+// range(3) = 1 for lookups of inserted keys (100% hits), 0 for keys never inserted (0% hits, FPR
+// aside).
 void BM_cuckoo_lookup(benchmark::State & state)
 {
     int const log2n = static_cast<int>(state.range(0));
@@ -166,8 +175,8 @@ void BM_cuckoo_lookup(benchmark::State & state)
     bool const hits = state.range(3) != 0;
     built const & b = built_filter(log2n, at_95);
     auto const & source = hits ? present_keys(log2n) : absent_keys();
-    auto const queries =
-        std::span<std::uint64_t const>{source}.first(std::min<std::size_t>({max_lookups, b.keys, source.size()}));
+    auto const queries = std::span<std::uint64_t const>{source}.first(
+        std::min<std::size_t>({max_lookups, b.keys, source.size()}));
     std::vector<std::uint64_t> out(batch);
     std::uint64_t found = 0;
     double const t0 = thread_cpu_ns();
@@ -194,8 +203,8 @@ void BM_cuckoo_lookup(benchmark::State & state)
     if (hits && found != state.iterations() * queries.size())
         state.SkipWithError("false negative");
     report(state, b.filter, b.keys, b.fpr, queries.size(), cpu_ns);
-    state.counters["hit_rate"] = static_cast<double>(found) /
-                                 static_cast<double>(state.iterations() * queries.size());
+    state.counters["hit_rate"] =
+        static_cast<double>(found) / static_cast<double>(state.iterations() * queries.size());
 }
 
 void insert_args(benchmark::internal::Benchmark * b, int const log2n)
@@ -218,8 +227,12 @@ void lookup_args(benchmark::internal::Benchmark * b, int const log2n)
 }
 
 BENCHMARK(BM_cuckoo_insert)->Apply([](benchmark::internal::Benchmark * b) { insert_args(b, 20); });
-BENCHMARK(BM_cuckoo_insert)->Apply([](benchmark::internal::Benchmark * b) { insert_args(b, 26); })->Iterations(1);
+BENCHMARK(BM_cuckoo_insert)
+    ->Apply([](benchmark::internal::Benchmark * b) { insert_args(b, 26); })
+    ->Iterations(1);
 BENCHMARK(BM_cuckoo_lookup)->Apply([](benchmark::internal::Benchmark * b) { lookup_args(b, 20); });
-BENCHMARK(BM_cuckoo_lookup)->Apply([](benchmark::internal::Benchmark * b) { lookup_args(b, 26); })->Iterations(3);
+BENCHMARK(BM_cuckoo_lookup)
+    ->Apply([](benchmark::internal::Benchmark * b) { lookup_args(b, 26); })
+    ->Iterations(3);
 
 } // namespace

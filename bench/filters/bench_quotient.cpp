@@ -1,27 +1,31 @@
 // Counting quotient filter benchmarks (part of ksieve_bench_filters).
 //
-// Geometry: 2^q home slots (q = 22 and 26), remainders of r = 8 bits (fingerprints of q + 8 bits), keys are
-// 62-bit splitmix64 values (bench_common.hpp), loads 50/75/90/95%: load * 2^q keys inserted into a table
-// created with that size (no growth).
+// Geometry: 2^q home slots (q = 22 and 26), remainders of r = 8 bits (fingerprints of q + 8 bits),
+// keys are 62-bit splitmix64 values (bench_common.hpp), loads 50/75/90/95%: load * 2^q keys
+// inserted into a table created with that size (no growth).
 //
-// - BM_qf_insert: ns per insert while filling an empty table up to the load (the average over the fill, as
-//   in the CQF and VQF papers); mode 0 = insert() per key, 1 = insert_batch() of 4096 keys (three-stage
-//   prefetch pipeline), 2 = insert_concurrent() from one thread (cost of the region locks), 3 =
-//   insert_batch() with a batch_scratch on batches of 2^20 keys (table order where ordered_batch() says so:
-//   at 2^26 slots; the sort and the scatter of the results are timed).
-// - BM_qf_lookup: ns per count() / count_batch() of 2^22 keys that are present (hits = 1) or were never
-//   inserted (hits = 0; the hit rate is then the measured FPR); batch 0 = count(), 1 = count_batch() of
-//   4096 keys, 2 = count_batch() with a batch_scratch on batches of 2^20 keys.
-// - BM_qf_merge: merge() of two tables that hold half of the keys each (a third of them shared) into a new
+// - BM_qf_insert: ns per insert while filling an empty table up to the load (the average over the
+// fill, as
+//   in the CQF and VQF papers); mode 0 = insert() per key, 1 = insert_batch() of 4096 keys
+//   (three-stage prefetch pipeline), 2 = insert_concurrent() from one thread (cost of the region
+//   locks), 3 = insert_batch() with a batch_scratch on batches of 2^20 keys (table order where
+//   ordered_batch() says so: at 2^26 slots; the sort and the scatter of the results are timed).
+// - BM_qf_lookup: ns per count() / count_batch() of 2^22 keys that are present (hits = 1) or were
+// never
+//   inserted (hits = 0; the hit rate is then the measured FPR); batch 0 = count(), 1 =
+//   count_batch() of 4096 keys, 2 = count_batch() with a batch_scratch on batches of 2^20 keys.
+// - BM_qf_merge: merge() of two tables that hold half of the keys each (a third of them shared)
+// into a new
 //   table sized for the union: ns per input fingerprint (both inputs' fingerprints are streamed).
 // - BM_qf_counts: space of the in-slot counters for k-mer-like count distributions.
-// - BM_dependent_load: calibration, ns per dependent random load over 128 MB (a single-key operation's
+// - BM_dependent_load: calibration, ns per dependent random load over 128 MB (a single-key
+// operation's
 //   floor at the moment of the run).
-// Counters: ns/op, bits/key (table bits / distinct fingerprints), model_bits ((r + 2.125) / load, the
-// layout's cost per key), fpr (absent keys that were found), load.
+// Counters: ns/op, bits/key (table bits / distinct fingerprints), model_bits ((r + 2.125) / load,
+// the layout's cost per key), fpr (absent keys that were found), load.
 //
-// Filters for lookups are built once per (q, load) and kept for the run: at 2^26 four tables of 85 MB plus
-// 510 MB of keys; merge inputs are built per benchmark (about 260 MB at 2^26).
+// Filters for lookups are built once per (q, load) and kept for the run: at 2^26 four tables of 85
+// MB plus 510 MB of keys; merge inputs are built per benchmark (about 260 MB at 2^26).
 #include <ksieve/filters/quotient_filter.hpp>
 
 #include "bench_common.hpp"
@@ -65,7 +69,8 @@ std::vector<std::uint64_t> const & present_keys(int const log2n)
 
 std::vector<std::uint64_t> const & absent_keys()
 {
-    static std::vector<std::uint64_t> const v = ksieve::bench::random_keys(lookups, ksieve::bench::absent_seed);
+    static std::vector<std::uint64_t> const v =
+        ksieve::bench::random_keys(lookups, ksieve::bench::absent_seed);
     return v;
 }
 
@@ -100,7 +105,8 @@ void report(benchmark::State & state, quotient_filter const & f, std::uint64_t c
     state.counters["ns/op"] = benchmark::Counter(static_cast<double>(ops) * 1e-9,
                                                  benchmark::Counter::kIsIterationInvariantRate |
                                                      benchmark::Counter::kInvert);
-    state.counters["bits/key"] = static_cast<double>(s.bytes) * 8.0 / static_cast<double>(s.distinct);
+    state.counters["bits/key"] =
+        static_cast<double>(s.bytes) * 8.0 / static_cast<double>(s.distinct);
     state.counters["model_bits"] = (f.remainder_bits() + 2.125) / s.load;
     state.counters["load"] = s.load;
 }
@@ -136,7 +142,8 @@ void BM_qf_insert(benchmark::State & state)
         else if (mode == 1)
         {
             for (std::size_t i = 0; i < keys.size(); i += batch)
-                ok &= f->insert_batch(keys.subspan(i, std::min(batch, keys.size() - i))) == insert_status::ok;
+                ok &= f->insert_batch(keys.subspan(i, std::min(batch, keys.size() - i))) ==
+                      insert_status::ok;
         }
         else if (mode == 2)
         {
@@ -146,8 +153,8 @@ void BM_qf_insert(benchmark::State & state)
         else
         {
             for (std::size_t i = 0; i < keys.size(); i += bulk_batch)
-                ok &= f->insert_batch(keys.subspan(i, std::min(bulk_batch, keys.size() - i)), nullptr,
-                                      scratch) == insert_status::ok;
+                ok &= f->insert_batch(keys.subspan(i, std::min(bulk_batch, keys.size() - i)),
+                                      nullptr, scratch) == insert_status::ok;
         }
         if (!ok)
             state.SkipWithError("filter full");
@@ -200,7 +207,8 @@ void BM_qf_lookup(benchmark::State & state)
     if (hits && found != state.iterations() * queries.size())
         state.SkipWithError("false negative");
     report(state, f, queries.size());
-    double const rate = static_cast<double>(found) / static_cast<double>(state.iterations() * queries.size());
+    double const rate =
+        static_cast<double>(found) / static_cast<double>(state.iterations() * queries.size());
     state.counters[hits ? "hit_rate" : "fpr"] = rate;
     if (use_batch == 2)
         state.counters["ordered"] = f.ordered_batch(std::min(bulk_batch, queries.size()), scratch);
@@ -234,9 +242,10 @@ void BM_qf_merge(benchmark::State & state)
     state.counters["union_distinct"] = static_cast<double>(last->distinct());
 }
 
-// Space of the counters: 2^20 distinct keys with counts drawn from a distribution (range(0)): 0 all ones,
-// 1 Poisson(30) (a 30x sequencing coverage), 2 Zipf-like (count = floor(1 / u^1.2), heavy tail), 3 counts
-// around 2^32. Reports slots per distinct key and bits per key against a fixed 32-bit counter per key.
+// Space of the counters: 2^20 distinct keys with counts drawn from a distribution (range(0)): 0 all
+// ones, 1 Poisson(30) (a 30x sequencing coverage), 2 Zipf-like (count = floor(1 / u^1.2), heavy
+// tail), 3 counts around 2^32. Reports slots per distinct key and bits per key against a fixed
+// 32-bit counter per key.
 void BM_qf_counts(benchmark::State & state)
 {
     int const dist = static_cast<int>(state.range(0));
@@ -250,32 +259,43 @@ void BM_qf_counts(benchmark::State & state)
         k = rng() & ((std::uint64_t{1} << 62) - 1);
         switch (dist)
         {
-        case 0: c = 1; break;
-        case 1: c = std::max<std::uint64_t>(1, poisson(rng)); break;
-        case 2: c = static_cast<std::uint64_t>(std::min(1e12, std::floor(1.0 / std::pow(uni(rng) + 1e-12, 1.2)))); break;
-        default: c = (std::uint64_t{1} << 32) + rng() % 1000; break;
+        case 0:
+            c = 1;
+            break;
+        case 1:
+            c = std::max<std::uint64_t>(1, poisson(rng));
+            break;
+        case 2:
+            c = static_cast<std::uint64_t>(
+                std::min(1e12, std::floor(1.0 / std::pow(uni(rng) + 1e-12, 1.2))));
+            break;
+        default:
+            c = (std::uint64_t{1} << 32) + rng() % 1000;
+            break;
         }
     }
     std::unique_ptr<quotient_filter> last;
     for (auto _ : state)
     {
-        auto f = std::make_unique<quotient_filter>(quotient_filter::with_geometry(62, 24, remainder, 1.0, false));
+        auto f = std::make_unique<quotient_filter>(
+            quotient_filter::with_geometry(62, 24, remainder, 1.0, false));
         for (auto const & [k, c] : items)
             if (f->insert(k, c) != insert_status::ok)
                 state.SkipWithError("filter full");
         last = std::move(f);
     }
     report(state, *last, n);
-    double const slots_per_key = static_cast<double>(last->used_slots()) / static_cast<double>(last->distinct());
+    double const slots_per_key =
+        static_cast<double>(last->used_slots()) / static_cast<double>(last->distinct());
     state.counters["slots/key"] = slots_per_key;
     state.counters["counter_bits/key"] = slots_per_key * (remainder + 2.125) / 0.9;
     state.counters["fixed32_bits/key"] = (remainder + 2.125 + 32) / 0.9;
 }
 
-// Calibration, the floor of a single-key operation: ns per load in a chain of dependent random loads over
-// a table of 2^log2n bytes (a random cyclic permutation of its 8-byte words, so every load waits for the
-// previous one and misses the cache). At 2^27 bytes it is about what one DRAM miss costs at that moment,
-// on this shared machine different from one hour to the next.
+// Calibration, the floor of a single-key operation: ns per load in a chain of dependent random
+// loads over a table of 2^log2n bytes (a random cyclic permutation of its 8-byte words, so every
+// load waits for the previous one and misses the cache). At 2^27 bytes it is about what one DRAM
+// miss costs at that moment, on this shared machine different from one hour to the next.
 void BM_dependent_load(benchmark::State & state)
 {
     std::size_t const n = (std::size_t{1} << state.range(0)) / 8;
@@ -335,7 +355,15 @@ void merge_args(benchmark::internal::Benchmark * b)
 BENCHMARK(BM_qf_insert)->Apply([](auto * b) { table_args(b, {0, 1, 2, 3}); });
 BENCHMARK(BM_qf_lookup)->Apply(lookup_args);
 BENCHMARK(BM_qf_merge)->Apply(merge_args);
-BENCHMARK(BM_dependent_load)->ArgName("log2bytes")->Arg(27)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_qf_counts)->ArgName("dist")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_dependent_load)
+    ->ArgName("log2bytes")
+    ->Arg(27)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_qf_counts)
+    ->ArgName("dist")
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 } // namespace

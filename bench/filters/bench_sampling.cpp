@@ -1,8 +1,8 @@
 /*! \file
- * \brief Minimizer selection speed: for_each_record_minimizer over 150 bp reads (k = 31, canonical), every
- * k-mer's code and order plus the window minima, for the default window (11), the common one (15) and
- * windows without code of their own; and the scan alone (W = 1 selects every k-mer).
- * Counter: ns per k-mer position.
+ * \brief Minimizer selection speed: for_each_record_minimizer over 150 bp reads (k = 31,
+ * canonical), every k-mer's code and order plus the window minima, for the default window (11), the
+ * common one (15) and windows without code of their own; and the scan alone (W = 1 selects every
+ * k-mer). Counter: ns per k-mer position.
  */
 #include <ksieve/filters/sampling.hpp>
 
@@ -53,4 +53,10 @@ void BM_record_minimizers(benchmark::State & state)
 
 } // namespace
 
-BENCHMARK(BM_record_minimizers)->Arg(1)->Arg(11)->Arg(15)->Arg(12)->Arg(31)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_record_minimizers)
+    ->Arg(1)
+    ->Arg(11)
+    ->Arg(15)
+    ->Arg(12)
+    ->Arg(31)
+    ->Unit(benchmark::kMillisecond);

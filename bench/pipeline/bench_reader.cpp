@@ -3,9 +3,11 @@
 //   ksieve_reader_bench [-t THREADS] [--batch N] FILE            read FILE, print one result line
 //   ksieve_reader_bench [-t THREADS] --paired R1 R2               read a pair in lock step
 //   ksieve_reader_bench [-t THREADS] --copy OUT FILE              read FILE and write it to OUT
-//   (ksieve::io::writer) ksieve_reader_bench --seqan3 FILE seqan3::sequence_file_input, for comparison
+//   (ksieve::io::writer) ksieve_reader_bench --seqan3 FILE seqan3::sequence_file_input, for
+//   comparison
 //
-// Output (tab separated): mode, records, bases, bytes (raw record bytes), seconds, MB/s of raw bytes.
+// Output (tab separated): mode, records, bases, bytes (raw record bytes), seconds, MB/s of raw
+// bytes.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/io/io.hpp>
 
@@ -38,9 +40,9 @@ void add(totals & t, ksieve::io::record_batch const & b)
 
 int usage()
 {
-    std::fputs(
-        "usage: ksieve_reader_bench [-t THREADS] [--batch N] [--copy OUT | --paired R1 R2 | --seqan3] FILE\n",
-        stderr);
+    std::fputs("usage: ksieve_reader_bench [-t THREADS] [--batch N] [--copy OUT | --paired R1 R2 | "
+               "--seqan3] FILE\n",
+               stderr);
     return 2;
 }
 
@@ -133,7 +135,8 @@ int main(int argc, char ** argv)
     }
     double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%s\t%llu\t%llu\t%llu\t%.3f\t%.1f\n", mode.c_str(),
-                static_cast<unsigned long long>(t.records), static_cast<unsigned long long>(t.bases),
-                static_cast<unsigned long long>(t.bytes), s, static_cast<double>(t.bytes) / 1e6 / s);
+                static_cast<unsigned long long>(t.records),
+                static_cast<unsigned long long>(t.bases), static_cast<unsigned long long>(t.bytes),
+                s, static_cast<double>(t.bytes) / 1e6 / s);
     return 0;
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Pieces of the deterministic synthetic-data generators of the benchmarks (synth_host, synth_metagenome).
+// Pieces of the deterministic synthetic-data generators of the benchmarks (synth_host,
+// synth_metagenome).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -7,7 +8,8 @@
 namespace synth
 {
 
-/*! \brief splitmix64: a small, fast, seedable generator (the same seed always gives the same stream). */
+/*! \brief splitmix64: a small, fast, seedable generator (the same seed always gives the same
+ * stream). */
 struct splitmix64
 {
     std::uint64_t state;
@@ -34,11 +36,15 @@ inline std::string random_genome(std::uint64_t const length, std::uint64_t const
     return g;
 }
 
-inline char complement(char const b) noexcept { return b == 'A' ? 'T' : b == 'C' ? 'G' : b == 'G' ? 'C' : 'A'; }
+inline char complement(char const b) noexcept
+{
+    return b == 'A' ? 'T' : b == 'C' ? 'G' : b == 'G' ? 'C' : 'A';
+}
 
-/*! \brief Cut a read of read.size() bases from g at a random position and strand, with substitutions at
- * `threshold` per million bases. \pre g.size() > read.size(). */
-inline void cut_read(std::string const & g, std::string & read, std::uint64_t const threshold, splitmix64 & rng)
+/*! \brief Cut a read of read.size() bases from g at a random position and strand, with
+ * substitutions at `threshold` per million bases. \pre g.size() > read.size(). */
+inline void cut_read(std::string const & g, std::string & read, std::uint64_t const threshold,
+                     splitmix64 & rng)
 {
     std::size_t const len = read.size();
     std::uint64_t const at = rng() % (g.size() - len);

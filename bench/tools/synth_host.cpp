@@ -1,8 +1,8 @@
-// Deterministic synthetic data for host-depletion benchmarks: a uniform random host genome (FASTA, records of
-// at most 100 Mbp) and reads of 150 bp, half cut from the host (either strand, substitution errors at a given
-// rate, names host_N) and half from an unrelated random genome of 50 Mbp (names novel_N), alternating.
-// Usage: synth_host HOST_BASES READS SUBST_RATE OUT_DIR   (writes OUT_DIR/host.fa and OUT_DIR/reads.fq)
-// The same arguments always give the same bytes.
+// Deterministic synthetic data for host-depletion benchmarks: a uniform random host genome (FASTA,
+// records of at most 100 Mbp) and reads of 150 bp, half cut from the host (either strand,
+// substitution errors at a given rate, names host_N) and half from an unrelated random genome of 50
+// Mbp (names novel_N), alternating. Usage: synth_host HOST_BASES READS SUBST_RATE OUT_DIR   (writes
+// OUT_DIR/host.fa and OUT_DIR/reads.fq) The same arguments always give the same bytes.
 #include "synth_common.hpp"
 
 #include <algorithm>
@@ -36,9 +36,8 @@ void write_fasta(std::string const & g, std::string const & path)
     std::fclose(f);
 }
 
-
-void write_reads(std::string const & host, std::string const & other, std::uint64_t const n, double const subst,
-                 std::string const & path)
+void write_reads(std::string const & host, std::string const & other, std::uint64_t const n,
+                 double const subst, std::string const & path)
 {
     FILE * const f = std::fopen(path.c_str(), "w");
     if (f == nullptr)
@@ -53,8 +52,8 @@ void write_reads(std::string const & host, std::string const & other, std::uint6
         bool const from_host = r % 2 == 0;
         std::string const & g = from_host ? host : other;
         synth::cut_read(g, read, threshold, rng);
-        std::fprintf(f, "@%s_%llu\n%s\n+\n%s\n", from_host ? "host" : "novel", static_cast<unsigned long long>(r),
-                     read.c_str(), qual.c_str());
+        std::fprintf(f, "@%s_%llu\n%s\n+\n%s\n", from_host ? "host" : "novel",
+                     static_cast<unsigned long long>(r), read.c_str(), qual.c_str());
     }
     std::fclose(f);
 }

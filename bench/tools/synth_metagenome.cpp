@@ -1,12 +1,12 @@
-// Deterministic synthetic metagenome for the normalization benchmarks: G uniform random genomes of 2-6 Mbp
-// with skewed abundances (relative coverages spread log-uniformly from MIN_COV to MAX_COV: a genome's share of
-// the reads is its relative coverage times its length), and reads of 150 bp drawn in random order (each read
-// picks its genome by abundance, so every prefix of the file is a sample of the same composition), either
-// strand, substitutions at SUBST_RATE per base. Read names are g<genome>_<n>; qualities 'I'. Writes FASTQ to
-// stdout and the genomes' table (name, length, share, reads, coverage in the READS reads) to OUT_TSV. With the
-// defaults, 10 M reads cover the genomes from about 0.14x to 130x.
-// Usage: synth_metagenome READS OUT_TSV [GENOMES=20] [SUBST_RATE=0.005] [MIN_COV=0.1] [MAX_COV=90]
-// The same arguments always give the same bytes.
+// Deterministic synthetic metagenome for the normalization benchmarks: G uniform random genomes of
+// 2-6 Mbp with skewed abundances (relative coverages spread log-uniformly from MIN_COV to MAX_COV:
+// a genome's share of the reads is its relative coverage times its length), and reads of 150 bp
+// drawn in random order (each read picks its genome by abundance, so every prefix of the file is a
+// sample of the same composition), either strand, substitutions at SUBST_RATE per base. Read names
+// are g<genome>_<n>; qualities 'I'. Writes FASTQ to stdout and the genomes' table (name, length,
+// share, reads, coverage in the READS reads) to OUT_TSV. With the defaults, 10 M reads cover the
+// genomes from about 0.14x to 130x. Usage: synth_metagenome READS OUT_TSV [GENOMES=20]
+// [SUBST_RATE=0.005] [MIN_COV=0.1] [MAX_COV=90] The same arguments always give the same bytes.
 #include "synth_common.hpp"
 
 #include <cmath>
@@ -25,7 +25,7 @@ struct genome
 {
     std::string seq;
     double relative_coverage;
-    double weight;       // probability that a read comes from this genome
+    double weight; // probability that a read comes from this genome
     std::uint64_t reads{0};
 };
 
@@ -68,16 +68,19 @@ int main(int argc, char ** argv)
 {
     if (argc < 3 || argc > 7)
     {
-        std::fprintf(stderr, "usage: synth_metagenome READS OUT_TSV [GENOMES=20] [SUBST_RATE=0.005] "
-                             "[MIN_COV=0.1] [MAX_COV=90]\n");
+        std::fprintf(stderr,
+                     "usage: synth_metagenome READS OUT_TSV [GENOMES=20] [SUBST_RATE=0.005] "
+                     "[MIN_COV=0.1] [MAX_COV=90]\n");
         return 2;
     }
     std::uint64_t const reads = std::strtoull(argv[1], nullptr, 10);
-    unsigned const count = argc > 3 ? static_cast<unsigned>(std::strtoul(argv[3], nullptr, 10)) : 20;
+    unsigned const count =
+        argc > 3 ? static_cast<unsigned>(std::strtoul(argv[3], nullptr, 10)) : 20;
     double const subst = argc > 4 ? std::strtod(argv[4], nullptr) : 0.005;
     double const min_cov = argc > 5 ? std::strtod(argv[5], nullptr) : 0.1;
     double const max_cov = argc > 6 ? std::strtod(argv[6], nullptr) : 90;
-    if (reads == 0 || count == 0 || count > 1000 || !(subst >= 0 && subst < 1) || !(min_cov > 0 && max_cov >= min_cov))
+    if (reads == 0 || count == 0 || count > 1000 || !(subst >= 0 && subst < 1) ||
+        !(min_cov > 0 && max_cov >= min_cov))
     {
         std::fprintf(stderr, "synth_metagenome: invalid arguments\n");
         return 2;
@@ -98,7 +101,8 @@ int main(int argc, char ** argv)
             ++g;
         synth::cut_read(gs[g].seq, read, threshold, rng);
         ++gs[g].reads;
-        std::printf("@g%zu_%llu\n%s\n+\n%s\n", g, static_cast<unsigned long long>(r), read.c_str(), qual.c_str());
+        std::printf("@g%zu_%llu\n%s\n+\n%s\n", g, static_cast<unsigned long long>(r), read.c_str(),
+                    qual.c_str());
     }
     if (std::fflush(stdout) != 0)
         return 1;
@@ -109,6 +113,7 @@ int main(int argc, char ** argv)
     for (std::size_t i = 0; i < gs.size(); ++i)
         std::fprintf(t, "g%zu\t%zu\t%.6g\t%llu\t%.3f\n", i, gs[i].seq.size(), gs[i].weight,
                      static_cast<unsigned long long>(gs[i].reads),
-                     static_cast<double>(gs[i].reads) * read_length / static_cast<double>(gs[i].seq.size()));
+                     static_cast<double>(gs[i].reads) * read_length /
+                         static_cast<double>(gs[i].seq.size()));
     return std::fclose(t) == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
-// Reading with seqan3, asking a ksieve filter: for every record of a FASTA or FASTQ file (seqan3 decides the
-// format by the extension, gzip included), its id, its looked-up k-mers and how many of them the filter
-// holds, as `ksieve classify --report` counts them.
+// Reading with seqan3, asking a ksieve filter: for every record of a FASTA or FASTQ file (seqan3
+// decides the format by the extension, gzip included), its id, its looked-up k-mers and how many of
+// them the filter holds, as `ksieve classify --report` counts them.
 //
 //   example_seqan3_query FILTER.ksf READS.{fa,fq}[.gz] [MIN_COUNT]
 #include <ksieve/bridge/seqan3.hpp>
@@ -30,8 +30,12 @@ int main(int argc, char ** argv)
         {
             auto const r = ksieve::bridge::query(*filter, record.sequence(), min_count);
             std::string const & id = record.id();
-            std::printf("%.*s\t%llu\t%llu\n", static_cast<int>(id.find_first_of(" \t") == std::string::npos ? id.size() : id.find_first_of(" \t")),
-                        id.c_str(), static_cast<unsigned long long>(r.kmers), static_cast<unsigned long long>(r.hits));
+            std::printf("%.*s\t%llu\t%llu\n",
+                        static_cast<int>(id.find_first_of(" \t") == std::string::npos
+                                             ? id.size()
+                                             : id.find_first_of(" \t")),
+                        id.c_str(), static_cast<unsigned long long>(r.kmers),
+                        static_cast<unsigned long long>(r.hits));
         }
         return 0;
     }

@@ -1,5 +1,6 @@
-// any_filter's operations: make, view and load filters; set operations shard by shard (quotient filters of
-// other layouts first moved to a common one); refit; the compatibility checks of inputs used together.
+// any_filter's operations: make, view and load filters; set operations shard by shard (quotient
+// filters of other layouts first moved to a common one); refit; the compatibility checks of inputs
+// used together.
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/checksum.hpp>
@@ -33,14 +34,16 @@ template <typename F> std::unique_ptr<any_filter> make_typed(filter_config const
     return std::make_unique<sharded_filter<F>>(cfg);
 }
 
-template <typename F> std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const> file)
+template <typename F>
+std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const> file)
 {
     return std::make_unique<sharded_filter<F>>(std::move(file));
 }
 
-// fn(std::type_identity<F>{}) with F the shard filter class of `type`; nullptr for a value outside the enum
-// (a corrupt header or configuration).
-template <typename fn_t> std::unique_ptr<any_filter> with_filter_class(filter_type const type, fn_t && fn)
+// fn(std::type_identity<F>{}) with F the shard filter class of `type`; nullptr for a value outside
+// the enum (a corrupt header or configuration).
+template <typename fn_t>
+std::unique_ptr<any_filter> with_filter_class(filter_type const type, fn_t && fn)
 {
     switch (type)
     {
@@ -58,11 +61,11 @@ template <typename fn_t> std::unique_ptr<any_filter> with_filter_class(filter_ty
     return nullptr;
 }
 
-
 // One shard of a set operation over filters of type F.
 template <typename F>
-F combine_shard(std::span<F const * const> parts, set_operation const op, std::uint64_t const min_count,
-                quotient_filter::combine_scratch & scratch, quotient_filter::consumed_fn const & consumed)
+F combine_shard(std::span<F const * const> parts, set_operation const op,
+                std::uint64_t const min_count, quotient_filter::combine_scratch & scratch,
+                quotient_filter::consumed_fn const & consumed)
 {
     if constexpr (std::is_same_v<F, quotient_filter>)
         return quotient_filter::combine(parts, op, min_count, &scratch, consumed);
@@ -79,8 +82,8 @@ F combine_shard(std::span<F const * const> parts, set_operation const op, std::u
     }
 }
 
-// Shard-wise set operation over filters of one type F, shards in parallel; the mapped inputs' pages of a
-// shard are released once it is done.
+// Shard-wise set operation over filters of one type F, shards in parallel; the mapped inputs' pages
+// of a shard are released once it is done.
 template <typename F>
 std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> inputs,
                                           filter_config const & cfg, set_operation const op,
@@ -89,22 +92,23 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
     std::size_t const shards = inputs.front()->num_shards();
     std::vector<std::optional<F>> done(shards);
     std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));
-    detail::parallel_for(shards, threads,
-                 [&](std::size_t const s, std::size_t const w)
-                 {
-                     throw_if_stop_requested();
-                     std::vector<F const *> parts(inputs.size());
-                     for (std::size_t i = 0; i < inputs.size(); ++i)
-                         parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
-                     // (the walk gives back the pages of mapped inputs that it has passed)
-                     quotient_filter::consumed_fn const consumed =
-                         [&](std::size_t const i, std::span<std::uint64_t const> const words)
-                     { inputs[i]->release_shard_words(s, words); };
-                     done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count,
-                                                      scratch[w], consumed));
-                     for (auto const * f : inputs)
-                         f->release_shard(s);
-                 });
+    detail::parallel_for(
+        shards, threads,
+        [&](std::size_t const s, std::size_t const w)
+        {
+            throw_if_stop_requested();
+            std::vector<F const *> parts(inputs.size());
+            for (std::size_t i = 0; i < inputs.size(); ++i)
+                parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
+            // (the walk gives back the pages of mapped inputs that it has passed)
+            quotient_filter::consumed_fn const consumed =
+                [&](std::size_t const i, std::span<std::uint64_t const> const words)
+            { inputs[i]->release_shard_words(s, words); };
+            done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count,
+                                             scratch[w], consumed));
+            for (auto const * f : inputs)
+                f->release_shard(s);
+        });
     std::vector<F> merged;
     merged.reserve(shards);
     for (auto & d : done)
@@ -112,18 +116,20 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
     return std::make_unique<sharded_filter<F>>(cfg, std::move(merged));
 }
 
-// Shard-wise set operation over quotient filters written to `path` as the shards are made: a worker that
-// finishes shard s checksums it, and whichever worker holds the next shard in order writes it and every
-// finished one after it, freeing each.
+// Shard-wise set operation over quotient filters written to `path` as the shards are made: a worker
+// that finishes shard s checksums it, and whichever worker holds the next shard in order writes it
+// and every finished one after it, freeing each.
 filter_stats combine_quotient_into(std::filesystem::path const & path,
-                                   std::span<any_filter const * const> inputs, filter_config const & cfg,
-                                   key_parts const & parts, set_operation const op,
-                                   std::uint64_t const min_count, unsigned const threads)
+                                   std::span<any_filter const * const> inputs,
+                                   filter_config const & cfg, key_parts const & parts,
+                                   set_operation const op, std::uint64_t const min_count,
+                                   unsigned const threads)
 {
     std::size_t const shards = inputs.front()->num_shards();
     filter_file_stream out{
         path,
-        filter_file_header{filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected, cfg.shard_bits, {}, parts},
+        filter_file_header{
+            filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected, cfg.shard_bits, {}, parts},
         quotient_filter::max_param_count};
     std::vector<std::optional<quotient_filter>> done(shards);
     std::vector<std::uint64_t> sums(shards, 0);
@@ -131,41 +137,43 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     std::mutex order;
     std::size_t next = 0;
     filter_stats_sum total;
-    std::vector<zeroed_memory> spares; // tables of shards written, for the next results (guarded by order)
-    detail::parallel_for(shards, threads,
-                 [&](std::size_t const s, std::size_t const w)
-                 {
-                     throw_if_stop_requested();
-                     {
-                         std::lock_guard const lock{order};
-                         if (!spares.empty())
-                         {
-                             scratch[w].spare_table = std::move(spares.back());
-                             spares.pop_back();
-                         }
-                     }
-                     std::vector<quotient_filter const *> in(inputs.size());
-                     for (std::size_t i = 0; i < inputs.size(); ++i)
-                         in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
-                     quotient_filter::consumed_fn const consumed =
-                         [&](std::size_t const i, std::span<std::uint64_t const> const words)
-                     { inputs[i]->release_shard_words(s, words); };
-                     quotient_filter r = quotient_filter::combine(in, op, min_count, &scratch[w], consumed);
-                     for (auto const * f : inputs)
-                         f->release_shard(s);
-                     std::uint64_t const sum = checksum64(r.words());
-                     std::lock_guard const lock{order};
-                     done[s].emplace(std::move(r));
-                     sums[s] = sum;
-                     for (; next < shards && done[next]; ++next)
-                     {
-                         quotient_filter const & f = *done[next];
-                         out.put(shard_blob{f.params(), f.words()}, sums[next]);
-                         total.add(f.stats());
-                         spares.push_back(done[next]->release_table());
-                         done[next].reset();
-                     }
-                 });
+    std::vector<zeroed_memory>
+        spares; // tables of shards written, for the next results (guarded by order)
+    detail::parallel_for(
+        shards, threads,
+        [&](std::size_t const s, std::size_t const w)
+        {
+            throw_if_stop_requested();
+            {
+                std::lock_guard const lock{order};
+                if (!spares.empty())
+                {
+                    scratch[w].spare_table = std::move(spares.back());
+                    spares.pop_back();
+                }
+            }
+            std::vector<quotient_filter const *> in(inputs.size());
+            for (std::size_t i = 0; i < inputs.size(); ++i)
+                in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
+            quotient_filter::consumed_fn const consumed =
+                [&](std::size_t const i, std::span<std::uint64_t const> const words)
+            { inputs[i]->release_shard_words(s, words); };
+            quotient_filter r = quotient_filter::combine(in, op, min_count, &scratch[w], consumed);
+            for (auto const * f : inputs)
+                f->release_shard(s);
+            std::uint64_t const sum = checksum64(r.words());
+            std::lock_guard const lock{order};
+            done[s].emplace(std::move(r));
+            sums[s] = sum;
+            for (; next < shards && done[next]; ++next)
+            {
+                quotient_filter const & f = *done[next];
+                out.put(shard_blob{f.params(), f.words()}, sums[next]);
+                total.add(f.stats());
+                spares.push_back(done[next]->release_table());
+                done[next].reset();
+            }
+        });
     out.finish();
     return total.total();
 }
@@ -177,8 +185,8 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> inp
 
 std::string describe(kmer_params const & k)
 {
-    return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") + ", seed " +
-           std::to_string(k.seed) + ", sampling " +
+    return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") +
+           ", seed " + std::to_string(k.seed) + ", sampling " +
            (k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all k-mers"});
 }
 
@@ -194,10 +202,9 @@ std::string quoted_list(std::span<std::string const> const names)
     return all;
 }
 
-
 // Which operations each filter type supports.
-void check_operation_supported(any_filter const & f, std::string const & name, set_operation const op,
-                               std::uint64_t const min_count)
+void check_operation_supported(any_filter const & f, std::string const & name,
+                               set_operation const op, std::uint64_t const min_count)
 {
     std::string const verb = operation_name(op);
     if (min_count == 0)
@@ -240,8 +247,8 @@ std::unique_ptr<any_filter> make_filter(filter_config const & cfg)
         throw usage_error{"--fpr must be in [0, 0.5)"};
     if (cfg.fpr == 0.0 && cfg.type != filter_type::quotient)
         throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
-    auto f = with_filter_class(cfg.type,
-                               [&](auto const f) { return make_typed<typename decltype(f)::type>(cfg); });
+    auto f = with_filter_class(cfg.type, [&](auto const f)
+                               { return make_typed<typename decltype(f)::type>(cfg); });
     if (!f)
         throw usage_error{"unknown filter type"};
     return f;
@@ -265,7 +272,8 @@ std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool
     return mutable_copy ? f->clone() : std::move(f);
 }
 
-std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, load_options const & options)
+std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
+                                        load_options const & options)
 {
     return view_filter(mapped_filter_file::open(path, options));
 }
@@ -276,8 +284,8 @@ void check_query_compatible(std::span<any_filter const * const> const inputs,
     for (std::size_t i = 1; i < inputs.size(); ++i)
         if (!(inputs[i]->kmer() == inputs[0]->kmer()))
             throw incompatible_error{
-                "filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" + names[i] + "' (" +
-                describe(inputs[i]->kmer()) +
+                "filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" +
+                names[i] + "' (" + describe(inputs[i]->kmer()) +
                 ") cannot be used together: k, canonical mode, hash seed and sampling must agree"};
 }
 
@@ -319,20 +327,21 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
     std::size_t const i = first_incomplete_split(parts);
     if (i == parts.size())
         return;
-    throw incompatible_error{"filter '" + names[i] + "' holds only " + parts[i].describe() +
-                             " of the key space (build --part), but no filter given holds " +
-                             union_of_split(parts, parts[i].split).describe_missing() +
-                             ": k-mers there would all be misses (give every part as -f, or their merge)"};
+    throw incompatible_error{
+        "filter '" + names[i] + "' holds only " + parts[i].describe() +
+        " of the key space (build --part), but no filter given holds " +
+        union_of_split(parts, parts[i].split).describe_missing() +
+        ": k-mers there would all be misses (give every part as -f, or their merge)"};
 }
 
 void fit_filter(any_filter & filter, double const slack, unsigned const threads)
 {
     detail::parallel_for(filter.num_shards(), threads,
-                 [&](std::size_t const s)
-                 {
-                     throw_if_stop_requested();
-                     (void)filter.fit_shard(s, slack);
-                 });
+                         [&](std::size_t const s)
+                         {
+                             throw_if_stop_requested();
+                             (void)filter.fit_shard(s, slack);
+                         });
 }
 
 char const * operation_name(set_operation const op) noexcept
@@ -357,8 +366,9 @@ std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> co
 }
 
 std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> const inputs,
-                                            std::span<std::string const> const names, set_operation const op,
-                                            std::uint64_t const min_count, unsigned const threads)
+                                            std::span<std::string const> const names,
+                                            set_operation const op, std::uint64_t const min_count,
+                                            unsigned const threads)
 {
     return combine_impl(inputs, names, op, min_count, threads, nullptr, nullptr);
 }
@@ -380,8 +390,8 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
 namespace
 {
 
-// The checks of a set operation's inputs that need no layout: their number, query compatibility, the
-// operation supported by their type, equal types, --fpr and (except quotient filters) --shards.
+// The checks of a set operation's inputs that need no layout: their number, query compatibility,
+// the operation supported by their type, equal types, --fpr and (except quotient filters) --shards.
 void check_combinable(std::span<any_filter const * const> const inputs,
                       std::span<std::string const> const names, set_operation const op,
                       std::uint64_t const min_count)
@@ -403,22 +413,23 @@ void check_combinable(std::span<any_filter const * const> const inputs,
                                      names[0] + "' (" + std::string{to_string(first.type())} +
                                      " filter): filter types differ"};
         if (inputs[i]->shard_bits() != first.shard_bits() && first.type() != filter_type::quotient)
-            throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" +
-                                     std::to_string(inputs[i]->num_shards()) + " shards) with '" + names[0] +
-                                     "' (" + std::to_string(first.num_shards()) +
-                                     " shards): build them with the same --shards (only quotient filters are "
-                                     "re-sharded)"};
+            throw incompatible_error{
+                "cannot " + verb + " '" + names[i] + "' (" +
+                std::to_string(inputs[i]->num_shards()) + " shards) with '" + names[0] + "' (" +
+                std::to_string(first.num_shards()) +
+                " shards): build them with the same --shards (only quotient filters are "
+                "re-sharded)"};
         if (inputs[i]->target_fpr() != first.target_fpr())
             throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (--fpr " +
-                                     std::to_string(inputs[i]->target_fpr()) + ") with '" + names[0] +
-                                     "' (--fpr " + std::to_string(first.target_fpr()) +
+                                     std::to_string(inputs[i]->target_fpr()) + ") with '" +
+                                     names[0] + "' (--fpr " + std::to_string(first.target_fpr()) +
                                      "): build them with the same --fpr"};
     }
 }
 
-// The key parts of the result: whole if every split among the inputs is complete, else the union of one
-// split's parts when that is all the operation holds (the merge of some parts, to be completed later).
-// \throws incompatible_error where parts of a split meet whole filters or another split.
+// The key parts of the result: whole if every split among the inputs is complete, else the union of
+// one split's parts when that is all the operation holds (the merge of some parts, to be completed
+// later). \throws incompatible_error where parts of a split meet whole filters or another split.
 key_parts result_parts_of(std::span<any_filter const * const> const inputs,
                           std::span<std::string const> const names, std::string const & verb)
 {
@@ -426,22 +437,24 @@ key_parts result_parts_of(std::span<any_filter const * const> const inputs,
     std::size_t const i = first_incomplete_split(parts);
     if (i == parts.size())
         return key_parts::whole();
-    bool const one_split =
-        std::all_of(parts.begin(), parts.end(),
-                    [&](key_parts const & p) { return !p.complete() && p.split == parts[i].split; });
+    bool const one_split = std::all_of(parts.begin(), parts.end(),
+                                       [&](key_parts const & p)
+                                       { return !p.complete() && p.split == parts[i].split; });
     key_parts result = union_of_split(parts, parts[i].split);
     if (!one_split)
-        throw incompatible_error{"cannot " + verb + " '" + names[i] + "' (" + parts[i].describe() +
-                                 " of the key space, from build --part) with filters of the whole key space "
-                                 "or of another split while " +
-                                 result.describe_missing() +
-                                 " are missing: the result could not tell which k-mers it lacks (merge all "
-                                 "parts of the split together)"};
+        throw incompatible_error{
+            "cannot " + verb + " '" + names[i] + "' (" + parts[i].describe() +
+            " of the key space, from build --part) with filters of the whole key space "
+            "or of another split while " +
+            result.describe_missing() +
+            " are missing: the result could not tell which k-mers it lacks (merge all "
+            "parts of the split together)"};
     return result;
 }
 
-// The inputs of a set operation in one layout: as given, except quotient filters of other shard counts than
-// the input whose fingerprints keep the fewest bits (the first of those), which are moved to its layout.
+// The inputs of a set operation in one layout: as given, except quotient filters of other shard
+// counts than the input whose fingerprints keep the fewest bits (the first of those), which are
+// moved to its layout.
 struct common_layout
 {
     filter_config cfg;                              // the result's configuration
@@ -449,11 +462,11 @@ struct common_layout
     std::vector<any_filter const *> inputs;         // every input, in the common layout
 };
 
-// Quotient filters are combined in the layout of the input whose fingerprints keep the fewest bits, with
-// the most shards any input has where that layout keeps as many bits: the others are moved to it first,
-// their fingerprints cut to that width (exactly the filter one build at that width gives, no false
-// negatives; the narrower width's false-positive rate). Inputs of the same shards but wider fingerprints
-// are cut while they are combined, without a copy.
+// Quotient filters are combined in the layout of the input whose fingerprints keep the fewest bits,
+// with the most shards any input has where that layout keeps as many bits: the others are moved to
+// it first, their fingerprints cut to that width (exactly the filter one build at that width gives,
+// no false negatives; the narrower width's false-positive rate). Inputs of the same shards but
+// wider fingerprints are cut while they are combined, without a copy.
 common_layout layout_for(std::span<any_filter const * const> const inputs,
                          std::span<std::string const> const names, unsigned const threads)
 {
@@ -475,8 +488,8 @@ common_layout layout_for(std::span<any_filter const * const> const inputs,
             narrow = i;
     l.cfg.shard_bits = inputs[narrow]->shard_bits();
     l.cfg.expected = inputs[narrow]->expected();
-    // The most shards of an input whose layout keeps the same bits as the narrowest: the result's shards
-    // are combined in parallel, and that input is cut while it is combined instead of moved.
+    // The most shards of an input whose layout keeps the same bits as the narrowest: the result's
+    // shards are combined in parallel, and that input is cut while it is combined instead of moved.
     unsigned const narrow_bits = detail::kept_bits(*inputs[narrow]);
     for (auto const * f : inputs)
         if (f->shard_bits() > l.cfg.shard_bits)
@@ -489,26 +502,30 @@ common_layout layout_for(std::span<any_filter const * const> const inputs,
     for (std::size_t i = 0; i < inputs.size(); ++i)
         if (inputs[i]->shard_bits() != l.cfg.shard_bits)
         {
-            l.moved.push_back(detail::reshard_quotient(*inputs[i], l.cfg, names[i], names[narrow], threads));
+            l.moved.push_back(
+                detail::reshard_quotient(*inputs[i], l.cfg, names[i], names[narrow], threads));
             l.inputs[i] = l.moved.back().get();
         }
     return l;
 }
 
-// The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have none).
-std::unique_ptr<any_filter> combine_in_layout(common_layout const & l, key_parts const & result_parts,
+// The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have
+// none).
+std::unique_ptr<any_filter> combine_in_layout(common_layout const & l,
+                                              key_parts const & result_parts,
                                               set_operation const op, std::uint64_t const min_count,
                                               unsigned const threads)
 {
-    auto out = with_filter_class(l.cfg.type,
-                                 [&](auto const f) -> std::unique_ptr<any_filter>
-                                 {
-                                     using F = typename decltype(f)::type;
-                                     if constexpr (std::is_same_v<F, cuckoo_filter>)
-                                         return nullptr;
-                                     else
-                                         return combine_typed<F>(l.inputs, l.cfg, op, min_count, threads);
-                                 });
+    auto out =
+        with_filter_class(l.cfg.type,
+                          [&](auto const f) -> std::unique_ptr<any_filter>
+                          {
+                              using F = typename decltype(f)::type;
+                              if constexpr (std::is_same_v<F, cuckoo_filter>)
+                                  return nullptr;
+                              else
+                                  return combine_typed<F>(l.inputs, l.cfg, op, min_count, threads);
+                          });
     if (out)
         out->set_parts(result_parts);
     return out;
@@ -517,9 +534,11 @@ std::unique_ptr<any_filter> combine_in_layout(common_layout const & l, key_parts
 // The set operation: quotient filters written to *to if given (*written: their statistics; nullptr
 // returned), else the result returned.
 std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
-                                         std::span<std::string const> const names, set_operation const op,
-                                         std::uint64_t const min_count, unsigned const threads,
-                                         std::filesystem::path const * const to, filter_stats * const written)
+                                         std::span<std::string const> const names,
+                                         set_operation const op, std::uint64_t const min_count,
+                                         unsigned const threads,
+                                         std::filesystem::path const * const to,
+                                         filter_stats * const written)
 {
     std::string const verb = operation_name(op);
     check_combinable(inputs, names, op, min_count);
@@ -529,7 +548,8 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
     {
         if (to != nullptr && l.cfg.type == filter_type::quotient)
         {
-            *written = combine_quotient_into(*to, l.inputs, l.cfg, result_parts, op, min_count, threads);
+            *written =
+                combine_quotient_into(*to, l.inputs, l.cfg, result_parts, op, min_count, threads);
             return nullptr;
         }
         if (auto out = combine_in_layout(l, result_parts, op, min_count, threads))
@@ -544,7 +564,8 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
         throw full_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what() +
                          " (build the inputs with a larger --expected, or leave it out)"};
     }
-    throw incompatible_error{"cannot " + verb + " '" + names[0] + "': cuckoo filters cannot be combined"};
+    throw incompatible_error{"cannot " + verb + " '" + names[0] +
+                             "': cuckoo filters cannot be combined"};
 }
 
 } // namespace

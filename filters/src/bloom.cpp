@@ -1,5 +1,6 @@
-// The blocked and classic Bloom filters: storage, construction, view, the dispatch of the blocked filter's
-// batch kernels (bloom_blocked_kernels_*.cpp), the classic filter's pipelined hashing, set operations, stats.
+// The blocked and classic Bloom filters: storage, construction, view, the dispatch of the blocked
+// filter's batch kernels (bloom_blocked_kernels_*.cpp), the classic filter's pipelined hashing, set
+// operations, stats.
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
@@ -61,11 +62,12 @@ word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
     if (words == 0)
         return;
     if (words > std::numeric_limits<std::size_t>::max() / 16)
-        throw error{"out of memory: a filter of " + std::to_string(words) + " words cannot be allocated"};
+        throw error{"out of memory: a filter of " + std::to_string(words) +
+                    " words cannot be allocated"};
     std::size_t const bytes = words * 8;
     charge_ = memory_charge{bytes};
-    // Large arrays: 2 MiB alignment so that transparent huge pages can back them (random access to a
-    // filter far larger than the TLB reach otherwise pays a page walk on almost every access).
+    // Large arrays: 2 MiB alignment so that transparent huge pages can back them (random access to
+    // a filter far larger than the TLB reach otherwise pays a page walk on almost every access).
     align_ = bytes >= 2 * huge_page ? huge_page : 64;
     void * p = nullptr;
     try
@@ -74,7 +76,8 @@ word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
     }
     catch (std::bad_alloc const &)
     {
-        throw error{"out of memory: cannot allocate " + std::to_string(bytes) + " bytes for a filter"};
+        throw error{"out of memory: cannot allocate " + std::to_string(bytes) +
+                    " bytes for a filter"};
     }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (align_ == huge_page)
@@ -87,7 +90,8 @@ word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
 word_storage word_storage::view(std::span<std::uint64_t const> const words) noexcept
 {
     word_storage s;
-    s.data_ = const_cast<std::uint64_t *>(words.data()); // never written through: views are read-only
+    s.data_ =
+        const_cast<std::uint64_t *>(words.data()); // never written through: views are read-only
     s.size_ = words.size();
     s.align_ = 0;
     return s;
@@ -155,8 +159,10 @@ void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t 
     double const ln2 = std::log(2.0);
     double const bits = -static_cast<double>(n) * std::log(eps) / (ln2 * ln2);
     if (!(bits < 0x1p62))
-        throw error{"out of memory: a Bloom filter for " + std::to_string(n) + " keys would be too large"};
-    std::uint64_t const raw = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(bits)));
+        throw error{"out of memory: a Bloom filter for " + std::to_string(n) +
+                    " keys would be too large"};
+    std::uint64_t const raw =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(bits)));
     m = (raw + granule - 1) / granule * granule;
     double const ratio = static_cast<double>(m) / static_cast<double>(n);
     auto fpr = [&](unsigned const kk) { return std::pow(-std::expm1(-kk / ratio), kk); };
@@ -166,15 +172,18 @@ void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t 
     k = fpr(lo) <= fpr(hi) ? lo : hi;
 }
 
-void check_bloom_config(filter_config const & cfg, std::uint64_t const expected, char const * const type_name)
+void check_bloom_config(filter_config const & cfg, std::uint64_t const expected,
+                        char const * const type_name)
 {
     if (!(cfg.fpr > 0.0))
-        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " +
-                          type_name +
-                          " filter: it needs 0 < EPS < 0.5 (--fpr 0, an exact filter, needs --type qf)"};
+        throw usage_error{
+            std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " +
+            type_name +
+            " filter: it needs 0 < EPS < 0.5 (--fpr 0, an exact filter, needs --type qf)"};
     if (!(cfg.fpr < 0.5))
-        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " +
-                          type_name + " filter: it needs 0 < EPS < 0.5"};
+        throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) +
+                          " is not possible with a " + type_name +
+                          " filter: it needs 0 < EPS < 0.5"};
     if (expected == 0)
         throw usage_error{
             std::string{"a "} + type_name +
@@ -187,7 +196,8 @@ void check_bloom_config(filter_config const & cfg, std::uint64_t const expected,
 namespace
 {
 
-/*! Poisson(lambda) expectation of g(i), g bounded by 1: sum outwards from the mode until the terms vanish. */
+/*! Poisson(lambda) expectation of g(i), g bounded by 1: sum outwards from the mode until the terms
+ * vanish. */
 template <typename g_t> double poisson_expectation(double const lambda, g_t && g) noexcept
 {
     if (lambda <= 0)
@@ -220,12 +230,12 @@ inline double classic_fpr(double const b, double const i, unsigned const k) noex
     return std::pow(-std::expm1(i * k * std::log1p(-1.0 / b)), static_cast<double>(k));
 }
 
-/*! Sets the bits of a key's double hashing s among the `bits` bits of w with set(word, mask): a plain or an
- * atomic OR. */
+/*! Sets the bits of a key's double hashing s among the `bits` bits of w with set(word, mask): a
+ * plain or an atomic OR. */
 template <typename set_t>
-[[gnu::always_inline]] inline void set_classic_bits(std::uint64_t * const w, std::uint64_t const bits,
-                                                    unsigned const k, detail::double_hash s,
-                                                    set_t const set) noexcept
+[[gnu::always_inline]] inline void set_classic_bits(std::uint64_t * const w,
+                                                    std::uint64_t const bits, unsigned const k,
+                                                    detail::double_hash s, set_t const set) noexcept
 {
     for (unsigned i = 0; i < k; ++i, s.a += s.b)
     {
@@ -236,11 +246,13 @@ template <typename set_t>
 
 /*! set_classic_bits for every key, with prefetching. */
 template <typename set_t>
-inline void insert_classic_batch(std::uint64_t * const w, std::uint64_t const bits, unsigned const k,
-                                 std::span<std::uint64_t const> const keys, set_t const set) noexcept
+inline void insert_classic_batch(std::uint64_t * const w, std::uint64_t const bits,
+                                 unsigned const k, std::span<std::uint64_t const> const keys,
+                                 set_t const set) noexcept
 {
     detail::pipelined<detail::double_hash>(
-        keys, [=](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k, bits, w); },
+        keys,
+        [=](std::uint64_t const key) { return detail::stage_double_hash<1, 64>(key, k, bits, w); },
         [=](std::size_t, detail::double_hash const s) { set_classic_bits(w, bits, k, s, set); });
 }
 
@@ -253,7 +265,10 @@ struct plain_or_op
 /*! The OR of the concurrent inserts: atomic_or of mask into word. */
 struct atomic_or_op
 {
-    void operator()(std::uint64_t & word, std::uint64_t const mask) const noexcept { atomic_or(word, mask); }
+    void operator()(std::uint64_t & word, std::uint64_t const mask) const noexcept
+    {
+        atomic_or(word, mask);
+    }
 };
 
 } // namespace
@@ -266,7 +281,8 @@ blocked_bloom_filter::blocked_bloom_filter(std::uint64_t const blocks, unsigned 
 {
 }
 
-blocked_bloom_filter blocked_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
+blocked_bloom_filter blocked_bloom_filter::create(filter_config const & cfg,
+                                                  unsigned const key_bits,
                                                   std::uint64_t const expected)
 {
     detail::check_bloom_config(cfg, expected, "Bloom");
@@ -280,7 +296,8 @@ double blocked_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t 
     if (n == 0 || blocks == 0)
         return n == 0 ? 0.0 : 1.0;
     double const lambda = static_cast<double>(n) / static_cast<double>(blocks);
-    return poisson_expectation(lambda, [k](double const i) { return classic_fpr(block_bits, i, k); });
+    return poisson_expectation(lambda,
+                               [k](double const i) { return classic_fpr(block_bits, i, k); });
 }
 
 blocked_bloom_filter::shape blocked_bloom_filter::shape_for(std::uint64_t const n, double const eps)
@@ -294,8 +311,8 @@ blocked_bloom_filter::shape blocked_bloom_filter::shape_for(std::uint64_t const 
     constexpr std::uint64_t max_blocks = std::uint64_t{1} << 56;
     double const ln2 = std::log(2.0);
     double const seed_bits = -static_cast<double>(n) * std::log(eps) / (ln2 * ln2);
-    std::uint64_t const guess =
-        static_cast<std::uint64_t>(std::clamp(std::ceil(seed_bits / block_bits), 1.0, double(max_blocks)));
+    std::uint64_t const guess = static_cast<std::uint64_t>(
+        std::clamp(std::ceil(seed_bits / block_bits), 1.0, double(max_blocks)));
     shape best{0, 0};
     for (unsigned k = 1; k <= max_hashes; ++k)
     {
@@ -328,7 +345,8 @@ blocked_bloom_filter::shape blocked_bloom_filter::shape_for(std::uint64_t const 
 }
 
 blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> const params,
-                                                std::span<std::uint64_t const> const words, unsigned)
+                                                std::span<std::uint64_t const> const words,
+                                                unsigned)
 {
     unsigned const k = detail::view_hash_count<blocked_bloom_filter>(
         params,
@@ -347,17 +365,19 @@ blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> c
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Batch kernels of the blocked filter (bloom_blocked_kernels.inc), one copy per CPU level: the build's
-// target and, on x86-64 builds whose target lacks it, x86-64-v3. detail::use_v3_kernels() (cpu_dispatch.hpp)
-// picks one at run time.
+// Batch kernels of the blocked filter (bloom_blocked_kernels.inc), one copy per CPU level: the
+// build's target and, on x86-64 builds whose target lacks it, x86-64-v3. detail::use_v3_kernels()
+// (cpu_dispatch.hpp) picks one at run time.
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
-#define KSIEVE_BLOOM_DISPATCH(call)                                                                          \
-    (detail::use_v3_kernels() ? detail::bloom_blocked_entry<1>::call : detail::bloom_blocked_entry<0>::call)
+#define KSIEVE_BLOOM_DISPATCH(call)                                                                \
+    (detail::use_v3_kernels() ? detail::bloom_blocked_entry<1>::call                               \
+                              : detail::bloom_blocked_entry<0>::call)
 #else
 #define KSIEVE_BLOOM_DISPATCH(call) (detail::bloom_blocked_entry<0>::call)
 #endif
 
-void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block, std::uint32_t const lo) const noexcept
+void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block,
+                                           std::uint32_t const lo) const noexcept
 {
     KSIEVE_BLOOM_DISPATCH(set_bits_atomic(block, lo, k_));
 }
@@ -374,7 +394,8 @@ insert_status blocked_bloom_filter::insert_batch(std::span<std::uint64_t const> 
     return insert_status::ok;
 }
 
-void blocked_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
+void blocked_bloom_filter::insert_batch_concurrent(
+    std::span<std::uint64_t const> const keys) noexcept
 {
     KSIEVE_BLOOM_DISPATCH(insert_batch_concurrent(storage_.data(), blocks_, k_, keys));
 }
@@ -393,7 +414,8 @@ void blocked_bloom_filter::count_sharded(std::span<blocked_bloom_filter const> c
     if (shards.empty() || keys.empty())
         return;
     unsigned const k = shards.front().k_;
-    bool const one_k = std::all_of(shards.begin(), shards.end(), [k](auto const & f) { return f.k_ == k; });
+    bool const one_k =
+        std::all_of(shards.begin(), shards.end(), [k](auto const & f) { return f.k_ == k; });
     unsigned const local_bits = key_bits - shard_bits;
     std::uint64_t const local_mask =
         local_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << local_bits) - 1;
@@ -401,7 +423,8 @@ void blocked_bloom_filter::count_sharded(std::span<blocked_bloom_filter const> c
     if (!one_k) // (not from ksieve's own filters: their shards share k) one key at a time
     {
         for (std::size_t i = 0; i < keys.size(); ++i)
-            out[i] = shards[(keys[i] >> (local_bits & 63)) & shard_mask].count(keys[i] & local_mask);
+            out[i] =
+                shards[(keys[i] >> (local_bits & 63)) & shard_mask].count(keys[i] & local_mask);
         return;
     }
     // the shards' tables, kept per thread (grown once, not per call)
@@ -414,7 +437,8 @@ void blocked_bloom_filter::count_sharded(std::span<blocked_bloom_filter const> c
         words[s] = const_cast<std::uint64_t *>(shards[s].storage_.data()); // only read
         blocks[s] = shards[s].blocks_;
     }
-    detail::bloom_shard_tables const t{words.data(), blocks.data(), local_bits & 63, shard_mask, local_mask};
+    detail::bloom_shard_tables const t{words.data(), blocks.data(), local_bits & 63, shard_mask,
+                                       local_mask};
     KSIEVE_BLOOM_DISPATCH(count_sharded(t, k, keys, out));
 }
 
@@ -428,7 +452,8 @@ void blocked_bloom_filter::intersect_with(blocked_bloom_filter const & other)
     detail::bloom_ops::combine(*this, other, "intersect", std::bit_and<std::uint64_t>{});
 }
 
-blocked_bloom_filter blocked_bloom_filter::merge(std::span<blocked_bloom_filter const * const> const filters)
+blocked_bloom_filter
+blocked_bloom_filter::merge(std::span<blocked_bloom_filter const * const> const filters)
 {
     return detail::merge_all(filters);
 }
@@ -480,7 +505,8 @@ classic_bloom_filter::classic_bloom_filter(std::uint64_t const words, unsigned c
 {
 }
 
-classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
+classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg,
+                                                  unsigned const key_bits,
                                                   std::uint64_t const expected)
 {
     return detail::create_classic_layout<classic_bloom_filter>(cfg, key_bits, expected, 64);
@@ -489,20 +515,22 @@ classic_bloom_filter classic_bloom_filter::create(filter_config const & cfg, uns
 double classic_bloom_filter::predicted_fpr(std::uint64_t const n, std::uint64_t const bits,
                                            unsigned const k) noexcept
 {
-    return std::pow(-std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(bits)),
-                    static_cast<double>(k));
+    return std::pow(
+        -std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(bits)),
+        static_cast<double>(k));
 }
 
 classic_bloom_filter classic_bloom_filter::view(std::span<std::uint64_t const> const params,
-                                                std::span<std::uint64_t const> const words, unsigned)
+                                                std::span<std::uint64_t const> const words,
+                                                unsigned)
 {
     unsigned const k = detail::view_hash_count<classic_bloom_filter>(
         params,
         [](std::uint64_t const nwords)
         {
             if (nwords == 0 || nwords > (std::uint64_t{1} << 56))
-                throw format_error{"classic Bloom filter with an invalid size of " + std::to_string(nwords) +
-                                   " words"};
+                throw format_error{"classic Bloom filter with an invalid size of " +
+                                   std::to_string(nwords) + " words"};
         });
     std::uint64_t const nwords = params[1];
     detail::check_payload_words<classic_bloom_filter>(nwords, "words", words.size(), nwords);
@@ -512,7 +540,8 @@ classic_bloom_filter classic_bloom_filter::view(std::span<std::uint64_t const> c
 void classic_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
 {
     std::uint64_t const a = mix64(key);
-    set_classic_bits(storage_.data(), bits_, k_, detail::double_hash{a, second_hash(a)}, atomic_or_op{});
+    set_classic_bits(storage_.data(), bits_, k_, detail::double_hash{a, second_hash(a)},
+                     atomic_or_op{});
 }
 
 insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
@@ -521,7 +550,8 @@ insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> 
     return insert_status::ok;
 }
 
-void classic_bloom_filter::insert_batch_concurrent(std::span<std::uint64_t const> const keys) noexcept
+void classic_bloom_filter::insert_batch_concurrent(
+    std::span<std::uint64_t const> const keys) noexcept
 {
     insert_classic_batch(storage_.data(), bits_, k_, keys, atomic_or_op{});
 }
@@ -532,7 +562,8 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
     std::uint64_t const * const w = storage_.data();
     detail::pipelined<detail::double_hash>(
         keys,
-        [this, w](std::uint64_t const key) { return detail::stage_double_hash<0, 64>(key, k_, bits_, w); },
+        [this, w](std::uint64_t const key)
+        { return detail::stage_double_hash<0, 64>(key, k_, bits_, w); },
         [this, w, out](std::size_t const idx, detail::double_hash s)
         {
             std::uint64_t acc = 1;
@@ -555,7 +586,8 @@ void classic_bloom_filter::intersect_with(classic_bloom_filter const & other)
     detail::bloom_ops::combine(*this, other, "intersect", std::bit_and<std::uint64_t>{});
 }
 
-classic_bloom_filter classic_bloom_filter::merge(std::span<classic_bloom_filter const * const> const filters)
+classic_bloom_filter
+classic_bloom_filter::merge(std::span<classic_bloom_filter const * const> const filters)
 {
     return detail::merge_all(filters);
 }

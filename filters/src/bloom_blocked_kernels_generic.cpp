@@ -1,5 +1,5 @@
-// The blocked Bloom filter's batch kernels for the build's own target (bloom_blocked_entry<0>; the body is
-// bloom_blocked_kernels.inc).
+// The blocked Bloom filter's batch kernels for the build's own target (bloom_blocked_entry<0>; the
+// body is bloom_blocked_kernels.inc).
 #include <ksieve/filters/bloom.hpp>
 
 #include "bloom_blocked_kernels.hpp"
@@ -15,8 +15,9 @@
 #include <immintrin.h>
 #endif
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
-// GCC 12 reports its own _mm512_undefined_epi32() (a self-initialised variable inside the intrinsics) as
-// "may be used uninitialized" when AVX-512 intrinsics are inlined; the warning is spurious (GCC PR 105593).
+// GCC 12 reports its own _mm512_undefined_epi32() (a self-initialised variable inside the
+// intrinsics) as "may be used uninitialized" when AVX-512 intrinsics are inlined; the warning is
+// spurious (GCC PR 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 

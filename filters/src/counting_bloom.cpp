@@ -1,5 +1,5 @@
-// The counting Bloom filter: 4-bit counters in words, construction and view, insert / remove / count,
-// pipelined batches, set operations and stats.
+// The counting Bloom filter: 4-bit counters in words, construction and view, insert / remove /
+// count, pipelined batches, set operations and stats.
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/error.hpp>
 
@@ -29,10 +29,12 @@ constexpr std::uint64_t nibble_low = 0x1111111111111111ULL;
 constexpr std::uint64_t saturating_add(std::uint64_t const x, std::uint64_t const y) noexcept
 {
     std::uint64_t const s = ((x & ~nibble_high) + (y & ~nibble_high)) ^ ((x ^ y) & nibble_high);
-    std::uint64_t const carry = ((x & y) | ((x | y) & ~s)) & nibble_high; // carry out of each nibble
+    std::uint64_t const carry =
+        ((x & y) | ((x | y) & ~s)) & nibble_high; // carry out of each nibble
     return s | ((carry >> 3) * 15);
 }
-static_assert(saturating_add(0x0000000000000F87ULL, 0x00000000000001F9ULL) == 0x0000000000000FFFULL);
+static_assert(saturating_add(0x0000000000000F87ULL, 0x00000000000001F9ULL) ==
+              0x0000000000000FFFULL);
 static_assert(saturating_add(0x1234ULL, 0x4321ULL) == 0x5555ULL);
 
 constexpr std::uint64_t nibble_min(std::uint64_t const x, std::uint64_t const y) noexcept
@@ -61,20 +63,24 @@ counting_bloom_filter::counting_bloom_filter(std::uint64_t const words, unsigned
 {
 }
 
-counting_bloom_filter counting_bloom_filter::create(filter_config const & cfg, unsigned const key_bits,
+counting_bloom_filter counting_bloom_filter::create(filter_config const & cfg,
+                                                    unsigned const key_bits,
                                                     std::uint64_t const expected)
 {
-    return detail::create_classic_layout<counting_bloom_filter>(cfg, key_bits, expected, counters_per_word);
+    return detail::create_classic_layout<counting_bloom_filter>(cfg, key_bits, expected,
+                                                                counters_per_word);
 }
 
 counting_bloom_filter counting_bloom_filter::view(std::span<std::uint64_t const> const params,
-                                                  std::span<std::uint64_t const> const words, unsigned)
+                                                  std::span<std::uint64_t const> const words,
+                                                  unsigned)
 {
     unsigned const k = detail::view_hash_count<counting_bloom_filter>(
         params,
         [](std::uint64_t const counters)
         {
-            if (counters == 0 || counters % counters_per_word != 0 || counters > (std::uint64_t{1} << 60))
+            if (counters == 0 || counters % counters_per_word != 0 ||
+                counters > (std::uint64_t{1} << 60))
                 throw format_error{"counting Bloom filter with an invalid number of counters " +
                                    std::to_string(counters)};
         });
@@ -104,7 +110,8 @@ bool counting_bloom_filter::remove(std::uint64_t const key, std::uint64_t const 
     return true;
 }
 
-void counting_bloom_filter::positions(std::uint64_t const key, std::uint64_t * const out) const noexcept
+void counting_bloom_filter::positions(std::uint64_t const key,
+                                      std::uint64_t * const out) const noexcept
 {
     std::uint64_t a = mix64(key);
     std::uint64_t const b = classic_bloom_filter::second_hash(a);
@@ -112,7 +119,8 @@ void counting_bloom_filter::positions(std::uint64_t const key, std::uint64_t * c
         out[i] = detail::mul_high(a, counters_);
 }
 
-insert_status counting_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
+insert_status
+counting_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept
 {
     std::uint64_t const * const w = storage_.data();
     detail::pipelined<detail::double_hash>(
@@ -157,7 +165,8 @@ void counting_bloom_filter::unite_with(counting_bloom_filter const & other)
 void counting_bloom_filter::intersect_with(counting_bloom_filter const & other)
 {
     detail::bloom_ops::combine(*this, other, "intersect",
-                               [](std::uint64_t const x, std::uint64_t const y) { return nibble_min(x, y); });
+                               [](std::uint64_t const x, std::uint64_t const y)
+                               { return nibble_min(x, y); });
 }
 
 counting_bloom_filter
@@ -179,7 +188,8 @@ filter_stats counting_bloom_filter::stats() const noexcept
     for (std::size_t i = 0, n = storage_.size(); i < n; ++i)
     {
         used += static_cast<std::uint64_t>(std::popcount(nonzero_nibbles(w[i])));
-        std::uint64_t const bytes = (w[i] & 0x0F0F0F0F0F0F0F0FULL) + ((w[i] >> 4) & 0x0F0F0F0F0F0F0F0FULL);
+        std::uint64_t const bytes =
+            (w[i] & 0x0F0F0F0F0F0F0F0FULL) + ((w[i] >> 4) & 0x0F0F0F0F0F0F0F0FULL);
         sum += (bytes * 0x0101010101010101ULL) >> 56; // byte sums <= 8 * 30 < 256
     }
     filter_stats s = detail::bloom_stats(used, counters_, storage_.size(), k_);

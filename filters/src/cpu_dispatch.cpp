@@ -21,8 +21,8 @@ namespace
 {
 
 #if KSIEVE_SIMD_DETECT
-// x86-64-v3, as the kernels compiled with -march=x86-64-v3 may use it: AVX2 (with the OS saving the YMM
-// registers), BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE.
+// x86-64-v3, as the kernels compiled with -march=x86-64-v3 may use it: AVX2 (with the OS saving the
+// YMM registers), BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE.
 bool cpu_has_v3_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -55,8 +55,8 @@ bool cpu_has_v3_uncached() noexcept
     return popcnt && fma && movbe && f16c && ymm_state && avx2 && bmi1 && bmi2 && lzcnt;
 }
 
-// x86-64-v4, as the kernels compiled with -march=x86-64-v4 may use it: AVX-512 F, BW, CD, DQ and VL, with
-// the OS saving the opmask and ZMM state (XCR0 bits 5 to 7). \pre cpu_has_v3_uncached().
+// x86-64-v4, as the kernels compiled with -march=x86-64-v4 may use it: AVX-512 F, BW, CD, DQ and
+// VL, with the OS saving the opmask and ZMM state (XCR0 bits 5 to 7). \pre cpu_has_v3_uncached().
 bool cpu_has_v4_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -121,7 +121,8 @@ bool environment_forces_generic() noexcept
     return qf != nullptr && qf[0] == '1';
 }
 
-// The choice for `level`; the automatic one (fast_pdep_only) keeps the generic select on a slow pdep.
+// The choice for `level`; the automatic one (fast_pdep_only) keeps the generic select on a slow
+// pdep.
 int choice_for(simd_level const level, bool const fast_pdep_only) noexcept
 {
     if (level == simd_level::generic || !simd_level_supported(level))
@@ -141,8 +142,9 @@ int automatic_choice() noexcept
     if (environment_forces_generic())
         return 0;
     simd_level const level = cpu_simd_level();
-    return choice_for(level == simd_level::x86_64_v4 && environment_caps_v3() ? simd_level::x86_64_v3 : level,
-                      true);
+    return choice_for(
+        level == simd_level::x86_64_v4 && environment_caps_v3() ? simd_level::x86_64_v3 : level,
+        true);
 }
 
 } // namespace
@@ -151,7 +153,8 @@ int simd_choose() noexcept
 {
     int expected = simd_unset;
     int const c = automatic_choice();
-    return simd_choice.compare_exchange_strong(expected, c, std::memory_order_relaxed) ? c : expected;
+    return simd_choice.compare_exchange_strong(expected, c, std::memory_order_relaxed) ? c
+                                                                                       : expected;
 }
 
 simd_level cpu_simd_level() noexcept

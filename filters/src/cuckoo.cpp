@@ -35,8 +35,9 @@ unsigned cuckoo_filter::fingerprint_bits_for(double const eps)
     if (!(eps >= 0.0) || eps >= 0.5)
         throw usage_error{"--fpr " + fmt_double(eps) + " is out of range (valid: 0 <= EPS < 0.5)"};
     if (eps == 0.0)
-        throw usage_error{"--fpr 0 asks for an exact filter, which a cuckoo filter cannot be: exact mode needs "
-                          "--type qf"};
+        throw usage_error{
+            "--fpr 0 asks for an exact filter, which a cuckoo filter cannot be: exact mode needs "
+            "--type qf"};
     if (eps < min_fpr)
         throw usage_error{"--fpr " + fmt_double(eps) +
                           " is below what a cuckoo filter can honour with 16-bit fingerprints (" +
@@ -50,8 +51,9 @@ unsigned cuckoo_filter::fingerprint_bits_for(double const eps)
 unsigned cuckoo_filter::bucket_bits_for(std::uint64_t const expected)
 {
     if (expected == 0)
-        throw usage_error{"a cuckoo filter cannot grow: give the expected number of distinct k-mers with "
-                          "--expected N"};
+        throw usage_error{
+            "a cuckoo filter cannot grow: give the expected number of distinct k-mers with "
+            "--expected N"};
     // buckets >= expected / (4 * 0.95) = 5 * expected / 19
     if (expected > (std::uint64_t{1} << 40))
         throw usage_error{"--expected " + std::to_string(expected) +
@@ -72,8 +74,8 @@ std::uint64_t cuckoo_filter::words_for(unsigned const fp_bits, unsigned const bu
     return (bits + 63) / 64 + 1; // + 1: every bucket can be read with one unaligned 8-byte load
 }
 
-void cuckoo_filter::init_geometry(unsigned const fp_bits, unsigned const bucket_bits, unsigned const key_bits,
-                                  unsigned const max_kicks) noexcept
+void cuckoo_filter::init_geometry(unsigned const fp_bits, unsigned const bucket_bits,
+                                  unsigned const key_bits, unsigned const max_kicks) noexcept
 {
     fp_bits_ = fp_bits;
     bucket_bits_ = bucket_bits;
@@ -88,14 +90,15 @@ void cuckoo_filter::init_geometry(unsigned const fp_bits, unsigned const bucket_
     lanes_hi_ = lanes_lo_ << (fp_bits - 1);
 }
 
-cuckoo_filter cuckoo_filter::with_geometry(unsigned const fp_bits, unsigned const bucket_bits, unsigned const key_bits,
-                                           unsigned const max_kicks)
+cuckoo_filter cuckoo_filter::with_geometry(unsigned const fp_bits, unsigned const bucket_bits,
+                                           unsigned const key_bits, unsigned const max_kicks)
 {
-    if (fp_bits < min_fingerprint_bits || fp_bits > max_fingerprint_bits || bucket_bits > max_bucket_bits ||
-        max_kicks < 1 || max_kicks > max_kicks_limit || key_bits < 1 || key_bits > 64)
-        throw usage_error{"invalid cuckoo filter geometry: fingerprint bits " + std::to_string(fp_bits) +
-                          ", bucket bits " + std::to_string(bucket_bits) + ", max kicks " +
-                          std::to_string(max_kicks)};
+    if (fp_bits < min_fingerprint_bits || fp_bits > max_fingerprint_bits ||
+        bucket_bits > max_bucket_bits || max_kicks < 1 || max_kicks > max_kicks_limit ||
+        key_bits < 1 || key_bits > 64)
+        throw usage_error{"invalid cuckoo filter geometry: fingerprint bits " +
+                          std::to_string(fp_bits) + ", bucket bits " + std::to_string(bucket_bits) +
+                          ", max kicks " + std::to_string(max_kicks)};
     cuckoo_filter f;
     f.init_geometry(fp_bits, bucket_bits, key_bits, max_kicks);
     f.charge_ = memory_charge{8 * words_for(fp_bits, bucket_bits)};
@@ -106,23 +109,27 @@ cuckoo_filter cuckoo_filter::with_geometry(unsigned const fp_bits, unsigned cons
     return f;
 }
 
-cuckoo_filter cuckoo_filter::create(filter_config const & cfg, unsigned const key_bits, std::uint64_t const expected)
+cuckoo_filter cuckoo_filter::create(filter_config const & cfg, unsigned const key_bits,
+                                    std::uint64_t const expected)
 {
     unsigned const f = fingerprint_bits_for(cfg.fpr);
     unsigned const b = bucket_bits_for(expected);
     return with_geometry(f, b, key_bits);
 }
 
-cuckoo_filter cuckoo_filter::view(std::span<std::uint64_t const> const params, std::span<std::uint64_t const> const words,
+cuckoo_filter cuckoo_filter::view(std::span<std::uint64_t const> const params,
+                                  std::span<std::uint64_t const> const words,
                                   unsigned const key_bits)
 {
     auto bad = [](std::string const & what) { return format_error{"cuckoo filter: " + what}; };
     if (params.size() != params_size)
-        throw bad(std::to_string(params.size()) + " parameters, expected " + std::to_string(params_size));
+        throw bad(std::to_string(params.size()) + " parameters, expected " +
+                  std::to_string(params_size));
     if (params[0] != params_version)
         throw bad("unknown parameter layout " + std::to_string(params[0]));
     std::uint64_t const f = params[1], bb = params[2], kicks = params[3], entries = params[4];
-    std::uint64_t const vused = params[5], vfp = params[6], vidx = params[7], rng = params[8], kb = params[9];
+    std::uint64_t const vused = params[5], vfp = params[6], vidx = params[7], rng = params[8],
+                        kb = params[9];
     if (f < min_fingerprint_bits || f > max_fingerprint_bits)
         throw bad("fingerprint bits " + std::to_string(f) + " out of range");
     if (bb > max_bucket_bits)
@@ -130,15 +137,17 @@ cuckoo_filter cuckoo_filter::view(std::span<std::uint64_t const> const params, s
     if (kicks < 1 || kicks > max_kicks_limit)
         throw bad("max kicks " + std::to_string(kicks) + " out of range");
     if (kb != key_bits)
-        throw bad("key bits " + std::to_string(kb) + " disagree with the file header (" + std::to_string(key_bits) +
-                  ")");
+        throw bad("key bits " + std::to_string(kb) + " disagree with the file header (" +
+                  std::to_string(key_bits) + ")");
     std::uint64_t const nwords = words_for(static_cast<unsigned>(f), static_cast<unsigned>(bb));
     if (words.size() != nwords)
-        throw bad(std::to_string(words.size()) + " payload words, expected " + std::to_string(nwords));
+        throw bad(std::to_string(words.size()) + " payload words, expected " +
+                  std::to_string(nwords));
     std::uint64_t const buckets = std::uint64_t{1} << bb;
     if (entries > bucket_size * buckets + 1)
         throw bad("more entries than slots");
-    if (vused > 1 || (vused == 1 && (vfp == 0 || vfp >= (std::uint64_t{1} << f) || vidx >= buckets)) ||
+    if (vused > 1 ||
+        (vused == 1 && (vfp == 0 || vfp >= (std::uint64_t{1} << f) || vidx >= buckets)) ||
         (vused == 0 && (vfp != 0 || vidx != 0)) || (vused == 1 && entries == 0))
         throw bad("inconsistent victim slot");
     if (rng == 0)
@@ -146,14 +155,16 @@ cuckoo_filter cuckoo_filter::view(std::span<std::uint64_t const> const params, s
     // Bits after the last bucket are zero.
     std::uint64_t const used_bits = (bucket_size * f) << bb;
     std::uint64_t const w = used_bits / 64;
-    if ((used_bits % 64 != 0 && (words[w] >> (used_bits % 64)) != 0) || (used_bits % 64 == 0 && words[w] != 0))
+    if ((used_bits % 64 != 0 && (words[w] >> (used_bits % 64)) != 0) ||
+        (used_bits % 64 == 0 && words[w] != 0))
         throw bad("non-zero bits after the last bucket");
     for (std::uint64_t i = w + 1; i < nwords; ++i)
         if (words[i] != 0)
             throw bad("non-zero bits after the last bucket");
 
     cuckoo_filter c;
-    c.init_geometry(static_cast<unsigned>(f), static_cast<unsigned>(bb), key_bits, static_cast<unsigned>(kicks));
+    c.init_geometry(static_cast<unsigned>(f), static_cast<unsigned>(bb), key_bits,
+                    static_cast<unsigned>(kicks));
     c.data_ = words;
     c.mut_ = nullptr;
     c.entries_ = entries;
@@ -182,8 +193,8 @@ cuckoo_filter cuckoo_filter::clone() const
 
 std::vector<std::uint64_t> cuckoo_filter::params() const
 {
-    return {params_version, fp_bits_,     bucket_bits_,   max_kicks_, entries_, victim_used_ ? 1u : 0u,
-            victim_fp_,     victim_index_, rng_,          key_bits_};
+    return {params_version,         fp_bits_,   bucket_bits_,  max_kicks_, entries_,
+            victim_used_ ? 1u : 0u, victim_fp_, victim_index_, rng_,       key_bits_};
 }
 
 filter_stats cuckoo_filter::stats() const noexcept
@@ -195,21 +206,26 @@ filter_stats cuckoo_filter::stats() const noexcept
     s.distinct = entries_;
     s.total_count = entries_;
     s.load = static_cast<double>(entries_) / static_cast<double>(s.slots);
-    // A lookup compares with the entries of two buckets (2b slots), each a false match with 1/(2^f - 1).
-    s.estimated_fpr = 1.0 - std::pow(1.0 - 1.0 / static_cast<double>(fp_mask_), 2.0 * bucket_size * s.load);
+    // A lookup compares with the entries of two buckets (2b slots), each a false match with 1/(2^f
+    // - 1).
+    s.estimated_fpr =
+        1.0 - std::pow(1.0 - 1.0 / static_cast<double>(fp_mask_), 2.0 * bucket_size * s.load);
     return s;
 }
 
-// ---- hot path -------------------------------------------------------------------------------------------
+// ---- hot path
+// -------------------------------------------------------------------------------------------
 
 inline cuckoo_filter::hashed cuckoo_filter::hash(std::uint64_t const key) const noexcept
 {
     std::uint64_t const h = mix64(key);
-    // fingerprint uniform in [1, 2^f - 1] from the high half; bucket from the low half (bucket_bits <= 32)
+    // fingerprint uniform in [1, 2^f - 1] from the high half; bucket from the low half (bucket_bits
+    // <= 32)
     return {h & index_mask_, (((h >> 32) * fp_mask_) >> 32) + 1};
 }
 
-inline std::uint64_t cuckoo_filter::alt_index(std::uint64_t const i, std::uint64_t const fp) const noexcept
+inline std::uint64_t cuckoo_filter::alt_index(std::uint64_t const i,
+                                              std::uint64_t const fp) const noexcept
 {
     return (i ^ mix64(fp)) & index_mask_;
 }
@@ -233,7 +249,8 @@ inline void cuckoo_filter::store_bucket(std::uint64_t const i, std::uint64_t con
     std::memcpy(p, &raw, 8);
 }
 
-inline std::uint64_t cuckoo_filter::bucket_match(std::uint64_t const bucket, std::uint64_t const fp) const noexcept
+inline std::uint64_t cuckoo_filter::bucket_match(std::uint64_t const bucket,
+                                                 std::uint64_t const fp) const noexcept
 {
     // SWAR "has a zero lane" on bucket xor (fp in every lane): exact for existence.
     std::uint64_t const x = bucket ^ (fp * lanes_lo_);
@@ -242,7 +259,8 @@ inline std::uint64_t cuckoo_filter::bucket_match(std::uint64_t const bucket, std
 
 inline void cuckoo_filter::prefetch(std::uint64_t const i) const noexcept
 {
-    __builtin_prefetch(reinterpret_cast<unsigned char const *>(data_.data()) + ((i * (bucket_size * fp_bits_)) >> 3));
+    __builtin_prefetch(reinterpret_cast<unsigned char const *>(data_.data()) +
+                       ((i * (bucket_size * fp_bits_)) >> 3));
 }
 
 inline std::uint64_t cuckoo_filter::next_random() noexcept
@@ -260,7 +278,8 @@ inline bool cuckoo_filter::present(std::uint64_t const i1, std::uint64_t const f
     std::uint64_t const i2 = alt_index(i1, fp);
     // Both buckets are tested without a branch between them: a hit is equally likely in either.
     bool const hit = (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0;
-    return hit || (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
+    return hit ||
+           (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
 }
 
 inline bool cuckoo_filter::try_put(std::uint64_t const i, std::uint64_t const fp) noexcept
@@ -287,10 +306,11 @@ insert_status cuckoo_filter::place(std::uint64_t const i1, std::uint64_t fp) noe
     }
     if ((next_random() >> 63) == 0)
         i = i1;
-    // Bucket i is full. Each step looks one move ahead: if one of the 4 residents of i has a free slot in its
-    // other bucket, it moves there and fp takes its place (the 4 other buckets are fetched in parallel, so a
-    // step costs about one cache miss, not four). Otherwise a random resident is evicted and the walk goes on
-    // from its other bucket, which the look-ahead already found full.
+    // Bucket i is full. Each step looks one move ahead: if one of the 4 residents of i has a free
+    // slot in its other bucket, it moves there and fp takes its place (the 4 other buckets are
+    // fetched in parallel, so a step costs about one cache miss, not four). Otherwise a random
+    // resident is evicted and the walk goes on from its other bucket, which the look-ahead already
+    // found full.
     for (unsigned n = 0; n < max_kicks_; ++n)
     {
         std::uint64_t const b = load_bucket(i);
@@ -316,7 +336,8 @@ insert_status cuckoo_filter::place(std::uint64_t const i1, std::uint64_t fp) noe
         fp = resident[s];
         i = other[s];
     }
-    // Nothing is lost: the fingerprint still homeless waits in the victim slot (one of its buckets is i).
+    // Nothing is lost: the fingerprint still homeless waits in the victim slot (one of its buckets
+    // is i).
     victim_used_ = true;
     victim_fp_ = fp;
     victim_index_ = i;
@@ -369,8 +390,9 @@ bool cuckoo_filter::remove(std::uint64_t const key) noexcept
                 --entries_;
                 if (victim_used_)
                 {
-                    // A slot is free again: give the victim another chance (it may land in the victim slot
-                    // again, with the same or another fingerprint; nothing is lost either way).
+                    // A slot is free again: give the victim another chance (it may land in the
+                    // victim slot again, with the same or another fingerprint; nothing is lost
+                    // either way).
                     std::uint64_t const vfp = victim_fp_, vidx = victim_index_;
                     victim_used_ = false;
                     victim_fp_ = 0;
@@ -418,7 +440,8 @@ insert_status cuckoo_filter::insert_batch(std::span<std::uint64_t const> const k
     return insert_status::ok;
 }
 
-void cuckoo_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+void cuckoo_filter::count_batch(std::span<std::uint64_t const> const keys,
+                                std::uint64_t * const out) const noexcept
 {
     hashed h[batch_block];
     std::uint64_t alt[batch_block];
@@ -435,8 +458,9 @@ void cuckoo_filter::count_batch(std::span<std::uint64_t const> const keys, std::
         for (std::size_t j = 0; j < n; ++j)
         {
             std::uint64_t const i1 = h[j].i1, i2 = alt[j], fp = h[j].fp;
-            bool const hit = (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0 ||
-                             (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
+            bool const hit =
+                (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0 ||
+                (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
             out[start + j] = hit ? 1 : 0;
         }
     }

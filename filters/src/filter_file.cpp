@@ -86,8 +86,9 @@ public:
     void need(std::uint64_t n) const
     {
         if (n > size_ || pos_ > size_ - n)
-            throw format_error{"'" + name_ +
-                               "': truncated or corrupted filter file (header extends past the end)"};
+            throw format_error{
+                "'" + name_ +
+                "': truncated or corrupted filter file (header extends past the end)"};
     }
 
 private:
@@ -107,16 +108,19 @@ private:
     std::uint64_t pos_{0};
 };
 
-// With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into anonymous
-// memory backed by transparent huge pages instead of being mapped from the page cache in 4 KiB pages, so that
-// a lookup in a table of gigabytes costs no TLB miss. Not the default: on the machines measured, zeroing the
-// fresh huge pages cost more than the page walks it saved (docs/design.md).
+// With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into
+// anonymous memory backed by transparent huge pages instead of being mapped from the page cache in
+// 4 KiB pages, so that a lookup in a table of gigabytes costs no TLB miss. Not the default: on the
+// machines measured, zeroing the fresh huge pages cost more than the page walks it saved
+// (docs/design.md).
 constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
 
-// The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on failure.
+// The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on
+// failure.
 void * load_anonymous(int const fd, std::uint64_t const size, std::string const & name)
 {
-    void * const m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void * const m =
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return m;
     ::madvise(m, size, MADV_HUGEPAGE); // a hint only
@@ -141,7 +145,8 @@ void * load_anonymous(int const fd, std::uint64_t const size, std::string const 
     return m;
 }
 
-// Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked (so that
+// Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked
+// (so that
 // `/dev/zero` is refused at once) and never more than the memory budget allows.
 std::vector<std::byte> read_stream(int const fd, std::string const & name)
 {
@@ -161,10 +166,11 @@ std::vector<std::byte> read_stream(int const fd, std::string const & name)
         if (bytes.size() >= 8 && std::memcmp(bytes.data(), file_magic, 8) != 0)
             throw format_error{"'" + name + "' is not a ksieve filter file (bad magic)"};
         if (bytes.size() > limit)
-            throw format_error{
-                "'" + name + "': more than " + format_bytes(limit) +
-                " read from a stream without reaching the end of a filter file (" +
-                (memory_limit_is_explicit() ? "half of --max-memory" : "half of the machine's memory") + ")"};
+            throw format_error{"'" + name + "': more than " + format_bytes(limit) +
+                               " read from a stream without reaching the end of a filter file (" +
+                               (memory_limit_is_explicit() ? "half of --max-memory"
+                                                           : "half of the machine's memory") +
+                               ")"};
     }
 }
 
@@ -183,7 +189,8 @@ struct shard_record
 };
 
 // Bytes of a header with shard parameter counts `counts`.
-std::uint64_t header_size_for(filter_file_header const & h, std::span<std::size_t const> const counts)
+std::uint64_t header_size_for(filter_file_header const & h,
+                              std::span<std::size_t const> const counts)
 {
     std::uint64_t size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8;
     for (auto const n : counts)
@@ -191,10 +198,12 @@ std::uint64_t header_size_for(filter_file_header const & h, std::span<std::size_
     return size + 8; // header checksum
 }
 
-void check_header(filter_file_header const & h, std::size_t const shards, std::filesystem::path const & path)
+void check_header(filter_file_header const & h, std::size_t const shards,
+                  std::filesystem::path const & path)
 {
     if (shards != (std::size_t{1} << h.shard_bits))
-        throw error{"internal: shard count does not match shard bits while writing '" + path.string() + "'"};
+        throw error{"internal: shard count does not match shard bits while writing '" +
+                    path.string() + "'"};
     if (h.parts.split < 1 || h.parts.split > key_parts::max_split ||
         h.parts.held.size() != (h.parts.split + 63) / 64)
         throw error{"internal: invalid key parts while writing '" + path.string() + "'"};
@@ -301,14 +310,15 @@ struct filter_file_stream::state
     std::uint64_t pos{0}; // bytes written
 };
 
-filter_file_stream::filter_file_stream(std::filesystem::path const & path, filter_file_header header,
+filter_file_stream::filter_file_stream(std::filesystem::path const & path,
+                                       filter_file_header header,
                                        std::size_t const max_shard_params)
 {
     std::size_t const shards = std::size_t{1} << header.shard_bits;
     check_header(header, shards, path);
     s_.reset(new state{path, std::move(header), file_sink{path}, {}, 0});
-    // The payloads start after room for a header whose shards all have max_shard_params parameters (zeros
-    // until finish() writes the header, whose size the shard table gives).
+    // The payloads start after room for a header whose shards all have max_shard_params parameters
+    // (zeros until finish() writes the header, whose size the shard table gives).
     std::vector<std::size_t> const counts(shards, max_shard_params);
     std::uint64_t const first = align64(header_size_for(s_->header, counts));
     std::vector<unsigned char> const room(first, 0);
@@ -340,8 +350,8 @@ void filter_file_stream::finish()
         counts.push_back(r.params.size());
     std::uint64_t const header_size = header_size_for(s.header, counts);
     if (align64(header_size) > s.records.front().offset)
-        throw error{"internal: shard parameters outgrew the room for the header of '" + s.path.string() +
-                    "'"};
+        throw error{"internal: shard parameters outgrew the room for the header of '" +
+                    s.path.string() + "'"};
     std::uint64_t const end_start = align64(s.pos);
     s.out.write(zeros, end_start - s.pos);
     byte_writer e = end_image(end_start, s.records);
@@ -359,7 +369,8 @@ void mapped_filter_file::release(std::span<std::uint64_t const> const words) con
     auto const page = static_cast<std::uintptr_t>(page_size > 0 ? page_size : 4096);
     auto const begin = reinterpret_cast<std::uintptr_t>(words.data());
     auto const end = begin + words.size_bytes();
-    std::uintptr_t const first = (begin + page - 1) / page * page; // whole pages inside the payload only
+    std::uintptr_t const first =
+        (begin + page - 1) / page * page; // whole pages inside the payload only
     std::uintptr_t const last = end / page * page;
     if (last > first)
         ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
@@ -372,14 +383,14 @@ mapped_filter_file::~mapped_filter_file()
         ::munmap(map_, size_);
 }
 
-std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesystem::path const & path,
-                                                                   bool const verify_payload)
+std::shared_ptr<mapped_filter_file const>
+mapped_filter_file::open(std::filesystem::path const & path, bool const verify_payload)
 {
     return open(path, load_options{.verify_payload = verify_payload});
 }
 
-std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesystem::path const & path,
-                                                                   load_options const & options)
+std::shared_ptr<mapped_filter_file const>
+mapped_filter_file::open(std::filesystem::path const & path, load_options const & options)
 {
     bool const verify_payload = options.verify_payload;
     std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
@@ -416,9 +427,10 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
         ::close(fd);
         throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
     }
-    void * const m = f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr
-                         ? load_anonymous(fd, f->size_, f->name_)
-                         : ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
+    void * const m =
+        f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr
+            ? load_anonymous(fd, f->size_, f->name_)
+            : ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
     if (m == MAP_FAILED)
         throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
@@ -430,18 +442,20 @@ std::shared_ptr<mapped_filter_file const> mapped_filter_file::open(std::filesyst
     if (f->file_backed_)
         f->mapping_slot_ = detail::remember_mapping(m, f->size_, f->name_);
 #if defined(MADV_HUGEPAGE)
-    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages, so that
-    // lookups in a table of gigabytes cost no page walk (advice only).
+    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
+    // so that lookups in a table of gigabytes cost no page walk (advice only).
     if (f->file_backed_ && f->size_ >= huge_mapping_bytes)
         ::madvise(m, f->size_, MADV_HUGEPAGE);
 #endif
 #if defined(MADV_POPULATE_READ)
-    // The file read in (or what the page cache holds of it mapped) in one sequential pass before its payload
-    // is checked on several threads: their interleaved first touches share the file's one readahead state,
-    // which then leaves parts of a file that was not cached in small pages (13% of a 390 MB filter: lookups
-    // there cost a page walk each, +50% on average); one pass leaves it in 2 MiB pages. Not for a pass that
-    // gives each shard's pages back once checked (release_verified: memory holds a few shards only).
-    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && verify_payload && !options.release_verified)
+    // The file read in (or what the page cache holds of it mapped) in one sequential pass before
+    // its payload is checked on several threads: their interleaved first touches share the file's
+    // one readahead state, which then leaves parts of a file that was not cached in small pages
+    // (13% of a 390 MB filter: lookups there cost a page walk each, +50% on average); one pass
+    // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
+    // (release_verified: memory holds a few shards only).
+    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && verify_payload &&
+        !options.release_verified)
         ::madvise(m, f->size_, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
 #endif
     f->bytes_ = static_cast<unsigned char const *>(m);
@@ -476,8 +490,8 @@ format_error corrupt(std::string const & name, std::string const & what)
 
 /*! The fixed start of a file: magic, format version and header size, and the header's checksum.
  * Returns {version, header size}. */
-std::pair<std::uint32_t, std::uint64_t> read_preamble(unsigned char const * const bytes,
-                                                      std::uint64_t const size, std::string const & n)
+std::pair<std::uint32_t, std::uint64_t>
+read_preamble(unsigned char const * const bytes, std::uint64_t const size, std::string const & n)
 {
     if (size < 8 || std::memcmp(bytes, file_magic, 8) != 0)
         throw format_error{"'" + n + "' is not a ksieve filter file (bad magic)"};
@@ -493,8 +507,8 @@ std::pair<std::uint32_t, std::uint64_t> read_preamble(unsigned char const * cons
     std::uint64_t const header_size = r.u32();
     if (header_size < fixed_header + 8 || header_size + end_size > size)
         throw format_error{"'" + n + "': truncated or corrupted filter file (header size " +
-                           std::to_string(header_size) + " does not fit a file of " + std::to_string(size) +
-                           " bytes)"};
+                           std::to_string(header_size) + " does not fit a file of " +
+                           std::to_string(size) + " bytes)"};
     std::uint64_t stored = 0;
     for (int i = 0; i < 8; ++i)
         stored |= std::uint64_t{bytes[header_size - 8 + i]} << (8 * i);
@@ -532,12 +546,13 @@ void read_fixed_fields(byte_reader & hr, std::uint64_t const header_size, filter
     std::uint64_t const nparams = hr.u32();
     if (nparams > max_params)
         throw corrupt(n, "too many parameters");
-    // Declared counts are checked against the header's size before anything is allocated for them: every
-    // shard entry takes at least shard_entry_bytes, every parameter 8 bytes.
+    // Declared counts are checked against the header's size before anything is allocated for them:
+    // every shard entry takes at least shard_entry_bytes, every parameter 8 bytes.
     if (((std::uint64_t{1} << h.shard_bits) * shard_entry_bytes + nparams * 8) > header_size)
         throw format_error{"'" + n + "': truncated or corrupted filter file (2^" +
                            std::to_string(h.shard_bits) + " shards and " + std::to_string(nparams) +
-                           " parameters do not fit a header of " + std::to_string(header_size) + " bytes)"};
+                           " parameters do not fit a header of " + std::to_string(header_size) +
+                           " bytes)"};
     h.params.resize(nparams);
     for (auto & p : h.params)
         p = hr.u64();
@@ -578,8 +593,8 @@ unsigned read_sampling_window(byte_reader & hr, std::uint32_t const version, std
     return window;
 }
 
-/*! Where the shard table leaves the payload: the end of the last payload, that end rounded up to 64 bytes,
- * and the checksum over the shards' checksums. */
+/*! Where the shard table leaves the payload: the end of the last payload, that end rounded up to 64
+ * bytes, and the checksum over the shards' checksums. */
 struct payload_extent
 {
     std::uint64_t end{0};
@@ -587,11 +602,12 @@ struct payload_extent
     std::uint64_t checksum_of_checksums{0};
 };
 
-/*! The shard table: each shard's parameters and payload words (inside the file, in order, 64-byte aligned,
- * zero padding between them). */
-payload_extent read_shard_table(byte_reader & hr, unsigned char const * const bytes, std::uint64_t const size,
-                                std::uint64_t const header_size,
-                                std::vector<mapped_filter_file::shard_entry> & shards, std::string const & n)
+/*! The shard table: each shard's parameters and payload words (inside the file, in order, 64-byte
+ * aligned, zero padding between them). */
+payload_extent read_shard_table(byte_reader & hr, unsigned char const * const bytes,
+                                std::uint64_t const size, std::uint64_t const header_size,
+                                std::vector<mapped_filter_file::shard_entry> & shards,
+                                std::string const & n)
 {
     payload_extent e{header_size, align64(header_size),
                      0}; // padding between e.end and a payload must be zero
@@ -607,10 +623,10 @@ payload_extent read_shard_table(byte_reader & hr, unsigned char const * const by
         s.params.resize(np);
         for (auto & p : s.params)
             p = hr.u64();
-        if (offset % 64 != 0 || offset < e.aligned_end || words > size / 8 || offset > size - end_size ||
-            words * 8 > size - end_size - offset)
-            throw format_error{"'" + n +
-                               "': truncated or corrupted filter file (shard payload outside the file)"};
+        if (offset % 64 != 0 || offset < e.aligned_end || words > size / 8 ||
+            offset > size - end_size || words * 8 > size - end_size - offset)
+            throw format_error{
+                "'" + n + "': truncated or corrupted filter file (shard payload outside the file)"};
         for (std::uint64_t b = e.end; b < offset; ++b)
             if (bytes[b] != 0)
                 throw corrupt(n, "non-zero padding before shard payload");
@@ -623,18 +639,19 @@ payload_extent read_shard_table(byte_reader & hr, unsigned char const * const by
 }
 
 /*! The end marker: exact position and size catch truncation as well as appended bytes. */
-void check_end_marker(unsigned char const * const bytes, std::uint64_t const size, payload_extent const & e,
-                      std::string const & n)
+void check_end_marker(unsigned char const * const bytes, std::uint64_t const size,
+                      payload_extent const & e, std::string const & n)
 {
     if (e.aligned_end + end_size != size || std::memcmp(bytes + size - end_size, end_magic, 8) != 0)
-        throw format_error{"'" + n +
-                           "': truncated or corrupted filter file (end marker missing or misplaced)"};
+        throw format_error{
+            "'" + n + "': truncated or corrupted filter file (end marker missing or misplaced)"};
     for (std::uint64_t b = e.end; b < e.aligned_end; ++b)
         if (bytes[b] != 0)
             throw corrupt(n, "non-zero padding before end marker");
     byte_reader er{bytes + size - 16, 16, n};
     if (er.u64() != size)
-        throw format_error{"'" + n + "': truncated or corrupted filter file (size in end marker differs)"};
+        throw format_error{"'" + n +
+                           "': truncated or corrupted filter file (size in end marker differs)"};
     if (er.u64() != e.checksum_of_checksums)
         throw corrupt(n, "end marker checksum mismatch");
 }
@@ -662,8 +679,8 @@ void mapped_filter_file::parse(bool const verify_payload)
         this->verify_payload(1, false);
 }
 
-// Shards are checked in turn by `threads` threads (each takes the next unchecked one); a mismatch is reported
-// for the lowest such shard whatever the thread count.
+// Shards are checked in turn by `threads` threads (each takes the next unchecked one); a mismatch
+// is reported for the lowest such shard whatever the thread count.
 void mapped_filter_file::verify_payload(unsigned const threads, bool const release_verified) const
 {
     std::size_t const n = shards_.size();
@@ -676,7 +693,8 @@ void mapped_filter_file::verify_payload(unsigned const threads, bool const relea
             if (checksum64(shards_[i].words) != shards_[i].checksum)
             {
                 std::size_t seen = first_bad.load(std::memory_order_relaxed);
-                while (i < seen && !first_bad.compare_exchange_weak(seen, i, std::memory_order_relaxed))
+                while (i < seen &&
+                       !first_bad.compare_exchange_weak(seen, i, std::memory_order_relaxed))
                 {
                 }
             }
@@ -684,7 +702,8 @@ void mapped_filter_file::verify_payload(unsigned const threads, bool const relea
                 release(shards_[i].words);
         }
     };
-    std::size_t const extra = std::min<std::size_t>(threads > 1 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
+    std::size_t const extra =
+        std::min<std::size_t>(threads > 1 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
     std::vector<std::thread> pool;
     try
     {
@@ -699,7 +718,8 @@ void mapped_filter_file::verify_payload(unsigned const threads, bool const relea
     for (auto & t : pool)
         t.join();
     if (release_verified)
-        for (auto const & s : shards_) // (pages of a neighbour mapped again by a thread checking its shard)
+        for (auto const & s :
+             shards_) // (pages of a neighbour mapped again by a thread checking its shard)
             release(s.words);
     if (std::size_t const bad = first_bad.load(); bad < n)
         throw corrupt(name_, "payload checksum mismatch in shard " + std::to_string(bad));

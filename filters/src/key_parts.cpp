@@ -1,5 +1,5 @@
-// key_parts: which parts of a split of the key space a filter holds (build --part I/S), their union,
-// descriptions and the check that a split is complete.
+// key_parts: which parts of a split of the key space a filter holds (build --part I/S), their
+// union, descriptions and the check that a split is complete.
 #include <ksieve/filters/filter.hpp>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The memory budget of the filters: the process-wide limit that every filter table is charged against, its
-// default (machine or container memory) and the parsing of sizes such as 8G.
+// The memory budget of the filters: the process-wide limit that every filter table is charged
+// against, its default (machine or container memory) and the parsing of sizes such as 8G.
 #include <ksieve/filters/memory_budget.hpp>
 
 #include <atomic>
@@ -21,7 +21,8 @@ std::atomic<std::uint64_t> charged{0};
 // The cgroup v2 (then v1) memory limit of this process, 0 if none is set.
 std::uint64_t cgroup_limit() noexcept
 {
-    for (char const * const path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"})
+    for (char const * const path :
+         {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"})
     {
         std::ifstream in{path};
         std::string text;
@@ -46,16 +47,24 @@ std::uint64_t physical_memory() noexcept
 {
     long const pages = ::sysconf(_SC_PHYS_PAGES);
     long const page = ::sysconf(_SC_PAGESIZE);
-    std::uint64_t machine = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+    std::uint64_t machine =
+        pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                              : 0;
     std::uint64_t const group = cgroup_limit();
     if (group != 0 && (machine == 0 || group < machine))
         machine = group;
     return machine;
 }
 
-void set_memory_limit(std::uint64_t const bytes) noexcept { explicit_limit.store(bytes); }
+void set_memory_limit(std::uint64_t const bytes) noexcept
+{
+    explicit_limit.store(bytes);
+}
 
-bool memory_limit_is_explicit() noexcept { return explicit_limit.load() != 0; }
+bool memory_limit_is_explicit() noexcept
+{
+    return explicit_limit.load() != 0;
+}
 
 std::uint64_t memory_limit() noexcept
 {
@@ -66,7 +75,10 @@ std::uint64_t memory_limit() noexcept
     return machine == 0 ? UINT64_MAX : machine;
 }
 
-std::uint64_t charged_memory() noexcept { return charged.load(); }
+std::uint64_t charged_memory() noexcept
+{
+    return charged.load();
+}
 
 std::string format_bytes(std::uint64_t const bytes)
 {
@@ -88,7 +100,8 @@ std::string format_bytes(std::uint64_t const bytes)
 std::uint64_t parse_size(std::string const & text, std::string const & option)
 {
     auto bad = [&] {
-        return usage_error{option + " expects a size such as 8G, 512M or 100000, got '" + text + "'"};
+        return usage_error{option + " expects a size such as 8G, 512M or 100000, got '" + text +
+                           "'"};
     };
     std::size_t pos = 0;
     double v = 0;
@@ -131,10 +144,11 @@ memory_charge::memory_charge(std::uint64_t const bytes)
     if (bytes > limit || before > limit - bytes)
     {
         charged.fetch_sub(bytes);
-        throw memory_limit_error{"a filter table of " + format_bytes(bytes) + " would bring the filters' memory to " +
-                                     format_bytes(before + bytes) + ", over the limit of " + format_bytes(limit) +
-                                     (memory_limit_is_explicit() ? " (--max-memory)" : " (the machine's memory)"),
-                                 bytes, limit};
+        throw memory_limit_error{
+            "a filter table of " + format_bytes(bytes) + " would bring the filters' memory to " +
+                format_bytes(before + bytes) + ", over the limit of " + format_bytes(limit) +
+                (memory_limit_is_explicit() ? " (--max-memory)" : " (the machine's memory)"),
+            bytes, limit};
     }
     bytes_ = bytes;
 }

@@ -1,5 +1,6 @@
-// parallel_for: a loop over [0, n) on a few threads that rethrows the first exception once every thread
-// has stopped (the filter library's only thread helper; shared by the set operations and re-sharding).
+// parallel_for: a loop over [0, n) on a few threads that rethrows the first exception once every
+// thread has stopped (the filter library's only thread helper; shared by the set operations and
+// re-sharding).
 #pragma once
 
 #include <algorithm>
@@ -14,9 +15,9 @@
 namespace ksieve::detail
 {
 
-// fn(s) (or fn(s, w), w the worker: 0 for the calling thread, then 1, 2, ...) for s in [0, n) on up to
-// `threads` threads (the calling one included); the first exception is rethrown after every thread has
-// stopped.
+// fn(s) (or fn(s, w), w the worker: 0 for the calling thread, then 1, 2, ...) for s in [0, n) on up
+// to `threads` threads (the calling one included); the first exception is rethrown after every
+// thread has stopped.
 template <typename Fn> void parallel_for(std::size_t const n, unsigned const threads, Fn && fn)
 {
     std::atomic<std::size_t> next{0};
@@ -46,7 +47,8 @@ template <typename Fn> void parallel_for(std::size_t const n, unsigned const thr
             }
         }
     };
-    std::size_t const extra = std::min<std::size_t>(threads > 0 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
+    std::size_t const extra =
+        std::min<std::size_t>(threads > 0 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
     std::vector<std::thread> pool;
     pool.reserve(extra);
     for (std::size_t t = 0; t < extra; ++t)

@@ -1,8 +1,8 @@
-// prefiltered_filter: the dedup counting filter that admits a k-mer to its quotient filter on the second
-// sighting (a Bloom prefilter of collision keys remembers the first).
-#include <ksieve/filters/prefiltered_filter.hpp>
+// prefiltered_filter: the dedup counting filter that admits a k-mer to its quotient filter on the
+// second sighting (a Bloom prefilter of collision keys remembers the first).
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/filters/zeroed_memory.hpp>
 
 #include <algorithm>
@@ -14,9 +14,9 @@ namespace ksieve
 
 namespace
 {
-// The prefilter: a split-block Bloom filter (one 64-byte block per key, chosen by the hash's low bits; one
-// bit in each of the block's eight words, six bits of a second hash each): one cache line per key, and at
-// 8 / 12 / 16 bits per key about 2% / 0.3% / 0.07% false positives.
+// The prefilter: a split-block Bloom filter (one 64-byte block per key, chosen by the hash's low
+// bits; one bit in each of the block's eight words, six bits of a second hash each): one cache line
+// per key, and at 8 / 12 / 16 bits per key about 2% / 0.3% / 0.07% false positives.
 constexpr std::uint64_t prefilter_seed = 0x61646d6974746564ULL;
 constexpr std::size_t block_words = 8;
 
@@ -30,9 +30,9 @@ constexpr std::uint64_t bit_positions(std::uint64_t const h) noexcept
     return mix64(h);
 }
 
-// The pending table: open addressing with linear probing, at most half full; an entry is a collision key
-// plus one (0: empty), with its top bit set once the key's one pending sighting was removed (collision keys
-// have at most 62 bits).
+// The pending table: open addressing with linear probing, at most half full; an entry is a
+// collision key plus one (0: empty), with its top bit set once the key's one pending sighting was
+// removed (collision keys have at most 62 bits).
 constexpr std::uint64_t removed_bit = std::uint64_t{1} << 63;
 } // namespace
 
@@ -41,10 +41,11 @@ struct prefiltered_filter::shard_state
     zeroed_memory bloom;
     std::uint64_t block_mask{0};
     std::uint64_t prefiltered{0};
-    std::vector<std::uint64_t> pending;       // see pending_entry above
-    std::vector<std::uint32_t> pending_slots; // the used entries of pending, in the order they were taken
-    // add_batch / insert_batch scratch: collision keys; the keys routed to the main filter, their positions
-    // and old counts
+    std::vector<std::uint64_t> pending; // see pending_entry above
+    std::vector<std::uint32_t>
+        pending_slots; // the used entries of pending, in the order they were taken
+    // add_batch / insert_batch scratch: collision keys; the keys routed to the main filter, their
+    // positions and old counts
     std::vector<std::uint64_t> cks, main_keys, main_old;
     std::vector<std::uint32_t> main_pos;
 
@@ -52,7 +53,10 @@ struct prefiltered_filter::shard_state
     {
         return bloom.as<std::uint64_t>() + (h & block_mask) * block_words;
     }
-    void prefetch(std::uint64_t const ck) const noexcept { __builtin_prefetch(block(block_of(ck))); }
+    void prefetch(std::uint64_t const ck) const noexcept
+    {
+        __builtin_prefetch(block(block_of(ck)));
+    }
     [[nodiscard]] bool holds(std::uint64_t const ck) const noexcept
     {
         std::uint64_t const h = block_of(ck);
@@ -92,7 +96,8 @@ struct prefiltered_filter::shard_state
         std::uint64_t const * const e = const_cast<shard_state *>(this)->find(ck);
         return e != nullptr && (*e & removed_bit) == 0;
     }
-    // Records the pending sighting of ck. \returns false if it had one already. \throws std::bad_alloc
+    // Records the pending sighting of ck. \returns false if it had one already. \throws
+    // std::bad_alloc
     bool mark(std::uint64_t const ck)
     {
         if (2 * (pending_slots.size() + 1) > pending.size())
@@ -133,8 +138,10 @@ struct prefiltered_filter::shard_state
     }
 };
 
-prefiltered_filter::prefiltered_filter(std::unique_ptr<any_filter> main, std::uint64_t const prefilter_bytes)
-    : any_filter{main->type(), main->kmer(), main->shard_bits(), main->target_fpr(), main->expected()},
+prefiltered_filter::prefiltered_filter(std::unique_ptr<any_filter> main,
+                                       std::uint64_t const prefilter_bytes)
+    : any_filter{main->type(), main->kmer(), main->shard_bits(), main->target_fpr(),
+                 main->expected()},
       main_{std::move(main)}, shards_(main_->num_shards())
 {
     if (!main_->collision_keys())
@@ -171,13 +178,15 @@ bool prefiltered_filter::prefilter_holds(std::uint64_t const key) const noexcept
     return shards_[shard_of(key)].holds(collision_key(key));
 }
 
-std::uint64_t prefiltered_filter::whole_key(std::size_t const shard, std::uint64_t const local) const noexcept
+std::uint64_t prefiltered_filter::whole_key(std::size_t const shard,
+                                            std::uint64_t const local) const noexcept
 {
-    return shard_bits() == 0 ? local : (std::uint64_t{shard} << (key_bits() - shard_bits())) | local;
+    return shard_bits() == 0 ? local
+                             : (std::uint64_t{shard} << (key_bits() - shard_bits())) | local;
 }
 
 std::uint64_t prefiltered_filter::combine(std::size_t const shard, std::uint64_t const ck,
-                                        std::uint64_t const m) const noexcept
+                                          std::uint64_t const m) const noexcept
 {
     if (m > 0) // (the prefilter or the pending table holds the first sighting)
         return m + 1;
@@ -185,15 +194,17 @@ std::uint64_t prefiltered_filter::combine(std::size_t const shard, std::uint64_t
     return st.pending_holds(ck) || st.holds(ck) ? 1 : 0;
 }
 
-void prefiltered_filter::count_batch(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
-                                   std::uint64_t * const out) const noexcept
+void prefiltered_filter::count_batch(std::size_t const shard,
+                                     std::span<std::uint64_t const> const local_keys,
+                                     std::uint64_t * const out) const noexcept
 {
     main_->count_batch(shard, local_keys, out);
     for (std::size_t i = 0; i < local_keys.size(); ++i)
         out[i] = combine(shard, collision_key(whole_key(shard, local_keys[i])), out[i]);
 }
 
-bool prefiltered_filter::count_keys(std::span<std::uint64_t const> const keys, std::uint64_t * const out) const noexcept
+bool prefiltered_filter::count_keys(std::span<std::uint64_t const> const keys,
+                                    std::uint64_t * const out) const noexcept
 {
     if (!main_->count_keys(keys, out))
         return false;
@@ -202,11 +213,13 @@ bool prefiltered_filter::count_keys(std::span<std::uint64_t const> const keys, s
     return true;
 }
 
-// Keys whose collision key the prefilter holds go to the main filter (in one batch, in order); the others to
-// the pending table. old(i, c): key i had count c just before its addition (nullptr-like no-op for inserts).
+// Keys whose collision key the prefilter holds go to the main filter (in one batch, in order); the
+// others to the pending table. old(i, c): key i had count c just before its addition (nullptr-like
+// no-op for inserts).
 template <typename Old>
-insert_status prefiltered_filter::route(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
-                                      Old && old) noexcept
+insert_status prefiltered_filter::route(std::size_t const shard,
+                                        std::span<std::uint64_t const> const local_keys,
+                                        Old && old) noexcept
 {
     shard_state & st = shards_[shard];
     try
@@ -249,19 +262,23 @@ insert_status prefiltered_filter::route(std::size_t const shard, std::span<std::
     return status;
 }
 
-insert_status prefiltered_filter::insert_batch(std::size_t const shard,
-                                             std::span<std::uint64_t const> const local_keys) noexcept
+insert_status
+prefiltered_filter::insert_batch(std::size_t const shard,
+                                 std::span<std::uint64_t const> const local_keys) noexcept
 {
     return route(shard, local_keys, [](std::size_t, std::uint64_t) noexcept {});
 }
 
-insert_status prefiltered_filter::add_batch(std::size_t const shard, std::span<std::uint64_t const> const local_keys,
-                                          std::uint64_t * const old) noexcept
+insert_status prefiltered_filter::add_batch(std::size_t const shard,
+                                            std::span<std::uint64_t const> const local_keys,
+                                            std::uint64_t * const old) noexcept
 {
-    return route(shard, local_keys, [old](std::size_t const i, std::uint64_t const c) noexcept { old[i] = c; });
+    return route(shard, local_keys,
+                 [old](std::size_t const i, std::uint64_t const c) noexcept { old[i] = c; });
 }
 
-insert_status prefiltered_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
+insert_status prefiltered_filter::insert(std::uint64_t const key,
+                                         std::uint64_t const count) noexcept
 {
     if (count == 0)
         return insert_status::ok;
@@ -282,8 +299,8 @@ insert_status prefiltered_filter::insert(std::uint64_t const key, std::uint64_t 
     return count - first == 0 ? insert_status::ok : main_->insert(key, count - first);
 }
 
-// Copies in the main filter go first, the first sighting (pending) last; a first sighting held by the
-// prefilter cannot be removed.
+// Copies in the main filter go first, the first sighting (pending) last; a first sighting held by
+// the prefilter cannot be removed.
 bool prefiltered_filter::remove(std::uint64_t const key, std::uint64_t const count) noexcept
 {
     shard_state & st = shards_[shard_of(key)];

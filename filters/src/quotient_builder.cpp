@@ -1,5 +1,6 @@
-// quotient_builder: quotient filters built from entries in fingerprint order, in the table size they need
-// (the results of the set operations) or in the size growth by insertion gives them (re-sharded filters).
+// quotient_builder: quotient filters built from entries in fingerprint order, in the table size
+// they need (the results of the set operations) or in the size growth by insertion gives them
+// (re-sharded filters).
 #include <ksieve/filters/quotient_builder.hpp>
 
 #include "quotient_filter_appender.hpp"
@@ -16,8 +17,8 @@ namespace ksieve
 
 namespace
 {
-// Growth sizes measured by a builder of a grown table: from the first whose load limit is at least half the
-// distinct estimate (the estimate may be twice too high or low; each size doubles).
+// Growth sizes measured by a builder of a grown table: from the first whose load limit is at least
+// half the distinct estimate (the estimate may be twice too high or low; each size doubles).
 constexpr std::size_t grown_sizes_measured = 5;
 
 // One growth size of a grown table and the slots its counters take there.
@@ -30,10 +31,11 @@ struct grown_size
 
 struct quotient_builder::state
 {
-    state(unsigned const key_bits_, unsigned const p_, double const max_load_, bool const auto_grow_,
-          unsigned const r_ref)
+    state(unsigned const key_bits_, unsigned const p_, double const max_load_,
+          bool const auto_grow_, unsigned const r_ref)
         : key_bits{key_bits_}, p{p_}, max_load{max_load_}, auto_grow{auto_grow_},
-          ref{quotient_filter::with_geometry(key_bits_, min_quotient_bits, r_ref, max_load_, false)},
+          ref{quotient_filter::with_geometry(key_bits_, min_quotient_bits, r_ref, max_load_,
+                                             false)},
           mask{low_bits_mask(r_ref)}
     {
     }
@@ -50,7 +52,8 @@ struct quotient_builder::state
     std::size_t next_grown{0};     // the next of them that start() tries
     std::uint64_t nslots{0};       // home slots of the table of the last start() (0: none yet)
     double limit{0};               // the most slots that table may use
-    // the entries measured, kept for pass 2 (keep()): fingerprint gaps and counts, the wide ones apart
+    // the entries measured, kept for pass 2 (keep()): fingerprint gaps and counts, the wide ones
+    // apart
     bool keeping{false};
     bool kept_all{true};
     std::size_t keep_max{0};
@@ -71,12 +74,13 @@ quotient_builder::quotient_builder(unsigned const key_bits, unsigned const p, do
 }
 
 quotient_builder::quotient_builder(quotient_filter const & like, std::uint64_t const distinct)
-    : quotient_builder{like.key_bits(), like.fingerprint_bits(), like.max_load(), like.auto_grow(),
-                       std::clamp(remainder_bits_for(like.fingerprint_bits(),
-                                                     quotient_filter::slots_for(distinct, like.max_load())),
-                                  quotient_filter::min_remainder_bits,
-                                  std::min(quotient_filter::max_remainder_bits,
-                                           like.fingerprint_bits() - min_quotient_bits))}
+    : quotient_builder{
+          like.key_bits(), like.fingerprint_bits(), like.max_load(), like.auto_grow(),
+          std::clamp(remainder_bits_for(like.fingerprint_bits(),
+                                        quotient_filter::slots_for(distinct, like.max_load())),
+                     quotient_filter::min_remainder_bits,
+                     std::min(quotient_filter::max_remainder_bits,
+                              like.fingerprint_bits() - min_quotient_bits))}
 {
     state & s = *s_;
     for (std::uint64_t n = like.slots(); n != 0 && s.grown.size() < grown_sizes_measured;)
@@ -98,6 +102,16 @@ namespace
 constexpr std::uint64_t gap_escape = 0xffffffffu;
 constexpr std::uint64_t count_escape = 255;
 
+// Gives up keeping the entries (they are walked again instead) and frees what was kept.
+void stop_keeping(auto & s)
+{
+    s.kept_all = false;
+    s.gaps = {};
+    s.counts = {};
+    s.wide_gaps = {};
+    s.wide_counts = {};
+}
+
 // (measure()'s keeping: the entries as gaps from the one before and counts in a byte)
 void keep_entries(std::span<quotient_builder::entry const> const entries, auto & s)
 {
@@ -105,11 +119,7 @@ void keep_entries(std::span<quotient_builder::entry const> const entries, auto &
         return;
     if (5 * (s.gaps.size() + entries.size()) > s.keep_max)
     {
-        s.kept_all = false;
-        s.gaps = {};
-        s.counts = {};
-        s.wide_gaps = {};
-        s.wide_counts = {};
+        stop_keeping(s);
         return;
     }
     for (auto const & [fp, count] : entries)
@@ -141,8 +151,8 @@ void quotient_builder::measure(std::span<entry const> const entries)
         }
         need += qf_appender::encoded_length(s.ref, fp & s.mask, count);
         for (auto & g : s.grown)
-            g.heavy +=
-                qf_appender::encoded_length(g.geometry, qf_appender::remainder_of(g.geometry, fp), count);
+            g.heavy += qf_appender::encoded_length(
+                g.geometry, qf_appender::remainder_of(g.geometry, fp), count);
     }
     s.need = need + (ones - s.ones);
     s.ones = ones;
@@ -171,11 +181,7 @@ void quotient_builder::absorb(quotient_builder && later)
     s.keep_max += t.keep_max;
     if (!t.keeping || !t.kept_all || 5 * (s.gaps.size() + t.gaps.size()) > s.keep_max)
     {
-        s.kept_all = false;
-        s.gaps = {};
-        s.counts = {};
-        s.wide_gaps = {};
-        s.wide_counts = {};
+        stop_keeping(s);
         return;
     }
     if (t.gaps.empty())
@@ -188,7 +194,8 @@ void quotient_builder::absorb(quotient_builder && later)
     if (gap >= gap_escape)
         s.wide_gaps.push_back(gap);
     s.gaps.insert(s.gaps.end(), t.gaps.begin() + 1, t.gaps.end());
-    s.wide_gaps.insert(s.wide_gaps.end(), t.wide_gaps.begin() + (t_wide ? 1 : 0), t.wide_gaps.end());
+    s.wide_gaps.insert(s.wide_gaps.end(), t.wide_gaps.begin() + (t_wide ? 1 : 0),
+                       t.wide_gaps.end());
     s.counts.insert(s.counts.end(), t.counts.begin(), t.counts.end());
     s.wide_counts.insert(s.wide_counts.end(), t.wide_counts.begin(), t.wide_counts.end());
     s.last_fp = t.last_fp;
@@ -233,8 +240,8 @@ void quotient_builder::start(zeroed_memory * const spare)
 {
     state & s = *s_;
     unsigned const p = s.p;
-    // A grown table: the next growth size whose load limit holds the entries (the next one also where the
-    // slots of the last did not: an insertion that runs off the table grows it too).
+    // A grown table: the next growth size whose load limit holds the entries (the next one also
+    // where the slots of the last did not: an insertion that runs off the table grows it too).
     bool grown = false;
     while (!grown && s.next_grown < s.grown.size())
     {
@@ -248,13 +255,14 @@ void quotient_builder::start(zeroed_memory * const spare)
     {
         if (s.nslots == 0)
         {
-            // The fewest home slots that hold the entries within max_load (at least 2^q_lo), or the next
-            // power of two where the fingerprints do not fit that table.
+            // The fewest home slots that hold the entries within max_load (at least 2^q_lo), or the
+            // next power of two where the fingerprints do not fit that table.
             unsigned const r_max = quotient_filter::max_remainder_bits;
-            unsigned q_lo =
-                std::min(quotient_filter::default_min_quotient_bits, p - quotient_filter::min_remainder_bits);
+            unsigned q_lo = std::min(quotient_filter::default_min_quotient_bits,
+                                     p - quotient_filter::min_remainder_bits);
             q_lo = std::max({q_lo, min_quotient_bits, p > r_max ? p - r_max : 0u});
-            s.nslots = std::max(quotient_filter::slots_for(s.need, s.max_load), std::uint64_t{1} << q_lo);
+            s.nslots =
+                std::max(quotient_filter::slots_for(s.need, s.max_load), std::uint64_t{1} << q_lo);
         }
         else
             s.nslots += std::max<std::uint64_t>(64, s.nslots / 8 / 64 * 64);
@@ -268,7 +276,8 @@ void quotient_builder::start(zeroed_memory * const spare)
                          "-bit fingerprint filter"};
     s.app.reset();
     s.out.reset();
-    s.out.emplace(qf_appender::empty_table(s.key_bits, p, s.max_load, s.auto_grow, s.nslots, spare));
+    s.out.emplace(
+        qf_appender::empty_table(s.key_bits, p, s.max_load, s.auto_grow, s.nslots, spare));
     s.app.emplace(*s.out);
     s.ok = true;
 }

@@ -51,17 +51,21 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     block_bytes_ = header_bytes + 8 * std::uint64_t{r};
     nwords_ = words_for(nblocks_, r);
     grow_at_ = static_cast<std::uint64_t>(max_load_ * static_cast<double>(nslots_));
-    stuck_at_ = std::max(grow_at_, static_cast<std::uint64_t>(stuck_load * static_cast<double>(nslots_)));
+    stuck_at_ =
+        std::max(grow_at_, static_cast<std::uint64_t>(stuck_load * static_cast<double>(nslots_)));
     swar_fields_ = 57 / r;
     swar_ones_ = 0;
     for (unsigned f = 0; f < swar_fields_; ++f)
         swar_ones_ |= std::uint64_t{1} << (f * r);
     swar_high_ = swar_ones_ << (r - 1);
-    // Growth: twice the home slots, or, where the fingerprints are too narrow for that (a table that is not a
-    // power of two needs one more bit), the power of two below it; 0 if neither is larger than the table.
+    // Growth: twice the home slots, or, where the fingerprints are too narrow for that (a table
+    // that is not a power of two needs one more bit), the power of two below it; 0 if neither is
+    // larger than the table.
     std::uint64_t const twice = 2 * nslots;
     std::uint64_t const pow2 = std::bit_floor(twice);
-    grown_slots_ = geometry_ok(p_, twice) ? twice : pow2 > nslots && geometry_ok(p_, pow2) ? pow2 : 0;
+    grown_slots_ = geometry_ok(p_, twice)                   ? twice
+                   : pow2 > nslots && geometry_ok(p_, pow2) ? pow2
+                                                            : 0;
 }
 
 void quotient_filter::allocate_table(zeroed_memory * const spare)
@@ -72,18 +76,21 @@ void quotient_filter::allocate_table(zeroed_memory * const spare)
         mem_ = std::make_unique<memory>(nwords_);
     table_ = mem_->ptr;
     ctable_ = table_;
-    conc_ = std::make_unique<concurrency>(static_cast<std::size_t>((phys_slots_ >> region_slot_bits) + 1));
+    conc_ = std::make_unique<concurrency>(
+        static_cast<std::size_t>((phys_slots_ >> region_slot_bits) + 1));
 }
 
-quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned const q, unsigned const r,
-                                               double const max_load, bool const auto_grow)
+quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned const q,
+                                               unsigned const r, double const max_load,
+                                               bool const auto_grow)
 {
     if (key_bits < 1 || key_bits > 64)
-        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
-    if (r < min_remainder_bits || r > max_remainder_bits || q < min_quotient_bits || q > max_quotient_bits ||
-        q + r > 64)
-        throw usage_error{"quotient filter: invalid geometry q = " + std::to_string(q) +
-                          ", r = " + std::to_string(r) + " for " + std::to_string(key_bits) + "-bit keys"};
+        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
+                          " outside [1, 64]"};
+    if (r < min_remainder_bits || r > max_remainder_bits || q < min_quotient_bits ||
+        q > max_quotient_bits || q + r > 64)
+        throw usage_error{"quotient filter: invalid geometry q = " + std::to_string(q) + ", r = " +
+                          std::to_string(r) + " for " + std::to_string(key_bits) + "-bit keys"};
     if (!(max_load > 0.0 && max_load <= 1.0))
         throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
     quotient_filter f;
@@ -98,7 +105,8 @@ quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned co
                                             bool const auto_grow)
 {
     if (key_bits < 1 || key_bits > 64)
-        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
+        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
+                          " outside [1, 64]"};
     if (!geometry_ok(p, nslots))
         throw usage_error{"quotient filter: invalid geometry of " + std::to_string(nslots) +
                           " home slots for " + std::to_string(p) + "-bit fingerprints"};
@@ -114,15 +122,15 @@ quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned co
 std::uint64_t quotient_filter::slots_for(std::uint64_t const used, double const max_load) noexcept
 {
     double const need = std::ceil(static_cast<double>(used) / max_load);
-    auto const n =
-        static_cast<std::uint64_t>(std::min(need, std::ldexp(1.0, static_cast<int>(max_quotient_bits))));
+    auto const n = static_cast<std::uint64_t>(
+        std::min(need, std::ldexp(1.0, static_cast<int>(max_quotient_bits))));
     return std::max<std::uint64_t>(64, (n + 63) / 64 * 64);
 }
 
 std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
 {
-    // ceil(h 2^64 / S), S = scaled_slots_: top_estimate() is at most two below it, then made exact with the
-    // range reduction itself; the loops only as a guard.
+    // ceil(h 2^64 / S), S = scaled_slots_: top_estimate() is at most two below it, then made exact
+    // with the range reduction itself; the loops only as a guard.
     std::uint64_t a = top_estimate(h);
     while (home_of_top(a) < h)
         ++a;
@@ -140,31 +148,34 @@ struct qf_plan
     std::uint64_t nslots;
 };
 
-qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits, std::uint64_t const expected)
+qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits,
+                      std::uint64_t const expected)
 {
     if (key_bits < 1 || key_bits > 64)
-        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) + " outside [1, 64]"};
+        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
+                          " outside [1, 64]"};
     if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
         throw usage_error{"quotient filter: false-positive rate must be in [0, 0.5), got " +
                           std::to_string(cfg.fpr)};
     if (!(cfg.max_load > 0.0 && cfg.max_load <= 1.0))
         throw usage_error{"quotient filter: maximal load must be in (0, 1], got " +
                           std::to_string(cfg.max_load)};
-    // Exact width: the key, padded when the key space could be filled (counters need several slots per key).
+    // Exact width: the key, padded when the key space could be filled (counters need several slots
+    // per key).
     unsigned p_exact = key_bits;
     if (key_bits + cfg.shard_bits < quotient_filter::small_key_space_bits)
         p_exact += quotient_filter::exact_padding_bits;
     p_exact = std::min(64u, std::max(p_exact, quotient_filter::min_fingerprint_bits));
-    // Initial table: the fewest home slots (a multiple of 64, at least 2^default_min_quotient_bits) that hold
-    // the expected keys within max_load, with room for three standard deviations of their spread among
-    // shards (a shard that overflows doubles).
+    // Initial table: the fewest home slots (a multiple of 64, at least 2^default_min_quotient_bits)
+    // that hold the expected keys within max_load, with room for three standard deviations of their
+    // spread among shards (a shard that overflows doubles).
     std::uint64_t nslots = std::uint64_t{1} << quotient_filter::default_min_quotient_bits;
     if (expected > 0)
     {
         double const e = static_cast<double>(expected);
-        nslots = std::max(
-            nslots, quotient_filter::slots_for(static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
-                                               cfg.max_load));
+        nslots = std::max(nslots, quotient_filter::slots_for(
+                                      static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
+                                      cfg.max_load));
     }
     unsigned q = top_bits_for(nslots);
     unsigned p = p_exact;
@@ -176,11 +187,13 @@ qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits, std::u
                                                       std::min(cfg.shard_bits, 63u));
         // Smallest p with n_design / 2^p <= eps.
         unsigned bits = 1;
-        while (bits < 64 && std::ldexp(cfg.fpr, static_cast<int>(bits)) < static_cast<double>(n_design))
+        while (bits < 64 &&
+               std::ldexp(cfg.fpr, static_cast<int>(bits)) < static_cast<double>(n_design))
             ++bits;
         p = std::max(bits, q + quotient_filter::min_remainder_bits);
         if (p >= key_bits)
-            p = p_exact; // the fingerprint holds the whole key: exact, with the same p as exact mode
+            p = p_exact; // the fingerprint holds the whole key: exact, with the same p as exact
+                         // mode
     }
     if (geometry_ok(p, nslots))
         return {p, nslots};
@@ -212,7 +225,8 @@ std::uint64_t quotient_filter::planned_bytes(filter_config const & cfg, unsigned
 }
 
 quotient_filter quotient_filter::view(std::span<std::uint64_t const> const params,
-                                      std::span<std::uint64_t const> const words, unsigned const key_bits)
+                                      std::span<std::uint64_t const> const words,
+                                      unsigned const key_bits)
 {
     auto bad = [](std::string const & what) { return format_error{"quotient filter: " + what}; };
     if (params.empty() || (params[0] != 1 && params[0] != params_version))
@@ -245,7 +259,8 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
     f.set_key(key_bits, static_cast<unsigned>(p), max_load, (flags & 1) != 0);
     f.set_geometry(nslots);
     if (params[10] != f.nblocks_)
-        throw bad("block count " + std::to_string(params[10]) + " does not match q = " + std::to_string(q));
+        throw bad("block count " + std::to_string(params[10]) +
+                  " does not match q = " + std::to_string(q));
     if (words.size() != f.nwords_)
         throw bad("payload of " + std::to_string(words.size()) + " words, expected " +
                   std::to_string(f.nwords_));
@@ -326,7 +341,8 @@ filter_stats quotient_filter::stats() const noexcept
     s.total_count = total_count();
     s.load = nslots_ == 0 ? 0.0 : static_cast<double>(s.used) / static_cast<double>(nslots_);
     s.estimated_fpr =
-        exact() ? 0.0 : std::min(1.0, std::ldexp(static_cast<double>(s.distinct), -static_cast<int>(p_)));
+        exact() ? 0.0
+                : std::min(1.0, std::ldexp(static_cast<double>(s.distinct), -static_cast<int>(p_)));
     return s;
 }
 

@@ -7,8 +7,8 @@
 namespace ksieve
 {
 
-// Packs a block's 64 remainders of R bits (slot i at bit i R) into its R words, the shifts and word indices
-// known at compile time.
+// Packs a block's 64 remainders of R bits (slot i at bit i R) into its R words, the shifts and word
+// indices known at compile time.
 template <unsigned R>
 void pack_remainders(std::uint64_t const * const rems, std::uint8_t * const out) noexcept
 {
@@ -36,10 +36,11 @@ template <std::size_t... R> constexpr auto pack_table(std::index_sequence<R...>)
 constexpr auto pack_block_remainders =
     pack_table(std::make_index_sequence<quotient_filter::max_remainder_bits + 1>{});
 
-// Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an empty
-// table. A run's end is marked when the next run starts (or at finish()). The remainders of the block being
-// filled are collected here and packed into the table when the walk leaves the block; the occupied and runend
-// bits go straight to the table. The statistics are written by finish().
+// Builds a filter from fingerprints appended in strictly increasing order (resize, merge) into an
+// empty table. A run's end is marked when the next run starts (or at finish()). The remainders of
+// the block being filled are collected here and packed into the table when the walk leaves the
+// block; the occupied and runend bits go straight to the table. The statistics are written by
+// finish().
 struct qf_appender
 {
     quotient_filter & f;
@@ -50,15 +51,18 @@ struct qf_appender
     std::uint64_t total{0};
     std::uint64_t block{none}; // the block whose remainders are in rems
     std::array<std::uint64_t, 64> rems{};
-    std::uint64_t occ_block{none}; // the block of the occupied bits in occ_word, not yet in the table
+    std::uint64_t occ_block{
+        none}; // the block of the occupied bits in occ_word, not yet in the table
     std::uint64_t occ_word{0};
     std::uint64_t end_block{none}; // likewise for runend bits
     std::uint64_t end_word{0};
 
     // ORs `word` into the 64-bit field at byte `field` of block b's header.
-    void or_header(std::uint64_t const b, std::uint64_t const field, std::uint64_t const word) noexcept
+    void or_header(std::uint64_t const b, std::uint64_t const field,
+                   std::uint64_t const word) noexcept
     {
-        std::uint8_t * const w = reinterpret_cast<std::uint8_t *>(f.table_) + b * f.block_bytes_ + field;
+        std::uint8_t * const w =
+            reinterpret_cast<std::uint8_t *>(f.table_) + b * f.block_bytes_ + field;
         store64(w, load64(w) | word);
     }
 
@@ -67,7 +71,8 @@ struct qf_appender
     {
         if (block == none)
             return;
-        auto * const out = reinterpret_cast<std::uint8_t *>(f.table_) + block * f.block_bytes_ + header_bytes;
+        auto * const out =
+            reinterpret_cast<std::uint8_t *>(f.table_) + block * f.block_bytes_ + header_bytes;
         pack_block_remainders[f.r_](rems.data(), out);
         rems.fill(0);
         block = none;
@@ -79,18 +84,19 @@ struct qf_appender
         return append_all({&e, 1});
     }
 
-    // append() for each (fingerprint, count) of `entries`, the table's parameters and the appender's state in
-    // locals (stores into the table could otherwise alias them). False as soon as one does not fit.
+    // append() for each (fingerprint, count) of `entries`, the table's parameters and the
+    // appender's state in locals (stores into the table could otherwise alias them). False as soon
+    // as one does not fit.
     bool append_all(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
     {
         return f.split_ ? append_all_as<true>(entries) : append_all_as<false>(entries);
     }
 
-    // An empty filter of `key_bits`-bit keys, p-bit fingerprints and `nslots` home slots, its table taken
-    // from `spare` where that is large enough (the tables that quotient_builder fills).
-    static quotient_filter empty_table(unsigned const key_bits, unsigned const p, double const max_load,
-                                       bool const auto_grow, std::uint64_t const nslots,
-                                       zeroed_memory * const spare)
+    // An empty filter of `key_bits`-bit keys, p-bit fingerprints and `nslots` home slots, its table
+    // taken from `spare` where that is large enough (the tables that quotient_builder fills).
+    static quotient_filter empty_table(unsigned const key_bits, unsigned const p,
+                                       double const max_load, bool const auto_grow,
+                                       std::uint64_t const nslots, zeroed_memory * const spare)
     {
         quotient_filter out;
         out.set_key(key_bits, p, max_load, auto_grow);
@@ -99,10 +105,11 @@ struct qf_appender
         return out;
     }
 
-    // A filter of the geometry of `nslots` home slots without a table: the remainders, counter lengths, load
-    // limit and growth of that table (quotient_builder's sizing).
-    static quotient_filter geometry_only(unsigned const key_bits, unsigned const p, double const max_load,
-                                         bool const auto_grow, std::uint64_t const nslots)
+    // A filter of the geometry of `nslots` home slots without a table: the remainders, counter
+    // lengths, load limit and growth of that table (quotient_builder's sizing).
+    static quotient_filter geometry_only(unsigned const key_bits, unsigned const p,
+                                         double const max_load, bool const auto_grow,
+                                         std::uint64_t const nslots)
     {
         quotient_filter out;
         out.set_key(key_bits, p, max_load, auto_grow);
@@ -115,26 +122,31 @@ struct qf_appender
     {
         return f.slot_code(fp) & f.rmask_;
     }
-    // The home slots growth gives f (0: it cannot grow), and the most slots an insertion may use in f before
-    // it grows (or, where it cannot, before it is full).
-    static std::uint64_t grown_slots_of(quotient_filter const & f) noexcept { return f.grown_slots(); }
+    // The home slots growth gives f (0: it cannot grow), and the most slots an insertion may use in
+    // f before it grows (or, where it cannot, before it is full).
+    static std::uint64_t grown_slots_of(quotient_filter const & f) noexcept
+    {
+        return f.grown_slots();
+    }
     static std::uint64_t load_limit_of(quotient_filter const & f) noexcept
     {
         return !f.auto_grow_ ? f.nslots_ : f.can_grow() ? f.grow_at_ : f.stuck_at_;
     }
 
     // The slots that `count` occurrences of remainder x take at the remainder width of `ref`.
-    [[gnu::always_inline]] static std::uint64_t
-    encoded_length(quotient_filter const & ref, std::uint64_t const x, std::uint64_t const count) noexcept
+    [[gnu::always_inline]] static std::uint64_t encoded_length(quotient_filter const & ref,
+                                                               std::uint64_t const x,
+                                                               std::uint64_t const count) noexcept
     {
         return quotient_filter::kernel<0>::of(ref).encoded_length(x, count);
     }
 
-    // The table code of fingerprint fp (quotient_filter::slot_code, the table's parameters in arguments).
+    // The table code of fingerprint fp (quotient_filter::slot_code, the table's parameters in
+    // arguments).
     template <bool split>
-    [[gnu::always_inline]] static std::uint64_t code_of(std::uint64_t const fp, unsigned const r,
-                                                        unsigned const low_bits, std::uint64_t const low_mask,
-                                                        std::uint64_t const scaled) noexcept
+    [[gnu::always_inline]] static std::uint64_t
+    code_of(std::uint64_t const fp, unsigned const r, unsigned const low_bits,
+            std::uint64_t const low_mask, std::uint64_t const scaled) noexcept
     {
         if constexpr (!split)
             return fp;
@@ -145,11 +157,11 @@ struct qf_appender
                (fp & low_mask);
     }
 
-    // Sets bit j of the 64-bit header field at byte `field` of its block: the bits of block b are collected
-    // in `word`, ORed into the table when a bit of another block comes.
-    [[gnu::always_inline]] static void set_bit(std::uint8_t * const table, std::uint64_t const block_bytes,
-                                               std::uint64_t const j, std::uint64_t & b, std::uint64_t & word,
-                                               std::uint64_t const field) noexcept
+    // Sets bit j of the 64-bit header field at byte `field` of its block: the bits of block b are
+    // collected in `word`, ORed into the table when a bit of another block comes.
+    [[gnu::always_inline]] static void
+    set_bit(std::uint8_t * const table, std::uint64_t const block_bytes, std::uint64_t const j,
+            std::uint64_t & b, std::uint64_t & word, std::uint64_t const field) noexcept
     {
         if ((j >> 6) != b)
         {
@@ -166,7 +178,8 @@ struct qf_appender
 
     // append_all() for a table of split geometry or not.
     template <bool split>
-    bool append_all_as(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
+    bool
+    append_all_as(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
     {
         auto k = quotient_filter::kernel<0>{f};
         auto * const table = reinterpret_cast<std::uint8_t *>(f.table_);

@@ -11,8 +11,8 @@ namespace ksieve
 namespace
 {
 
-// What a k-way walk knows of one fingerprint: the inputs that hold it with a count of at least min_count,
-// their summed and smallest count, and the first input's count (0 if it lacks it).
+// What a k-way walk knows of one fingerprint: the inputs that hold it with a count of at least
+// min_count, their summed and smallest count, and the first input's count (0 if it lacks it).
 struct walk_entry
 {
     std::uint64_t sum{0};
@@ -21,15 +21,16 @@ struct walk_entry
     std::size_t present{0};
 };
 
-// A filter's fingerprints cut to `p` bits (the top bits of each key's hash: a filter of wider fingerprints
-// cut to fewer bits holds exactly what one of that width would), equal cut values joined; read from the
-// filter a chunk at a time.
+// A filter's fingerprints cut to `p` bits (the top bits of each key's hash: a filter of wider
+// fingerprints cut to fewer bits holds exactly what one of that width would), equal cut values
+// joined; read from the filter a chunk at a time.
 class fp_source
 {
 public:
     fp_source(quotient_filter const & f, unsigned const p, std::size_t const input,
               quotient_filter::consumed_fn const & consumed)
-        : c_{f}, shift_{f.fingerprint_bits() - p}, words_{f.words()}, input_{input}, consumed_{consumed}
+        : c_{f}, shift_{f.fingerprint_bits() - p}, words_{f.words()}, input_{input}, consumed_{
+                                                                                         consumed}
     {
     }
     fp_source(fp_source const &) = delete;
@@ -49,8 +50,9 @@ public:
         return true;
     }
 
-    // Fingerprints not cut (p is the filter's own width): fill() decodes the next chunk into fps() and
-    // counts() and returns its size (0 at the end), for walks that keep their position in locals.
+    // Fingerprints not cut (p is the filter's own width): fill() decodes the next chunk into fps()
+    // and counts() and returns its size (0 at the end), for walks that keep their position in
+    // locals.
     [[nodiscard]] bool uncut() const noexcept { return shift_ == 0; }
     std::size_t fill()
     {
@@ -113,7 +115,8 @@ struct walk_head
     ++e.present;
 }
 
-// walk_two for inputs whose fingerprints are not cut: positions in the decoded chunks kept in locals.
+// walk_two for inputs whose fingerprints are not cut: positions in the decoded chunks kept in
+// locals.
 template <typename Fn>
 void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn)
 {
@@ -166,9 +169,10 @@ void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count,
     drain(b, nb, ib, 1);
 }
 
-// Two inputs: a plain two-way merge. fn is copied in and back out: the copy is a local whose state (a sink's
-// counters and pointers) the compiler keeps in registers.
-template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn_out)
+// Two inputs: a plain two-way merge. fn is copied in and back out: the copy is a local whose state
+// (a sink's counters and pointers) the compiler keeps in registers.
+template <typename Fn>
+void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn_out)
 {
     Fn fn = fn_out;
     if (a.uncut() && b.uncut())
@@ -214,11 +218,12 @@ template <typename Fn> void walk_two(fp_source & a, fp_source & b, std::uint64_t
     fn_out = fn;
 }
 
-// K-way walk of the inputs in fingerprint order, fingerprints cut to p bits; fn(fingerprint, walk_entry) for
-// every fingerprint some input holds. Counts below min_count are as absent.
+// K-way walk of the inputs in fingerprint order, fingerprints cut to p bits; fn(fingerprint,
+// walk_entry) for every fingerprint some input holds. Counts below min_count are as absent.
 template <typename Fn>
 void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p,
-                std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed, Fn & fn)
+                std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed,
+                Fn & fn)
 {
     std::vector<std::unique_ptr<fp_source>> cs;
     cs.reserve(inputs.size());
@@ -282,8 +287,8 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
     }
 }
 
-// The (fingerprint, count) stream of a walk, kept in a combine_scratch: fingerprints as gaps from the one
-// before, counts in a byte, the rare values that do not fit in side lists.
+// The (fingerprint, count) stream of a walk, kept in a combine_scratch: fingerprints as gaps from
+// the one before, counts in a byte, the rare values that do not fit in side lists.
 class result_buffer
 {
 public:
@@ -318,8 +323,8 @@ public:
         return true;
     }
     [[nodiscard]] std::size_t size() const noexcept { return n_; }
-    // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn returns
-    // true.
+    // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn
+    // returns true.
     template <typename Fn> void for_each_chunk(Fn && fn) const
     {
         std::array<std::pair<std::uint64_t, std::uint64_t>, 1024> chunk;
@@ -353,8 +358,8 @@ private:
         std::uint8_t * counts;
         std::size_t cap; // 0: no more room
     };
-    // Room for more than the n entries of s: twice as many, at most max_bytes / 5. (Values in and out, so
-    // that the buffer's own state never has its address taken.)
+    // Room for more than the n entries of s: twice as many, at most max_bytes / 5. (Values in and
+    // out, so that the buffer's own state never has its address taken.)
     [[gnu::noinline]] static room grow(quotient_filter::combine_scratch & s, std::size_t const n)
     {
         std::size_t const max_entries = s.max_bytes / 5;
@@ -380,8 +385,8 @@ private:
 };
 
 // The count a set operation gives a fingerprint (0: not in the result).
-[[gnu::always_inline]] inline std::uint64_t combined_count(set_operation const op, walk_entry const & e,
-                                                           std::size_t const inputs) noexcept
+[[gnu::always_inline]] inline std::uint64_t
+combined_count(set_operation const op, walk_entry const & e, std::size_t const inputs) noexcept
 {
     switch (op)
     {
@@ -400,8 +405,8 @@ private:
     return 0;
 }
 
-// A walk's callback: the count the operation gives each fingerprint, handed to `sink` where not 0. Held by
-// value (copied into the walk and back), as is the sink.
+// A walk's callback: the count the operation gives each fingerprint, handed to `sink` where not 0.
+// Held by value (copied into the walk and back), as is the sink.
 template <set_operation Op, typename Sink> struct counted
 {
     Sink sink;
@@ -416,8 +421,8 @@ template <set_operation Op, typename Sink> struct counted
 // merge_walk with the callback counted<op, Sink>; the sink, as the walk left it, is returned.
 template <typename Sink>
 Sink walk_with(set_operation const op, std::span<quotient_filter const * const> const inputs,
-               unsigned const p, std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed,
-               Sink sink)
+               unsigned const p, std::uint64_t const min_count,
+               quotient_filter::consumed_fn const & consumed, Sink sink)
 {
     // (one walk per operation: its count rule inlined)
     auto with = [&](auto const op_c)
@@ -444,8 +449,8 @@ Sink walk_with(set_operation const op, std::span<quotient_filter const * const> 
     return sink;
 }
 
-// The fingerprint width a set operation combines its inputs at: the narrowest (their fingerprints cut to it).
-// \throws incompatible_error unless all inputs have the same key width.
+// The fingerprint width a set operation combines its inputs at: the narrowest (their fingerprints
+// cut to it). \throws incompatible_error unless all inputs have the same key width.
 unsigned narrowest_fingerprint(std::span<quotient_filter const * const> const inputs)
 {
     quotient_filter const & first = *inputs[0];
@@ -454,29 +459,34 @@ unsigned narrowest_fingerprint(std::span<quotient_filter const * const> const in
     {
         quotient_filter const & f = *inputs[i];
         if (f.key_bits() != first.key_bits())
-            throw incompatible_error{
-                "cannot combine quotient filters of " + std::to_string(first.key_bits()) + "- and " +
-                std::to_string(f.key_bits()) + "-bit keys (input 1 and input " + std::to_string(i + 1) + ")"};
+            throw incompatible_error{"cannot combine quotient filters of " +
+                                     std::to_string(first.key_bits()) + "- and " +
+                                     std::to_string(f.key_bits()) +
+                                     "-bit keys (input 1 and input " + std::to_string(i + 1) + ")"};
         p_min = std::min(p_min, f.fingerprint_bits());
     }
     return p_min;
 }
 
-// The remainder width that measures the result's counters: the smallest among the inputs once cut to p.
-unsigned counter_remainder_bits(std::span<quotient_filter const * const> const inputs, unsigned const p)
+// The remainder width that measures the result's counters: the smallest among the inputs once cut
+// to p.
+unsigned counter_remainder_bits(std::span<quotient_filter const * const> const inputs,
+                                unsigned const p)
 {
     unsigned r_ref = quotient_filter::max_remainder_bits;
     for (auto const * f : inputs)
     {
         unsigned const q = f->quotient_bits();
-        r_ref = std::min(
-            r_ref, p > q + quotient_filter::min_remainder_bits ? p - q : quotient_filter::min_remainder_bits);
+        r_ref = std::min(r_ref, p > q + quotient_filter::min_remainder_bits
+                                    ? p - q
+                                    : quotient_filter::min_remainder_bits);
     }
     return r_ref;
 }
 
-// Pass 1 of a set operation: the slots the result needs (counters measured at ref's remainder width), and
-// the result's (fingerprint, count) stream kept unless it outgrows the buffer (then walked again).
+// Pass 1 of a set operation: the slots the result needs (counters measured at ref's remainder
+// width), and the result's (fingerprint, count) stream kept unless it outgrows the buffer (then
+// walked again).
 struct pass_one
 {
     result_buffer result;
@@ -491,7 +501,8 @@ struct pass_one
     }
 };
 
-// A walk's result handed to a builder 1024 entries at a time (pass 2 when pass 1 could not keep it).
+// A walk's result handed to a builder 1024 entries at a time (pass 2 when pass 1 could not keep
+// it).
 struct rewalk
 {
     std::vector<quotient_builder::entry> * chunk;
@@ -507,8 +518,8 @@ struct rewalk
     }
 };
 
-// Pass 2 of a set operation: the result appended into the builder's table, from the stream pass 1 kept or
-// from walk_again(builder), in a larger table while it does not fit.
+// Pass 2 of a set operation: the result appended into the builder's table, from the stream pass 1
+// kept or from walk_again(builder), in a larger table while it does not fit.
 template <typename Walk>
 quotient_filter append_result(quotient_builder & b, pass_one const & one,
                               quotient_filter::combine_scratch * const scratch, Walk && walk_again)
@@ -539,7 +550,8 @@ quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> 
 
 quotient_filter quotient_filter::combine(std::span<quotient_filter const * const> const inputs,
                                          set_operation const op, std::uint64_t const min_count,
-                                         combine_scratch * const scratch, consumed_fn const & consumed)
+                                         combine_scratch * const scratch,
+                                         consumed_fn const & consumed)
 {
     if (inputs.empty())
         throw usage_error{"quotient filter merge: no input"};
@@ -549,9 +561,9 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
     quotient_filter::combine_scratch own;
     quotient_filter const ref =
         with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
-    pass_one const one =
-        walk_with(op, inputs, p, min_count, consumed,
-                  pass_one{result_buffer{scratch != nullptr ? *scratch : own}, &ref, low_bits_mask(r_ref)});
+    pass_one const one = walk_with(
+        op, inputs, p, min_count, consumed,
+        pass_one{result_buffer{scratch != nullptr ? *scratch : own}, &ref, low_bits_mask(r_ref)});
     quotient_builder b{first.key_bits_, p, first.max_load_, first.auto_grow_, r_ref};
     b.add_slots(one.need);
     return append_result(b, one, scratch,

@@ -36,29 +36,33 @@ namespace
 constexpr std::uint64_t none = ~std::uint64_t{0};
 constexpr std::uint64_t offset_saturated = 255;
 constexpr std::uint64_t header_bytes = 17; // offset (1), occupieds (8), runends (8)
-// Layout 2 adds the number of home slots (layout 1, 11 parameters: 2^q; still written for such tables).
+// Layout 2 adds the number of home slots (layout 1, 11 parameters: 2^q; still written for such
+// tables).
 constexpr std::uint64_t params_version = 2;
 constexpr std::size_t params_count = 12;
 constexpr unsigned min_quotient_bits = 6;
 constexpr unsigned max_quotient_bits = 48;
 constexpr unsigned max_group_slots = 80; // 3 + 65 digits (r = 2, count 2^64) fits
-// Keys between the stages of a batched lookup (header, then the run's remainders): 16 keeps enough of a
-// table of gigabytes in flight (classify of every k-mer of a 1 Gbp host: about 8% faster than 8).
+// Keys between the stages of a batched lookup (header, then the run's remainders): 16 keeps enough
+// of a table of gigabytes in flight (classify of every k-mer of a 1 Gbp host: about 8% faster than
+// 8).
 constexpr std::size_t batch_stage_gap = 16;
-// Home slots at or past this index of their block also prefetch the next block's header in batch lookups
-// (at 0.9 load about 5% of the runs of slot 48 and half of those of slot 60 end in the next block).
+// Home slots at or past this index of their block also prefetch the next block's header in batch
+// lookups (at 0.9 load about 5% of the runs of slot 48 and half of those of slot 60 end in the next
+// block).
 constexpr std::uint64_t next_header_from = 48;
-// A growing filter that cannot grow any more (its fingerprints have no remainder bit left to give) is full at
-// this load.
+// A growing filter that cannot grow any more (its fingerprints have no remainder bit left to give)
+// is full at this load.
 constexpr double stuck_load = 0.95;
 // ... in tables larger than this (a typical last-level cache); a pipeline shard is far smaller.
 constexpr std::uint64_t next_header_min_bytes = std::uint64_t{32} << 20;
 
 // Result codes of the internal editing functions.
 constexpr int rc_ok = 0;
-constexpr int rc_beyond = 1;    // needs a slot at or past the limit (physical end or locked regions)
-constexpr int rc_overload = 2;  // would exceed the load limit
-constexpr int rc_saturated = 3; // a saturated block offset needs a backward scan (not allowed when limited)
+constexpr int rc_beyond = 1;   // needs a slot at or past the limit (physical end or locked regions)
+constexpr int rc_overload = 2; // would exceed the load limit
+constexpr int rc_saturated =
+    3; // a saturated block offset needs a backward scan (not allowed when limited)
 
 inline std::uint64_t load64(void const * p) noexcept
 {
@@ -85,7 +89,8 @@ inline void store64(void * p, std::uint64_t const v) noexcept
     return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
 }
 
-// select_in_byte[8 * b + j]: position of the j-th (0-based) set bit of byte b, 8 if b has at most j.
+// select_in_byte[8 * b + j]: position of the j-th (0-based) set bit of byte b, 8 if b has at most
+// j.
 constexpr auto select_in_byte = []
 {
     std::array<std::uint8_t, 256 * 8> t{};
@@ -109,10 +114,11 @@ constexpr auto select_in_byte = []
 }
 
 /* Position of the k-th (0-based) set bit of w, or 64 if w has at most k set bits, without branches
- * (broadword select, Vigna 2008): byte popcounts by SWAR, their prefix sums by one multiplication, the byte
- * holding the bit by a byte-wise compare of the prefix sums with k, the bit in that byte by a table.
- * \pre k < 128. */
-[[gnu::always_inline]] inline unsigned select64_portable(std::uint64_t const w, unsigned const k) noexcept
+ * (broadword select, Vigna 2008): byte popcounts by SWAR, their prefix sums by one multiplication,
+ * the byte holding the bit by a byte-wise compare of the prefix sums with k, the bit in that byte
+ * by a table. \pre k < 128. */
+[[gnu::always_inline]] inline unsigned select64_portable(std::uint64_t const w,
+                                                         unsigned const k) noexcept
 {
     constexpr std::uint64_t ones = 0x0101010101010101ULL;
     constexpr std::uint64_t highs = 0x8080808080808080ULL;
@@ -146,9 +152,11 @@ inline std::uint64_t mul_add_sat(std::uint64_t const v, std::uint64_t const base
     return r;
 }
 
-// memmove for the few bytes a shift usually moves (a library call costs more than the copy). Loads happen
-// before stores, so any overlap is fine; no byte outside [src, src + n) or [dst, dst + n) is touched.
-[[gnu::always_inline]] inline void small_memmove(std::uint8_t * const dst, std::uint8_t const * const src,
+// memmove for the few bytes a shift usually moves (a library call costs more than the copy). Loads
+// happen before stores, so any overlap is fine; no byte outside [src, src + n) or [dst, dst + n) is
+// touched.
+[[gnu::always_inline]] inline void small_memmove(std::uint8_t * const dst,
+                                                 std::uint8_t const * const src,
                                                  std::size_t const n) noexcept
 {
     if (n >= 8)
@@ -207,7 +215,8 @@ inline unsigned top_bits_for(std::uint64_t const n) noexcept
     return static_cast<unsigned>(std::bit_width(n - 1));
 }
 
-// Remainder width of p-bit fingerprints in n home slots (one more bit when n is not a power of two).
+// Remainder width of p-bit fingerprints in n home slots (one more bit when n is not a power of
+// two).
 inline unsigned remainder_bits_for(unsigned const p, std::uint64_t const n) noexcept
 {
     unsigned const q = top_bits_for(n);
@@ -218,7 +227,8 @@ inline unsigned remainder_bits_for(unsigned const p, std::uint64_t const n) noex
 inline bool geometry_ok(unsigned const p, std::uint64_t const n) noexcept
 {
     if (n < (std::uint64_t{1} << min_quotient_bits) || n % 64 != 0 ||
-        n > (std::uint64_t{1} << max_quotient_bits) || p > 64 || (p == 64 && !std::has_single_bit(n)))
+        n > (std::uint64_t{1} << max_quotient_bits) || p > 64 ||
+        (p == 64 && !std::has_single_bit(n)))
         return false;
     unsigned const q = top_bits_for(n);
     if (q + quotient_filter::min_remainder_bits > p)
@@ -269,8 +279,8 @@ struct quotient_filter::concurrency
 
     explicit concurrency(std::size_t const count) : regions{new region[count]}, n{count} {}
 
-    // v plus every region's `field` combined by add: a statistic with the changes of concurrent inserts that
-    // are not folded into the filter's own counters yet.
+    // v plus every region's `field` combined by add: a statistic with the changes of concurrent
+    // inserts that are not folded into the filter's own counters yet.
     template <typename value_t, typename field_t, typename add_t>
     value_t plus_pending(value_t v, field_t region::*const field, add_t const add) const noexcept
     {
@@ -285,7 +295,8 @@ struct quotient_filter::concurrency
         std::atomic<std::uint32_t> & l = regions[i].lock;
         for (unsigned spins = 0;; ++spins)
         {
-            if (l.load(std::memory_order_relaxed) == 0 && l.exchange(1, std::memory_order_acquire) == 0)
+            if (l.load(std::memory_order_relaxed) == 0 &&
+                l.exchange(1, std::memory_order_acquire) == 0)
                 return;
             if (spins < 64)
                 cpu_relax();
@@ -293,7 +304,10 @@ struct quotient_filter::concurrency
                 std::this_thread::yield();
         }
     }
-    void unlock(std::size_t const i) noexcept { regions[i].lock.store(0, std::memory_order_release); }
+    void unlock(std::size_t const i) noexcept
+    {
+        regions[i].lock.store(0, std::memory_order_release);
+    }
 };
 
 struct quotient_filter::locate_info
@@ -313,24 +327,28 @@ struct quotient_filter::group_info
 };
 
 /* The hot paths one CPU level exports: Level 0 is compiled for the build's target
- * (quotient_filter_kernels_generic.cpp), level 1 for x86-64-v3 (quotient_filter_kernels_x86_64_v3.cpp, built
- * where the build's target lacks it). The dispatch entry points of quotient_filter pick one
- * (detail::use_pdep_kernels). Each member runs quotient_filter::kernel<Level>'s function of that name. */
+ * (quotient_filter_kernels_generic.cpp), level 1 for x86-64-v3
+ * (quotient_filter_kernels_x86_64_v3.cpp, built where the build's target lacks it). The dispatch
+ * entry points of quotient_filter pick one (detail::use_pdep_kernels). Each member runs
+ * quotient_filter::kernel<Level>'s function of that name. */
 template <int Level> struct qf_kernel_entry
 {
-    static insert_status insert_key(quotient_filter & f, std::uint64_t key, std::uint64_t count) noexcept;
+    static insert_status insert_key(quotient_filter & f, std::uint64_t key,
+                                    std::uint64_t count) noexcept;
     static std::uint64_t count_key(quotient_filter const & f, std::uint64_t key) noexcept;
     static insert_status insert_batch(quotient_filter & f, std::span<std::uint64_t const> keys,
                                       std::uint64_t * old) noexcept;
-    static insert_status insert_batch_ordered(quotient_filter & f, std::uint64_t * fps, std::size_t n,
-                                              std::uint32_t const * pos, std::uint64_t * old) noexcept;
+    static insert_status insert_batch_ordered(quotient_filter & f, std::uint64_t * fps,
+                                              std::size_t n, std::uint32_t const * pos,
+                                              std::uint64_t * old) noexcept;
     static void count_batch(quotient_filter const & f, std::span<std::uint64_t const> keys,
                             std::uint64_t * out) noexcept;
     static void count_batch_ordered(quotient_filter const & f, std::uint64_t * fps, std::size_t n,
                                     std::uint32_t const * pos, std::uint64_t * out) noexcept;
-    static void count_sharded(quotient_filter const * shards, unsigned shift, std::uint64_t shard_mask,
-                              std::uint64_t local_mask, std::uint64_t const * keys, std::size_t n,
-                              std::uint64_t * out, bool large) noexcept;
+    static void count_sharded(quotient_filter const * shards, unsigned shift,
+                              std::uint64_t shard_mask, std::uint64_t local_mask,
+                              std::uint64_t const * keys, std::size_t n, std::uint64_t * out,
+                              bool large) noexcept;
     static unsigned select64(std::uint64_t w, unsigned k) noexcept;
 };
 

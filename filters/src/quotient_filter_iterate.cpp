@@ -9,7 +9,8 @@ namespace ksieve
 
 quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
 
-// The next occupied home slot's run: its quotient, first and last slot. False at the end (and after it).
+// The next occupied home slot's run: its quotient, first and last slot. False at the end (and after
+// it).
 [[gnu::always_inline]] inline bool quotient_filter::cursor::next_run(quotient_filter const & f,
                                                                      position & at) noexcept
 {
@@ -27,17 +28,19 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
             return false;
         }
         at.occ_bits = k.occupieds(b);
-        // The walk reads the table front to back: fetch a few blocks ahead (the hardware prefetcher stops
-        // at page boundaries).
+        // The walk reads the table front to back: fetch a few blocks ahead (the hardware prefetcher
+        // stops at page boundaries).
         if (std::uint64_t const ahead = b + 8; ahead < f.nblocks_)
         {
-            auto const * const blk = reinterpret_cast<char const *>(f.ctable_) + ahead * f.block_bytes_;
+            auto const * const blk =
+                reinterpret_cast<char const *>(f.ctable_) + ahead * f.block_bytes_;
             __builtin_prefetch(blk);
             __builtin_prefetch(blk + 64);
             __builtin_prefetch(blk + 127);
         }
     }
-    std::uint64_t const h = 64 * at.occ_block + static_cast<std::uint64_t>(std::countr_zero(at.occ_bits));
+    std::uint64_t const h =
+        64 * at.occ_block + static_cast<std::uint64_t>(std::countr_zero(at.occ_bits));
     at.occ_bits &= at.occ_bits - 1;
     // Its run's end: the next runend bit not yet consumed.
     while (at.end_bits == 0)
@@ -50,7 +53,8 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
         }
         at.end_bits = k.runends(b);
     }
-    std::uint64_t const end = 64 * at.end_block + static_cast<std::uint64_t>(std::countr_zero(at.end_bits));
+    std::uint64_t const end =
+        64 * at.end_block + static_cast<std::uint64_t>(std::countr_zero(at.end_bits));
     at.end_bits &= at.end_bits - 1;
     std::uint64_t const start = at.have_prev && at.prev_end + 1 > h ? at.prev_end + 1 : h;
     if (h >= f.nslots_ || end < start)
@@ -93,7 +97,8 @@ std::uint64_t quotient_filter::cursor::words_done() const noexcept
 {
     quotient_filter const & f = *f_;
     // Blocks before the run being read and before the next home slot are not read again.
-    std::uint64_t const from = std::min(at_.in_run ? at_.pos : at_.next_quotient, at_.next_quotient);
+    std::uint64_t const from =
+        std::min(at_.in_run ? at_.pos : at_.next_quotient, at_.next_quotient);
     std::uint64_t const blocks = std::min(from >> 6, f.nblocks_);
     return std::min(blocks * f.block_bytes_ / 8, f.nwords_);
 }
@@ -170,20 +175,24 @@ bool quotient_filter::shrink()
 
 std::uint64_t quotient_filter::fit_slots() const
 {
-    // Slots the contents take: one per fingerprint, counters measured at the remainder width of a table
-    // sized for the fingerprints alone (a reference that depends on the contents only, not on the table now).
+    // Slots the contents take: one per fingerprint, counters measured at the remainder width of a
+    // table sized for the fingerprints alone (a reference that depends on the contents only, not on
+    // the table now).
     std::uint64_t used = distinct();
     if (total_count() != used)
     {
         unsigned const r_ref =
             std::clamp(remainder_bits_for(p_, slots_for(used, max_load_)), min_remainder_bits,
                        std::min(max_remainder_bits, p_ - min_quotient_bits));
-        quotient_filter const ref = with_geometry(key_bits_, min_quotient_bits, r_ref, max_load_, false);
+        quotient_filter const ref =
+            with_geometry(key_bits_, min_quotient_bits, r_ref, max_load_, false);
         std::uint64_t const mask = low_bits_mask(r_ref);
         used = 0;
         cursor c{*this};
         while (c.next())
-            used += c.count() == 1 ? 1 : kernel<0>::of(ref).encoded_length(c.fingerprint() & mask, c.count());
+            used += c.count() == 1
+                        ? 1
+                        : kernel<0>::of(ref).encoded_length(c.fingerprint() & mask, c.count());
     }
     return slots_for(used, max_load_);
 }
@@ -192,16 +201,17 @@ bool quotient_filter::fit(double const slack)
 {
     if (table_ == nullptr)
         return false;
-    // Every fingerprint takes a slot: when that alone leaves less than `slack` to save, so does fit_slots(),
-    // whose walk of the table (for the counters' slots) is then not needed.
-    if (slack > 0.0 &&
-        static_cast<double>(slots_for(distinct(), max_load_)) >= (1.0 - slack) * static_cast<double>(nslots_))
+    // Every fingerprint takes a slot: when that alone leaves less than `slack` to save, so does
+    // fit_slots(), whose walk of the table (for the counters' slots) is then not needed.
+    if (slack > 0.0 && static_cast<double>(slots_for(distinct(), max_load_)) >=
+                           (1.0 - slack) * static_cast<double>(nslots_))
         return false;
     std::uint64_t n = fit_slots();
-    if (slack > 0.0 ? static_cast<double>(n) >= (1.0 - slack) * static_cast<double>(nslots_) : n == nslots_)
+    if (slack > 0.0 ? static_cast<double>(n) >= (1.0 - slack) * static_cast<double>(nslots_)
+                    : n == nslots_)
         return false;
-    // The counters may take a few more slots at the table's own remainder width than at the reference: then
-    // the slots they take there, and 64 more at a time.
+    // The counters may take a few more slots at the table's own remainder width than at the
+    // reference: then the slots they take there, and 64 more at a time.
     std::uint64_t const before = nslots_;
     for (unsigned tries = 0; tries < 16; ++tries)
     {

@@ -1,5 +1,6 @@
-// The quotient filter's kernel for the build's own target, quotient_filter::kernel<0> (private header of
-// the quotient filter's sources; the x86-64-v3 copy is quotient_filter_kernels_x86_64_v3.cpp).
+// The quotient filter's kernel for the build's own target, quotient_filter::kernel<0> (private
+// header of the quotient filter's sources; the x86-64-v3 copy is
+// quotient_filter_kernels_x86_64_v3.cpp).
 #pragma once
 
 #include "quotient_filter_impl.hpp"

@@ -1,5 +1,5 @@
-// quotient_filter: the dispatch entry points of the hot paths (insert, count, batches), batch ordering
-// and the single-key operations (grow, remove, concurrent insert).
+// quotient_filter: the dispatch entry points of the hot paths (insert, count, batches), batch
+// ordering and the single-key operations (grow, remove, concurrent insert).
 #include "quotient_filter_kernels.hpp"
 
 namespace ksieve
@@ -26,10 +26,10 @@ unsigned qf_select64(simd_level const level, std::uint64_t const w, unsigned con
 
 } // namespace detail
 
-// Runs `call` (the filter its first argument) on the CPU level the dispatcher chooses: x86-64-v3 where
-// the CPU has it and a fast pdep (detail::use_pdep_kernels), else the build's target.
+// Runs `call` (the filter its first argument) on the CPU level the dispatcher chooses: x86-64-v3
+// where the CPU has it and a fast pdep (detail::use_pdep_kernels), else the build's target.
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
-#define KSIEVE_QF_DISPATCH(call)                                                                             \
+#define KSIEVE_QF_DISPATCH(call)                                                                   \
     (detail::use_pdep_kernels() ? qf_kernel_entry<1>::call : qf_kernel_entry<0>::call)
 #else
 #define KSIEVE_QF_DISPATCH(call) (qf_kernel_entry<0>::call)
@@ -62,29 +62,32 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys,
     KSIEVE_QF_DISPATCH(count_batch(*this, keys, out));
 }
 
-void quotient_filter::count_sharded(std::span<quotient_filter const> const shards, unsigned const key_bits,
-                                    unsigned const shard_bits, std::span<std::uint64_t const> const keys,
+void quotient_filter::count_sharded(std::span<quotient_filter const> const shards,
+                                    unsigned const key_bits, unsigned const shard_bits,
+                                    std::span<std::uint64_t const> const keys,
                                     std::uint64_t * const out) noexcept
 {
     if (shards.empty() || keys.empty())
         return;
-    unsigned const shift = (key_bits - shard_bits) & 63; // no shard bits: every key in shard 0 (mask 0)
+    unsigned const shift =
+        (key_bits - shard_bits) & 63; // no shard bits: every key in shard 0 (mask 0)
     std::uint64_t const shard_mask = shards.size() - 1;
-    std::uint64_t const local_mask =
-        (key_bits - shard_bits >= 64) ? ~std::uint64_t{0} : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
+    std::uint64_t const local_mask = (key_bits - shard_bits >= 64)
+                                         ? ~std::uint64_t{0}
+                                         : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
     quotient_filter const & first = shards.front();
     bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
     if (detail::use_pdep_kernels())
-        return qf_kernel_entry<1>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                                 keys.size(), out, big);
+        return qf_kernel_entry<1>::count_sharded(shards.data(), shift, shard_mask, local_mask,
+                                                 keys.data(), keys.size(), out, big);
 #endif
-    qf_kernel_entry<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(), keys.size(),
-                                      out, big);
+    qf_kernel_entry<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                      keys.size(), out, big);
 }
 
-void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std::uint64_t * const out,
-                                  batch_scratch & scratch) const noexcept
+void quotient_filter::count_batch(std::span<std::uint64_t const> const keys,
+                                  std::uint64_t * const out, batch_scratch & scratch) const noexcept
 {
     if (!order_batch(keys, scratch))
         KSIEVE_QF_DISPATCH(count_batch(*this, keys, out));
@@ -94,7 +97,8 @@ void quotient_filter::count_batch(std::span<std::uint64_t const> const keys, std
 }
 
 insert_status quotient_filter::insert_batch(std::span<std::uint64_t const> const keys,
-                                            std::uint64_t * const old, batch_scratch & scratch) noexcept
+                                            std::uint64_t * const old,
+                                            batch_scratch & scratch) noexcept
 {
     if (table_ == nullptr || !order_batch(keys, scratch))
         return KSIEVE_QF_DISPATCH(insert_batch(*this, keys, old));
@@ -127,13 +131,14 @@ namespace
 // order_region_bytes.
 unsigned order_region_slot_bits(std::uint64_t const block_bytes) noexcept
 {
-    std::uint64_t const region_blocks =
-        std::bit_floor(std::max<std::uint64_t>(1, quotient_filter::order_region_bytes / block_bytes));
+    std::uint64_t const region_blocks = std::bit_floor(
+        std::max<std::uint64_t>(1, quotient_filter::order_region_bytes / block_bytes));
     return 6 + static_cast<unsigned>(std::countr_zero(region_blocks));
 }
 } // namespace
 
-bool quotient_filter::ordered_batch(std::size_t const n, batch_scratch const & scratch) const noexcept
+bool quotient_filter::ordered_batch(std::size_t const n,
+                                    batch_scratch const & scratch) const noexcept
 {
     // more than one region, else there is nothing to order
     return n >= 2 && n <= std::numeric_limits<std::uint32_t>::max() &&
@@ -141,7 +146,8 @@ bool quotient_filter::ordered_batch(std::size_t const n, batch_scratch const & s
            q_ > order_region_slot_bits(block_bytes_);
 }
 
-bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, batch_scratch & s) const noexcept
+bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys,
+                                  batch_scratch & s) const noexcept
 {
     std::size_t const n = keys.size();
     if (!ordered_batch(n, s))
@@ -171,7 +177,8 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys, bat
     std::uint32_t * const pos = s.pos_.data();
     for (std::size_t i = 0; i < n; ++i)
     {
-        std::uint64_t const fp = fingerprint(keys[i]); // fingerprints: insertions may grow the table
+        std::uint64_t const fp =
+            fingerprint(keys[i]); // fingerprints: insertions may grow the table
         std::uint32_t const at = start[slot_code(fp) >> shift]++;
         fps[at] = fp;
         pos[at] = static_cast<std::uint32_t>(i);
@@ -257,7 +264,8 @@ bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count)
     return true;
 }
 
-insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::uint64_t const count) noexcept
+insert_status quotient_filter::insert_concurrent(std::uint64_t const key,
+                                                 std::uint64_t const count) noexcept
 {
     if (table_ == nullptr)
         return insert_status::full;
@@ -277,7 +285,8 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key, std::u
     int rc;
     for (;;)
     {
-        std::uint64_t const limit = std::min(phys_slots_, std::uint64_t{last + 1} << region_slot_bits);
+        std::uint64_t const limit =
+            std::min(phys_slots_, std::uint64_t{last + 1} << region_slot_bits);
         rc = k.insert_fp(h, x, count, limit, true, none, du, nd, old_unused);
         if (rc == rc_beyond && limit < phys_slots_)
         {

@@ -1,5 +1,6 @@
-// Re-sharding of quotient filters: a sharded quotient filter moved into another layout (other shards,
-// fingerprints cut to fewer bits), its new shards built in fingerprint order by quotient_builder.
+// Re-sharding of quotient filters: a sharded quotient filter moved into another layout (other
+// shards, fingerprints cut to fewer bits), its new shards built in fingerprint order by
+// quotient_builder.
 #include "quotient_reshard.hpp"
 #include "parallel_for.hpp"
 
@@ -24,10 +25,9 @@ constexpr std::uint64_t low_bits(unsigned const bits) noexcept
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
 }
 
-
-// Where a re-sharding puts each value of a source shard: the target shard and the fingerprint it has there.
-// A fingerprint is the top bits of a key's hash, so one of more kept bits cut to fewer is exactly the
-// fingerprint the target layout gives that key.
+// Where a re-sharding puts each value of a source shard: the target shard and the fingerprint it
+// has there. A fingerprint is the top bits of a key's hash, so one of more kept bits cut to fewer
+// is exactly the fingerprint the target layout gives that key.
 struct reshard_map
 {
     unsigned key_bits;
@@ -37,10 +37,10 @@ struct reshard_map
     unsigned local_shift;           // local key = the g_low kept bits << local_shift
     quotient_filter const * target; // a shard of the target layout (its fingerprint of a local key)
 
-    // The (target shard, fingerprint) of value v (the key in exact mode, else the fingerprint: v_bits bits)
-    // of source shard i.
-    [[nodiscard]] std::pair<std::size_t, std::uint64_t> operator()(std::size_t const i, unsigned const v_bits,
-                                                                   std::uint64_t const v) const noexcept
+    // The (target shard, fingerprint) of value v (the key in exact mode, else the fingerprint:
+    // v_bits bits) of source shard i.
+    [[nodiscard]] std::pair<std::size_t, std::uint64_t>
+    operator()(std::size_t const i, unsigned const v_bits, std::uint64_t const v) const noexcept
     {
         std::uint64_t const g = (s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v) >> cut;
         std::size_t const o = s_out == 0 ? 0 : static_cast<std::size_t>(g >> g_low);
@@ -49,16 +49,18 @@ struct reshard_map
     }
 };
 
-// One independent part of a re-sharding: source shards [src_lo, src_hi) whose entries all go to target
-// shards [dst_lo, dst_hi) (several sources to one target, or one source to several), in fingerprint order.
+// One independent part of a re-sharding: source shards [src_lo, src_hi) whose entries all go to
+// target shards [dst_lo, dst_hi) (several sources to one target, or one source to several), in
+// fingerprint order.
 struct reshard_group
 {
     sharded_filter<quotient_filter> const * src;
     reshard_map map;
     std::size_t src_lo, src_hi, dst_lo, dst_hi;
 
-    // fn(o, entries) for the target entries of the group, in order, equal fingerprints joined (counts added,
-    // saturating), a chunk of one target shard o at a time; checks for a stop request between chunks.
+    // fn(o, entries) for the target entries of the group, in order, equal fingerprints joined
+    // (counts added, saturating), a chunk of one target shard o at a time; checks for a stop
+    // request between chunks.
     template <typename Fn> void walk(Fn && fn) const
     {
         constexpr std::size_t chunk = 1024;
@@ -101,10 +103,13 @@ struct reshard_group
     }
 };
 
-// Pass 1 of a re-sharding group: builders of its target shards (sized for `distinct` fingerprints in all;
-// room kept for `own`) with the group's entries measured and kept (up to keep_bytes a shard).
-std::vector<quotient_builder> measure_reshard_group(reshard_group const & g, std::uint64_t const distinct,
-                                                    std::uint64_t const own, std::size_t const keep_bytes)
+// Pass 1 of a re-sharding group: builders of its target shards (sized for `distinct` fingerprints
+// in all; room kept for `own`) with the group's entries measured and kept (up to keep_bytes a
+// shard).
+std::vector<quotient_builder> measure_reshard_group(reshard_group const & g,
+                                                    std::uint64_t const distinct,
+                                                    std::uint64_t const own,
+                                                    std::size_t const keep_bytes)
 {
     std::size_t const n = g.dst_hi - g.dst_lo;
     std::vector<quotient_builder> builders;
@@ -114,12 +119,13 @@ std::vector<quotient_builder> measure_reshard_group(reshard_group const & g, std
         builders.emplace_back(*g.map.target, distinct / n);
         builders.back().keep(keep_bytes, own / n + own / n / 16);
     }
-    g.walk([&](std::size_t const o, auto const entries) { builders[o - g.dst_lo].measure(entries); });
+    g.walk([&](std::size_t const o, auto const entries)
+           { builders[o - g.dst_lo].measure(entries); });
     return builders;
 }
 
-// A re-sharding group's target shards (shards[o]) built by its builders of pass 1, from what they kept or
-// another walk.
+// A re-sharding group's target shards (shards[o]) built by its builders of pass 1, from what they
+// kept or another walk.
 void build_reshard_group(reshard_group const & g, std::vector<quotient_builder> & builders,
                          std::vector<std::optional<quotient_filter>> & shards)
 {
@@ -156,8 +162,9 @@ void build_reshard_group(reshard_group const & g, std::vector<quotient_builder> 
 
 } // namespace
 
-// The bits of each key's hash that a quotient filter's fingerprints keep: s + p (s shard bits, p fingerprint
-// bits; p is chosen from expected / 2^s, so s + p does not depend on --shards), or all 2k bits in exact mode.
+// The bits of each key's hash that a quotient filter's fingerprints keep: s + p (s shard bits, p
+// fingerprint bits; p is chosen from expected / 2^s, so s + p does not depend on --shards), or all
+// 2k bits in exact mode.
 unsigned kept_bits(any_filter const & f)
 {
     auto const & q = static_cast<sharded_filter<quotient_filter> const &>(f);
@@ -173,13 +180,14 @@ unsigned layout_kept_bits(filter_config const & cfg, unsigned const key_bits)
     return shard.exact() ? key_bits : cfg.shard_bits + shard.fingerprint_bits();
 }
 
-// A sharded quotient filter moved to the layout of cfg (its shards, fingerprints of at most as many kept
-// bits), for merging filters of other --shards or sizes: each fingerprint maps to one of the new layout, with
-// its count; the new shards built from the old ones' entries in fingerprint order, on up to `threads`
-// threads. \throws incompatible_error where the target keeps more bits than `in` (it cannot be widened);
-// full_error; interrupted_error on a stop request.
+// A sharded quotient filter moved to the layout of cfg (its shards, fingerprints of at most as many
+// kept bits), for merging filters of other --shards or sizes: each fingerprint maps to one of the
+// new layout, with its count; the new shards built from the old ones' entries in fingerprint order,
+// on up to `threads` threads. \throws incompatible_error where the target keeps more bits than `in`
+// (it cannot be widened); full_error; interrupted_error on a stop request.
 std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config const & cfg,
-                                             std::string const & name, std::string const & target_name,
+                                             std::string const & name,
+                                             std::string const & target_name,
                                              unsigned const threads)
 {
     auto const & src = static_cast<sharded_filter<quotient_filter> const &>(in);
@@ -203,8 +211,9 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
     std::size_t const groups = std::size_t{1} << std::min(s_in, s_out);
     std::size_t const src_per = std::size_t{1} << (s_in - std::min(s_in, s_out));
     std::size_t const dst_per = std::size_t{1} << (s_out - std::min(s_in, s_out));
-    // (fewer groups than threads: a group of several sources to one target measured in parts on threads of
-    // their own, then its builders joined; the parts' fingerprints are disjoint and in order)
+    // (fewer groups than threads: a group of several sources to one target measured in parts on
+    // threads of their own, then its builders joined; the parts' fingerprints are disjoint and in
+    // order)
     std::size_t const split = std::min<std::size_t>(dst_per == 1 && g_out >= s_in ? src_per : 1,
                                                     std::max<std::size_t>(1, threads / groups));
     auto const distinct = [&](std::size_t const lo, std::size_t const hi)
@@ -218,10 +227,12 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
     std::vector<std::vector<quotient_builder>> parts(split > 1 ? groups * split : 0);
     auto const part = [&](std::size_t const k, std::size_t const j, std::size_t const of)
     {
-        std::size_t const lo = k * src_per + j * src_per / of, hi = k * src_per + (j + 1) * src_per / of;
-        return measure_reshard_group(reshard_group{&src, map, lo, hi, k * dst_per, (k + 1) * dst_per},
-                                     distinct(k * src_per, (k + 1) * src_per), distinct(lo, hi),
-                                     (std::size_t{64} << 20) / of);
+        std::size_t const lo = k * src_per + j * src_per / of,
+                          hi = k * src_per + (j + 1) * src_per / of;
+        return measure_reshard_group(
+            reshard_group{&src, map, lo, hi, k * dst_per, (k + 1) * dst_per},
+            distinct(k * src_per, (k + 1) * src_per), distinct(lo, hi),
+            (std::size_t{64} << 20) / of);
     };
     try
     {
@@ -234,8 +245,9 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
                              split > 1 ? std::move(parts[k * split]) : part(k, 0, 1);
                          for (std::size_t j = 1; j < split; ++j)
                              b[0].absorb(std::move(parts[k * split + j][0]));
-                         build_reshard_group(reshard_group{&src, map, k * src_per, (k + 1) * src_per,
-                                                           k * dst_per, (k + 1) * dst_per},
+                         build_reshard_group(reshard_group{&src, map, k * src_per,
+                                                           (k + 1) * src_per, k * dst_per,
+                                                           (k + 1) * dst_per},
                                              b, shards);
                      });
     }

@@ -24,16 +24,17 @@ zeroed_memory::zeroed_memory(std::size_t const bytes)
 #if defined(__linux__)
     if (bytes_ >= map_min_bytes)
     {
-        void * const m = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void * const m =
+            ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED)
             throw std::bad_alloc{};
 #if defined(MADV_HUGEPAGE)
         ::madvise(m, bytes_, MADV_HUGEPAGE); // a hint only
 #endif
 #if defined(MADV_POPULATE_WRITE)
-        // Pages written from the start: a table read before it is written would first map the shared zero
-        // page, and the write would then replace it with a flush of every thread's TLB. (A hint: older
-        // kernels refuse it and fault the pages in as they are touched.)
+        // Pages written from the start: a table read before it is written would first map the
+        // shared zero page, and the write would then replace it with a flush of every thread's TLB.
+        // (A hint: older kernels refuse it and fault the pages in as they are touched.)
         ::madvise(m, bytes_, MADV_POPULATE_WRITE);
 #endif
         ptr_ = m;

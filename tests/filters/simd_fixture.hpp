@@ -1,7 +1,8 @@
 #pragma once
-// Test fixture shared by the filter tests: runs a test with the library's SIMD kernels forced to one level
-// (generic or x86-64-v3; test-only hook of ksieve/filters/cpu_dispatch.hpp), skipping the x86-64-v3 run where
-// the CPU lacks it. Builds that already target the level run the same copy twice.
+// Test fixture shared by the filter tests: runs a test with the library's SIMD kernels forced to
+// one level (generic or x86-64-v3; test-only hook of ksieve/filters/cpu_dispatch.hpp), skipping the
+// x86-64-v3 run where the CPU lacks it. Builds that already target the level run the same copy
+// twice.
 #include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <gtest/gtest.h>
@@ -26,7 +27,8 @@ protected:
 };
 
 /*! The test name suffix of a level. */
-inline std::string simd_level_name(::testing::TestParamInfo<ksieve::detail::simd_level> const & info)
+inline std::string
+simd_level_name(::testing::TestParamInfo<ksieve::detail::simd_level> const & info)
 {
     switch (info.param)
     {

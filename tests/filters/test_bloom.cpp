@@ -1,5 +1,6 @@
-// Tests of the blocked and classic Bloom filters against exact oracles (std::unordered_set, serial runs,
-// the FPR formulas), plus the file-format round trip and corruption detection through sharded_filter.
+// Tests of the blocked and classic Bloom filters against exact oracles (std::unordered_set, serial
+// runs, the FPR formulas), plus the file-format round trip and corruption detection through
+// sharded_filter.
 #include <ksieve/filters/bloom.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
@@ -9,9 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -48,8 +49,8 @@ std::vector<std::uint64_t> random_keys(std::size_t const n, std::uint64_t const 
 }
 
 /*! Keys that are certainly not in `present` (oracle check), `n` of them. */
-std::vector<std::uint64_t> absent_keys(std::unordered_set<std::uint64_t> const & present, std::size_t const n,
-                                       std::uint64_t const seed)
+std::vector<std::uint64_t> absent_keys(std::unordered_set<std::uint64_t> const & present,
+                                       std::size_t const n, std::uint64_t const seed)
 {
     std::mt19937_64 rng{seed};
     std::vector<std::uint64_t> v;
@@ -77,10 +78,11 @@ struct fpr_result
     double fpr{0};
 };
 
-/*! Insert `keys` (batch for half, single for the other half), then check every key (zero false negatives,
- * single and batch answers agree) and measure the FPR on `absent`. */
+/*! Insert `keys` (batch for half, single for the other half), then check every key (zero false
+ * negatives, single and batch answers agree) and measure the FPR on `absent`. */
 template <typename F>
-fpr_result oracle_run(F & f, std::vector<std::uint64_t> const & keys, std::vector<std::uint64_t> const & absent)
+fpr_result oracle_run(F & f, std::vector<std::uint64_t> const & keys,
+                      std::vector<std::uint64_t> const & absent)
 {
     std::size_t const half = keys.size() / 2;
     f.insert_batch(std::span{keys}.first(half));
@@ -113,7 +115,8 @@ struct oracle_data
 
 oracle_data const & big_data()
 {
-    static oracle_data const d = [] {
+    static oracle_data const d = []
+    {
         oracle_data x;
         x.keys = random_keys(big_n, 42);
         x.set.insert(x.keys.begin(), x.keys.end());
@@ -130,21 +133,23 @@ TEST(BloomSizing, BlockedShapeMeetsCorrectedFormulaAndIsMinimal)
 {
     for (double const eps : {0.2, 0.05, 0.01, 0.001, 0.0001})
     {
-        for (std::uint64_t const n : {std::uint64_t{1000}, std::uint64_t{1} << 20, std::uint64_t{3} << 30})
+        for (std::uint64_t const n :
+             {std::uint64_t{1000}, std::uint64_t{1} << 20, std::uint64_t{3} << 30})
         {
             auto const s = blocked_bloom_filter::shape_for(n, eps);
             EXPECT_LE(blocked_bloom_filter::predicted_fpr(n, s.blocks, s.k), eps);
             // minimal: one block less breaks the target for every k
             for (unsigned k = 1; k <= blocked_bloom_filter::max_hashes; ++k)
-                EXPECT_GT(blocked_bloom_filter::predicted_fpr(n, s.blocks - 1, k), eps) << "eps " << eps << " k " << k;
+                EXPECT_GT(blocked_bloom_filter::predicted_fpr(n, s.blocks - 1, k), eps)
+                    << "eps " << eps << " k " << k;
         }
     }
 }
 
 TEST(BloomSizing, CorrectionAgainstSeedFormula)
 {
-    // Documented values (bloom.hpp, docs): the blocked layout needs more bits per key than the classic
-    // m = -n ln(eps) / (ln 2)^2, and the classic size would give a blocked FPR above eps.
+    // Documented values (bloom.hpp, docs): the blocked layout needs more bits per key than the
+    // classic m = -n ln(eps) / (ln 2)^2, and the classic size would give a blocked FPR above eps.
     struct row
     {
         double eps;
@@ -154,7 +159,8 @@ TEST(BloomSizing, CorrectionAgainstSeedFormula)
     };
     std::uint64_t const n = std::uint64_t{1} << 24;
     double const ln2sq = std::log(2.0) * std::log(2.0);
-    for (row const r : {row{0.01, 9.90, 6, 1.14}, row{0.001, 15.49, 9, 1.54}, row{0.0001, 21.91, 12, 2.56}})
+    for (row const r :
+         {row{0.01, 9.90, 6, 1.14}, row{0.001, 15.49, 9, 1.54}, row{0.0001, 21.91, 12, 2.56}})
     {
         auto const s = blocked_bloom_filter::shape_for(n, r.eps);
         double const bpk = static_cast<double>(s.blocks) * 512 / static_cast<double>(n);
@@ -162,10 +168,12 @@ TEST(BloomSizing, CorrectionAgainstSeedFormula)
         EXPECT_NEAR(bpk, r.bits_per_key, 0.02) << r.eps;
         EXPECT_GT(bpk, classic_bpk * 1.02) << r.eps;
         EXPECT_EQ(s.k, r.k) << r.eps;
-        auto const classic_blocks = static_cast<std::uint64_t>(std::ceil(classic_bpk * static_cast<double>(n) / 512));
+        auto const classic_blocks =
+            static_cast<std::uint64_t>(std::ceil(classic_bpk * static_cast<double>(n) / 512));
         double best_at_classic = 1;
         for (unsigned k = 1; k <= 32; ++k)
-            best_at_classic = std::min(best_at_classic, blocked_bloom_filter::predicted_fpr(n, classic_blocks, k));
+            best_at_classic = std::min(best_at_classic,
+                                       blocked_bloom_filter::predicted_fpr(n, classic_blocks, k));
         EXPECT_NEAR(best_at_classic / r.eps, r.classic_size_fpr_ratio, 0.01) << r.eps;
     }
 }
@@ -175,8 +183,10 @@ TEST(BloomSizing, ClassicUsesSeedFormula)
     std::uint64_t const n = 1'000'000;
     for (double const eps : {0.1, 0.01, 0.001})
     {
-        auto const f = classic_bloom_filter::create(bloom_config(eps, filter_type::bloom_classic), 62, n);
-        double const classic_m = -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
+        auto const f =
+            classic_bloom_filter::create(bloom_config(eps, filter_type::bloom_classic), 62, n);
+        double const classic_m =
+            -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
         EXPECT_GE(static_cast<double>(f.bits()), classic_m);
         EXPECT_LT(static_cast<double>(f.bits()), classic_m + 64);
         double const kopt = static_cast<double>(f.bits()) / static_cast<double>(n) * std::log(2.0);
@@ -190,8 +200,10 @@ TEST(BloomSizing, InvalidConfigurationsAreUsageErrors)
 {
     for (double const bad : {0.0, -0.1, 0.5, 0.9, std::numeric_limits<double>::quiet_NaN()})
     {
-        EXPECT_THROW((void)blocked_bloom_filter::create(bloom_config(bad), 62, 1000), usage_error) << bad;
-        EXPECT_THROW((void)classic_bloom_filter::create(bloom_config(bad), 62, 1000), usage_error) << bad;
+        EXPECT_THROW((void)blocked_bloom_filter::create(bloom_config(bad), 62, 1000), usage_error)
+            << bad;
+        EXPECT_THROW((void)classic_bloom_filter::create(bloom_config(bad), 62, 1000), usage_error)
+            << bad;
     }
     try
     {
@@ -231,9 +243,11 @@ TEST(BlockedBloom, OracleMillionKeysNoFalseNegativesFprAsPredicted)
         auto const r = oracle_run(f, d.keys, d.absent);
         EXPECT_EQ(r.false_negatives, 0u);
         EXPECT_LE(r.fpr, 1.5 * eps);
-        double const predicted = blocked_bloom_filter::predicted_fpr(d.keys.size(), f.blocks(), f.hash_count());
+        double const predicted =
+            blocked_bloom_filter::predicted_fpr(d.keys.size(), f.blocks(), f.hash_count());
 #if !defined(KSIEVE_SANITIZED)
-        // the corrected formula predicts the measured FPR (4 M queries: ~2% statistical error at 0.1%)
+        // the corrected formula predicts the measured FPR (4 M queries: ~2% statistical error at
+        // 0.1%)
         EXPECT_NEAR(r.fpr / predicted, 1.0, 0.1) << "eps " << eps << " measured " << r.fpr;
         EXPECT_NEAR(f.stats().estimated_fpr / r.fpr, 1.0, 0.1);
 #endif
@@ -243,12 +257,13 @@ TEST(BlockedBloom, OracleMillionKeysNoFalseNegativesFprAsPredicted)
 
 TEST(BlockedBloom, SeedSizedBlockedFilterMissesTargetCorrectedMeetsIt)
 {
-    // The reason for the correction, measured: at eps = 0.1% a blocked filter of the classic size has an FPR
-    // of about 1.54 eps (formula), the corrected one at most eps.
+    // The reason for the correction, measured: at eps = 0.1% a blocked filter of the classic size
+    // has an FPR of about 1.54 eps (formula), the corrected one at most eps.
     auto const & d = big_data();
     double const eps = 0.001;
     std::uint64_t const n = d.keys.size();
-    double const classic_bits = -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
+    double const classic_bits =
+        -static_cast<double>(n) * std::log(eps) / (std::log(2.0) * std::log(2.0));
     auto const classic_blocks = static_cast<std::uint64_t>(std::ceil(classic_bits / 512));
     unsigned best_k = 1;
     for (unsigned k = 2; k <= 32; ++k)
@@ -262,7 +277,8 @@ TEST(BlockedBloom, SeedSizedBlockedFilterMissesTargetCorrectedMeetsIt)
     EXPECT_EQ(r_classic.false_negatives + r_corr.false_negatives, 0u);
 #if !defined(KSIEVE_SANITIZED)
     EXPECT_GT(r_classic.fpr, 1.35 * eps) << "classic-sized blocked filter";
-    EXPECT_NEAR(r_classic.fpr / blocked_bloom_filter::predicted_fpr(n, classic_blocks, best_k), 1.0, 0.1);
+    EXPECT_NEAR(r_classic.fpr / blocked_bloom_filter::predicted_fpr(n, classic_blocks, best_k), 1.0,
+                0.1);
     EXPECT_LE(r_corr.fpr, 1.1 * eps) << "corrected blocked filter";
 #endif
     EXPECT_LE(r_corr.fpr, 1.5 * eps);
@@ -273,12 +289,14 @@ TEST(ClassicBloom, OracleMillionKeysNoFalseNegativesFprAsPredicted)
     auto const & d = big_data();
     for (double const eps : {0.01, 0.001})
     {
-        auto f = classic_bloom_filter::create(bloom_config(eps, filter_type::bloom_classic), 62, d.keys.size());
+        auto f = classic_bloom_filter::create(bloom_config(eps, filter_type::bloom_classic), 62,
+                                              d.keys.size());
         auto const r = oracle_run(f, d.keys, d.absent);
         EXPECT_EQ(r.false_negatives, 0u);
         EXPECT_LE(r.fpr, 1.5 * eps);
 #if !defined(KSIEVE_SANITIZED)
-        double const predicted = classic_bloom_filter::predicted_fpr(d.keys.size(), f.bits(), f.hash_count());
+        double const predicted =
+            classic_bloom_filter::predicted_fpr(d.keys.size(), f.bits(), f.hash_count());
         EXPECT_NEAR(r.fpr / predicted, 1.0, 0.1) << "eps " << eps << " measured " << r.fpr;
         EXPECT_NEAR(f.stats().estimated_fpr / r.fpr, 1.0, 0.1);
 #endif
@@ -324,8 +342,8 @@ TEST(BlockedBloom, BatchEqualsSingleInsert)
 
 TEST(BlockedBloom, BatchLookupMatchesScalarForEveryK)
 {
-    // count_batch has unrolled (k <= 16) and SIMD (groups of 8 or 16 positions) kernels; count() is the plain
-    // scalar loop. Both must agree for every k, and inserted keys are always found.
+    // count_batch has unrolled (k <= 16) and SIMD (groups of 8 or 16 positions) kernels; count() is
+    // the plain scalar loop. Both must agree for every k, and inserted keys are always found.
     auto const keys = random_keys(3'000, 3);
     auto const probe = random_keys(20'000, 4);
     std::vector<std::uint64_t> out(probe.size());
@@ -361,8 +379,7 @@ TEST(BlockedBloom, BatchLookupMatchesScalarForEveryK)
 // ----------------------------------------------------------------------------------------------------------
 // Concurrent insert
 
-template <typename F>
-void concurrent_equals_serial(F serial, F concurrent)
+template <typename F> void concurrent_equals_serial(F serial, F concurrent)
 {
 #if defined(KSIEVE_SANITIZED)
     std::size_t const n = 40'000;
@@ -372,17 +389,20 @@ void concurrent_equals_serial(F serial, F concurrent)
     auto const keys = random_keys(n, 99);
     for (auto const x : keys)
         serial.insert(x);
-    // 4 threads over overlapping ranges: thread t inserts keys [t n/5, (t + 2) n/5), half single, half batch.
+    // 4 threads over overlapping ranges: thread t inserts keys [t n/5, (t + 2) n/5), half single,
+    // half batch.
     std::vector<std::thread> threads;
     for (std::size_t t = 0; t < 4; ++t)
     {
-        threads.emplace_back([&, t] {
-            auto const part = std::span{keys}.subspan(t * n / 5, 2 * n / 5);
-            auto const half = part.size() / 2;
-            for (auto const x : part.first(half))
-                concurrent.insert_concurrent(x);
-            concurrent.insert_batch_concurrent(part.subspan(half));
-        });
+        threads.emplace_back(
+            [&, t]
+            {
+                auto const part = std::span{keys}.subspan(t * n / 5, 2 * n / 5);
+                auto const half = part.size() / 2;
+                for (auto const x : part.first(half))
+                    concurrent.insert_concurrent(x);
+                concurrent.insert_batch_concurrent(part.subspan(half));
+            });
     }
     for (auto & th : threads)
         th.join();
@@ -402,8 +422,7 @@ TEST(ClassicBloom, ConcurrentInsertBitIdenticalToSerial)
 // ----------------------------------------------------------------------------------------------------------
 // Union, intersection, merge
 
-template <typename F>
-void set_operations(F const & proto)
+template <typename F> void set_operations(F const & proto)
 {
     auto const a_keys = random_keys(60'000, 1);
     auto b_keys = random_keys(60'000, 2);
@@ -468,7 +487,8 @@ TEST(BloomCardinality, SeedEstimateWithinFewPercentAtDesignLoad)
     auto b = blocked_bloom_filter::create(bloom_config(0.01), 62, distinct);
     b.insert_batch(d.keys);
     b.insert_batch(d.keys);
-    auto c = classic_bloom_filter::create(bloom_config(0.01, filter_type::bloom_classic), 62, distinct);
+    auto c =
+        classic_bloom_filter::create(bloom_config(0.01, filter_type::bloom_classic), 62, distinct);
     c.insert_batch(d.keys);
     c.insert_batch(d.keys);
     auto const sb = b.stats();
@@ -505,7 +525,8 @@ TEST(BlockedBloom, ViewValidatesParameters)
     auto const v = blocked_bloom_filter::view(p, words, 62);
     EXPECT_TRUE(v.is_view());
     EXPECT_TRUE(v.contains(1));
-    auto const bad = [&](std::vector<std::uint64_t> params, std::size_t nwords) {
+    auto const bad = [&](std::vector<std::uint64_t> params, std::size_t nwords)
+    {
         std::vector<std::uint64_t> const w(nwords, ~std::uint64_t{0});
         EXPECT_THROW((void)blocked_bloom_filter::view(params, w, 62), format_error);
     };
@@ -542,19 +563,25 @@ TEST(ClassicBloom, ViewValidatesParameters)
     EXPECT_NO_THROW((void)classic_bloom_filter::view(p, w10, 62));
     std::vector<std::uint64_t> const w9(9, 0);
     EXPECT_THROW((void)classic_bloom_filter::view(p, w9, 62), format_error);
-    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{p[0], 10, 0}, w10, 62), format_error);
-    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{p[0], 10, 65}, w10, 62), format_error);
-    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{9, 10, 5}, w10, 62), format_error);
-    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{p[0], 10}, w10, 62), format_error);
+    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{p[0], 10, 0}, w10, 62),
+                 format_error);
+    EXPECT_THROW(
+        (void)classic_bloom_filter::view(std::vector<std::uint64_t>{p[0], 10, 65}, w10, 62),
+        format_error);
+    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{9, 10, 5}, w10, 62),
+                 format_error);
+    EXPECT_THROW((void)classic_bloom_filter::view(std::vector<std::uint64_t>{p[0], 10}, w10, 62),
+                 format_error);
 }
 
 struct temp_file
 {
     std::filesystem::path path;
-    explicit temp_file(std::string const & name) :
-        path{std::filesystem::temp_directory_path() /
-             ("ksieve_test_bloom_" + std::to_string(::getpid()) + "_" + name)}
-    {}
+    explicit temp_file(std::string const & name)
+        : path{std::filesystem::temp_directory_path() /
+               ("ksieve_test_bloom_" + std::to_string(::getpid()) + "_" + name)}
+    {
+    }
     ~temp_file()
     {
         std::error_code ec;
@@ -571,7 +598,8 @@ std::vector<std::byte> read_bytes(std::filesystem::path const & p)
     return b;
 }
 
-filter_config sharded_config(filter_type const t, std::uint64_t const expected, unsigned const shard_bits)
+filter_config sharded_config(filter_type const t, std::uint64_t const expected,
+                             unsigned const shard_bits)
 {
     filter_config c{};
     c.type = t;
@@ -582,8 +610,7 @@ filter_config sharded_config(filter_type const t, std::uint64_t const expected, 
     return c;
 }
 
-template <typename F>
-void round_trip(filter_type const t)
+template <typename F> void round_trip(filter_type const t)
 {
     auto const keys = random_keys(200'000, 5);
     sharded_filter<F> f{sharded_config(t, keys.size(), 3)};
@@ -621,8 +648,14 @@ void round_trip(filter_type const t)
     EXPECT_EQ(c->count(probe[0]), 1u);
 }
 
-TEST(BloomFile, RoundTripBlocked) { round_trip<blocked_bloom_filter>(filter_type::bloom); }
-TEST(BloomFile, RoundTripClassic) { round_trip<classic_bloom_filter>(filter_type::bloom_classic); }
+TEST(BloomFile, RoundTripBlocked)
+{
+    round_trip<blocked_bloom_filter>(filter_type::bloom);
+}
+TEST(BloomFile, RoundTripClassic)
+{
+    round_trip<classic_bloom_filter>(filter_type::bloom_classic);
+}
 
 /*! Loading as the CLI does: open + sharded views. Returns the error message or "" when accepted. */
 std::string load_error(std::vector<std::byte> const & bytes, bool verify_payload = true)
@@ -652,7 +685,8 @@ TEST(BloomFile, CorruptedFilesAreRefusedWithFormatError)
     ASSERT_EQ(load_error(good), "");
     ASSERT_GT(good.size(), 1000u);
 
-    // Every byte of the file, three different flips each (single bit, all bits, a random non-zero xor).
+    // Every byte of the file, three different flips each (single bit, all bits, a random non-zero
+    // xor).
     std::mt19937_64 rng{11};
     std::size_t undetected = 0;
     for (std::size_t pos = 0; pos < good.size(); ++pos)
@@ -665,8 +699,8 @@ TEST(BloomFile, CorruptedFilesAreRefusedWithFormatError)
             if (msg.empty())
             {
                 ++undetected;
-                ADD_FAILURE() << "flip 0x" << std::hex << x << " at byte " << std::dec << pos << " of "
-                              << good.size() << " was not detected";
+                ADD_FAILURE() << "flip 0x" << std::hex << x << " at byte " << std::dec << pos
+                              << " of " << good.size() << " was not detected";
             }
             else
                 EXPECT_NE(msg.find("corrupt.ksf"), std::string::npos) << msg;
@@ -675,9 +709,11 @@ TEST(BloomFile, CorruptedFilesAreRefusedWithFormatError)
     EXPECT_EQ(undetected, 0u);
 
     // Truncation and appended bytes.
-    for (std::size_t const len : {std::size_t{0}, std::size_t{7}, std::size_t{64}, good.size() / 2, good.size() - 24,
-                                  good.size() - 1})
-        EXPECT_NE(load_error(std::vector<std::byte>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len))), "")
+    for (std::size_t const len : {std::size_t{0}, std::size_t{7}, std::size_t{64}, good.size() / 2,
+                                  good.size() - 24, good.size() - 1})
+        EXPECT_NE(load_error(std::vector<std::byte>(
+                      good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len))),
+                  "")
             << "truncated to " << len;
     auto longer = good;
     longer.push_back(std::byte{0});
@@ -690,7 +726,8 @@ TEST(BloomFile, CorruptedFilesAreRefusedWithFormatError)
         temp_file const t2{"corrupt_disk"};
         {
             std::ofstream out{t2.path, std::ios::binary};
-            out.write(reinterpret_cast<char const *>(bad.data()), static_cast<std::streamsize>(bad.size()));
+            out.write(reinterpret_cast<char const *>(bad.data()),
+                      static_cast<std::streamsize>(bad.size()));
         }
         EXPECT_THROW(
             {
@@ -700,8 +737,8 @@ TEST(BloomFile, CorruptedFilesAreRefusedWithFormatError)
             format_error);
     }
 
-    // Without payload verification a flipped payload byte is accepted (documented in filter_file.hpp): the
-    // view answers without crashing.
+    // Without payload verification a flipped payload byte is accepted (documented in
+    // filter_file.hpp): the view answers without crashing.
     {
         auto const w = f.shard(1).words();
         auto const * const wb = reinterpret_cast<std::byte const *>(w.data());

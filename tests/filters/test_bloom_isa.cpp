@@ -1,6 +1,7 @@
-// The blocked Bloom filter's two copies of its batch kernels (generic and x86-64-v3, chosen by the filter
-// library's dispatcher): each forced copy against the scalar single-key operations for every k, and the two
-// copies against each other (byte-identical tables, identical answers) for serial and concurrent inserts.
+// The blocked Bloom filter's two copies of its batch kernels (generic and x86-64-v3, chosen by the
+// filter library's dispatcher): each forced copy against the scalar single-key operations for every
+// k, and the two copies against each other (byte-identical tables, identical answers) for serial
+// and concurrent inserts.
 #include <ksieve/filters/bloom.hpp>
 
 #include "simd_fixture.hpp"
@@ -30,8 +31,9 @@ std::vector<std::uint64_t> random_keys(std::size_t const n, std::uint64_t const 
     return keys;
 }
 
-// The table and the batch answers of a filter of `blocks` blocks and k bits per key built from `keys`
-// (batches of uneven size, so that the pipeline's head and tail are exercised) with the active kernels.
+// The table and the batch answers of a filter of `blocks` blocks and k bits per key built from
+// `keys` (batches of uneven size, so that the pipeline's head and tail are exercised) with the
+// active kernels.
 struct built
 {
     std::vector<std::uint64_t> words;
@@ -63,11 +65,12 @@ class BloomIsaPath : public ksieve::test::simd_level_fixture
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, BloomIsaPath, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, BloomIsaPath,
+                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
                          ksieve::test::simd_level_name);
 
-// Every k (the unrolled kernels up to 16, the runtime-k kernel above): the batch operations of the forced
-// copy agree with the scalar single-key insert and contains, which no copy changes.
+// Every k (the unrolled kernels up to 16, the runtime-k kernel above): the batch operations of the
+// forced copy agree with the scalar single-key insert and contains, which no copy changes.
 TEST_P(BloomIsaPath, BatchesMatchSingleKeyOperationsForEveryK)
 {
     auto const keys = random_keys(3000, 7);
@@ -79,7 +82,8 @@ TEST_P(BloomIsaPath, BatchesMatchSingleKeyOperationsForEveryK)
             single.insert(key);
         auto const batch = build(64, k, keys, queries, false);
         auto const atomic = build(64, k, keys, queries, true);
-        ASSERT_TRUE(std::equal(batch.words.begin(), batch.words.end(), single.words().begin())) << "k " << k;
+        ASSERT_TRUE(std::equal(batch.words.begin(), batch.words.end(), single.words().begin()))
+            << "k " << k;
         ASSERT_EQ(batch.words, atomic.words) << "k " << k;
         for (std::size_t i = 0; i < queries.size(); ++i)
             ASSERT_EQ(batch.answers[i], single.count(queries[i])) << "k " << k << " query " << i;
@@ -92,10 +96,11 @@ TEST_P(BloomIsaPath, BatchesMatchSingleKeyOperationsForEveryK)
     }
 }
 
-// Lookups of whole keys across the shards of a sharded filter (count_sharded, one pipeline) give each
-// shard's own answer for the key's local part: shard counts 1 to 64 of different sizes, key widths with and
-// without a full 64-bit key, k across the unrolled and vector paths; and shards of different k (one key at a
-// time). Half the queries were inserted (answer 1 whatever the false positives).
+// Lookups of whole keys across the shards of a sharded filter (count_sharded, one pipeline) give
+// each shard's own answer for the key's local part: shard counts 1 to 64 of different sizes, key
+// widths with and without a full 64-bit key, k across the unrolled and vector paths; and shards of
+// different k (one key at a time). Half the queries were inserted (answer 1 whatever the false
+// positives).
 TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
 {
     std::mt19937_64 rng{21};
@@ -112,8 +117,10 @@ TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
                 { return key_bits == 64 ? x : x >> (64 - key_bits); };
                 auto const local = [&](std::uint64_t const key)
                 { return local_bits == 64 ? key : key & ((std::uint64_t{1} << local_bits) - 1); };
-                auto const shard = [&](std::uint64_t const key)
-                { return shard_bits == 0 ? std::size_t{0} : static_cast<std::size_t>(key >> local_bits); };
+                auto const shard = [&](std::uint64_t const key) {
+                    return shard_bits == 0 ? std::size_t{0}
+                                           : static_cast<std::size_t>(key >> local_bits);
+                };
                 std::vector<std::uint64_t> queries;
                 for (int i = 0; i < 4000; ++i)
                 {
@@ -123,12 +130,13 @@ TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
                     queries.push_back(key);
                 }
                 std::vector<std::uint64_t> got(queries.size(), 7);
-                blocked_bloom_filter::count_sharded(shards, key_bits, shard_bits, queries, got.data());
+                blocked_bloom_filter::count_sharded(shards, key_bits, shard_bits, queries,
+                                                    got.data());
                 for (std::size_t i = 0; i < queries.size(); ++i)
                 {
                     ASSERT_EQ(got[i], shards[shard(queries[i])].count(local(queries[i])))
-                        << "key bits " << key_bits << " shard bits " << shard_bits << " k " << k << " query "
-                        << i;
+                        << "key bits " << key_bits << " shard bits " << shard_bits << " k " << k
+                        << " query " << i;
                     if (i % 2 == 0)
                     {
                         ASSERT_EQ(got[i], 1u);
@@ -137,7 +145,8 @@ TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
             }
 }
 
-// Both copies build byte-identical tables and give identical answers, also with concurrent inserters.
+// Both copies build byte-identical tables and give identical answers, also with concurrent
+// inserters.
 TEST(BloomIsa, CopiesBuildIdenticalTables)
 {
     if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
@@ -158,12 +167,13 @@ TEST(BloomIsa, CopiesBuildIdenticalTables)
                     [&, t]
                     {
                         std::span<std::uint64_t const> const all{keys};
-                        shared.insert_batch_concurrent(all.subspan(t * keys.size() / 4, keys.size() / 4));
+                        shared.insert_batch_concurrent(
+                            all.subspan(t * keys.size() / 4, keys.size() / 4));
                     });
             for (auto & th : threads)
                 th.join();
-            EXPECT_TRUE(
-                std::equal(copies.back().words.begin(), copies.back().words.end(), shared.words().begin()))
+            EXPECT_TRUE(std::equal(copies.back().words.begin(), copies.back().words.end(),
+                                   shared.words().begin()))
                 << "k " << k << ", concurrent inserts differ from serial ones";
         }
         ksieve::detail::reset_simd_level();

@@ -1,6 +1,6 @@
-// Tests of the counting Bloom filter against exact oracles: a multiset (std::unordered_map) of keys for
-// false negatives, deletes and the FPR, and a naive byte-per-counter model with the documented saturation
-// rule for the exact counter values.
+// Tests of the counting Bloom filter against exact oracles: a multiset (std::unordered_map) of keys
+// for false negatives, deletes and the FPR, and a naive byte-per-counter model with the documented
+// saturation rule for the exact counter values.
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
@@ -72,7 +72,8 @@ TEST(CountingBloom, SizedWithSeedFormulas)
 {
     std::uint64_t const n = 1'000'000;
     auto const f = counting_bloom_filter::create(config(0.01), 62, n);
-    double const seed_m = -static_cast<double>(n) * std::log(0.01) / (std::log(2.0) * std::log(2.0));
+    double const seed_m =
+        -static_cast<double>(n) * std::log(0.01) / (std::log(2.0) * std::log(2.0));
     EXPECT_GE(static_cast<double>(f.counters()), seed_m);
     EXPECT_LT(static_cast<double>(f.counters()), seed_m + 16);
     EXPECT_EQ(f.counters() % 16, 0u);
@@ -94,7 +95,8 @@ TEST(CountingBloom, OracleMillionKeysInsertDeleteExact)
     double const eps = 0.01;
     auto f = counting_bloom_filter::create(config(eps), 62, keys.size());
 
-    // Multiset oracle: multiplicities 1..3, inserted in a shuffled order, partly by batch, partly with counts.
+    // Multiset oracle: multiplicities 1..3, inserted in a shuffled order, partly by batch, partly
+    // with counts.
     std::mt19937_64 rng{19};
     std::unordered_map<std::uint64_t, std::uint64_t> mult;
     std::vector<std::uint64_t> stream;
@@ -112,7 +114,8 @@ TEST(CountingBloom, OracleMillionKeysInsertDeleteExact)
         f.insert(stream[i]);
     std::uint64_t const saturated_after_insert = f.saturated_counters();
 
-    auto check_present = [&](char const * phase) {
+    auto check_present = [&](char const * phase)
+    {
         std::vector<std::uint64_t> out(keys.size());
         f.count_batch(keys, out.data());
         std::size_t fn = 0;
@@ -171,7 +174,8 @@ TEST(CountingBloom, OracleMillionKeysInsertDeleteExact)
         if (f.counter(i) != 0)
         {
             ++nonzero;
-            EXPECT_EQ(f.counter(i), 15u) << "only saturated counters may survive deleting everything";
+            EXPECT_EQ(f.counter(i), 15u)
+                << "only saturated counters may survive deleting everything";
         }
     }
     EXPECT_EQ(nonzero, saturated_after_insert);
@@ -196,7 +200,8 @@ struct naive_counting_bloom
     void insert(std::vector<std::uint64_t> const & pos, std::uint64_t const n)
     {
         for (auto const p : pos)
-            c[p] = c[p] == 15 ? 15 : static_cast<std::uint8_t>(std::min<std::uint64_t>(15, c[p] + n));
+            c[p] =
+                c[p] == 15 ? 15 : static_cast<std::uint8_t>(std::min<std::uint64_t>(15, c[p] + n));
     }
     std::uint64_t count(std::vector<std::uint64_t> const & pos) const
     {
@@ -256,8 +261,8 @@ TEST(CountingBloom, SaturationIsStickyAndNeverCausesFalseNegatives)
     EXPECT_EQ(f.count(x), 15u); // capped at 15
     f.insert(y, 3);
     EXPECT_EQ(f.count(y), 3u);
-    // removing x 20 times: its counters are saturated, stay 15 (documented: a saturated key is never
-    // forgotten; no other key loses counts through it)
+    // removing x 20 times: its counters are saturated, stay 15 (documented: a saturated key is
+    // never forgotten; no other key loses counts through it)
     for (int i = 0; i < 20; ++i)
         EXPECT_TRUE(f.remove(x));
     EXPECT_EQ(f.count(x), 15u);
@@ -303,7 +308,8 @@ TEST(CountingBloom, MergeIsSaturatingSumIntersectIsMin)
         ASSERT_EQ(in.counter(i), std::min(a.counter(i), b.counter(i)));
         if (m.counter(i) < 15)
         {
-            ASSERT_EQ(m.counter(i), both.counter(i)) << "unsaturated sums equal one filter of both multisets";
+            ASSERT_EQ(m.counter(i), both.counter(i))
+                << "unsaturated sums equal one filter of both multisets";
         }
     }
     for (std::size_t i = 0; i < keys.size(); ++i)
@@ -326,10 +332,17 @@ TEST(CountingBloom, ViewValidationAndFileRoundTrip)
     EXPECT_EQ(v.count(5), 15u); // garbage is valid content
     std::vector<std::uint64_t> const w7(7, 0);
     EXPECT_THROW((void)counting_bloom_filter::view(p, w7, 62), format_error);
-    EXPECT_THROW((void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0], 120, 3}, w8, 62), format_error);
-    EXPECT_THROW((void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0], 128, 0}, w8, 62), format_error);
-    EXPECT_THROW((void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0] + 1, 128, 3}, w8, 62), format_error);
-    EXPECT_THROW((void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0], 128}, w8, 62), format_error);
+    EXPECT_THROW(
+        (void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0], 120, 3}, w8, 62),
+        format_error);
+    EXPECT_THROW(
+        (void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0], 128, 0}, w8, 62),
+        format_error);
+    EXPECT_THROW(
+        (void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0] + 1, 128, 3}, w8, 62),
+        format_error);
+    EXPECT_THROW((void)counting_bloom_filter::view(std::vector<std::uint64_t>{p[0], 128}, w8, 62),
+                 format_error);
 
     filter_config cfg = config(0.01);
     cfg.expected = 50'000;

@@ -24,7 +24,8 @@ constexpr unsigned big_bucket_bits = 16; // 249 k keys at 95% load
 constexpr unsigned big_bucket_bits = 18; // 996 k keys at 95% load
 #endif
 
-//! Keys that fill 2^bucket_bits buckets to 95%: the largest number create() sizes 2^bucket_bits buckets for.
+//! Keys that fill 2^bucket_bits buckets to 95%: the largest number create() sizes 2^bucket_bits
+//! buckets for.
 std::uint64_t keys_at_95(unsigned const bucket_bits)
 {
     return (std::uint64_t{19} << bucket_bits) / 5;
@@ -43,7 +44,8 @@ key_set distinct_keys(std::size_t const n, std::uint64_t const seed, unsigned co
     s.keys.reserve(n);
     s.oracle.reserve(n);
     std::mt19937_64 rng{seed};
-    std::uint64_t const mask = key_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << key_bits) - 1;
+    std::uint64_t const mask =
+        key_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << key_bits) - 1;
     while (s.keys.size() < n)
     {
         std::uint64_t const k = rng() & mask;
@@ -54,7 +56,8 @@ key_set distinct_keys(std::size_t const n, std::uint64_t const seed, unsigned co
 }
 
 //! n random keys not in the oracle.
-std::vector<std::uint64_t> absent_keys(std::size_t const n, std::unordered_set<std::uint64_t> const & oracle,
+std::vector<std::uint64_t> absent_keys(std::size_t const n,
+                                       std::unordered_set<std::uint64_t> const & oracle,
                                        std::uint64_t const seed, unsigned const key_bits = 62)
 {
     std::vector<std::uint64_t> out;
@@ -122,8 +125,10 @@ TEST(cuckoo_filter, impossible_fpr_is_a_usage_error)
     {
         EXPECT_NE(std::string{e.what()}.find("--type qf"), std::string::npos) << e.what();
     }
-    for (double const eps : {8.0 / 65536 * 0.99, 1e-6, 0.5, 0.7, -0.1, std::numeric_limits<double>::quiet_NaN()})
-        EXPECT_THROW((void)cuckoo_filter::create(cuckoo_config(eps), 62, 1000), ksieve::usage_error) << eps;
+    for (double const eps :
+         {8.0 / 65536 * 0.99, 1e-6, 0.5, 0.7, -0.1, std::numeric_limits<double>::quiet_NaN()})
+        EXPECT_THROW((void)cuckoo_filter::create(cuckoo_config(eps), 62, 1000), ksieve::usage_error)
+            << eps;
     try
     {
         (void)cuckoo_filter::create(cuckoo_config(0.01), 62, 0);
@@ -164,7 +169,8 @@ TEST(cuckoo_filter, table_is_the_smallest_power_of_two_at_95_percent)
 
 // The main oracle test: >= 1 M keys at 95% load, for fingerprint widths from 8 to 16 bits.
 class cuckoo_oracle : public ::testing::TestWithParam<double>
-{};
+{
+};
 
 TEST_P(cuckoo_oracle, no_false_negatives_and_fpr_within_1_5_eps_at_95_percent_load)
 {
@@ -176,7 +182,8 @@ TEST_P(cuckoo_oracle, no_false_negatives_and_fpr_within_1_5_eps_at_95_percent_lo
     for (auto const k : set.keys)
         ASSERT_EQ(f.insert(k), insert_status::ok) << "insert failed at load " << f.stats().load;
     EXPECT_FALSE(f.victim_used());
-    // Set semantics: keys sharing fingerprint and bucket pair share an entry (a few, about eps / 2 of them).
+    // Set semantics: keys sharing fingerprint and bucket pair share an entry (a few, about eps / 2
+    // of them).
     EXPECT_LE(f.size(), n);
     EXPECT_GE(static_cast<double>(f.size()), static_cast<double>(n) * (1 - eps));
     EXPECT_GE(static_cast<double>(n) / static_cast<double>(f.capacity()), 0.9499);
@@ -187,8 +194,9 @@ TEST_P(cuckoo_oracle, no_false_negatives_and_fpr_within_1_5_eps_at_95_percent_lo
     auto const absent = absent_keys(2 * n, set.oracle, 7);
     double const fpr = measured_fpr(f, absent);
     EXPECT_LE(fpr, 1.5 * eps) << "f = " << f.fingerprint_bits();
-    // The estimate in stats() matches what is measured: within 4 standard deviations of the binomial count,
-    // plus 10% for the model (it treats the occupancy of the two buckets as exactly 8 * load).
+    // The estimate in stats() matches what is measured: within 4 standard deviations of the
+    // binomial count, plus 10% for the model (it treats the occupancy of the two buckets as exactly
+    // 8 * load).
     double const est = f.stats().estimated_fpr;
     double const sigma = std::sqrt(est * (1 - est) / static_cast<double>(absent.size()));
     EXPECT_NEAR(fpr, est, 0.1 * est + 4 * sigma) << "f = " << f.fingerprint_bits();
@@ -224,7 +232,8 @@ TEST(cuckoo_filter, deletes_remove_exactly_what_was_inserted)
     std::mt19937_64 rng{99};
     std::shuffle(order.begin(), order.end(), rng);
     std::size_t const half = order.size() / 2;
-    std::unordered_set<std::uint64_t> remaining(order.begin() + static_cast<std::ptrdiff_t>(half), order.end());
+    std::unordered_set<std::uint64_t> remaining(order.begin() + static_cast<std::ptrdiff_t>(half),
+                                                order.end());
     for (std::size_t i = 0; i < half; ++i)
         ASSERT_TRUE(f.remove(order[i])) << "inserted key not found for removal";
     EXPECT_EQ(f.size(), n - half);
@@ -250,8 +259,9 @@ TEST(cuckoo_filter, deletes_remove_exactly_what_was_inserted)
 
 TEST(cuckoo_filter, set_semantics_removal_only_loses_colliding_keys)
 {
-    // With (idempotent) insert, keys sharing fingerprint and bucket pair share one entry; removing one of them
-    // removes the other too. This happens for about FPR / 2 of the remaining keys, never more than eps.
+    // With (idempotent) insert, keys sharing fingerprint and bucket pair share one entry; removing
+    // one of them removes the other too. This happens for about FPR / 2 of the remaining keys,
+    // never more than eps.
     std::uint64_t const n = keys_at_95(big_bucket_bits);
     double const eps = 0.001;
     auto const set = distinct_keys(n, 777);
@@ -270,7 +280,8 @@ TEST(cuckoo_filter, set_semantics_removal_only_loses_colliding_keys)
     for (std::size_t i = half; i < n; ++i)
         lost += f.count(set.keys[i]) == 0 ? 1 : 0;
     EXPECT_LE(static_cast<double>(lost), eps * static_cast<double>(n - half));
-    // The limitation is real at this size (about 230 of 500 k keys), which is why insert_copy exists.
+    // The limitation is real at this size (about 230 of 500 k keys), which is why insert_copy
+    // exists.
     EXPECT_GT(lost, 0u);
 }
 
@@ -312,7 +323,8 @@ TEST(cuckoo_filter, full_filter_loses_nothing)
     }
     ASSERT_TRUE(f.victim_used());
     EXPECT_GE(f.stats().load, 0.9) << "buckets of 4 reach about 95% load before the kicks run out";
-    // Every key accepted before, and the one that got full (kept via the victim slot), is still found.
+    // Every key accepted before, and the one that got full (kept via the victim slot), is still
+    // found.
     for (auto const k : accepted)
         ASSERT_EQ(f.count(k), 1u);
     EXPECT_EQ(f.count(full_key), 1u);
@@ -333,7 +345,8 @@ TEST(cuckoo_filter, full_filter_loses_nothing)
         EXPECT_EQ(f.insert(k), insert_status::full);
     EXPECT_EQ(f.insert_batch(fresh), insert_status::full);
     EXPECT_EQ(f.insert(accepted[5]), insert_status::ok);
-    EXPECT_EQ(f.insert_batch(std::span<std::uint64_t const>{accepted}.first(100)), insert_status::ok);
+    EXPECT_EQ(f.insert_batch(std::span<std::uint64_t const>{accepted}.first(100)),
+              insert_status::ok);
     EXPECT_TRUE(std::equal(snapshot.begin(), snapshot.end(), f.words().begin()));
     EXPECT_EQ(f.params(), params);
 }
@@ -350,7 +363,8 @@ TEST(cuckoo_filter, removal_from_a_full_filter_places_the_victim_again)
         std::uint64_t const k = rng() >> 2;
         if (!oracle.insert(k).second)
             continue;
-        stored.push_back(k); // stored even when full is returned (it or an evicted entry is the victim)
+        stored.push_back(
+            k); // stored even when full is returned (it or an evicted entry is the victim)
         if (f.insert_copy(k) == insert_status::full)
             break;
     }
@@ -390,7 +404,8 @@ TEST(cuckoo_filter, copies_of_one_key_fill_both_buckets_then_the_victim)
         ++stored;
     ++stored; // the copy that made it full waits in the victim slot
     EXPECT_TRUE(f.victim_used());
-    EXPECT_TRUE(stored == 9 || stored == 5) << stored; // 2 buckets of 4 (or 1 if both indexes coincide)
+    EXPECT_TRUE(stored == 9 || stored == 5)
+        << stored; // 2 buckets of 4 (or 1 if both indexes coincide)
     EXPECT_EQ(f.size(), stored);
     EXPECT_EQ(f.insert_copy(key), insert_status::full);
     EXPECT_EQ(f.insert(key), insert_status::ok); // present: nothing to store
@@ -410,7 +425,8 @@ TEST(cuckoo_filter, same_inserts_give_identical_words)
 {
     std::uint64_t const n = keys_at_95(14);
     auto const set = distinct_keys(n, 11);
-    auto run = [&] {
+    auto run = [&]
+    {
         auto f = cuckoo_filter::create(cuckoo_config(0.001), 62, n);
         for (auto const k : set.keys)
             EXPECT_EQ(f.insert(k), insert_status::ok);
@@ -469,7 +485,8 @@ TEST(cuckoo_filter, every_fingerprint_width_round_trips)
 
 TEST(cuckoo_filter, few_key_bits_still_spread)
 {
-    // k = 4: 256 possible keys; the bucket and fingerprint come from mix64, not from the raw key bits.
+    // k = 4: 256 possible keys; the bucket and fingerprint come from mix64, not from the raw key
+    // bits.
     auto f = cuckoo_filter::create(cuckoo_config(0.01), 8, 256);
     for (std::uint64_t k = 0; k < 256; ++k)
         ASSERT_EQ(f.insert(k), insert_status::ok);
@@ -529,10 +546,10 @@ TEST(cuckoo_filter, view_refuses_inconsistent_params_and_words)
     std::vector<std::uint64_t> w(f.words().begin(), f.words().end());
     EXPECT_NO_THROW((void)cuckoo_filter::view(p, w, 62));
 
-    auto expect_bad = [&](std::vector<std::uint64_t> const & params, std::vector<std::uint64_t> const & words,
-                          unsigned const kb, char const * what) {
-        EXPECT_THROW((void)cuckoo_filter::view(params, words, kb), ksieve::format_error) << what;
-    };
+    auto expect_bad = [&](std::vector<std::uint64_t> const & params,
+                          std::vector<std::uint64_t> const & words, unsigned const kb,
+                          char const * what)
+    { EXPECT_THROW((void)cuckoo_filter::view(params, words, kb), ksieve::format_error) << what; };
     expect_bad(p, w, 61, "key bits");
     expect_bad({p.begin(), p.end() - 1}, w, 62, "short params");
     auto q = p;
@@ -540,12 +557,13 @@ TEST(cuckoo_filter, view_refuses_inconsistent_params_and_words)
     expect_bad(q, w, 62, "long params");
     for (std::size_t i = 0; i < p.size(); ++i)
     {
-        for (std::uint64_t const delta : {std::uint64_t{1}, std::uint64_t{1} << 40, ~std::uint64_t{0}})
+        for (std::uint64_t const delta :
+             {std::uint64_t{1}, std::uint64_t{1} << 40, ~std::uint64_t{0}})
         {
             q = p;
             q[i] += delta;
             bool const harmless = (i == 3 && q[i] <= (1u << 20)) || // max kicks
-                                  (i == 4 && q[i] <= 4 * 64 + 1) ||  // entries (not cross-checked)
+                                  (i == 4 && q[i] <= 4 * 64 + 1) || // entries (not cross-checked)
                                   (i == 8 && q[i] != 0);            // random state
             if (harmless)
                 EXPECT_NO_THROW((void)cuckoo_filter::view(q, w, 62)) << i;
@@ -561,7 +579,8 @@ TEST(cuckoo_filter, view_refuses_inconsistent_params_and_words)
     w2.back() = 1;
     expect_bad(p, w2, 62, "padding word");
     {
-        // f = 9, 8 buckets: 288 bits = 4.5 words, then a zero padding word: bits 288.. must be zero.
+        // f = 9, 8 buckets: 288 bits = 4.5 words, then a zero padding word: bits 288.. must be
+        // zero.
         auto g = cuckoo_filter::with_geometry(9, 3);
         for (std::uint64_t k = 0; k < 20; ++k)
             g.insert(k);
@@ -585,9 +604,15 @@ TEST(cuckoo_filter, view_refuses_inconsistent_params_and_words)
         {
             switch (rng() % 3)
             {
-            case 0: gp[i] = rng(); break;
-            case 1: gp[i] = rng() % 20; break;
-            default: gp[i] = i < p.size() ? p[i] : rng() % 4; break;
+            case 0:
+                gp[i] = rng();
+                break;
+            case 1:
+                gp[i] = rng() % 20;
+                break;
+            default:
+                gp[i] = i < p.size() ? p[i] : rng() % 4;
+                break;
             }
         }
         std::vector<std::uint64_t> gw(rng() % 2 == 0 ? w.size() : rng() % 80);

@@ -1,7 +1,7 @@
-// Tests of the one filter file format (filter_file.hpp): round trip through save / mmap / view, and refusal
-// of corrupted, truncated, extended, foreign, newer-version and missing files, each with a message naming the
-// file. Filters are sharded cuckoo filters; hand-made shard blobs exercise odd layouts (empty payloads,
-// parameters of several lengths).
+// Tests of the one filter file format (filter_file.hpp): round trip through save / mmap / view, and
+// refusal of corrupted, truncated, extended, foreign, newer-version and missing files, each with a
+// message naming the file. Filters are sharded cuckoo filters; hand-made shard blobs exercise odd
+// layouts (empty payloads, parameters of several lengths).
 #include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/cuckoo.hpp>
 #include <ksieve/filters/error.hpp>
@@ -82,7 +82,8 @@ void put_u64(bytes_t & b, std::size_t const at, std::uint64_t const v)
         b[at + i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
-//! Recompute the header checksum after an intended header change (a well-formed file of another kind).
+//! Recompute the header checksum after an intended header change (a well-formed file of another
+//! kind).
 void reseal_header(bytes_t & b)
 {
     std::uint32_t const h = get_u32(b, 12);
@@ -137,8 +138,9 @@ class filter_file_test : public ::testing::Test
 protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path() / ("ksieve-test-filter-file-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               ("ksieve-test-filter-file-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -191,7 +193,8 @@ built build_cuckoo(std::size_t const n = 20000)
     return b;
 }
 
-//! The file is refused (format_error naming `name`), both by the parser and (should it ever pass) the view.
+//! The file is refused (format_error naming `name`), both by the parser and (should it ever pass)
+//! the view.
 ::testing::AssertionResult refused(bytes_t const & b, std::string const & name,
                                    bool const verify_payload = true)
 {
@@ -288,7 +291,8 @@ TEST_F(filter_file_test, round_trip_keeps_header_and_answers)
                 local.push_back(view.local_key(k));
         std::vector<std::uint64_t> out(local.size(), 0);
         view.count_batch(s, local, out.data());
-        EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](std::uint64_t const c) { return c == 1; }));
+        EXPECT_TRUE(
+            std::all_of(out.begin(), out.end(), [](std::uint64_t const c) { return c == 1; }));
     }
 
     // The header alone, and an in-memory image, read the same.
@@ -328,8 +332,9 @@ TEST_F(filter_file_test, same_inserts_give_byte_identical_files)
     EXPECT_EQ(files, 2u);
 }
 
-// Payload checks spread over threads report the lowest corrupted shard whatever the thread count, and giving
-// back each checked shard's pages loses nothing: the words read afterwards are the file's.
+// Payload checks spread over threads report the lowest corrupted shard whatever the thread count,
+// and giving back each checked shard's pages loses nothing: the words read afterwards are the
+// file's.
 TEST_F(filter_file_test, threaded_payload_checks_report_the_lowest_bad_shard_and_keep_the_words)
 {
     auto const b = build_cuckoo();
@@ -372,9 +377,9 @@ TEST_F(filter_file_test, threaded_payload_checks_report_the_lowest_bad_shard_and
         }
 }
 
-// Every single-byte corruption at >= 300 sampled positions (the whole header and shard table, the start,
-// end and random interior bytes of each payload, all padding bytes, the whole end marker), each with all
-// 255 wrong byte values, is refused with a format_error naming the file.
+// Every single-byte corruption at >= 300 sampled positions (the whole header and shard table, the
+// start, end and random interior bytes of each payload, all padding bytes, the whole end marker),
+// each with all 255 wrong byte values, is refused with a format_error naming the file.
 TEST_F(filter_file_test, every_sampled_single_byte_corruption_is_refused)
 {
     auto const b = build_cuckoo();
@@ -421,7 +426,8 @@ TEST_F(filter_file_test, every_sampled_single_byte_corruption_is_refused)
         for (unsigned v = 1; v < 256; v += static_cast<unsigned>(exhaustive_stride))
         {
             bad[pos] = static_cast<unsigned char>(good[pos] ^ v);
-            ASSERT_TRUE(refused(bad, name)) << "byte " << pos << " xor " << v << " of " << good.size();
+            ASSERT_TRUE(refused(bad, name))
+                << "byte " << pos << " xor " << v << " of " << good.size();
             ++checked;
         }
     }
@@ -449,8 +455,18 @@ TEST_F(filter_file_test, truncated_files_are_refused)
     b.filter.save(path);
     bytes_t const good = read_bytes(path);
     file_layout const l = layout_of(good);
-    std::set<std::uint64_t> lengths = {
-        0, 1, 7, 8, 12, 16, 63, 64, l.header_size - 8, l.header_size - 1, l.header_size, l.header_size + 1};
+    std::set<std::uint64_t> lengths = {0,
+                                       1,
+                                       7,
+                                       8,
+                                       12,
+                                       16,
+                                       63,
+                                       64,
+                                       l.header_size - 8,
+                                       l.header_size - 1,
+                                       l.header_size,
+                                       l.header_size + 1};
     for (std::uint64_t len = 0; len < good.size(); len += 97)
         lengths.insert(len);
     for (auto const & [begin, end] : l.payloads)
@@ -537,11 +553,12 @@ TEST_F(filter_file_test, foreign_files_are_refused)
     for (auto & x : random)
         x = static_cast<unsigned char>(rng());
     foreign.emplace_back("random.bin", random);
-    std::string const fasta = ">read1 sample\nACGTACGTACGTACGTACGTACGTACGTACGTACGTACGT\n>read2\nNNNNACGT\n";
+    std::string const fasta =
+        ">read1 sample\nACGTACGTACGTACGTACGTACGTACGTACGTACGTACGT\n>read2\nNNNNACGT\n";
     foreign.emplace_back("reads.fa", bytes_t(fasta.begin(), fasta.end()));
     foreign.emplace_back("empty.ksf", bytes_t{});
-    foreign.emplace_back(
-        "gzip.gz", bytes_t{0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+    foreign.emplace_back("gzip.gz", bytes_t{0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03,
+                                            0x03, 0,    0,    0,    0, 0, 0, 0, 0, 0});
     std::string const magic_only = "KSIEVEfl";
     foreign.emplace_back("magic-only.ksf", bytes_t(magic_only.begin(), magic_only.end()));
     bytes_t magic_then_random = random;
@@ -605,7 +622,8 @@ TEST_F(filter_file_test, missing_file_is_an_io_error_naming_the_path)
     EXPECT_FALSE(fs::exists(dir_ / "no-such-dir"));
 }
 
-// Hand-made shards: empty payloads, payloads not a multiple of 64 bytes, parameters of several lengths.
+// Hand-made shards: empty payloads, payloads not a multiple of 64 bytes, parameters of several
+// lengths.
 struct hand_made
 {
     ksieve::filter_file_header header;
@@ -654,8 +672,9 @@ TEST_F(filter_file_test, hand_made_shards_round_trip)
     for (std::size_t i = 0; i < 4; ++i)
     {
         EXPECT_EQ(f->shards()[i].params, h.params[i]);
-        EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
-                  h.words[i]);
+        EXPECT_EQ(
+            std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
+            h.words[i]);
     }
     EXPECT_EQ(fs::file_size(p) % 64, 24u) << "64-byte aligned blocks, then the 24-byte end marker";
 
@@ -664,14 +683,15 @@ TEST_F(filter_file_test, hand_made_shards_round_trip)
     EXPECT_FALSE(fs::exists(dir_ / "x.ksf"));
 }
 
-// Shards of megabytes at offsets that are not multiples of the disk block: a regular file (written past the
-// page cache where the file system allows it, through an aligned staging buffer) holds the same bytes as the
-// same file written into a pipe, and reads back shard for shard.
+// Shards of megabytes at offsets that are not multiples of the disk block: a regular file (written
+// past the page cache where the file system allows it, through an aligned staging buffer) holds the
+// same bytes as the same file written into a pipe, and reads back shard for shard.
 TEST_F(filter_file_test, large_files_hold_the_bytes_written_into_a_pipe)
 {
     hand_made h = make_hand_made();
     std::mt19937_64 rng{7};
-    std::size_t const sizes[] = {393219, 0, 655363, 1179655}; // words: 3, 0, 5 and 9 MiB and a few bytes
+    std::size_t const sizes[] = {393219, 0, 655363,
+                                 1179655}; // words: 3, 0, 5 and 9 MiB and a few bytes
     for (std::size_t s = 0; s < 4; ++s)
     {
         h.words[s].resize(sizes[s]);
@@ -688,12 +708,13 @@ TEST_F(filter_file_test, large_files_hold_the_bytes_written_into_a_pipe)
     reader.join();
     bytes_t const stored = read_bytes(file);
     ASSERT_GT(stored.size(), std::size_t{17} << 20);
-    EXPECT_TRUE(stored == piped) << stored.size() << " bytes in the file, " << piped.size() << " through the pipe";
+    EXPECT_TRUE(stored == piped) << stored.size() << " bytes in the file, " << piped.size()
+                                 << " through the pipe";
     auto const f = mapped_filter_file::open(file);
     ASSERT_EQ(f->shards().size(), 4u);
     for (std::size_t s = 0; s < 4; ++s)
-        EXPECT_TRUE(std::equal(f->shards()[s].words.begin(), f->shards()[s].words.end(), h.words[s].begin(),
-                               h.words[s].end()))
+        EXPECT_TRUE(std::equal(f->shards()[s].words.begin(), f->shards()[s].words.end(),
+                               h.words[s].begin(), h.words[s].end()))
             << "shard " << s;
 }
 
@@ -713,14 +734,15 @@ TEST_F(filter_file_test, hand_made_every_single_byte_corruption_is_refused)
         for (unsigned v = 1; v < 256; ++v)
         {
             bad[pos] = static_cast<unsigned char>(good[pos] ^ v);
-            ASSERT_TRUE(refused(bad, name)) << "byte " << pos << " xor " << v << " of " << good.size();
+            ASSERT_TRUE(refused(bad, name))
+                << "byte " << pos << " xor " << v << " of " << good.size();
         }
     }
     EXPECT_NO_THROW((void)mapped_filter_file::from_bytes(as_bytes(good), name));
 }
 
-// The documented trade-off of verify_payload = false (used when a caller verifies lazily): header, table,
-// padding and end marker are still checked, payload words are not.
+// The documented trade-off of verify_payload = false (used when a caller verifies lazily): header,
+// table, padding and end marker are still checked, payload words are not.
 TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchecked)
 {
     hand_made const h = make_hand_made();
@@ -731,13 +753,15 @@ TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchec
     std::string const name = p.string();
     for (std::size_t pos = 0; pos < good.size(); ++pos)
     {
-        bool const in_payload = std::any_of(l.payloads.begin(), l.payloads.end(),
-                                            [&](auto const & r) { return pos >= r.first && pos < r.second; });
+        bool const in_payload =
+            std::any_of(l.payloads.begin(), l.payloads.end(),
+                        [&](auto const & r) { return pos >= r.first && pos < r.second; });
         bytes_t bad = good;
         bad[pos] ^= 0x10;
         if (in_payload)
         {
-            EXPECT_NO_THROW((void)mapped_filter_file::from_bytes(as_bytes(bad), name, false)) << pos;
+            EXPECT_NO_THROW((void)mapped_filter_file::from_bytes(as_bytes(bad), name, false))
+                << pos;
             EXPECT_TRUE(refused(bad, name, true)) << pos;
         }
         else
@@ -749,7 +773,8 @@ TEST_F(filter_file_test, without_payload_verification_only_the_payload_is_unchec
 
 } // namespace
 
-// Format version 2 records the key parts a filter holds (build --part I/S); bitmaps of several words.
+// Format version 2 records the key parts a filter holds (build --part I/S); bitmaps of several
+// words.
 TEST_F(filter_file_test, key_parts_round_trip_and_are_validated)
 {
     hand_made h = make_hand_made();
@@ -809,11 +834,12 @@ TEST_F(filter_file_test, key_parts_round_trip_and_are_validated)
     EXPECT_EQ(all, ksieve::key_parts::whole());
     h.header.parts = all;
     write_hand_made(dir_ / "all.ksf", h);
-    EXPECT_EQ(mapped_filter_file::open(dir_ / "all.ksf")->header().parts, ksieve::key_parts::whole());
+    EXPECT_EQ(mapped_filter_file::open(dir_ / "all.ksf")->header().parts,
+              ksieve::key_parts::whole());
 }
 
-// Older versions are still read: version 2 (no sampling fields) holds every k-mer, version 1 (no key split
-// fields either) the whole key space.
+// Older versions are still read: version 2 (no sampling fields) holds every k-mer, version 1 (no
+// key split fields either) the whole key space.
 TEST_F(filter_file_test, version_1_and_2_files_are_read_as_every_kmer_of_the_whole_key_space)
 {
     hand_made h = make_hand_made();
@@ -827,14 +853,15 @@ TEST_F(filter_file_test, version_1_and_2_files_are_read_as_every_kmer_of_the_who
         EXPECT_EQ(f->header().kmer.window, 15u);
         EXPECT_EQ(f->header().parts, h.header.parts);
     }
-    // Drop `dropped` header bytes at `at`, keep every payload where it is (their offsets are in the shard
-    // table) by adding as many zero bytes of padding after the header.
+    // Drop `dropped` header bytes at `at`, keep every payload where it is (their offsets are in the
+    // shard table) by adding as many zero bytes of padding after the header.
     std::uint32_t const header_size = get_u32(v3, 12);
     std::size_t const split_at = 64 + 8 * h.header.params.size();
     auto older = [&](std::uint32_t const version, std::size_t const at, std::size_t const dropped)
     {
         bytes_t b(v3.begin(), v3.begin() + static_cast<std::ptrdiff_t>(at));
-        b.insert(b.end(), v3.begin() + static_cast<std::ptrdiff_t>(at + dropped), v3.begin() + header_size);
+        b.insert(b.end(), v3.begin() + static_cast<std::ptrdiff_t>(at + dropped),
+                 v3.begin() + header_size);
         b.insert(b.end(), dropped, 0);
         b.insert(b.end(), v3.begin() + header_size, v3.end());
         put_u32(b, 8, version);
@@ -856,19 +883,21 @@ TEST_F(filter_file_test, version_1_and_2_files_are_read_as_every_kmer_of_the_who
         for (std::size_t i = 0; i < 4; ++i)
         {
             EXPECT_EQ(f->shards()[i].params, h.params[i]);
-            EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(), f->shards()[i].words.end()),
+            EXPECT_EQ(std::vector<std::uint64_t>(f->shards()[i].words.begin(),
+                                                 f->shards()[i].words.end()),
                       h.words[i]);
         }
     }
-    // The same bytes labelled with a newer version are refused (the header lacks what that version needs).
+    // The same bytes labelled with a newer version are refused (the header lacks what that version
+    // needs).
     bytes_t mislabelled = v1;
     put_u32(mislabelled, 8, 2);
     reseal_header(mislabelled);
     EXPECT_TRUE(refused(mislabelled, "v1-as-v2.ksf"));
     // A sampling window out of range, or disagreeing with its scheme, is refused.
     std::size_t const sampling_at = split_at + 16;
-    for (auto const & [scheme, window] :
-         std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 15}, {1, 1}, {1, 0}, {1, 5000}, {2, 15}})
+    for (auto const & [scheme, window] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+             {0, 15}, {1, 1}, {1, 0}, {1, 5000}, {2, 15}})
     {
         bytes_t bad = v3;
         put_u32(bad, sampling_at, scheme);
@@ -938,9 +967,10 @@ TEST(key_parts, unions_and_descriptions_match_a_set_oracle)
     EXPECT_EQ(ksieve::first_incomplete_split(std::vector<key_parts>{}), 0u);
 }
 
-// part_of must not depend on the top bits that pick shards and quotients (a part of a filter with few shards
-// would crowd the slots of the shards a plain key range cuts through): for keys of every top-bits slice, each
-// part gets its share. Also: every key in exactly one part, the same part every time.
+// part_of must not depend on the top bits that pick shards and quotients (a part of a filter with
+// few shards would crowd the slots of the shards a plain key range cuts through): for keys of every
+// top-bits slice, each part gets its share. Also: every key in exactly one part, the same part
+// every time.
 TEST(key_parts, parts_spread_over_every_slice_of_the_key_space)
 {
     std::mt19937_64 rng{3};
@@ -955,7 +985,8 @@ TEST(key_parts, parts_spread_over_every_slice_of_the_key_space)
                 for (std::size_t j = 0; j < per_slice; ++j)
                 {
                     std::uint64_t const low =
-                        key_bits == 64 ? rng() >> 4 : rng() & ((std::uint64_t{1} << (key_bits - 4)) - 1);
+                        key_bits == 64 ? rng() >> 4
+                                       : rng() & ((std::uint64_t{1} << (key_bits - 4)) - 1);
                     std::uint64_t const key = (std::uint64_t{slice} << (key_bits - 4)) | low;
                     std::uint64_t const p = ksieve::key_parts::part_of(key, split);
                     ASSERT_LT(p, split);

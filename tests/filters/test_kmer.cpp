@@ -17,10 +17,18 @@ std::string revcomp(std::string const & s)
     {
         switch (c)
         {
-        case 'A': c = 'T'; break;
-        case 'C': c = 'G'; break;
-        case 'G': c = 'C'; break;
-        case 'T': c = 'A'; break;
+        case 'A':
+            c = 'T';
+            break;
+        case 'C':
+            c = 'G';
+            break;
+        case 'G':
+            c = 'C';
+            break;
+        case 'T':
+            c = 'A';
+            break;
         }
     }
     return r;
@@ -103,7 +111,8 @@ TEST(kmer, scanner_matches_naive_on_random_sequences_with_n_iupac_and_lower_case
                     expected.emplace_back(i, code);
                 }
                 std::vector<std::pair<std::size_t, std::uint64_t>> got;
-                scan.for_each(seq, [&](std::size_t pos, std::uint64_t code) { got.emplace_back(pos, code); });
+                scan.for_each(seq, [&](std::size_t pos, std::uint64_t code)
+                              { got.emplace_back(pos, code); });
                 ASSERT_EQ(got, expected) << "k=" << k << " seq=" << seq;
                 EXPECT_EQ(scan.count(seq), expected.size());
             }
@@ -144,7 +153,8 @@ TEST(kmer, hasher_is_a_bijection_on_2k_bits)
 
 TEST(kmer, hasher_spreads_consecutive_codes_over_the_top_bits)
 {
-    // Sharding and quotienting use the top bits: consecutive k-mer codes must land evenly in 16 buckets.
+    // Sharding and quotienting use the top bits: consecutive k-mer codes must land evenly in 16
+    // buckets.
     ksieve::kmer_hasher const h{31};
     std::vector<int> buckets(16);
     int const n = 160000;

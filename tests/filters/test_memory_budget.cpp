@@ -1,5 +1,5 @@
-// The memory budget of the filters: charges against a limit, released with the tables, and sizes parsed as
-// users write them.
+// The memory budget of the filters: charges against a limit, released with the tables, and sizes
+// parsed as users write them.
 #include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
@@ -45,8 +45,9 @@ TEST_F(memory_budget, filter_tables_are_charged_and_refused_over_the_limit)
     cfg.fpr = 0.01;
     cfg.expected = 1000000;
     cfg.shard_bits = 4;
-    for (auto const type : {ksieve::filter_type::quotient, ksieve::filter_type::bloom, ksieve::filter_type::cuckoo,
-                            ksieve::filter_type::counting_bloom, ksieve::filter_type::bloom_classic})
+    for (auto const type :
+         {ksieve::filter_type::quotient, ksieve::filter_type::bloom, ksieve::filter_type::cuckoo,
+          ksieve::filter_type::counting_bloom, ksieve::filter_type::bloom_classic})
     {
         cfg.type = type;
         std::uint64_t bytes = 0;

@@ -1,6 +1,6 @@
-// prefiltered_filter against an exact multiset: a k-mer enters the main filter on its second sighting, so
-// its main count is its occurrences minus one, and the combined count is its occurrences (plus one when the
-// prefilter wrongly held it before its first sighting).
+// prefiltered_filter against an exact multiset: a k-mer enters the main filter on its second
+// sighting, so its main count is its occurrences minus one, and the combined count is its
+// occurrences (plus one when the prefilter wrongly held it before its first sighting).
 #include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 
@@ -13,8 +13,9 @@
 namespace
 {
 
-std::unique_ptr<ksieve::prefiltered_filter> make_prefiltered(double const fpr, std::uint64_t const prefilter_bytes,
-                                                         unsigned const shard_bits = 2)
+std::unique_ptr<ksieve::prefiltered_filter> make_prefiltered(double const fpr,
+                                                             std::uint64_t const prefilter_bytes,
+                                                             unsigned const shard_bits = 2)
 {
     ksieve::filter_config cfg;
     cfg.kmer.k = 15;
@@ -24,10 +25,11 @@ std::unique_ptr<ksieve::prefiltered_filter> make_prefiltered(double const fpr, s
     return std::make_unique<ksieve::prefiltered_filter>(ksieve::make_filter(cfg), prefilter_bytes);
 }
 
-// Rounds of additions (batched, in order, and single), removals of some of them, and commits; after every
-// round each key's counts equal the model's. Exact main filter (fpr 0: collision keys are the keys), so
-// the model is a plain multiset; a small prefilter makes false positives happen, and the model learns them
-// from prefilter_holds() before each key's first sighting (the prefilter only changes in commits).
+// Rounds of additions (batched, in order, and single), removals of some of them, and commits; after
+// every round each key's counts equal the model's. Exact main filter (fpr 0: collision keys are the
+// keys), so the model is a plain multiset; a small prefilter makes false positives happen, and the
+// model learns them from prefilter_holds() before each key's first sighting (the prefilter only
+// changes in commits).
 TEST(prefiltered_filter, counts_equal_an_exact_multiset_with_the_prefilters_false_positives)
 {
     for (std::uint64_t const prefilter_bytes : {std::uint64_t{1024}, std::uint64_t{1} << 22})
@@ -38,7 +40,8 @@ TEST(prefiltered_filter, counts_equal_an_exact_multiset_with_the_prefilters_fals
         std::vector<std::uint64_t> pool(5000);
         for (auto & k : pool)
             k = rng() & ((std::uint64_t{1} << 30) - 1);
-        std::map<std::uint64_t, std::uint64_t> occurrences, bonus; // bonus: 1 if held before first sighting
+        std::map<std::uint64_t, std::uint64_t> occurrences,
+            bonus; // bonus: 1 if held before first sighting
         std::uint64_t false_positives = 0, once = 0;
         for (int round = 0; round < 60; ++round)
         {
@@ -65,8 +68,7 @@ TEST(prefiltered_filter, counts_equal_an_exact_multiset_with_the_prefilters_fals
                 for (std::size_t i = 0; i < by_shard[s].size(); ++i)
                 {
                     std::uint64_t const key = by_shard[s][i];
-                    ASSERT_EQ(old[i], occurrences[key] + bonus[key])
-                        << "round " << round;
+                    ASSERT_EQ(old[i], occurrences[key] + bonus[key]) << "round " << round;
                     ++occurrences[key];
                 }
             }
@@ -88,8 +90,10 @@ TEST(prefiltered_filter, counts_equal_an_exact_multiset_with_the_prefilters_fals
             for (auto const & [key, c] : occurrences)
             {
                 std::uint64_t const expect = c + bonus[key];
-                ASSERT_EQ(f->count(key), c == 0 ? (f->prefilter_holds(key) ? 1u : 0u) : expect) << key;
-                // the main filter: the occurrences after the first (from the first with a false positive)
+                ASSERT_EQ(f->count(key), c == 0 ? (f->prefilter_holds(key) ? 1u : 0u) : expect)
+                    << key;
+                // the main filter: the occurrences after the first (from the first with a false
+                // positive)
                 ASSERT_EQ(f->main().count(key), c == 0 ? 0u : expect - 1) << key;
             }
         }
@@ -115,8 +119,8 @@ TEST(prefiltered_filter, counts_equal_an_exact_multiset_with_the_prefilters_fals
     }
 }
 
-// Inside a round: the first sighting of a key the prefilter does not hold is pending, the others are in the
-// main filter; removals take both; a removal of more than was added fails.
+// Inside a round: the first sighting of a key the prefilter does not hold is pending, the others
+// are in the main filter; removals take both; a removal of more than was added fails.
 TEST(prefiltered_filter, pending_counts_and_failed_removals)
 {
     auto f = make_prefiltered(0.0, std::uint64_t{1} << 20, 0);

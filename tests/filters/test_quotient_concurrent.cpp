@@ -1,5 +1,6 @@
-// Concurrent insertion into one quotient filter (region locks) and into a sharded filter (one thread per
-// shard, no locks): final contents equal the serial run. Built with -DKSIEVE_SANITIZER=thread in CI.
+// Concurrent insertion into one quotient filter (region locks) and into a sharded filter (one
+// thread per shard, no locks): final contents equal the serial run. Built with
+// -DKSIEVE_SANITIZER=thread in CI.
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
@@ -43,8 +44,8 @@ struct item
 };
 
 // Per-thread work: a shared pool (every thread inserts it: overlapping sets) plus private keys.
-std::vector<std::vector<item>> work(std::size_t const per_thread, unsigned const key_bits, std::uint64_t const seed,
-                                    std::uint64_t const key_or = 0)
+std::vector<std::vector<item>> work(std::size_t const per_thread, unsigned const key_bits,
+                                    std::uint64_t const seed, std::uint64_t const key_or = 0)
 {
     std::uint64_t const mask = (std::uint64_t{1} << key_bits) - 1;
     std::mt19937_64 shared{seed};
@@ -69,11 +70,13 @@ void run(quotient_filter & conc, quotient_filter & serial, std::vector<std::vect
     std::atomic<std::size_t> failures{0};
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < n_threads; ++t)
-        threads.emplace_back([&, t] {
-            for (auto const & it : w[t])
-                if (conc.insert_concurrent(it.key, it.count) != insert_status::ok)
-                    failures.fetch_add(1, std::memory_order_relaxed);
-        });
+        threads.emplace_back(
+            [&, t]
+            {
+                for (auto const & it : w[t])
+                    if (conc.insert_concurrent(it.key, it.count) != insert_status::ok)
+                        failures.fetch_add(1, std::memory_order_relaxed);
+            });
     for (auto & th : threads)
         th.join();
     EXPECT_EQ(failures.load(), 0u);
@@ -100,7 +103,8 @@ TEST(QuotientConcurrent, OverlappingInsertsExact)
 {
     filter_config cfg;
     cfg.fpr = 0;
-    // room for the counters' extra slots: concurrent insertion never grows, the serial filter must not either
+    // room for the counters' extra slots: concurrent insertion never grows, the serial filter must
+    // not either
     std::uint64_t const expected = 2 * n_threads * keys_per_thread;
     auto conc = quotient_filter::create(cfg, 62, expected);
     auto serial = quotient_filter::create(cfg, 62, expected);
@@ -116,7 +120,8 @@ TEST(QuotientConcurrent, OverlappingInsertsFingerprint)
 {
     filter_config cfg;
     cfg.fpr = 0.01;
-    // room for the counters' extra slots: concurrent insertion never grows, the serial filter must not either
+    // room for the counters' extra slots: concurrent insertion never grows, the serial filter must
+    // not either
     std::uint64_t const expected = 2 * n_threads * keys_per_thread;
     auto conc = quotient_filter::create(cfg, 62, expected);
     auto serial = quotient_filter::create(cfg, 62, expected);
@@ -124,7 +129,8 @@ TEST(QuotientConcurrent, OverlappingInsertsFingerprint)
     expect_same(conc, serial);
 }
 
-// A small table at 90% load: clusters cross the 4096-slot regions all the time (several locks per insert).
+// A small table at 90% load: clusters cross the 4096-slot regions all the time (several locks per
+// insert).
 TEST(QuotientConcurrent, ClustersAcrossRegions)
 {
     auto conc = quotient_filter::with_geometry(40, 14, 26, 1.0, false);
@@ -135,19 +141,21 @@ TEST(QuotientConcurrent, ClustersAcrossRegions)
     expect_same(conc, serial);
 }
 
-// All keys in a narrow quotient range: one huge cluster, saturated block offsets, the serialised path.
+// All keys in a narrow quotient range: one huge cluster, saturated block offsets, the serialised
+// path.
 TEST(QuotientConcurrent, HugeClusterSaturatedOffsets)
 {
     auto conc = quotient_filter::with_geometry(40, 16, 24, 1.0, false);
     auto serial = quotient_filter::with_geometry(40, 16, 24, 1.0, false);
-    // Keys whose top 16 bits (the quotient) are below 64: every fingerprint lands in the first block.
+    // Keys whose top 16 bits (the quotient) are below 64: every fingerprint lands in the first
+    // block.
     run(conc, serial, work(1500, 30, 4));
     expect_same(conc, serial);
     EXPECT_GT(conc.used_slots(), 4000u);
 }
 
-// Concurrent inserts into a table that fills up: `full` for some keys, every accepted key is stored with
-// its count, and the table stays consistent.
+// Concurrent inserts into a table that fills up: `full` for some keys, every accepted key is stored
+// with its count, and the table stays consistent.
 TEST(QuotientConcurrent, FullTable)
 {
     auto conc = quotient_filter::with_geometry(40, 12, 28, 1.0, false);
@@ -155,11 +163,13 @@ TEST(QuotientConcurrent, FullTable)
     std::vector<std::vector<item>> accepted(n_threads);
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < n_threads; ++t)
-        threads.emplace_back([&, t] {
-            for (auto const & it : w[t])
-                if (conc.insert_concurrent(it.key, it.count) == insert_status::ok)
-                    accepted[t].push_back(it);
-        });
+        threads.emplace_back(
+            [&, t]
+            {
+                for (auto const & it : w[t])
+                    if (conc.insert_concurrent(it.key, it.count) == insert_status::ok)
+                        accepted[t].push_back(it);
+            });
     for (auto & th : threads)
         th.join();
     multiset expected;
@@ -175,7 +185,8 @@ TEST(QuotientConcurrent, FullTable)
     EXPECT_EQ(conc.distinct(), expected.size());
 }
 
-// The pipeline's path: a sharded filter, every shard owned by one thread at a time, batches without locks.
+// The pipeline's path: a sharded filter, every shard owned by one thread at a time, batches without
+// locks.
 TEST(QuotientConcurrent, ShardedOneThreadPerShard)
 {
     filter_config cfg;
@@ -193,10 +204,12 @@ TEST(QuotientConcurrent, ShardedOneThreadPerShard)
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < n_threads; ++t)
-        threads.emplace_back([&] {
-            for (std::size_t s; (s = next.fetch_add(1)) < per_shard.size();)
-                EXPECT_EQ(conc.insert_batch(s, per_shard[s]), insert_status::ok);
-        });
+        threads.emplace_back(
+            [&]
+            {
+                for (std::size_t s; (s = next.fetch_add(1)) < per_shard.size();)
+                    EXPECT_EQ(conc.insert_batch(s, per_shard[s]), insert_status::ok);
+            });
     for (auto & th : threads)
         th.join();
     for (auto const k : keys)

@@ -1,5 +1,5 @@
-// Quotient filter <-> filter file: save through sharded_filter, mmap through mapped_filter_file, query the
-// read-only views; params()/view() validation; garbage never crashes.
+// Quotient filter <-> filter file: save through sharded_filter, mmap through mapped_filter_file,
+// query the read-only views; params()/view() validation; garbage never crashes.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
@@ -151,9 +151,9 @@ TEST(QuotientFile, RoundTripSmallK)
 }
 
 // A set operation written shard by shard as it is made (combine_filters_into) gives the filter that
-// combine_filters() returns: the same shards, parameters, words and statistics, from inputs mapped from
-// files (pages given back as they are passed), for any thread count; a file of shards that are all 2^q home
-// slots (fewer parameters than the room kept for them) is still read.
+// combine_filters() returns: the same shards, parameters, words and statistics, from inputs mapped
+// from files (pages given back as they are passed), for any thread count; a file of shards that are
+// all 2^q home slots (fewer parameters than the room kept for them) is still read.
 TEST(QuotientFile, StreamedSetOperationsEqualTheFilterInMemory)
 {
     for (double const fpr : {0.0, 0.001})
@@ -189,11 +189,13 @@ TEST(QuotientFile, StreamedSetOperationsEqualTheFilterInMemory)
             for (unsigned const threads : {1u, 3u})
                 for (std::uint64_t const min_count : {std::uint64_t{1}, std::uint64_t{1} << 40})
                 {
-                    // (a min count above every count: empty shards of 2^9 home slots, 11 parameters each)
-                    auto const whole = ksieve::combine_filters(inputs, names, op, min_count, threads);
+                    // (a min count above every count: empty shards of 2^9 home slots, 11 parameters
+                    // each)
+                    auto const whole =
+                        ksieve::combine_filters(inputs, names, op, min_count, threads);
                     temp_file out{"streamed"};
-                    ksieve::filter_stats const st =
-                        ksieve::combine_filters_into(out.path(), inputs, names, op, min_count, threads);
+                    ksieve::filter_stats const st = ksieve::combine_filters_into(
+                        out.path(), inputs, names, op, min_count, threads);
                     if (min_count > 1)
                     {
                         EXPECT_LT(static_cast<qf_sharded const &>(*whole).shard(0).params().size(),
@@ -208,7 +210,8 @@ TEST(QuotientFile, StreamedSetOperationsEqualTheFilterInMemory)
                         EXPECT_EQ(v.shard(sh).params(), w.shard(sh).params());
                         auto const a = v.shard(sh).words();
                         auto const b = w.shard(sh).words();
-                        ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "shard " << sh;
+                        ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()))
+                            << "shard " << sh;
                     }
                     EXPECT_EQ(st.distinct, whole->stats().distinct);
                     EXPECT_EQ(st.used, whole->stats().used);
@@ -237,8 +240,8 @@ TEST(QuotientFile, ViewRefusesMutation)
     EXPECT_EQ(v.count(78), 0u);
 }
 
-// Every single-field corruption of the parameters is refused with format_error (or, if it happens to
-// describe a consistent filter, gives a working view); wrong payload sizes are refused.
+// Every single-field corruption of the parameters is refused with format_error (or, if it happens
+// to describe a consistent filter, gives a working view); wrong payload sizes are refused.
 TEST(QuotientFile, GarbageParamsThrowFormatError)
 {
     auto f = quotient_filter::with_geometry(40, 12, 20);
@@ -249,7 +252,8 @@ TEST(QuotientFile, GarbageParamsThrowFormatError)
     auto const words = f.words();
     EXPECT_NO_THROW((void)quotient_filter::view(good, words, 40));
     EXPECT_THROW((void)quotient_filter::view(good, words, 41), ksieve::format_error);
-    EXPECT_THROW((void)quotient_filter::view(good, words.first(words.size() - 1), 40), ksieve::format_error);
+    EXPECT_THROW((void)quotient_filter::view(good, words.first(words.size() - 1), 40),
+                 ksieve::format_error);
     EXPECT_THROW((void)quotient_filter::view({good.data(), good.size() - 1}, words, 40),
                  ksieve::format_error);
     std::vector<std::uint64_t> longer = good;
@@ -305,8 +309,8 @@ TEST(QuotientFile, GarbageParamsThrowFormatError)
     EXPECT_GT(accepted, 0u); // e.g. the counts and the auto-grow flag are free values
 }
 
-// Random payload words under valid parameters (a corrupted file read with verification off): queries,
-// batches and iteration stay in bounds and terminate.
+// Random payload words under valid parameters (a corrupted file read with verification off):
+// queries, batches and iteration stay in bounds and terminate.
 TEST(QuotientFile, GarbageWordsDoNotCrash)
 {
     std::mt19937_64 rng{99};

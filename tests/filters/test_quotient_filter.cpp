@@ -1,5 +1,6 @@
-// Core behaviour of the counting quotient filter: counter encoding, exact mode, remove, iteration order,
-// batches, full status, canonical layout. Oracles: std::map / std::unordered_map of keys and counts.
+// Core behaviour of the counting quotient filter: counter encoding, exact mode, remove, iteration
+// order, batches, full status, canonical layout. Oracles: std::map / std::unordered_map of keys and
+// counts.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 
@@ -19,7 +20,10 @@ using ksieve::quotient_filter;
 namespace
 {
 
-std::uint64_t mask_of(unsigned const bits) { return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
+std::uint64_t mask_of(unsigned const bits)
+{
+    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
 
 // The filter's contents as a sorted map (value -> count), through for_each.
 std::map<std::uint64_t, std::uint64_t> contents(quotient_filter const & f)
@@ -27,13 +31,15 @@ std::map<std::uint64_t, std::uint64_t> contents(quotient_filter const & f)
     std::map<std::uint64_t, std::uint64_t> m;
     std::uint64_t prev = 0;
     bool first = true;
-    f.for_each([&](std::uint64_t const v, std::uint64_t const c) {
-        EXPECT_TRUE(first || v > prev) << "iteration not strictly increasing";
-        first = false;
-        prev = v;
-        EXPECT_GE(c, 1u);
-        m[v] = c;
-    });
+    f.for_each(
+        [&](std::uint64_t const v, std::uint64_t const c)
+        {
+            EXPECT_TRUE(first || v > prev) << "iteration not strictly increasing";
+            first = false;
+            prev = v;
+            EXPECT_GE(c, 1u);
+            m[v] = c;
+        });
     return m;
 }
 
@@ -47,8 +53,9 @@ filter_config exact_config(bool const auto_grow = true)
 
 } // namespace
 
-// Every remainder class (0, 1, middle, maximum) with counts around every encoding boundary, for several
-// remainder widths: the count read back equals the count written and neighbours are untouched.
+// Every remainder class (0, 1, middle, maximum) with counts around every encoding boundary, for
+// several remainder widths: the count read back equals the count written and neighbours are
+// untouched.
 TEST(QuotientFilter, CounterEncodingRoundTrip)
 {
     for (unsigned const r : {2u, 3u, 5u, 8u, 13u, 16u, 24u, 40u, 52u})
@@ -59,9 +66,22 @@ TEST(QuotientFilter, CounterEncodingRoundTrip)
         ASSERT_TRUE(f.exact());
         std::uint64_t const rmax = mask_of(r);
         std::uint64_t const base = rmax; // digit base 2^r - 1
-        std::vector<std::uint64_t> counts = {1, 2, 3, 4, 5, base, base + 1, base + 2, base + 3, base + 4,
-                                             2 * base + 3, base * base + 2, std::uint64_t{1} << 32,
-                                             (std::uint64_t{1} << 32) + 12345, ~std::uint64_t{0} - 7, ~std::uint64_t{0}};
+        std::vector<std::uint64_t> counts = {1,
+                                             2,
+                                             3,
+                                             4,
+                                             5,
+                                             base,
+                                             base + 1,
+                                             base + 2,
+                                             base + 3,
+                                             base + 4,
+                                             2 * base + 3,
+                                             base * base + 2,
+                                             std::uint64_t{1} << 32,
+                                             (std::uint64_t{1} << 32) + 12345,
+                                             ~std::uint64_t{0} - 7,
+                                             ~std::uint64_t{0}};
         std::vector<std::uint64_t> remainders = {0, 1, rmax / 2, rmax - 1, rmax};
         std::sort(remainders.begin(), remainders.end());
         remainders.erase(std::unique(remainders.begin(), remainders.end()), remainders.end());
@@ -112,7 +132,8 @@ TEST(QuotientFilter, WidestRemainder)
     std::map<std::uint64_t, std::uint64_t> oracle;
     for (int i = 0; i < 40; ++i)
     {
-        std::uint64_t const key = i < 4 ? (std::uint64_t{5} << 57) | (i == 0 ? 0 : mask_of(57) - i + 1) : rng();
+        std::uint64_t const key =
+            i < 4 ? (std::uint64_t{5} << 57) | (i == 0 ? 0 : mask_of(57) - i + 1) : rng();
         std::uint64_t const c = i % 3 == 0 ? (std::uint64_t{1} << 40) + i : 1 + i % 3;
         ASSERT_EQ(f.insert(key, c), insert_status::ok);
         oracle[key] += c;
@@ -172,8 +193,8 @@ TEST(QuotientFilter, ExactModeAllKeyWidths)
     }
 }
 
-// Random interleaving of inserts (with counts), removes (decrements and erases) and queries on a fixed-size
-// exact filter, against an unordered_map, checked in full at intervals.
+// Random interleaving of inserts (with counts), removes (decrements and erases) and queries on a
+// fixed-size exact filter, against an unordered_map, checked in full at intervals.
 TEST(QuotientFilter, ExactInterleavedSmall)
 {
     for (unsigned const r : {3u, 8u, 11u, 20u})
@@ -189,8 +210,9 @@ TEST(QuotientFilter, ExactInterleavedSmall)
             unsigned const op = rng() % 10;
             if (op < 5 || keys.empty())
             {
-                std::uint64_t const key = (!keys.empty() && rng() % 4 == 0) ? keys[rng() % keys.size()]
-                                                                             : (rng() & mask_of(kb));
+                std::uint64_t const key = (!keys.empty() && rng() % 4 == 0)
+                                              ? keys[rng() % keys.size()]
+                                              : (rng() & mask_of(kb));
                 std::uint64_t const c = rng() % 8 == 0 ? 1 + rng() % 1000 : 1;
                 if (f.insert(key, c) == insert_status::ok)
                 {
@@ -199,7 +221,8 @@ TEST(QuotientFilter, ExactInterleavedSmall)
                     oracle[key] += c;
                 }
                 else
-                    ASSERT_GT(f.used_slots() + 3, f.slots() * 95 / 100); // full only when nearly full
+                    ASSERT_GT(f.used_slots() + 3,
+                              f.slots() * 95 / 100); // full only when nearly full
             }
             else if (op < 8)
             {
@@ -218,8 +241,9 @@ TEST(QuotientFilter, ExactInterleavedSmall)
             }
             else
             {
-                std::uint64_t const key = rng() % 2 == 0 && !keys.empty() ? keys[rng() % keys.size()]
-                                                                          : (rng() & mask_of(kb));
+                std::uint64_t const key = rng() % 2 == 0 && !keys.empty()
+                                              ? keys[rng() % keys.size()]
+                                              : (rng() & mask_of(kb));
                 auto const it = oracle.find(key);
                 ASSERT_EQ(f.count(key), it == oracle.end() ? 0 : it->second) << "step " << step;
                 if (it == oracle.end())
@@ -263,13 +287,14 @@ TEST(QuotientFilter, BatchEqualsSingle)
         ASSERT_EQ(out[i], b.count(queries[i]));
 }
 
-// insert_batch with old counts (the fetch-and-add dedup uses): old[i] is the count keys[i] had just before
-// its own insertion, repeats inside the batch included, through growth of the table; the table is the one
-// plain insert_batch builds. Oracle: an unordered_map of counts, updated key by key.
+// insert_batch with old counts (the fetch-and-add dedup uses): old[i] is the count keys[i] had just
+// before its own insertion, repeats inside the batch included, through growth of the table; the
+// table is the one plain insert_batch builds. Oracle: an unordered_map of counts, updated key by
+// key.
 TEST(QuotientFilter, BatchWithOldCounts)
 {
-    // exact, fingerprints, and short fingerprints (r = 16 down to 10: one-digit counters fit a field-wise
-    // read, so batches add to them in place)
+    // exact, fingerprints, and short fingerprints (r = 16 down to 10: one-digit counters fit a
+    // field-wise read, so batches add to them in place)
     for (double const fpr : {0.0, 0.01, -1.0})
     {
         filter_config cfg;
@@ -281,8 +306,9 @@ TEST(QuotientFilter, BatchWithOldCounts)
         };
         auto a = make();
         auto b = make();
-        auto c = make();                                         // key by key with insert()
-        std::unordered_map<std::uint64_t, std::uint64_t> oracle; // by fingerprint: what count() reports
+        auto c = make(); // key by key with insert()
+        std::unordered_map<std::uint64_t, std::uint64_t>
+            oracle; // by fingerprint: what count() reports
         std::mt19937_64 rng{5};
         std::vector<std::uint64_t> pool(20000);
         for (auto & k : pool)
@@ -303,29 +329,34 @@ TEST(QuotientFilter, BatchWithOldCounts)
                     << "fpr " << fpr << " round " << round << " i " << i;
         }
         EXPECT_GT(a.quotient_bits(), q0); // it grew inside batches
-        EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()));
-        EXPECT_TRUE(std::equal(a.words().begin(), a.words().end(), c.words().begin(), c.words().end()));
+        EXPECT_TRUE(
+            std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()));
+        EXPECT_TRUE(
+            std::equal(a.words().begin(), a.words().end(), c.words().begin(), c.words().end()));
         EXPECT_EQ(a.total_count(), c.total_count());
         for (auto const k : pool)
             ASSERT_EQ(a.count(k), oracle[a.fingerprint(k)]);
     }
 }
 
-// The table-ordered batch overloads give what the input-order ones give: the same old[] (repeats inside a
-// batch see their earlier copies), the same table word for word (also across growth inside a batch), the
-// same counts for present and absent keys, in exact and fingerprint mode. Oracles: the input-order filter
-// and an unordered_map of counts by fingerprint. The scratch orders tables of any size here (tables past
-// the default min_table_bytes would need millions of keys), and a low max_load makes them grow inside
-// ordered batches; the batches are checked to take the ordered path.
+// The table-ordered batch overloads give what the input-order ones give: the same old[] (repeats
+// inside a batch see their earlier copies), the same table word for word (also across growth inside
+// a batch), the same counts for present and absent keys, in exact and fingerprint mode. Oracles:
+// the input-order filter and an unordered_map of counts by fingerprint. The scratch orders tables
+// of any size here (tables past the default min_table_bytes would need millions of keys), and a low
+// max_load makes them grow inside ordered batches; the batches are checked to take the ordered
+// path.
 TEST(QuotientFilter, OrderedBatchesEqualInputOrder)
 {
-    for (unsigned const key_bits : {60u, 64u}) // q + r = 61: exact for 60-bit keys, fingerprints for 64
+    for (unsigned const key_bits :
+         {60u, 64u}) // q + r = 61: exact for 60-bit keys, fingerprints for 64
     {
         auto a = quotient_filter::with_geometry(key_bits, 18, 43, 0.3, true); // 1.5 MB, then 2.9 MB
         auto b = quotient_filter::with_geometry(key_bits, 18, 43, 0.3, true);
         ASSERT_EQ(a.exact(), key_bits == 60);
         quotient_filter::batch_scratch scratch;
-        EXPECT_FALSE(b.ordered_batch(50000, scratch)); // the default keeps cache-sized tables in input order
+        EXPECT_FALSE(
+            b.ordered_batch(50000, scratch)); // the default keeps cache-sized tables in input order
         scratch.min_table_bytes = 0;
         std::unordered_map<std::uint64_t, std::uint64_t> oracle; // by fingerprint
         std::mt19937_64 rng{23};
@@ -338,7 +369,8 @@ TEST(QuotientFilter, OrderedBatchesEqualInputOrder)
         {
             std::vector<std::uint64_t> keys(20000 + rng() % 30000);
             for (auto & k : keys)
-                k = pool[rng() % (round % 3 == 2 ? 300 : pool.size())]; // every third round: many repeats
+                k = pool[rng() %
+                         (round % 3 == 2 ? 300 : pool.size())]; // every third round: many repeats
             ordered += b.ordered_batch(keys.size(), scratch);
             std::vector<std::uint64_t> old_a(keys.size(), 777), old_b(keys.size(), 999);
             ASSERT_EQ(a.insert_batch(keys, old_a.data()), insert_status::ok);
@@ -348,7 +380,8 @@ TEST(QuotientFilter, OrderedBatchesEqualInputOrder)
                 ASSERT_EQ(old_b[i], old_a[i]) << key_bits << " bits, round " << round << " i " << i;
                 ASSERT_EQ(old_b[i], oracle[b.fingerprint(keys[i])]++);
             }
-            ASSERT_TRUE(std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()))
+            ASSERT_TRUE(
+                std::equal(a.words().begin(), a.words().end(), b.words().begin(), b.words().end()))
                 << "round " << round;
             // lookups: pool keys (present or not yet) and fresh random keys
             std::vector<std::uint64_t> queries(keys.size());
@@ -375,12 +408,14 @@ TEST(QuotientFilter, OrderedBatchesEqualInputOrder)
         ASSERT_TRUE(c.ordered_batch(pool.size(), scratch));
         ASSERT_EQ(c.insert_batch(pool, nullptr, scratch), insert_status::ok);
         ASSERT_EQ(d.insert_batch(pool), insert_status::ok);
-        EXPECT_TRUE(std::equal(c.words().begin(), c.words().end(), d.words().begin(), d.words().end()));
+        EXPECT_TRUE(
+            std::equal(c.words().begin(), c.words().end(), d.words().begin(), d.words().end()));
     }
 }
 
-// An ordered batch into a filter that cannot grow stops at `full`: everything stored before is kept, the
-// keys it did insert have the old counts it reports, and no key gains more than its copies in the batch.
+// An ordered batch into a filter that cannot grow stops at `full`: everything stored before is
+// kept, the keys it did insert have the old counts it reports, and no key gains more than its
+// copies in the batch.
 TEST(QuotientFilter, OrderedBatchFull)
 {
     auto f = quotient_filter::with_geometry(40, 16, 40, 0.95, false); // 2^16 slots of 40 bits
@@ -414,7 +449,8 @@ TEST(QuotientFilter, OrderedBatchFull)
         if (old[i] != ~std::uint64_t{0})
         {
             ++inserted;
-            ASSERT_EQ(old[i], before[second[i]] + seen[second[i]]++) << i; // exact mode: true counts
+            ASSERT_EQ(old[i], before[second[i]] + seen[second[i]]++)
+                << i; // exact mode: true counts
         }
     EXPECT_GT(inserted, 0u);
     EXPECT_LT(inserted, second.size());
@@ -450,11 +486,12 @@ TEST(QuotientFilter, CanonicalLayout)
         b.remove(k, ~std::uint64_t{0});
     EXPECT_EQ(b.distinct(), 0u);
     EXPECT_EQ(b.used_slots(), 0u);
-    EXPECT_TRUE(std::all_of(b.words().begin(), b.words().end(), [](std::uint64_t w) { return w == 0; }));
+    EXPECT_TRUE(
+        std::all_of(b.words().begin(), b.words().end(), [](std::uint64_t w) { return w == 0; }));
 }
 
-// Growth disabled: inserting until full returns `full`, nothing stored before is lost, and the filter keeps
-// answering and accepting removes.
+// Growth disabled: inserting until full returns `full`, nothing stored before is lost, and the
+// filter keeps answering and accepting removes.
 TEST(QuotientFilter, FullWithoutGrowth)
 {
     for (bool const exact : {true, false})
@@ -516,8 +553,9 @@ TEST(QuotientFilter, ConfigValidation)
     EXPECT_THROW((void)quotient_filter::create(cfg, 62, 0), ksieve::usage_error);
     cfg.max_load = 0.9;
     EXPECT_THROW((void)quotient_filter::create(cfg, 0, 0), ksieve::usage_error);
-    EXPECT_THROW((void)quotient_filter::with_geometry(62, 40, 30), ksieve::usage_error); // q + r > 64
-    EXPECT_THROW((void)quotient_filter::with_geometry(62, 5, 10), ksieve::usage_error);  // q < 6
+    EXPECT_THROW((void)quotient_filter::with_geometry(62, 40, 30),
+                 ksieve::usage_error); // q + r > 64
+    EXPECT_THROW((void)quotient_filter::with_geometry(62, 5, 10), ksieve::usage_error); // q < 6
     EXPECT_THROW((void)quotient_filter::with_geometry(62, 10, 1), ksieve::usage_error);
     EXPECT_NO_THROW((void)quotient_filter::with_geometry(62, 10, 52));
 }
@@ -538,8 +576,9 @@ TEST(QuotientFilter, FingerprintWidthFromParameters)
     EXPECT_TRUE(c.exact());
     cfg.fpr = 0.01;
     cfg.shard_bits = 0;
-    auto d = quotient_filter::create(cfg, 20, 1000000); // key narrower than the design: exact anyway
-    EXPECT_EQ(d.fingerprint_bits(), 26u);                // small key space: padded by 6 bits
+    auto d =
+        quotient_filter::create(cfg, 20, 1000000); // key narrower than the design: exact anyway
+    EXPECT_EQ(d.fingerprint_bits(), 26u);          // small key space: padded by 6 bits
     EXPECT_TRUE(d.exact());
     cfg.fpr = 0;
     auto e = quotient_filter::create(cfg, 20, 0);

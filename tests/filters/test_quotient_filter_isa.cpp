@@ -1,7 +1,7 @@
-// The quotient filter's CPU-level dispatch: the branch-free portable select64 and the x86-64-v3 (pdep) one
-// against a naive select, both copies of the hot paths against an unordered_map oracle and against each
-// other (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and the regression test of
-// the insert hang on tiny key spaces with many duplicates.
+// The quotient filter's CPU-level dispatch: the branch-free portable select64 and the x86-64-v3
+// (pdep) one against a naive select, both copies of the hot paths against an unordered_map oracle
+// and against each other (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and
+// the regression test of the insert hang on tiny key spaces with many duplicates.
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
@@ -84,7 +84,8 @@ std::vector<std::uint64_t> test_words()
     return words;
 }
 
-void check_select(unsigned (*sel)(std::uint64_t, unsigned), unsigned const max_k, char const * const what)
+void check_select(unsigned (*sel)(std::uint64_t, unsigned), unsigned const max_k,
+                  char const * const what)
 {
     for (std::uint64_t const w : test_words())
     {
@@ -117,9 +118,10 @@ TEST(QuotientIsa, KernelSelectMatchesNaive)
                  63, "x86-64-v3");
 }
 
-// The automatic choice: KSIEVE_SIMD=generic and its older name KSIEVE_QF_GENERIC=1 force the generic
-// copies, KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 ones off; without them each level's copies are chosen
-// where the CPU has them; forcing an unsupported level falls back to the generic one.
+// The automatic choice: KSIEVE_SIMD=generic and its older name KSIEVE_QF_GENERIC=1 force the
+// generic copies, KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 ones off; without them each level's
+// copies are chosen where the CPU has them; forcing an unsupported level falls back to the generic
+// one.
 TEST(QuotientIsa, EnvironmentAndForcing)
 {
     for (char const * const name : {"KSIEVE_SIMD", "KSIEVE_QF_GENERIC"})
@@ -136,25 +138,27 @@ TEST(QuotientIsa, EnvironmentAndForcing)
         EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
     }
     ksieve::detail::force_simd_level(simd_level::x86_64_v3);
-    EXPECT_EQ(ksieve::detail::active_simd_level(), ksieve::detail::simd_level_supported(simd_level::x86_64_v3)
-                                                       ? simd_level::x86_64_v3
-                                                       : simd_level::generic);
+    EXPECT_EQ(ksieve::detail::active_simd_level(),
+              ksieve::detail::simd_level_supported(simd_level::x86_64_v3) ? simd_level::x86_64_v3
+                                                                          : simd_level::generic);
     ksieve::detail::force_simd_level(simd_level::generic);
     EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
-    // KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off (and the x86-64-v3 ones on where the CPU has them)
+    // KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off (and the x86-64-v3 ones on where the CPU
+    // has them)
     ASSERT_EQ(::setenv("KSIEVE_SIMD", "x86-64-v3", 1), 0);
     ksieve::detail::reset_simd_level();
     EXPECT_FALSE(ksieve::detail::use_v4_kernels());
-    EXPECT_EQ(ksieve::detail::active_simd_level(), ksieve::detail::simd_level_supported(simd_level::x86_64_v3)
-                                                       ? simd_level::x86_64_v3
-                                                       : simd_level::generic);
+    EXPECT_EQ(ksieve::detail::active_simd_level(),
+              ksieve::detail::simd_level_supported(simd_level::x86_64_v3) ? simd_level::x86_64_v3
+                                                                          : simd_level::generic);
     ASSERT_EQ(::unsetenv("KSIEVE_SIMD"), 0);
     ksieve::detail::reset_simd_level();
-    EXPECT_EQ(ksieve::detail::use_v4_kernels(), ksieve::detail::simd_level_supported(simd_level::x86_64_v4));
+    EXPECT_EQ(ksieve::detail::use_v4_kernels(),
+              ksieve::detail::simd_level_supported(simd_level::x86_64_v4));
     ksieve::detail::force_simd_level(simd_level::x86_64_v4);
-    EXPECT_EQ(ksieve::detail::active_simd_level(), ksieve::detail::simd_level_supported(simd_level::x86_64_v4)
-                                                       ? simd_level::x86_64_v4
-                                                       : simd_level::generic);
+    EXPECT_EQ(ksieve::detail::active_simd_level(),
+              ksieve::detail::simd_level_supported(simd_level::x86_64_v4) ? simd_level::x86_64_v4
+                                                                          : simd_level::generic);
     ksieve::detail::reset_simd_level();
 }
 
@@ -165,8 +169,10 @@ class QuotientIsaPath : public ksieve::test::simd_level_fixture
 {
 };
 
-// Single-key and batch operations mixed, checked against the oracle with both count() and count_batch().
-void check_counts(quotient_filter const & f, std::unordered_map<std::uint64_t, std::uint64_t> const & oracle,
+// Single-key and batch operations mixed, checked against the oracle with both count() and
+// count_batch().
+void check_counts(quotient_filter const & f,
+                  std::unordered_map<std::uint64_t, std::uint64_t> const & oracle,
                   std::span<std::uint64_t const> const absent)
 {
     std::vector<std::uint64_t> keys;
@@ -200,11 +206,12 @@ void check_counts(quotient_filter const & f, std::unordered_map<std::uint64_t, s
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, QuotientIsaPath, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, QuotientIsaPath,
+                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
                          ksieve::test::simd_level_name);
 
-// Exact filters at fixed geometry filled to 95% by batches with duplicates, for byte-aligned and odd
-// remainder widths (the SWAR run scan and the chunked slot moves differ between them).
+// Exact filters at fixed geometry filled to 95% by batches with duplicates, for byte-aligned and
+// odd remainder widths (the SWAR run scan and the chunked slot moves differ between them).
 TEST_P(QuotientIsaPath, ExactBatchesTo95Percent)
 {
     for (unsigned const r : {4u, 8u, 13u, 16u})
@@ -245,9 +252,9 @@ TEST_P(QuotientIsaPath, ExactBatchesTo95Percent)
     }
 }
 
-// count_keys of a sharded exact filter (one pipeline across the shards) equals the exact multiset oracle
-// for present and absent keys: 1 and 8 shards, tables of a power of two and fitted (any multiple of 64
-// home slots), keys inserted once and several times.
+// count_keys of a sharded exact filter (one pipeline across the shards) equals the exact multiset
+// oracle for present and absent keys: 1 and 8 shards, tables of a power of two and fitted (any
+// multiple of 64 home slots), keys inserted once and several times.
 TEST_P(QuotientIsaPath, ShardedCountKeysEqualsTheOracle)
 {
     for (unsigned const shard_bits : {0u, 3u})
@@ -265,8 +272,8 @@ TEST_P(QuotientIsaPath, ShardedCountKeysEqualsTheOracle)
             std::vector<std::uint64_t> keys;
             for (int i = 0; i < 30000; ++i)
             {
-                std::uint64_t const key = !keys.empty() && rng() % 5 == 0 ? keys[rng() % keys.size()]
-                                                                           : (rng() & kmask);
+                std::uint64_t const key =
+                    !keys.empty() && rng() % 5 == 0 ? keys[rng() % keys.size()] : (rng() & kmask);
                 ASSERT_EQ(f->insert(key), insert_status::ok);
                 if (oracle[key]++ == 0)
                     keys.push_back(key);
@@ -327,8 +334,9 @@ TEST_P(QuotientIsaPath, GrowingExactAndFingerprint)
         ASSERT_GE(out[i], oracle[keys[i]]) << "fingerprint mode undercount";
 }
 
-// Regression: inserting many duplicates of few keys into a filter created for tiny keys without an expected
-// count (create(cfg, key_bits <= 10, 0)) once hung in the insert path. Every count is checked.
+// Regression: inserting many duplicates of few keys into a filter created for tiny keys without an
+// expected count (create(cfg, key_bits <= 10, 0)) once hung in the insert path. Every count is
+// checked.
 TEST_P(QuotientIsaPath, TinyKeySpaceManyDuplicatesTerminates)
 {
     for (unsigned const key_bits : {1u, 2u, 4u, 7u, 10u})
@@ -351,7 +359,8 @@ TEST_P(QuotientIsaPath, TinyKeySpaceManyDuplicatesTerminates)
                     batch.push_back(key);
                     ++oracle[key];
                 }
-                ASSERT_EQ(f.insert_batch(batch), insert_status::ok) << key_bits << " bits, round " << round;
+                ASSERT_EQ(f.insert_batch(batch), insert_status::ok)
+                    << key_bits << " bits, round " << round;
                 std::uint64_t const key = rng() & kmask;
                 ASSERT_EQ(f.insert(key, 3), insert_status::ok);
                 oracle[key] += 3;
@@ -363,7 +372,8 @@ TEST_P(QuotientIsaPath, TinyKeySpaceManyDuplicatesTerminates)
         }
 }
 
-// Both copies build byte-identical tables from the same keys (the layout is canonical) and answer the same.
+// Both copies build byte-identical tables from the same keys (the layout is canonical) and answer
+// the same.
 TEST(QuotientIsa, CopiesBuildIdenticalTables)
 {
     if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))

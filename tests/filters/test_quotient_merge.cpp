@@ -1,6 +1,6 @@
-// Merge and resize of quotient filters against multiset oracles: merge(A, B, ...) iterates exactly the
-// union with counts added and answers like one filter built from all inputs; resize (grow and shrink)
-// preserves every fingerprint and count.
+// Merge and resize of quotient filters against multiset oracles: merge(A, B, ...) iterates exactly
+// the union with counts added and answers like one filter built from all inputs; resize (grow and
+// shrink) preserves every fingerprint and count.
 #include <bit>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
@@ -36,13 +36,15 @@ multiset contents(quotient_filter const & f)
     return m;
 }
 
-// n keys for filter i: a shared pool (overlap between inputs) plus private keys, with some counts > 1.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> sample(std::size_t const n, std::uint64_t const seed,
-                                                            unsigned const key_bits)
+// n keys for filter i: a shared pool (overlap between inputs) plus private keys, with some counts
+// > 1.
+std::vector<std::pair<std::uint64_t, std::uint64_t>>
+sample(std::size_t const n, std::uint64_t const seed, unsigned const key_bits)
 {
     std::mt19937_64 shared{12345};
     std::mt19937_64 own{seed};
-    std::uint64_t const mask = key_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << key_bits) - 1;
+    std::uint64_t const mask =
+        key_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << key_bits) - 1;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> items;
     for (std::size_t i = 0; i < n; ++i)
     {
@@ -130,9 +132,9 @@ TEST(QuotientMerge, ManyInputsHeapPath)
     check_merge(cfg, 20, 59);
 }
 
-// Every operation gives the same filter whether the walk's result is kept (fingerprint gaps of 2^32 and
-// more and counts of 255 and more in the side lists) or walked again (a buffer of no bytes); the pages the
-// walk reports as passed cover each input's words once, in order.
+// Every operation gives the same filter whether the walk's result is kept (fingerprint gaps of 2^32
+// and more and counts of 255 and more in the side lists) or walked again (a buffer of no bytes);
+// the pages the walk reports as passed cover each input's words once, in order.
 TEST(QuotientMerge, KeptAndRewalkedResultsAgreeAndWordsArePassedInOrder)
 {
     for (double const fpr : {0.0, 0.001})
@@ -147,8 +149,9 @@ TEST(QuotientMerge, KeptAndRewalkedResultsAgreeAndWordsArePassedInOrder)
                 ASSERT_EQ(filters.back().insert(k, c), insert_status::ok);
         }
         std::vector<quotient_filter const *> const ptrs{&filters[0], &filters[1], &filters[2]};
-        for (auto const op : {ksieve::set_operation::unite, ksieve::set_operation::intersect,
-                              ksieve::set_operation::subtract, ksieve::set_operation::subtract_counts})
+        for (auto const op :
+             {ksieve::set_operation::unite, ksieve::set_operation::intersect,
+              ksieve::set_operation::subtract, ksieve::set_operation::subtract_counts})
         {
             quotient_filter::combine_scratch kept;
             std::vector<std::uint64_t> passed(ptrs.size(), 0);
@@ -257,7 +260,8 @@ TEST(QuotientMerge, ViewsAsInputs)
     auto const m1 = quotient_filter::merge(owners);
     auto const m2 = quotient_filter::merge(views);
     EXPECT_EQ(contents(m1), contents(m2));
-    EXPECT_TRUE(std::equal(m1.words().begin(), m1.words().end(), m2.words().begin(), m2.words().end()));
+    EXPECT_TRUE(
+        std::equal(m1.words().begin(), m1.words().end(), m2.words().begin(), m2.words().end()));
 }
 
 TEST(QuotientMerge, IncompatibleInputsThrow)
@@ -265,8 +269,9 @@ TEST(QuotientMerge, IncompatibleInputsThrow)
     filter_config cfg;
     cfg.fpr = 0.01;
     auto a = quotient_filter::create(cfg, 62, 1000);
-    auto b = quotient_filter::create(cfg, 62, 1000000); // other expected count: other fingerprint width
-    auto c = quotient_filter::create(cfg, 60, 1000);    // other key width
+    auto b =
+        quotient_filter::create(cfg, 62, 1000000); // other expected count: other fingerprint width
+    auto c = quotient_filter::create(cfg, 60, 1000); // other key width
     ASSERT_NE(a.fingerprint_bits(), b.fingerprint_bits());
     std::vector<quotient_filter const *> ac{&a, &c};
     EXPECT_THROW((void)quotient_filter::merge(ac), ksieve::incompatible_error);
@@ -274,8 +279,8 @@ TEST(QuotientMerge, IncompatibleInputsThrow)
     EXPECT_THROW((void)quotient_filter::merge(none), ksieve::usage_error);
 }
 
-// Filters of different fingerprint widths merge at the narrowest: the same filter as a merge with the wider
-// input built at the narrow width from the same keys.
+// Filters of different fingerprint widths merge at the narrowest: the same filter as a merge with
+// the wider input built at the narrow width from the same keys.
 TEST(QuotientMerge, DifferentWidthsMergeAtTheNarrowest)
 {
     filter_config cfg;
@@ -306,12 +311,13 @@ TEST(QuotientMerge, DifferentWidthsMergeAtTheNarrowest)
     {
         std::uint64_t const k = keys[static_cast<std::size_t>(i)];
         EXPECT_EQ(m.count(k), r.count(k));
-        EXPECT_GE(m.count(k), static_cast<std::uint64_t>((i < 2000 ? 1 : 0) + (i >= 1000 ? 1 + i % 3 : 0)));
+        EXPECT_GE(m.count(k),
+                  static_cast<std::uint64_t>((i < 2000 ? 1 : 0) + (i >= 1000 ? 1 + i % 3 : 0)));
     }
 }
 
-// resize to larger and smaller tables keeps every fingerprint and count; exact stays exact; impossible
-// sizes are refused without change.
+// resize to larger and smaller tables keeps every fingerprint and count; exact stays exact;
+// impossible sizes are refused without change.
 TEST(QuotientMerge, ResizeGrowAndShrink)
 {
     for (double const fpr : {0.0, 0.001})
@@ -350,8 +356,9 @@ TEST(QuotientMerge, ResizeGrowAndShrink)
         EXPECT_FALSE(f.fit()); // already fitted
         // Back at the original size: the same canonical table.
         ASSERT_TRUE(f.resize_slots(slots));
-        EXPECT_TRUE(std::equal(f.words().begin(), f.words().end(), words_before.begin(), words_before.end()));
-        EXPECT_FALSE(f.shrink());                // would exceed max_load (and is no multiple of 128 slots)
+        EXPECT_TRUE(std::equal(f.words().begin(), f.words().end(), words_before.begin(),
+                               words_before.end()));
+        EXPECT_FALSE(f.shrink()); // would exceed max_load (and is no multiple of 128 slots)
         EXPECT_FALSE(f.resize_slots(slots + 1)); // not a multiple of 64
         auto const params = f.params();
         EXPECT_FALSE(f.resize(q - 2)); // does not fit at all

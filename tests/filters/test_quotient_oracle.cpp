@@ -1,7 +1,8 @@
-// Large oracle tests of the quotient filter against std::unordered_map<key, count>: random interleavings
-// of insert / remove / count up to 95% load in exact mode, no false negatives and FPR <= 1.5 eps in
-// fingerprint mode, automatic growth from the smallest table. More than 4 M keys in total. Every test runs
-// once per copy of the filter's hot paths (generic and, where the CPU has it, the x86-64-v3 one with BMI2).
+// Large oracle tests of the quotient filter against std::unordered_map<key, count>: random
+// interleavings of insert / remove / count up to 95% load in exact mode, no false negatives and FPR
+// <= 1.5 eps in fingerprint mode, automatic growth from the smallest table. More than 4 M keys in
+// total. Every test runs once per copy of the filter's hot paths (generic and, where the CPU has
+// it, the x86-64-v3 one with BMI2).
 #include <cmath>
 #include <ksieve/filters/quotient_filter.hpp>
 
@@ -62,7 +63,8 @@ void expect_equal_contents(quotient_filter const & f,
 }
 
 // Exact mode, fixed table (no growth): fill to `target` load with a random mix of operations.
-void exact_interleaved(unsigned const q, unsigned const r, double const target, std::uint64_t const seed)
+void exact_interleaved(unsigned const q, unsigned const r, double const target,
+                       std::uint64_t const seed)
 {
     auto f = quotient_filter::with_geometry(q + r, q, r, 1.0, false);
     ASSERT_TRUE(f.exact());
@@ -128,7 +130,8 @@ class QuotientOracle : public ksieve::test::simd_level_fixture
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, QuotientOracle, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, QuotientOracle,
+                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
                          ksieve::test::simd_level_name);
 
 // 2^19 slots filled to 95% with inserts (some with large counts), removes and queries interleaved.
@@ -181,8 +184,8 @@ TEST_P(QuotientOracle, ExactAutoGrowth)
     expect_equal_contents(f, oracle);
 }
 
-// Fingerprint mode at the designed size and loads 50..95%: no false negatives (counts never below the
-// truth) and measured FPR <= 1.5 eps on keys that were never inserted.
+// Fingerprint mode at the designed size and loads 50..95%: no false negatives (counts never below
+// the truth) and measured FPR <= 1.5 eps on keys that were never inserted.
 TEST_P(QuotientOracle, FingerprintNoFalseNegativesAndFpr)
 {
     struct setup
@@ -197,11 +200,11 @@ TEST_P(QuotientOracle, FingerprintNoFalseNegativesAndFpr)
         filter_config cfg;
         cfg.fpr = s.eps;
         cfg.max_load = s.max_load;
-        // Built for n keys (fingerprint collisions, about n eps / 2, take a counter slot each): the table is
-        // sized to fit, so it ends at about max_load, less the room left for the spread of keys among shards
-        // (three standard deviations).
-        auto const n = static_cast<std::uint64_t>(s.max_load * static_cast<double>(std::uint64_t{1} << s.q) *
-                                                  (1.0 - s.eps));
+        // Built for n keys (fingerprint collisions, about n eps / 2, take a counter slot each): the
+        // table is sized to fit, so it ends at about max_load, less the room left for the spread of
+        // keys among shards (three standard deviations).
+        auto const n = static_cast<std::uint64_t>(
+            s.max_load * static_cast<double>(std::uint64_t{1} << s.q) * (1.0 - s.eps));
         auto f = quotient_filter::create(cfg, 62, n);
         std::uint64_t const slots0 = f.slots();
         unsigned const q0 = f.quotient_bits();
@@ -255,8 +258,8 @@ TEST_P(QuotientOracle, FingerprintNoFalseNegativesAndFpr)
     }
 }
 
-// Unknown expected count: the filter grows on its own; the FPR stays far below eps (designed for 2^30
-// keys), with no false negative.
+// Unknown expected count: the filter grows on its own; the FPR stays far below eps (designed for
+// 2^30 keys), with no false negative.
 TEST_P(QuotientOracle, FingerprintAutoGrowth)
 {
     filter_config cfg;

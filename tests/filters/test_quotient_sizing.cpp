@@ -1,6 +1,6 @@
-// Tables sized to fit: the bytes per k-mer of a quotient filter designed for n keys stay within 15% of the
-// model (r + metadata bits) / max_load at every size from 10^5 to 10^10 keys (the sizing arithmetic, no
-// table made), and real tables filled to their design hold what the model says.
+// Tables sized to fit: the bytes per k-mer of a quotient filter designed for n keys stay within 15%
+// of the model (r + metadata bits) / max_load at every size from 10^5 to 10^10 keys (the sizing
+// arithmetic, no table made), and real tables filled to their design hold what the model says.
 #include <ksieve/filters/quotient_filter.hpp>
 
 #include <gtest/gtest.h>
@@ -28,10 +28,12 @@ double model_bits(double const eps, double const max_load)
     return (std::ceil(std::log2(1.0 / eps)) + metadata_bits) / max_load;
 }
 
-// Shards as build makes them for n expected keys: 64, fewer while a shard would hold under 2^18 keys.
+// Shards as build makes them for n expected keys: 64, fewer while a shard would hold under 2^18
+// keys.
 unsigned shard_bits_for(std::uint64_t const n)
 {
-    return std::min(6u, static_cast<unsigned>(std::bit_width(std::max<std::uint64_t>(1, n >> 18)) - 1));
+    return std::min(6u,
+                    static_cast<unsigned>(std::bit_width(std::max<std::uint64_t>(1, n >> 18)) - 1));
 }
 
 // Bits per key of the tables build designs for n keys (its estimate is the true count + 2.5%).
@@ -43,14 +45,15 @@ double planned_bits(std::uint64_t const n, double const eps)
     unsigned const sb = shard_bits_for(expected);
     cfg.shard_bits = sb;
     std::uint64_t const shards = std::uint64_t{1} << sb;
-    std::uint64_t const bytes = shards * quotient_filter::planned_bytes(cfg, key_bits - sb, (expected + shards - 1) / shards);
+    std::uint64_t const bytes = shards * quotient_filter::planned_bytes(
+                                             cfg, key_bits - sb, (expected + shards - 1) / shards);
     return 8.0 * static_cast<double>(bytes) / static_cast<double>(n);
 }
 
 } // namespace
 
-// Up to 64 MiB, build refits the table to its contents (checked by the command tests and below); beyond, the
-// table it designs is what it saves.
+// Up to 64 MiB, build refits the table to its contents (checked by the command tests and below);
+// beyond, the table it designs is what it saves.
 TEST(QuotientSizing, BitsPerKeyWithinFifteenPercentOfTheModelUpTo1e10)
 {
     for (double const eps : {1e-3, 1e-4, 1e-5})
@@ -59,7 +62,8 @@ TEST(QuotientSizing, BitsPerKeyWithinFifteenPercentOfTheModelUpTo1e10)
             double const bits = planned_bits(static_cast<std::uint64_t>(n), eps);
             double const model = model_bits(eps, 0.9);
             EXPECT_LE(bits, 1.15 * model) << "n " << n << " eps " << eps;
-            EXPECT_GE(bits, 0.9 * model) << "n " << n << " eps " << eps; // no table too small for its keys
+            EXPECT_GE(bits, 0.9 * model)
+                << "n " << n << " eps " << eps; // no table too small for its keys
         }
 }
 
@@ -83,21 +87,23 @@ TEST(QuotientSizing, FittedTablesWithinFifteenPercentOfTheModel)
         {
             filter_config cfg;
             cfg.fpr = eps;
-            auto f = quotient_filter::create(cfg, key_bits, static_cast<std::uint64_t>(1.025 * static_cast<double>(n)));
+            auto f = quotient_filter::create(
+                cfg, key_bits, static_cast<std::uint64_t>(1.025 * static_cast<double>(n)));
             std::mt19937_64 rng{n};
             std::vector<std::uint64_t> keys(n);
             for (auto & k : keys)
                 k = rng() >> 2;
             ASSERT_EQ(f.insert_batch(keys), insert_status::ok);
             f.fit();
-            double const bits = 8.0 * static_cast<double>(f.stats().bytes) / static_cast<double>(f.distinct());
+            double const bits =
+                8.0 * static_cast<double>(f.stats().bytes) / static_cast<double>(f.distinct());
             EXPECT_LE(bits, 1.15 * model_bits(eps, 0.9)) << n << " " << eps;
             EXPECT_LE(f.stats().load, 0.9);
         }
 }
 
-// A table designed for n keys takes them without growing, ends near max_load, answers every inserted key and
-// keeps the FPR: for sizes that are and are not a power of two.
+// A table designed for n keys takes them without growing, ends near max_load, answers every
+// inserted key and keeps the FPR: for sizes that are and are not a power of two.
 TEST(QuotientSizing, FilledToTheDesignWithoutGrowth)
 {
     for (std::uint64_t const n : {60000ull, 65536ull, 100000ull, 300000ull})

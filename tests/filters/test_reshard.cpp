@@ -1,7 +1,8 @@
-// Set operations over quotient filters of different layouts (shard counts and fingerprint widths, as
-// filters sized for their own inputs have): the inputs moved to the narrowest layout hold exactly the
-// fingerprints and counts of per-key insertion into that layout, and the result has the same bytes; the
-// ordered builder those moves use; and the stop request (cancel.hpp) that the long loops act on.
+// Set operations over quotient filters of different layouts (shard counts and fingerprint widths,
+// as filters sized for their own inputs have): the inputs moved to the narrowest layout hold
+// exactly the fingerprints and counts of per-key insertion into that layout, and the result has the
+// same bytes; the ordered builder those moves use; and the stop request (cancel.hpp) that the long
+// loops act on.
 #include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/quotient_builder.hpp>
@@ -26,7 +27,8 @@ using namespace ksieve;
 namespace
 {
 
-using contents = std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t>; // (shard, value) -> count
+using contents =
+    std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t>; // (shard, value) -> count
 
 constexpr unsigned key_bits = 62; // k = 31
 
@@ -55,7 +57,8 @@ contents contents_of(any_filter const & f)
 }
 
 // n keys, a third shared between seeds, some with counts above 1 (a few above 255 and far above).
-std::vector<std::pair<std::uint64_t, std::uint64_t>> sample(std::size_t const n, std::uint64_t const seed)
+std::vector<std::pair<std::uint64_t, std::uint64_t>> sample(std::size_t const n,
+                                                            std::uint64_t const seed)
 {
     std::mt19937_64 shared{99};
     std::mt19937_64 own{seed};
@@ -69,8 +72,9 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> sample(std::size_t const n,
     return items;
 }
 
-std::unique_ptr<any_filter> filled(filter_config const & cfg,
-                                   std::vector<std::pair<std::uint64_t, std::uint64_t>> const & items)
+std::unique_ptr<any_filter>
+filled(filter_config const & cfg,
+       std::vector<std::pair<std::uint64_t, std::uint64_t>> const & items)
 {
     auto f = make_filter(cfg);
     for (auto const & [key, count] : items)
@@ -85,8 +89,8 @@ unsigned kept_bits_of(any_filter const & f)
     return q.shard(0).exact() ? f.key_bits() : f.shard_bits() + q.shard(0).fingerprint_bits();
 }
 
-// The naive move to another layout: each fingerprint of `in`, cut to the kept bits of `cfg`, inserted key by
-// key into a filter of that layout.
+// The naive move to another layout: each fingerprint of `in`, cut to the kept bits of `cfg`,
+// inserted key by key into a filter of that layout.
 
 std::unique_ptr<any_filter> moved_by_insertion(any_filter const & in, filter_config const & cfg)
 {
@@ -125,8 +129,8 @@ class reshard : public ::testing::Test
 {
 protected:
     void TearDown() override { request_stop(false); }
-    std::filesystem::path dir_ =
-        std::filesystem::temp_directory_path() / ("ksieve-reshard-" + std::to_string(std::random_device{}()));
+    std::filesystem::path dir_ = std::filesystem::temp_directory_path() /
+                                 ("ksieve-reshard-" + std::to_string(std::random_device{}()));
     void SetUp() override { std::filesystem::create_directories(dir_); }
     ~reshard() override { std::filesystem::remove_all(dir_); }
 };
@@ -140,9 +144,10 @@ struct layout_case
 
 } // namespace
 
-// Unequal layouts in both directions (more shards to fewer, fewer to more) and exact filters of different
-// shard counts: the result holds exactly the contents of the narrow layout built from every key, and has the
-// bytes of the merge of the narrow input with the wide one moved to its layout by per-key insertion.
+// Unequal layouts in both directions (more shards to fewer, fewer to more) and exact filters of
+// different shard counts: the result holds exactly the contents of the narrow layout built from
+// every key, and has the bytes of the merge of the narrow input with the wide one moved to its
+// layout by per-key insertion.
 TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
 {
     std::vector<layout_case> const cases{
@@ -160,15 +165,16 @@ TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
         auto const narrow = filled(c.narrow, narrow_items);
         bool const exact = as_quotient(*wide).shard(0).exact();
         // (the wide filter keeps more bits, else its layout would be the result's)
-        ASSERT_TRUE(exact || wide->shard_bits() + as_quotient(*wide).shard(0).fingerprint_bits() >
-                                 narrow->shard_bits() + as_quotient(*narrow).shard(0).fingerprint_bits());
+        ASSERT_TRUE(exact ||
+                    wide->shard_bits() + as_quotient(*wide).shard(0).fingerprint_bits() >
+                        narrow->shard_bits() + as_quotient(*narrow).shard(0).fingerprint_bits());
         auto all_items = wide_items;
         all_items.insert(all_items.end(), narrow_items.begin(), narrow_items.end());
         for (bool const wide_first : {true, false})
         {
             SCOPED_TRACE(wide_first ? "wide first" : "narrow first");
-            // The result's layout: the narrowest input's (exact filters keep every bit: the first input's),
-            // with the other's shards where that layout keeps as many bits of each hash.
+            // The result's layout: the narrowest input's (exact filters keep every bit: the first
+            // input's), with the other's shards where that layout keeps as many bits of each hash.
             filter_config target = exact && wide_first ? c.wide : c.narrow;
             filter_config const & other = exact && wide_first ? c.narrow : c.wide;
             if (other.shard_bits > target.shard_bits)
@@ -194,7 +200,8 @@ TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
                 combine_filters_into(dir_ / ("new" + std::to_string(threads)), in, names,
                                      set_operation::unite, 1, threads);
             }
-            // the old way: the other input moved by per-key insertion, then the equal layouts combined
+            // the old way: the other input moved by per-key insertion, then the equal layouts
+            // combined
             auto const moved = moved_by_insertion(moves, target);
             std::vector<any_filter const *> const old_in =
                 wide_first == !wide_stays ? std::vector<any_filter const *>{moved.get(), &stays}
@@ -204,8 +211,8 @@ TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
             EXPECT_TRUE(file_bytes(dir_ / "new3") == file_bytes(dir_ / "old"));
             EXPECT_TRUE(contents_of(*load_filter(dir_ / "old")) == contents_of(*all));
             // intersect and subtract move their inputs too
-            for (auto const op :
-                 {set_operation::intersect, set_operation::subtract, set_operation::subtract_counts})
+            for (auto const op : {set_operation::intersect, set_operation::subtract,
+                                  set_operation::subtract_counts})
             {
                 combine_filters_into(dir_ / "new_op", in, names, op, 1, 2);
                 combine_filters_into(dir_ / "old_op", old_in, names, op, 1, 1);
@@ -216,8 +223,8 @@ TEST_F(reshard, unequal_layouts_combine_as_per_key_insertion_into_the_narrowest)
     }
 }
 
-// The builder gives the filter of its entries whatever chunks they come in, also where the counters take
-// more slots than measured (a retry at a larger table).
+// The builder gives the filter of its entries whatever chunks they come in, also where the counters
+// take more slots than measured (a retry at a larger table).
 TEST_F(reshard, builder_holds_its_entries_whatever_the_chunks_and_retries)
 {
     quotient_filter const like = quotient_filter::create(layout(0.001, 0, 0), key_bits, 100000);
@@ -252,35 +259,42 @@ TEST_F(reshard, builder_holds_its_entries_whatever_the_chunks_and_retries)
             std::map<std::uint64_t, std::uint64_t> got;
             f.for_each([&](std::uint64_t const v, std::uint64_t const c) { got[v] += c; });
             EXPECT_TRUE(got == want);
-            EXPECT_LE(static_cast<double>(f.used_slots()), f.max_load() * static_cast<double>(f.slots()));
+            EXPECT_LE(static_cast<double>(f.used_slots()),
+                      f.max_load() * static_cast<double>(f.slots()));
             if (r_ref == quotient_filter::max_remainder_bits)
             {
-                EXPECT_GT(tries, 1u); // (counters measured at a wide remainder take more slots than measured)
+                EXPECT_GT(
+                    tries,
+                    1u); // (counters measured at a wide remainder take more slots than measured)
             }
             else if (r_ref == 20u && chunk == 1)
                 first_words.assign(f.words().begin(), f.words().end());
             else if (r_ref == 20u)
             {
-                EXPECT_TRUE(
-                    std::equal(first_words.begin(), first_words.end(), f.words().begin(), f.words().end()));
+                EXPECT_TRUE(std::equal(first_words.begin(), first_words.end(), f.words().begin(),
+                                       f.words().end()));
             }
         }
 }
 
-// A builder of the table an empty filter grows to by insertion gives the bytes of per-key insertion, for
-// distinct estimates off by up to a factor of two.
+// A builder of the table an empty filter grows to by insertion gives the bytes of per-key
+// insertion, for distinct estimates off by up to a factor of two.
 TEST_F(reshard, builder_of_a_grown_table_gives_the_bytes_of_per_key_insertion)
 {
     std::mt19937_64 rng{11};
-    for (std::uint64_t const expected : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{40000}})
-        for (std::size_t const n : {std::size_t{0}, std::size_t{300}, std::size_t{30000}, std::size_t{90000}})
+    for (std::uint64_t const expected :
+         {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{40000}})
+        for (std::size_t const n :
+             {std::size_t{0}, std::size_t{300}, std::size_t{30000}, std::size_t{90000}})
         {
             SCOPED_TRACE(std::to_string(expected) + " expected, " + std::to_string(n) + " entries");
-            quotient_filter const like = quotient_filter::create(layout(0.0001, 0, 0), key_bits, expected);
+            quotient_filter const like =
+                quotient_filter::create(layout(0.0001, 0, 0), key_bits, expected);
             unsigned const p = like.fingerprint_bits();
             std::map<std::uint64_t, std::uint64_t> m;
             while (m.size() < n)
-                m[rng() >> (64 - p)] = rng() % 5 == 0 ? 2 + rng() % (rng() % 2 == 0 ? 20 : 100000) : 1;
+                m[rng() >> (64 - p)] =
+                    rng() % 5 == 0 ? 2 + rng() % (rng() % 2 == 0 ? 20 : 100000) : 1;
             std::vector<quotient_builder::entry> const entries(m.begin(), m.end());
             quotient_filter inserted = like.clone();
             for (auto const & [fp, count] : entries)
@@ -306,8 +320,8 @@ TEST_F(reshard, builder_of_a_grown_table_gives_the_bytes_of_per_key_insertion)
         }
 }
 
-// A stop request ends re-sharding, the set operations' walks and refitting with interrupted_error (exit
-// status 128 + the signal), before a result is written.
+// A stop request ends re-sharding, the set operations' walks and refitting with interrupted_error
+// (exit status 128 + the signal), before a result is written.
 TEST_F(reshard, a_stop_request_interrupts_set_operations_and_refitting)
 {
     auto const wide = filled(layout(0.001, 400000, 4), sample(40000, 1));
@@ -317,7 +331,8 @@ TEST_F(reshard, a_stop_request_interrupts_set_operations_and_refitting)
     request_stop(true, SIGTERM);
     for (auto const & in : {std::vector<any_filter const *>{wide.get(), narrow.get()},
                             std::vector<any_filter const *>{narrow.get(), same.get()}})
-        for (auto const op : {set_operation::unite, set_operation::intersect, set_operation::subtract})
+        for (auto const op :
+             {set_operation::unite, set_operation::intersect, set_operation::subtract})
         {
             std::filesystem::path const out = dir_ / "out";
             try

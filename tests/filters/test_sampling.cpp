@@ -1,5 +1,6 @@
-// Minimizer selection against its definition, computed naively: every window of w consecutive entries, its
-// leftmost smallest order value, each selected entry once; a list shorter than w keeps its smallest.
+// Minimizer selection against its definition, computed naively: every window of w consecutive
+// entries, its leftmost smallest order value, each selected entry once; a list shorter than w keeps
+// its smallest.
 #include <ksieve/filters/sampling.hpp>
 
 #include "simd_fixture.hpp"
@@ -15,7 +16,8 @@
 namespace
 {
 
-std::vector<std::size_t> naive_minimizers(std::vector<std::uint64_t> const & order, std::size_t const w)
+std::vector<std::size_t> naive_minimizers(std::vector<std::uint64_t> const & order,
+                                          std::size_t const w)
 {
     std::set<std::size_t> selected;
     std::size_t const n = order.size();
@@ -34,7 +36,8 @@ std::vector<std::size_t> naive_minimizers(std::vector<std::uint64_t> const & ord
     return {selected.begin(), selected.end()};
 }
 
-std::vector<std::size_t> library_minimizers(std::vector<std::uint64_t> const & order, std::size_t const w)
+std::vector<std::size_t> library_minimizers(std::vector<std::uint64_t> const & order,
+                                            std::size_t const w)
 {
     std::vector<std::size_t> out;
     ksieve::for_each_minimizer(order.data(), order.size(), w, 0, order.size(),
@@ -69,8 +72,8 @@ TEST(sampling, slices_with_context_report_exactly_the_whole_selection)
             std::vector<std::uint64_t> order(n);
             for (auto & v : order)
                 v = rng() % 50;
-            // cut the window starts [0, n - w + 1) into random consecutive slices; each slice sees one entry
-            // before its own windows and w - 1 after them
+            // cut the window starts [0, n - w + 1) into random consecutive slices; each slice sees
+            // one entry before its own windows and w - 1 after them
             std::vector<std::size_t> got;
             std::size_t const starts = n - w + 1;
             for (std::size_t b = 0; b < starts;)
@@ -94,12 +97,12 @@ TEST(sampling, window_one_selects_every_entry)
     EXPECT_EQ(library_minimizers(order, 1), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
 }
 
-// The one-pass minimizers of a whole record equal the selection over its valid k-mer list: random records
-// with N runs, short records (fewer than w valid k-mers), records longer than the scratch's buffer (taken in
-// several blocks), repetitive records (equal k-mers in one window: ties), every window size up to 24 and
-// the largest.
-// Under every instruction-set level: short records of A/C/G/T only take the AVX-512 scan where the CPU has
-// it; lower case, other bytes and lengths around the scratch's capacity besides.
+// The one-pass minimizers of a whole record equal the selection over its valid k-mer list: random
+// records with N runs, short records (fewer than w valid k-mers), records longer than the scratch's
+// buffer (taken in several blocks), repetitive records (equal k-mers in one window: ties), every
+// window size up to 24 and the largest. Under every instruction-set level: short records of A/C/G/T
+// only take the AVX-512 scan where the CPU has it; lower case, other bytes and lengths around the
+// scratch's capacity besides.
 class SamplingIsa : public ksieve::test::simd_level_fixture
 {
 };
@@ -115,9 +118,10 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
             for (int t = 0; t < 1500; ++t)
             {
                 std::size_t const around = ksieve::minimizer_scratch::capacity + k - 3 + rng() % 5;
-                std::size_t const length = t % 50 == 1   ? ksieve::minimizer_scratch::capacity + rng() % 9000
-                                           : t % 50 == 3 ? around // the longest records of the AVX-512 scan
-                                                         : rng() % 400;
+                std::size_t const length =
+                    t % 50 == 1   ? ksieve::minimizer_scratch::capacity + rng() % 9000
+                    : t % 50 == 3 ? around // the longest records of the AVX-512 scan
+                                  : rng() % 400;
                 std::string seq(length, 'A');
                 for (auto & c : seq)
                     c = t % 7 == 2 ? "AC"[rng() % 2] : "ACGTN"[rng() % (t % 3 == 0 ? 5 : 4)];
@@ -143,8 +147,8 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
                     want.push_back(codes[i]);
                 ksieve::for_each_record_minimizer(scanner, seq, w, seed, *scratch,
                                                   [&](std::uint64_t const c) { got.push_back(c); });
-                ASSERT_EQ(got, want) << "k " << k << " canonical " << canonical << " w " << w << " length "
-                                     << seq.size();
+                ASSERT_EQ(got, want) << "k " << k << " canonical " << canonical << " w " << w
+                                     << " length " << seq.size();
             }
         }
 }

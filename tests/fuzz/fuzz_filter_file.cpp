@@ -1,6 +1,6 @@
-// libFuzzer target: any bytes as a filter file. A file the loader accepts must answer lookups, statistics
-// and a copy within its bounds; one it refuses must be refused with a ksieve::error. Anything else (a
-// crash, a sanitizer report, an allocation driven by a crafted size) is a finding.
+// libFuzzer target: any bytes as a filter file. A file the loader accepts must answer lookups,
+// statistics and a copy within its bounds; one it refuses must be refused with a ksieve::error.
+// Anything else (a crash, a sanitizer report, an allocation driven by a crafted size) is a finding.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
@@ -14,10 +14,12 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const * const data, std::size
     try
     {
         auto const file = ksieve::mapped_filter_file::from_bytes(
-            std::span<std::byte const>{reinterpret_cast<std::byte const *>(data), size}, "fuzz.ksf", true);
+            std::span<std::byte const>{reinterpret_cast<std::byte const *>(data), size}, "fuzz.ksf",
+            true);
         auto const filter = ksieve::view_filter(file);
-        std::uint64_t const mask = filter->kmer().key_bits() >= 64 ? ~std::uint64_t{0}
-                                                                    : (std::uint64_t{1} << filter->kmer().key_bits()) - 1;
+        std::uint64_t const mask = filter->kmer().key_bits() >= 64
+                                       ? ~std::uint64_t{0}
+                                       : (std::uint64_t{1} << filter->kmer().key_bits()) - 1;
         std::uint64_t key = 0x9e3779b97f4a7c15ULL;
         std::uint64_t found = 0;
         for (int i = 0; i < 64; ++i)

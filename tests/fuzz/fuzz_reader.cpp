@@ -1,6 +1,7 @@
-// libFuzzer target: any bytes as a sequence input (format and compression detected from the content, as
-// for a file on the command line). Every record batch is read to the end; errors are ksieve::error
-// exceptions, anything else (a crash, a sanitizer report, another exception) is a finding.
+// libFuzzer target: any bytes as a sequence input (format and compression detected from the
+// content, as for a file on the command line). Every record batch is read to the end; errors are
+// ksieve::error exceptions, anything else (a crash, a sanitizer report, another exception) is a
+// finding.
 #include <ksieve/filters/error.hpp>
 #include <ksieve/io/io.hpp>
 

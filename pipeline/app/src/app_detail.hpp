@@ -1,9 +1,11 @@
 #pragma once
 // What the subcommands' source files share (internal to the app layer; not installed):
 // - options.cpp: option checks, the filter configuration and reader options they give;
-// - sizing.cpp: filters sized from a first pass over the input, made within the memory limit, loaded from
+// - sizing.cpp: filters sized from a first pass over the input, made within the memory limit,
+// loaded from
 //   files, and the warnings about filters holding more k-mers than they were sized for;
-// - outputs.cpp: the read outputs of classify and dedup (output_set), the run summary, --stats and --multiqc;
+// - outputs.cpp: the read outputs of classify and dedup (output_set), the run summary, --stats and
+// --multiqc;
 // - cmd_build.cpp, cmd_classify.cpp, cmd_dedup.cpp, cmd_combine.cpp (merge, intersect, subtract),
 //   cmd_info.cpp: one subcommand each.
 #include <ksieve/app/commands.hpp>
@@ -33,13 +35,15 @@ namespace ksieve::detail
     return path == "-" || path == "/dev/stdout";
 }
 
-// --- options.cpp -------------------------------------------------------------------------------------------
+// --- options.cpp
+// -------------------------------------------------------------------------------------------
 
 // The rule of classify (--min-count, --min-hit-fraction, --min-hits) and of dedup (no --min-hits).
 [[nodiscard]] decision_rule classify_rule(classify_output_args const & out) noexcept;
 [[nodiscard]] decision_rule dedup_rule(classify_output_args const & out) noexcept;
 
-// Whether the outputs need exact hit counts (--report, --exact-hits): every k-mer is then looked up.
+// Whether the outputs need exact hit counts (--report, --exact-hits): every k-mer is then looked
+// up.
 [[nodiscard]] inline bool exact_hits_asked(classify_output_args const & out) noexcept
 {
     return !out.report.empty() || out.exact_hits;
@@ -50,9 +54,9 @@ void check_build_options(build_args const & args);
 void check_classify_options(classify_args const & args);
 void check_dedup_options(dedup_args const & args);
 
-// Refuse two outputs on one path (they would overwrite each other) and outputs into a directory that does not
-// exist or cannot be written (found before any work is done, not at the end). outputs: (option, path); an
-// empty path is not written. \throws usage_error, io_error
+// Refuse two outputs on one path (they would overwrite each other) and outputs into a directory
+// that does not exist or cannot be written (found before any work is done, not at the end).
+// outputs: (option, path); an empty path is not written. \throws usage_error, io_error
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs);
 // The read outputs' options that only make sense together (--novel2 needs --novel, ...) and their
 // paths, with the command's `other` outputs (such as --save-filter), all compared with each other
@@ -62,8 +66,8 @@ void check_read_outputs(classify_output_args const & a, bool paired,
 // A usage error for a filter output (`option` names it) whose name ends with a compression suffix.
 void check_filter_output_name(std::string const & option, std::string const & path);
 
-// An output that is also an input (or a filter read by the run) would replace it: refuse before reading.
-// \throws usage_error
+// An output that is also an input (or a filter read by the run) would replace it: refuse before
+// reading. \throws usage_error
 void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
                                   std::vector<std::string> const & inputs);
 
@@ -74,22 +78,23 @@ void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
 // keep_raw false: for readers of sequences only (see io::reader_options::keep_raw).
 [[nodiscard]] io::reader_options reader_opts(unsigned threads, bool keep_raw = true);
 
-// --- sizing.cpp --------------------------------------------------------------------------------------------
+// --- sizing.cpp
+// --------------------------------------------------------------------------------------------
 
-// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, with a margin), for a filter of `type`
-// sized from a first pass; `command` completes the error about an input that cannot be read twice ("built
-// from", "for dedup of"). \throws usage_error if an input is not a regular file.
+// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, with a margin), for a filter
+// of `type` sized from a first pass; `command` completes the error about an input that cannot be
+// read twice ("built from", "for dedup of"). \throws usage_error if an input is not a regular file.
 [[nodiscard]] std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer,
-                                                unsigned threads, filter_type type, char const * command,
-                                                bool quiet);
+                                                unsigned threads, filter_type type,
+                                                char const * command, bool quiet);
 
-// make_filter, with a filter too large for the memory limit refused before it is allocated, naming what sized
-// it (expected_given: --expected, else the k-mers counted in the input). \throws error
+// make_filter, with a filter too large for the memory limit refused before it is allocated, naming
+// what sized it (expected_given: --expected, else the k-mers counted in the input). \throws error
 [[nodiscard]] std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
                                                                     bool expected_given);
 
-// The filters of `paths`, loaded (and verified) in order; on_load(filter, path) runs after each one is
-// loaded, before the next one is. \throws error
+// The filters of `paths`, loaded (and verified) in order; on_load(filter, path) runs after each one
+// is loaded, before the next one is. \throws error
 struct loaded_filters
 {
     std::vector<std::unique_ptr<any_filter>> owned;
@@ -99,30 +104,32 @@ struct loaded_filters
 load_filters(std::vector<std::string> const & paths, load_options const & options,
              std::function<void(any_filter &, std::string const &)> const & on_load);
 
-// A filter whose estimated false-positive rate is far above its target (saturation_factor) calls nearly every
-// read known: a warning, or with `strict` an error. \throws error
+// A filter whose estimated false-positive rate is far above its target (saturation_factor) calls
+// nearly every read known: a warning, or with `strict` an error. \throws error
 void check_saturation(any_filter const & f, std::string const & name, bool strict);
 
-// A warning on stderr when a filter took so many more k-mers than it was sized for that its estimated
-// false-positive rate is above 1.5 x `asked` (`what` names it).
+// A warning on stderr when a filter took so many more k-mers than it was sized for that its
+// estimated false-positive rate is above 1.5 x `asked` (`what` names it).
 void warn_if_overgrown(any_filter const & filter, double asked, std::string const & what);
-// A warning when the result of a set operation (its stats) has an estimated false-positive rate above 1.5x
-// the inputs' target (fingerprints narrower than its contents need).
-void warn_if_combined_above_target(filter_stats const & s, double target, std::string const & output);
+// A warning when the result of a set operation (its stats) has an estimated false-positive rate
+// above 1.5x the inputs' target (fingerprints narrower than its contents need).
+void warn_if_combined_above_target(filter_stats const & s, double target,
+                                   std::string const & output);
 
 // --- the k-mers of a batch, in pieces (sizing.cpp, cmd_build.cpp, cmd_classify.cpp)
 // -------------------------
 
-// build (and classify with exact hit counts) hash a batch's k-mers at once, unless a record is long (a
-// chromosome): then the records are cut into windows (for_each_window: exactly the record's k-mers) and
-// hashed in pieces of 16 Mbp: key memory (about 16 bytes a k-mer, 256 MB) stays bounded instead of growing
-// with the longest record, and each shard of a large filter still gets enough keys per piece for inserts in
-// table order to share cache lines (pieces of 2 Mbp cost a 1 Gbp build about a tenth more CPU time).
+// build (and classify with exact hit counts) hash a batch's k-mers at once, unless a record is long
+// (a chromosome): then the records are cut into windows (for_each_window: exactly the record's
+// k-mers) and hashed in pieces of 16 Mbp: key memory (about 16 bytes a k-mer, 256 MB) stays bounded
+// instead of growing with the longest record, and each shard of a large filter still gets enough
+// keys per piece for inserts in table order to share cache lines (pieces of 2 Mbp cost a 1 Gbp
+// build about a tenth more CPU time).
 inline constexpr std::size_t long_record_window_bases = std::size_t{256} << 10;
 inline constexpr std::size_t long_record_piece_bases = std::size_t{16} << 20;
 
-// fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of the batch
-// (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.
+// fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of
+// the batch (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.
 template <typename Fn>
 void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
                         std::vector<std::uint64_t> & kmers, Fn && fn)
@@ -131,7 +138,8 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
     bool const pairs = !item.r2.empty();
     std::size_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
-        longest = std::max({longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
+        longest = std::max(
+            {longest, item.r1[u].seq.size(), pairs ? item.r2[u].seq.size() : std::size_t{0}});
     kmers.assign(n, 0);
     if (longest <= long_record_window_bases)
     {
@@ -176,7 +184,8 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
         flush();
 }
 
-// --- outputs.cpp -------------------------------------------------------------------------------------------
+// --- outputs.cpp
+// -------------------------------------------------------------------------------------------
 
 // A finished output (under its temporary name) and how to move it into place.
 struct pending_output
@@ -197,15 +206,18 @@ public:
     output_set & operator=(output_set const &) = delete;
     ~output_set();
 
-    // The records of a classified batch, each to the output of its class, and its rows of the report.
+    // The records of a classified batch, each to the output of its class, and its rows of the
+    // report.
     void write(work_item const & item);
-    // Flush and close every output under its temporary name (nothing committed yet). \throws io_error
+    // Flush and close every output under its temporary name (nothing committed yet). \throws
+    // io_error
     void finish();
     // The finished outputs, to be moved into place with the command's others (commit_all).
     void add_to(std::vector<pending_output> & pending);
 
 private:
-    [[nodiscard]] std::array<io::writer *, 4> writers() const noexcept; // novel, known, novel2, known2
+    [[nodiscard]] std::array<io::writer *, 4>
+    writers() const noexcept; // novel, known, novel2, known2
 
     bool paired_;
     std::array<std::string, 5> paths_; // novel, known, novel2, known2, report
@@ -227,9 +239,11 @@ void commit_all(std::vector<pending_output> const & outputs);
 // Add a classified batch to the summary.
 void account(run_summary & s, work_item const & item);
 
-// The writer of a classify or dedup run: each batch goes to the outputs, into the summary and onto the
-// progress line (which shows the part of `source` read). The arguments must outlive the returned function.
-[[nodiscard]] std::function<void(work_item const &)> batch_writer(output_set & outputs, run_summary & summary,
+// The writer of a classify or dedup run: each batch goes to the outputs, into the summary and onto
+// the progress line (which shows the part of `source` read). The arguments must outlive the
+// returned function.
+[[nodiscard]] std::function<void(work_item const &)> batch_writer(output_set & outputs,
+                                                                  run_summary & summary,
                                                                   progress_line & progress,
                                                                   unit_source const & source);
 

@@ -1,5 +1,5 @@
-// The command line of ksieve (CLI11): the options of each subcommand, their help texts and checks, and the
-// run of the subcommand given, with errors turned into messages and exit codes.
+// The command line of ksieve (CLI11): the options of each subcommand, their help texts and checks,
+// and the run of the subcommand given, with errors turned into messages and exit codes.
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
@@ -27,61 +27,73 @@ namespace ksieve
 namespace
 {
 
-// Validators with messages that say what a value must be (CLI11's own print the type's whole range).
-CLI::Validator const whole_number{[](std::string & v) {
-                                      if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
-                                          return std::string{"expects a whole number (0, 1, 2, ...), got '"} + v + "'";
-                                      return std::string{};
-                                  },
-                                  "N"};
+// Validators with messages that say what a value must be (CLI11's own print the type's whole
+// range).
+CLI::Validator const whole_number{
+    [](std::string & v)
+    {
+        if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+            return std::string{"expects a whole number (0, 1, 2, ...), got '"} + v + "'";
+        return std::string{};
+    },
+    "N"};
 // A 64-bit seed: decimal or 0x-prefixed hexadecimal, within 0 .. 2^64 - 1.
-CLI::Validator const seed_number{[](std::string & v)
-                                 {
-                                     bool const hex = v.starts_with("0x") || v.starts_with("0X");
-                                     std::uint64_t x = 0;
-                                     char const * const first = v.data() + (hex ? 2 : 0);
-                                     char const * const last = v.data() + v.size();
-                                     auto const [end, ec] = std::from_chars(first, last, x, hex ? 16 : 10);
-                                     if (first == last || ec != std::errc{} || end != last)
-                                         return std::string{
-                                                    "expects a whole number from 0 to 2^64 - 1 (decimal or "
-                                                    "0x hexadecimal), got '"} +
-                                                v + "'";
-                                     v = std::to_string(
-                                         x); // as read here (the parser takes a leading 0 as octal)
-                                     return std::string{};
-                                 },
-                                 "SEED"};
-CLI::Validator const real_number{[](std::string & v) {
-                                     char * end = nullptr;
-                                     double const x = std::strtod(v.c_str(), &end);
-                                     if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x))
-                                         return std::string{"expects a number (such as 0.5 or 1e-4), got '"} + v + "'";
-                                     return std::string{};
-                                 },
-                                 "X"};
+CLI::Validator const seed_number{
+    [](std::string & v)
+    {
+        bool const hex = v.starts_with("0x") || v.starts_with("0X");
+        std::uint64_t x = 0;
+        char const * const first = v.data() + (hex ? 2 : 0);
+        char const * const last = v.data() + v.size();
+        auto const [end, ec] = std::from_chars(first, last, x, hex ? 16 : 10);
+        if (first == last || ec != std::errc{} || end != last)
+            return std::string{"expects a whole number from 0 to 2^64 - 1 (decimal or "
+                               "0x hexadecimal), got '"} +
+                   v + "'";
+        v = std::to_string(x); // as read here (the parser takes a leading 0 as octal)
+        return std::string{};
+    },
+    "SEED"};
+CLI::Validator const real_number{
+    [](std::string & v)
+    {
+        char * end = nullptr;
+        double const x = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x))
+            return std::string{"expects a number (such as 0.5 or 1e-4), got '"} + v + "'";
+        return std::string{};
+    },
+    "X"};
 
 void add_common(CLI::App & app, common_args & c)
 {
-    app.add_option("-t,--threads", c.threads, "Worker threads (0 = all cores)")->default_val(0)->check(whole_number);
+    app.add_option("-t,--threads", c.threads, "Worker threads (0 = all cores)")
+        ->default_val(0)
+        ->check(whole_number);
     app.add_flag("-q,--quiet", c.quiet, "No progress line");
 }
 
 void add_max_memory(CLI::App & app, std::string & text)
 {
     app.add_option("--max-memory", text,
-                   "Refuse filters that would need more than SIZE of memory (such as 8G or 512M), before allocating "
+                   "Refuse filters that would need more than SIZE of memory (such as 8G or 512M), "
+                   "before allocating "
                    "them; default: the machine's memory (or the container's limit)");
 }
 
 void add_inputs(CLI::App & app, input_args & in)
 {
-    app.add_option("inputs", in.inputs, "FASTA/FASTQ, GenBank/EMBL (plain, gzip, BGZF, zstd, xz, bzip2) or SAM/BAM/CRAM files; - for stdin")
+    app.add_option("inputs", in.inputs,
+                   "FASTA/FASTQ, GenBank/EMBL (plain, gzip, BGZF, zstd, xz, bzip2) or SAM/BAM/CRAM "
+                   "files; - for stdin")
         ->required();
-    app.add_flag("--paired", in.paired, "Inputs are mate files in pairs: R1 R2 [R1 R2 ...]; a pair is one unit");
-    app.add_flag("--interleaved", in.interleaved, "Each input holds mates consecutively; a pair is one unit");
+    app.add_flag("--paired", in.paired,
+                 "Inputs are mate files in pairs: R1 R2 [R1 R2 ...]; a pair is one unit");
+    app.add_flag("--interleaved", in.interleaved,
+                 "Each input holds mates consecutively; a pair is one unit");
     app.add_flag("--allow-missing-eof", in.allow_missing_eof,
-                 "Accept BGZF and BAM inputs without the end-of-file marker (from tools that never write it); "
+                 "Accept BGZF and BAM inputs without the end-of-file marker (from tools that never "
+                 "write it); "
                  "otherwise such an input is refused as truncated");
 }
 
@@ -90,53 +102,72 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
 {
     app.add_option("-k,--kmer", f.k, "k-mer length, 1..32")->default_val(31)->check(whole_number);
     app.add_flag("!--no-canonical", f.canonical, "Use forward k-mers instead of canonical ones");
-    app.add_option("--type", type, "Filter type: qf (counting quotient filter), bloom, cuckoo, counting-bloom, bloom-classic")
+    app.add_option("--type", type,
+                   "Filter type: qf (counting quotient filter), bloom, cuckoo, counting-bloom, "
+                   "bloom-classic")
         ->default_val("qf");
-    app.add_option("--fpr", f.fpr, "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
+    app.add_option(
+           "--fpr", f.fpr,
+           "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
         ->default_str(default_fpr_text)
         ->check(real_number);
-    app.add_option("--expected", expected,
-                   "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; Bloom/cuckoo "
-                   "filters do that when it is absent, also in dedup; from stdin they need a number)");
-    app.add_option("--shards", f.shards, "Shards inside the filter file (power of two; default 64, fewer for k < 7)")
+    app.add_option(
+        "--expected", expected,
+        "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; "
+        "Bloom/cuckoo "
+        "filters do that when it is absent, also in dedup; from stdin they need a number)");
+    app.add_option("--shards", f.shards,
+                   "Shards inside the filter file (power of two; default 64, fewer for k < 7)")
         ->check(whole_number);
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed)
         ->transform(seed_number);
-    app.add_option("--max-load", f.max_load, "Quotient filter: grow when the load would exceed this")
+    app.add_option("--max-load", f.max_load,
+                   "Quotient filter: grow when the load would exceed this")
         ->default_val(0.9)
         ->check(real_number);
 }
 
 void add_classify_outputs(CLI::App & app, classify_output_args & o, double const default_fraction)
 {
-    app.add_option("--min-hit-fraction", o.min_hit_fraction, "Known iff hits / kmers >= F, 0 < F <= 1")
+    app.add_option("--min-hit-fraction", o.min_hit_fraction,
+                   "Known iff hits / kmers >= F, 0 < F <= 1")
         ->default_val(default_fraction)
         ->check(real_number);
-    app.add_option("--min-count", o.min_count, "A k-mer is a hit only if its count is >= C (quotient filters)")
+    app.add_option("--min-count", o.min_count,
+                   "A k-mer is a hit only if its count is >= C (quotient filters)")
         ->default_val(1)
         ->check(whole_number);
-    app.add_option("--novel", o.novel, "Write novel reads here (format from the extension; .gz compresses; - = stdout)");
+    app.add_option(
+        "--novel", o.novel,
+        "Write novel reads here (format from the extension; .gz compresses; - = stdout)");
     app.add_option("--known", o.known, "Write known reads here");
     app.add_option("--novel2", o.novel2, "Mate 2 of novel pairs (otherwise pairs are interleaved)");
     app.add_option("--known2", o.known2, "Mate 2 of known pairs");
     app.add_option("--report", o.report, "Per-read TSV: read_id, kmers, hits, class");
-    app.add_option("--stats", o.stats, "JSON summary: sample, inputs, filters, command line, reads, known, novel, k-mers, bases");
+    app.add_option(
+        "--stats", o.stats,
+        "JSON summary: sample, inputs, filters, command line, reads, known, novel, k-mers, bases");
     app.add_option("--multiqc", o.multiqc,
-                   "MultiQC custom-content file of the known and novel reads (name it SAMPLE_mqc.json: MultiQC run "
+                   "MultiQC custom-content file of the known and novel reads (name it "
+                   "SAMPLE_mqc.json: MultiQC run "
                    "on a folder of them draws one bar per sample)");
-    app.add_option("--sample", o.sample, "Sample name in --stats and --multiqc (default: the first input's file name)");
+    app.add_option("--sample", o.sample,
+                   "Sample name in --stats and --multiqc (default: the first input's file name)");
     app.add_flag("--exact-hits", o.exact_hits,
-                 "Count every k-mer's hit for --stats (--report does anyway); otherwise a read's lookups stop once "
+                 "Count every k-mer's hit for --stats (--report does anyway); otherwise a read's "
+                 "lookups stop once "
                  "its class is decided, and --stats gives hits as null");
     app.add_flag("--strict", o.strict,
-                 "Refuse a filter whose estimated false-positive rate is more than 10x its target (default: warn)");
-    app.add_option(
-           "--compression-level", o.compression_level,
-           "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 (bzip2 1-9); "
-           "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the slow levels); "
-           "gzip 1 through ISA-L igzip (where built with it), 0 and 2-9 libdeflate; "
-           "the -t threads compress in parallel")
+                 "Refuse a filter whose estimated false-positive rate is more than 10x its target "
+                 "(default: warn)");
+    app.add_option("--compression-level", o.compression_level,
+                   "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 "
+                   "(bzip2 1-9); "
+                   "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the "
+                   "slow levels); "
+                   "gzip 1 through ISA-L igzip (where built with it), 0 and 2-9 libdeflate; "
+                   "the -t threads compress in parallel")
         ->check(CLI::Range(0, 9));
 }
 
@@ -153,7 +184,8 @@ std::size_t edit_distance(std::string_view const a, std::string_view const b)
         for (std::size_t j = 1; j <= b.size(); ++j)
         {
             std::size_t const up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
             diag = up;
         }
     }
@@ -191,7 +223,8 @@ std::vector<std::string> option_names(CLI::App const & app)
     return names;
 }
 
-// The unknown arguments of a CLI11 "not expected" error, with a suggestion for the first option among them.
+// The unknown arguments of a CLI11 "not expected" error, with a suggestion for the first option
+// among them.
 std::string explain_extras(CLI::App const & app, std::vector<std::string> const & extras)
 {
     std::string text = "unexpected argument";
@@ -204,7 +237,8 @@ std::string explain_extras(CLI::App const & app, std::vector<std::string> const 
             continue;
         std::string const word = e.substr(0, e.find('='));
         std::string const guess = closest(word, option_names(app));
-        text += guess.empty() ? std::string{": unknown option"} : ": unknown option, did you mean '" + guess + "'?";
+        text += guess.empty() ? std::string{": unknown option"}
+                              : ": unknown option, did you mean '" + guess + "'?";
         break;
     }
     return text;
@@ -212,20 +246,22 @@ std::string explain_extras(CLI::App const & app, std::vector<std::string> const 
 
 void print_summary(std::string const & command, run_summary const & s)
 {
-    auto pct = [&](std::uint64_t const n) {
-        return s.units == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(s.units);
-    };
+    auto pct = [&](std::uint64_t const n)
+    { return s.units == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(s.units); };
     char const * const unit = s.paired ? "pairs" : "reads";
     if (command == "build")
-        std::fprintf(stderr, "ksieve build: %llu sequences, %llu bases, %llu k-mers inserted in %.2f s\n",
-                     static_cast<unsigned long long>(s.records), static_cast<unsigned long long>(s.bases),
-                     static_cast<unsigned long long>(s.kmers), s.seconds);
+        std::fprintf(
+            stderr, "ksieve build: %llu sequences, %llu bases, %llu k-mers inserted in %.2f s\n",
+            static_cast<unsigned long long>(s.records), static_cast<unsigned long long>(s.bases),
+            static_cast<unsigned long long>(s.kmers), s.seconds);
     else
-        std::fprintf(stderr, "ksieve %s: %llu %s: %llu known (%.2f%%), %llu novel (%.2f%%), %llu bases in %.2f s\n",
-                     command.c_str(), static_cast<unsigned long long>(s.units), unit,
-                     static_cast<unsigned long long>(s.known_units), pct(s.known_units),
-                     static_cast<unsigned long long>(s.novel_units), pct(s.novel_units),
-                     static_cast<unsigned long long>(s.bases), s.seconds);
+        std::fprintf(
+            stderr,
+            "ksieve %s: %llu %s: %llu known (%.2f%%), %llu novel (%.2f%%), %llu bases in %.2f s\n",
+            command.c_str(), static_cast<unsigned long long>(s.units), unit,
+            static_cast<unsigned long long>(s.known_units), pct(s.known_units),
+            static_cast<unsigned long long>(s.novel_units), pct(s.novel_units),
+            static_cast<unsigned long long>(s.bases), s.seconds);
 }
 
 std::string join_command_line(int const argc, char ** const argv)
@@ -251,21 +287,23 @@ struct cli_state
     std::string build_type, dedup_type, part_text, shard_text, build_expected, dedup_expected,
         build_sampling, max_memory, prefilter_size, dedup_sampling;
     bool subtract_counts{false};
-    CLI::App * cmd_build{}, * cmd_classify{}, * cmd_dedup{}, * cmd_merge{}, * cmd_intersect{}, * cmd_subtract{},
-        * cmd_info{};
+    CLI::App *cmd_build{}, *cmd_classify{}, *cmd_dedup{}, *cmd_merge{}, *cmd_intersect{},
+        *cmd_subtract{}, *cmd_info{};
 };
 
 void add_build(CLI::App & app, cli_state & st)
 {
-    auto * c = st.cmd_build = app.add_subcommand("build", "Insert the k-mers of all INPUT sequences into a new filter file");
+    auto * c = st.cmd_build = app.add_subcommand(
+        "build", "Insert the k-mers of all INPUT sequences into a new filter file");
     add_max_memory(*c, st.max_memory);
     add_common(*c, st.build.common);
     c->add_option("-o,--output", st.build.output, "Filter file to write")->required();
     add_filter_options(*c, st.build.filter, st.build_type, st.build_expected,
                        "0.0001 for qf, 0.001 for bloom, cuckoo and counting-bloom");
-    c->add_option("--sampling", st.build_sampling,
-                  "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
-                  "consecutive ones; classify then looks up the same minimizers of each read)")
+    c->add_option(
+         "--sampling", st.build_sampling,
+         "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
+         "consecutive ones; classify then looks up the same minimizers of each read)")
         ->default_val(build_default_sampling);
     c->add_option("--part", st.part_text,
                   "Build only the k-mers of part I of S of the key space (I/S, I from 0; "
@@ -278,26 +316,30 @@ void add_build(CLI::App & app, cli_state & st)
 
 void add_classify(CLI::App & app, cli_state & st)
 {
-    auto * c = st.cmd_classify =
-        app.add_subcommand("classify", "Classify each read (or pair) as known or novel against filters");
+    auto * c = st.cmd_classify = app.add_subcommand(
+        "classify", "Classify each read (or pair) as known or novel against filters");
     add_max_memory(*c, st.max_memory);
     add_common(*c, st.classify.common);
-    c->add_option("-f,--filter", st.classify.filters, "Filter file (repeat for several; a hit in any counts)")
+    c->add_option("-f,--filter", st.classify.filters,
+                  "Filter file (repeat for several; a hit in any counts)")
         ->required()
         ->allow_extra_args(false);
     add_classify_outputs(*c, st.classify.out, classify_default_fraction);
-    c->add_option("--min-hits", st.classify.out.min_hits, "Known also needs at least A hits (a pair: of both mates together)")
+    c->add_option("--min-hits", st.classify.out.min_hits,
+                  "Known also needs at least A hits (a pair: of both mates together)")
         ->default_val(classify_default_min_hits)
         ->check(whole_number);
     add_inputs(*c, st.classify.input);
-    c->footer("Example:\n  ksieve classify -f host.ksf --paired R1.fq.gz R2.fq.gz --novel clean_R1.fq.gz "
-              "--novel2 clean_R2.fq.gz --stats sample.json --multiqc sample_mqc.json");
+    c->footer(
+        "Example:\n  ksieve classify -f host.ksf --paired R1.fq.gz R2.fq.gz --novel clean_R1.fq.gz "
+        "--novel2 clean_R2.fq.gz --stats sample.json --multiqc sample_mqc.json");
 }
 
 void add_dedup(CLI::App & app, cli_state & st)
 {
     auto * c = st.cmd_dedup = app.add_subcommand(
-        "dedup", "Streaming deduplication / digital normalization: a read is known if enough of its k-mers were\n"
+        "dedup", "Streaming deduplication / digital normalization: a read is known if enough of "
+                 "its k-mers were\n"
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
     add_max_memory(*c, st.max_memory);
     add_common(*c, st.dedup.common);
@@ -305,24 +347,30 @@ void add_dedup(CLI::App & app, cli_state & st)
     add_classify_outputs(*c, st.dedup.out, 0.5);
     c->add_option("--save-filter", st.dedup.save_filter, "Write the accumulated filter here");
     c->add_flag("--prefilter", st.dedup.prefilter,
-                "Normalization (--min-count >= 3, a quotient filter): a small Bloom filter remembers the k-mers seen "
+                "Normalization (--min-count >= 3, a quotient filter): a small Bloom filter "
+                "remembers the k-mers seen "
                 "once, and the quotient filter admits a k-mer on its second sighting");
     c->add_option("--sampling", st.dedup_sampling,
-                  "Which k-mers of each read the rule counts and the filter stores: 'all', or 'minimizer:W' (the "
+                  "Which k-mers of each read the rule counts and the filter stores: 'all', or "
+                  "'minimizer:W' (the "
                   "smallest-hash k-mer of every W consecutive ones: about 2 / (W + 1) of them)")
         ->default_val("all");
     c->add_option("--prefilter-size", st.prefilter_size,
-                  "Bytes of the prefilter (such as 256M); default: a quarter of the input files' bytes, at most 128M "
+                  "Bytes of the prefilter (such as 256M); default: a quarter of the input files' "
+                  "bytes, at most 128M "
                   "(one per k-mer of --expected if given)");
     add_inputs(*c, st.dedup.input);
     c->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
-              "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to depth 20)\n"
-              "  ksieve dedup --min-count 20 --sampling minimizer:9 --novel normalized.fq.gz reads.fq.gz   (faster)");
+              "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to "
+              "depth 20)\n"
+              "  ksieve dedup --min-count 20 --sampling minimizer:9 --novel normalized.fq.gz "
+              "reads.fq.gz   (faster)");
 }
 
 // merge, intersect or subtract.
-CLI::App * add_combine(CLI::App & app, cli_state & st, merge_args & m, set_operation const op, char const * const what,
-                       char const * const output_help, char const * const inputs_help, char const * const example)
+CLI::App * add_combine(CLI::App & app, cli_state & st, merge_args & m, set_operation const op,
+                       char const * const what, char const * const output_help,
+                       char const * const inputs_help, char const * const example)
 {
     m.op = op;
     auto * c = app.add_subcommand(operation_name(op), what);
@@ -334,7 +382,8 @@ CLI::App * add_combine(CLI::App & app, cli_state & st, merge_args & m, set_opera
         ->check(whole_number);
     if (op == set_operation::subtract)
         c->add_flag("--counts", st.subtract_counts,
-                    "Subtract the counts of the other filters instead: keep a k-mer whose count is larger than their "
+                    "Subtract the counts of the other filters instead: keep a k-mer whose count is "
+                    "larger than their "
                     "sum, with the difference");
     c->add_option("inputs", m.inputs, inputs_help)->required();
     c->footer(std::string{"Example:\n  "} + example);
@@ -347,31 +396,37 @@ void add_subcommands(CLI::App & app, cli_state & st)
     add_classify(app, st);
     add_dedup(app, st);
     st.cmd_merge = add_combine(app, st, st.merge, set_operation::unite,
-                               "Union of compatible filter files (quotient: counts add; Bloom: OR)", "Merged filter file",
-                               "Filter files", "ksieve merge -o all.ksf sample1.ksf sample2.ksf sample3.ksf");
-    st.cmd_intersect = add_combine(app, st, st.intersect, set_operation::intersect,
-                                   "K-mers present in every input filter (quotient: the smallest count; Bloom: AND)",
-                                   "Filter file of the intersection", "Filter files",
-                                   "ksieve intersect -o shared.ksf sample1.ksf sample2.ksf sample3.ksf");
-    st.cmd_subtract = add_combine(app, st, st.subtract, set_operation::subtract,
-                                  "K-mers of the first filter absent from every other one (quotient filters)",
-                                  "Filter file of the difference",
-                                  "The filter to subtract from, then the filters to subtract",
-                                  "ksieve subtract -o host_only.ksf host.ksf microbes.ksf   (host filter that spares "
-                                  "the microbes' k-mers)");
-    auto * c = st.cmd_info = app.add_subcommand("info", "Parameters, shards, load, distinct k-mers and estimated FPR of a filter");
+                               "Union of compatible filter files (quotient: counts add; Bloom: OR)",
+                               "Merged filter file", "Filter files",
+                               "ksieve merge -o all.ksf sample1.ksf sample2.ksf sample3.ksf");
+    st.cmd_intersect = add_combine(
+        app, st, st.intersect, set_operation::intersect,
+        "K-mers present in every input filter (quotient: the smallest count; Bloom: AND)",
+        "Filter file of the intersection", "Filter files",
+        "ksieve intersect -o shared.ksf sample1.ksf sample2.ksf sample3.ksf");
+    st.cmd_subtract = add_combine(
+        app, st, st.subtract, set_operation::subtract,
+        "K-mers of the first filter absent from every other one (quotient filters)",
+        "Filter file of the difference",
+        "The filter to subtract from, then the filters to subtract",
+        "ksieve subtract -o host_only.ksf host.ksf microbes.ksf   (host filter that spares "
+        "the microbes' k-mers)");
+    auto * c = st.cmd_info = app.add_subcommand(
+        "info", "Parameters, shards, load, distinct k-mers and estimated FPR of a filter");
     add_common(*c, st.info.common);
     c->add_flag("--json", st.info.json, "JSON output");
     c->add_option("filter", st.info.filter, "Filter file")->required();
     c->footer("Example:\n  ksieve info --json host.ksf");
-    app.footer("Run 'ksieve help COMMAND' (or 'ksieve COMMAND --help') for the options of a command.");
+    app.footer(
+        "Run 'ksieve help COMMAND' (or 'ksieve COMMAND --help') for the options of a command.");
 }
 
-// `ksieve help [COMMAND]` becomes `ksieve COMMAND --help`; a first word that is no command is refused with the
-// closest one (exit status 2, else -1).
+// `ksieve help [COMMAND]` becomes `ksieve COMMAND --help`; a first word that is no command is
+// refused with the closest one (exit status 2, else -1).
 int rewrite_arguments(std::vector<char *> & args)
 {
-    static std::vector<std::string> const commands{"build", "classify", "dedup", "merge", "intersect", "subtract", "info"};
+    static std::vector<std::string> const commands{"build",     "classify", "dedup", "merge",
+                                                   "intersect", "subtract", "info"};
     static char help_flag[] = "--help";
     if (args.size() >= 2 && std::string_view{args[1]} == "help")
     {
@@ -380,16 +435,18 @@ int rewrite_arguments(std::vector<char *> & args)
             args.resize(2);
         args.push_back(help_flag);
     }
-    std::string_view const first = args.size() >= 2 ? std::string_view{args[1]} : std::string_view{};
+    std::string_view const first =
+        args.size() >= 2 ? std::string_view{args[1]} : std::string_view{};
     if (first.starts_with('-') && first != "--help" && first != "-h" && first != "--version")
     {
         auto const cmd = std::find_if(
             args.begin() + 1, args.end(),
-            [&](char const * a) { return std::find(commands.begin(), commands.end(), a) != commands.end(); });
+            [&](char const * a)
+            { return std::find(commands.begin(), commands.end(), a) != commands.end(); });
         if (cmd != args.end())
         {
-            std::cerr << "ksieve: error: options go after the command: 'ksieve " << *cmd << " " << first
-                      << " ...' (see ksieve " << *cmd << " --help)\n";
+            std::cerr << "ksieve: error: options go after the command: 'ksieve " << *cmd << " "
+                      << first << " ...' (see ksieve " << *cmd << " --help)\n";
             return 2;
         }
     }
@@ -399,7 +456,8 @@ int rewrite_arguments(std::vector<char *> & args)
         std::string const guess = closest(args[1], commands);
         std::cerr << "ksieve: error: '" << args[1] << "' is not a ksieve command"
                   << (guess.empty() ? std::string{} : ": did you mean '" + guess + "'?")
-                  << " (commands: build, classify, dedup, merge, intersect, subtract, info; see ksieve --help)\n";
+                  << " (commands: build, classify, dedup, merge, intersect, subtract, info; see "
+                     "ksieve --help)\n";
         return 2;
     }
     return -1;
@@ -413,17 +471,20 @@ int parse_failure(CLI::App & app, CLI::ParseError const & e)
     CLI::App const * sub = &app;
     for (CLI::App const * c : app.get_subcommands())
         sub = c;
-    std::string const see = " (see ksieve " + (sub == &app ? std::string{} : sub->get_name() + " ") + "--help)\n";
-    // An unknown option is named before a missing required one: `build --expeted 5` is a typo, not a
-    // forgotten -o.
+    std::string const see =
+        " (see ksieve " + (sub == &app ? std::string{} : sub->get_name() + " ") + "--help)\n";
+    // An unknown option is named before a missing required one: `build --expeted 5` is a typo, not
+    // a forgotten -o.
     std::vector<std::string> const unknown = sub->remaining();
     bool const typo = dynamic_cast<CLI::RequiredError const *>(&e) != nullptr &&
-                      std::any_of(unknown.begin(), unknown.end(), [](std::string const & a) { return a.starts_with("-"); });
+                      std::any_of(unknown.begin(), unknown.end(),
+                                  [](std::string const & a) { return a.starts_with("-"); });
     if (dynamic_cast<CLI::ExtrasError const *>(&e) != nullptr || typo)
     {
         std::vector<std::string> const left = sub->remaining();
         std::cerr << "ksieve: error: " << (sub == &app ? "" : sub->get_name() + ": ")
-                  << explain_extras(*sub, left.empty() ? std::vector<std::string>{e.what()} : left) << see;
+                  << explain_extras(*sub, left.empty() ? std::vector<std::string>{e.what()} : left)
+                  << see;
         return 2;
     }
     std::string msg = e.what();
@@ -476,12 +537,15 @@ void dispatch(cli_state & st)
     }
     else if (st.cmd_merge->parsed() || st.cmd_intersect->parsed() || st.cmd_subtract->parsed())
     {
-        merge_args & m = st.cmd_merge->parsed() ? st.merge : st.cmd_intersect->parsed() ? st.intersect : st.subtract;
+        merge_args & m = st.cmd_merge->parsed()       ? st.merge
+                         : st.cmd_intersect->parsed() ? st.intersect
+                                                      : st.subtract;
         if (st.subtract_counts)
             m.op = set_operation::subtract_counts;
         auto const s = run_merge(m);
         if (!m.common.quiet)
-            std::fprintf(stderr, "ksieve %s: %zu filters into '%s': %llu distinct k-mers in %.2f s\n",
+            std::fprintf(stderr,
+                         "ksieve %s: %zu filters into '%s': %llu distinct k-mers in %.2f s\n",
                          operation_name(m.op), m.inputs.size(), m.output.c_str(),
                          static_cast<unsigned long long>(s.distinct), s.seconds);
     }
@@ -497,8 +561,8 @@ void dispatch(cli_state & st)
 namespace
 {
 
-// After a stop signal, an error on the way out is a consequence of it (an open of a FIFO or a write cut
-// short): the run reports the interruption, with its exit status 128 + signal, instead.
+// After a stop signal, an error on the way out is a consequence of it (an open of a FIFO or a write
+// cut short): the run reports the interruption, with its exit status 128 + signal, instead.
 int report_interruption()
 {
     try
@@ -517,9 +581,10 @@ int report_interruption()
 
 int run_cli(int argc, char ** argv)
 {
-    CLI::App app{"ksieve: stream reads through k-mer filters and sort them into novel and known.\n"
-                 "Build a filter from references, classify reads against it, deduplicate or normalize\n"
-                 "reads on the fly, combine per-sample filters, and inspect filter files."};
+    CLI::App app{
+        "ksieve: stream reads through k-mer filters and sort them into novel and known.\n"
+        "Build a filter from references, classify reads against it, deduplicate or normalize\n"
+        "reads on the fly, combine per-sample filters, and inspect filter files."};
     app.name("ksieve");
     app.set_version_flag("--version", std::string{"ksieve "} + KSIEVE_VERSION);
     app.require_subcommand(1);
@@ -543,7 +608,8 @@ int run_cli(int argc, char ** argv)
 
     install_interrupt_handler();
     std::string const command_line = join_command_line(static_cast<int>(args.size()), args.data());
-    st.build.common.command_line = st.classify.common.command_line = st.dedup.common.command_line = command_line;
+    st.build.common.command_line = st.classify.common.command_line = st.dedup.common.command_line =
+        command_line;
     try
     {
         dispatch(st);
@@ -551,7 +617,8 @@ int run_cli(int argc, char ** argv)
     catch (error const & e)
     {
         if (interrupted() && dynamic_cast<interrupted_error const *>(&e) == nullptr)
-            return report_interruption(); // an open or write that the signal cut short, a reader gone
+            return report_interruption(); // an open or write that the signal cut short, a reader
+                                          // gone
         std::cerr << "ksieve: error: " << e.what() << '\n';
         return e.exit_status();
     }

@@ -14,36 +14,39 @@ namespace ksieve
 namespace
 {
 
-// build refits a filter of at most build_fit_bytes to its contents; a larger one only where that saves more
-// than build_fit_slack of a shard's slots (a rebuild costs a pass over the table, about 40 ns a k-mer; a
-// build sized from its first pass ends within about 3% of the fit).
+// build refits a filter of at most build_fit_bytes to its contents; a larger one only where that
+// saves more than build_fit_slack of a shard's slots (a rebuild costs a pass over the table, about
+// 40 ns a k-mer; a build sized from its first pass ends within about 3% of the fit).
 constexpr std::uint64_t build_fit_bytes = std::uint64_t{64} << 20;
 constexpr double build_fit_slack = 1.0 / 16;
 
-// The filter that build makes. Without --expected a filter is sized to its input from a first pass (distinct
-// k-mers counted), when the inputs are regular files that can be read twice; a quotient filter from stdin or
-// a pipe is designed for a fixed number of k-mers instead (default_design_keys) and grows. Quotient filters
-// sized for different inputs still merge: at the narrower fingerprint width.
+// The filter that build makes. Without --expected a filter is sized to its input from a first pass
+// (distinct k-mers counted), when the inputs are regular files that can be read twice; a quotient
+// filter from stdin or a pipe is designed for a fixed number of k-mers instead
+// (default_design_keys) and grows. Quotient filters sized for different inputs still merge: at the
+// narrower fingerprint width.
 filter_config build_config(build_args const & args, unsigned const threads)
 {
     filter_config cfg = detail::make_config(args.filter);
-    bool const readable_twice = std::all_of(args.input.inputs.begin(), args.input.inputs.end(),
-                                            [](std::string const & in)
-                                            {
-                                                std::error_code ec;
-                                                return in != "-" && std::filesystem::is_regular_file(in, ec);
-                                            });
+    bool const readable_twice =
+        std::all_of(args.input.inputs.begin(), args.input.inputs.end(),
+                    [](std::string const & in)
+                    {
+                        std::error_code ec;
+                        return in != "-" && std::filesystem::is_regular_file(in, ec);
+                    });
     if (cfg.expected == 0 &&
         (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
-        cfg.expected = detail::first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "built from",
-                                                   args.common.quiet);
-    // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow slots and
-    // on the spread of keys among shards: unless --shards is given, a shard holds at least 2^18 expected
-    // k-mers.
+        cfg.expected = detail::first_pass_expected(args.input, cfg.kmer, threads, cfg.type,
+                                                   "built from", args.common.quiet);
+    // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow
+    // slots and on the spread of keys among shards: unless --shards is given, a shard holds at
+    // least 2^18 expected k-mers.
     if (args.filter.shards == 0 && cfg.type == filter_type::quotient && cfg.expected > 0)
     {
         std::uint64_t const most_shards = std::max<std::uint64_t>(1, cfg.expected >> 18);
-        cfg.shard_bits = std::min(cfg.shard_bits, static_cast<unsigned>(std::bit_width(most_shards) - 1));
+        cfg.shard_bits =
+            std::min(cfg.shard_bits, static_cast<unsigned>(std::bit_width(most_shards) - 1));
     }
     return cfg;
 }
@@ -70,25 +73,27 @@ run_summary run_build(build_args const & args)
     std::vector<std::uint64_t> kmers;
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"build", args.common.quiet};
-    run_stream(source,
-               [&](work_item & item)
-               {
-                   detail::for_each_key_piece(engine, item, keys, kmers,
-                                              [&](batch_keys const & piece, auto const &)
-                                              { engine.insert(*filter, piece, nullptr, args.output); });
-                   item.results.assign(item.r1.size(), unit_result{});
-                   for (std::size_t u = 0; u < item.r1.size(); ++u)
-                       item.results[u].kmers = static_cast<std::uint32_t>(
-                           std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
-                   detail::account(summary, item);
-                   progress.update(summary.records, 0, summary.units, summary.bases, source.input_fraction());
-               },
-               {});
+    run_stream(
+        source,
+        [&](work_item & item)
+        {
+            detail::for_each_key_piece(engine, item, keys, kmers,
+                                       [&](batch_keys const & piece, auto const &)
+                                       { engine.insert(*filter, piece, nullptr, args.output); });
+            item.results.assign(item.r1.size(), unit_result{});
+            for (std::size_t u = 0; u < item.r1.size(); ++u)
+                item.results[u].kmers = static_cast<std::uint32_t>(
+                    std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
+            detail::account(summary, item);
+            progress.update(summary.records, 0, summary.units, summary.bases,
+                            source.input_fraction());
+        },
+        {});
     progress.finish();
     throw_if_interrupted();
     detail::warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
-    // Quotient-filter shards that ended far below their load (an estimate above the k-mers inserted, or
-    // growth by doubling) are rebuilt at the fewest home slots that hold them.
+    // Quotient-filter shards that ended far below their load (an estimate above the k-mers
+    // inserted, or growth by doubling) are rebuilt at the fewest home slots that hold them.
     fit_filter(*filter, filter->stats().bytes <= build_fit_bytes ? 0.0 : build_fit_slack, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());

@@ -14,9 +14,9 @@ namespace ksieve
 namespace
 {
 
-// The filters of -f, loaded and checked: they must answer the same k-mers and together hold every part of
-// the key space, --min-count above 1 needs counts, and none may be saturated. No output may replace one of
-// them or an input.
+// The filters of -f, loaded and checked: they must answer the same k-mers and together hold every
+// part of the key space, --min-count above 1 needs counts, and none may be saturated. No output may
+// replace one of them or an input.
 detail::loaded_filters load_classify_filters(classify_args const & args, unsigned const threads)
 {
     detail::loaded_filters filters = detail::load_filters(
@@ -24,8 +24,8 @@ detail::loaded_filters load_classify_filters(classify_args const & args, unsigne
         [&](any_filter const & filter, std::string const & path)
         {
             if (args.out.min_count > 1 && filter.type() != filter_type::quotient)
-                throw usage_error{"--min-count above 1 needs quotient filters; '" + path + "' is a " +
-                                  std::string{to_string(filter.type())} + " filter"};
+                throw usage_error{"--min-count above 1 needs quotient filters; '" + path +
+                                  "' is a " + std::string{to_string(filter.type())} + " filter"};
         });
     check_query_compatible(filters.views, args.filters);
     check_parts_complete(filters.views, args.filters);
@@ -33,14 +33,15 @@ detail::loaded_filters load_classify_filters(classify_args const & args, unsigne
         detail::check_saturation(*filters.views[i], args.filters[i], args.out.strict);
     std::vector<std::string> read = args.input.inputs;
     read.insert(read.end(), args.filters.begin(), args.filters.end());
-    detail::check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2, args.out.known2,
-                                          args.out.report, args.out.stats, args.out.multiqc},
+    detail::check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2,
+                                          args.out.known2, args.out.report, args.out.stats,
+                                          args.out.multiqc},
                                          read);
     return filters;
 }
 
-// Classification with every k-mer looked up, so that hits are exact (--report, --exact-hits). Long records
-// (chromosomes, contigs) are taken in windows, so that memory stays bounded by the batch.
+// Classification with every k-mer looked up, so that hits are exact (--report, --exact-hits). Long
+// records (chromosomes, contigs) are taken in windows, so that memory stays bounded by the batch.
 class exact_classifier
 {
 public:
@@ -60,7 +61,8 @@ public:
                                        engine_.query(filters_, piece);
                                        engine_.decide(piece, rule_, piece_results_);
                                        for (std::size_t w = 0; w < piece.units(); ++w)
-                                           hits_[owner.empty() ? w : owner[w]] += piece_results_[w].hits;
+                                           hits_[owner.empty() ? w : owner[w]] +=
+                                               piece_results_[w].hits;
                                    });
         item.results.resize(n);
         for (std::size_t u = 0; u < n; ++u)
@@ -96,8 +98,8 @@ run_summary run_classify(classify_args const & args)
     detail::output_set outputs{args.out, source, threads, source.paired()};
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"classify", args.common.quiet};
-    // Only --report and --exact-hits ask for exact hit counts; without them a read's lookups stop once its
-    // class is known.
+    // Only --report and --exact-hits ask for exact hit counts; without them a read's lookups stop
+    // once its class is known.
     bool const full_counts = detail::exact_hits_asked(args.out);
     summary.hits_exact = full_counts;
     decision_rule const rule = detail::classify_rule(args.out);
@@ -118,7 +120,8 @@ run_summary run_classify(classify_args const & args)
             if (full_counts)
                 exact[worker]->classify(item);
             else
-                engines[worker]->classify_early(item.r1, &item.r2, filters.views, rule, item.results);
+                engines[worker]->classify_early(item.r1, &item.r2, filters.views, rule,
+                                                item.results);
         },
         detail::batch_writer(outputs, summary, progress, source), threads);
     progress.finish();

@@ -34,17 +34,18 @@ combine_summary run_merge(merge_args const & args)
     if (args.output.empty())
         throw usage_error{verb + " needs -o/--output"};
     detail::check_filter_output_name("-o/--output", args.output);
-    // The output may be one of the inputs (an incremental union): it is written to a temporary and renamed
-    // over the input only at the end, while the input's mapping keeps the old file readable.
+    // The output may be one of the inputs (an incremental union): it is written to a temporary and
+    // renamed over the input only at the end, while the input's mapping keeps the old file
+    // readable.
     unsigned const threads = resolve_threads(args.common.threads);
-    // Each input is verified when it is loaded (its shards by all threads), each shard's pages given back
-    // once checked: they are read again shard by shard when they are combined.
-    detail::loaded_filters const inputs =
-        detail::load_filters(args.inputs, load_options{.threads = threads, .release_verified = true},
-                             [](any_filter const &, std::string const &) {});
+    // Each input is verified when it is loaded (its shards by all threads), each shard's pages
+    // given back once checked: they are read again shard by shard when they are combined.
+    detail::loaded_filters const inputs = detail::load_filters(
+        args.inputs, load_options{.threads = threads, .release_verified = true},
+        [](any_filter const &, std::string const &) {});
     io::output_file out{args.output};
-    // Into a temporary file, the result is written shard by shard as it is made (memory holds the shards in
-    // flight); a device or FIFO gets it whole at the end.
+    // Into a temporary file, the result is written shard by shard as it is made (memory holds the
+    // shards in flight); a device or FIFO gets it whole at the end.
     std::unique_ptr<any_filter> merged;
     filter_stats stats;
     try
@@ -52,8 +53,8 @@ combine_summary run_merge(merge_args const & args)
         if (out.in_place())
             merged = combine_filters(inputs.views, args.inputs, args.op, args.min_count, threads);
         else
-            stats = combine_filters_into(out.write_path(), inputs.views, args.inputs, args.op, args.min_count,
-                                         threads);
+            stats = combine_filters_into(out.write_path(), inputs.views, args.inputs, args.op,
+                                         args.min_count, threads);
     }
     catch (memory_limit_error const & e)
     {

@@ -1,11 +1,11 @@
-// ksieve dedup: a read (or pair) is known iff enough of its k-mers were added by earlier novel reads; the
-// k-mers of the novel ones are added to the filter.
+// ksieve dedup: a read (or pair) is known iff enough of its k-mers were added by earlier novel
+// reads; the k-mers of the novel ones are added to the filter.
 #include "app_detail.hpp"
 
 #include <ksieve/engine/dedup.hpp>
-#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -16,14 +16,14 @@ namespace ksieve
 namespace
 {
 
-// The filter of dedup: a Bloom or cuckoo filter is sized from a first pass over the input (all its k-mers:
-// an upper bound of those dedup inserts), as in build; a quotient filter grows.
+// The filter of dedup: a Bloom or cuckoo filter is sized from a first pass over the input (all its
+// k-mers: an upper bound of those dedup inserts), as in build; a quotient filter grows.
 filter_config dedup_config(dedup_args const & args, unsigned const threads)
 {
     filter_config cfg = detail::make_config(args.filter);
     if (cfg.type != filter_type::quotient && cfg.expected == 0)
-        cfg.expected = detail::first_pass_expected(args.input, cfg.kmer, threads, cfg.type, "for dedup of",
-                                                   args.common.quiet);
+        cfg.expected = detail::first_pass_expected(args.input, cfg.kmer, threads, cfg.type,
+                                                   "for dedup of", args.common.quiet);
     return cfg;
 }
 
@@ -33,17 +33,19 @@ std::string dedup_filter_name(dedup_args const & args)
     return args.save_filter.empty() ? std::string{"dedup"} : args.save_filter;
 }
 
-// Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not inserted again
-// (same classes, hits and outputs; a smaller, faster filter). 0: every key is inserted.
+// Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not
+// inserted again (same classes, hits and outputs; a smaller, faster filter). 0: every key is
+// inserted.
 std::uint64_t dedup_skip_at(dedup_args const & args)
 {
     return args.save_filter.empty() ? args.out.min_count : 0;
 }
 
 // Whether --prefilter (see prefiltered_filter) is asked, where it applies: a lossy quotient filter,
-// normalization (a rule that needs three sightings or more: a prefilter false positive adds one to a k-mer's
-// count, which changes a hit only for a k-mer seen exactly C - 1 times; with C = 2 it would be a false hit
-// for every k-mer seen once), and no saved filter (which must hold every k-mer seen). \throws usage_error
+// normalization (a rule that needs three sightings or more: a prefilter false positive adds one to
+// a k-mer's count, which changes a hit only for a k-mer seen exactly C - 1 times; with C = 2 it
+// would be a false hit for every k-mer seen once), and no saved filter (which must hold every k-mer
+// seen). \throws usage_error
 bool use_prefilter(dedup_args const & args, filter_config const & cfg)
 {
     if (!args.prefilter)
@@ -52,16 +54,18 @@ bool use_prefilter(dedup_args const & args, filter_config const & cfg)
             throw usage_error{"--prefilter-size needs --prefilter"};
         return false;
     }
-    if (cfg.type != filter_type::quotient || cfg.fpr <= 0 || args.out.min_count < 3 || !args.save_filter.empty())
-        throw usage_error{"--prefilter is for normalization: it needs --min-count 3 or more, a quotient filter "
-                          "with --fpr above 0, and no --save-filter (a saved filter must hold every k-mer)"};
+    if (cfg.type != filter_type::quotient || cfg.fpr <= 0 || args.out.min_count < 3 ||
+        !args.save_filter.empty())
+        throw usage_error{
+            "--prefilter is for normalization: it needs --min-count 3 or more, a quotient filter "
+            "with --fpr above 0, and no --save-filter (a saved filter must hold every k-mer)"};
     return true;
 }
 
-// The prefilter's bytes: --prefilter-size; else one per k-mer of --expected, or a quarter of the input files'
-// bytes (a gzip'd FASTQ file of reads at 0.5% errors has about one distinct k-mer per 3 to 10 bytes: 8 to 27
-// bits each), 128 MiB for other inputs; at most 128 MiB and at most an eighth of an explicit --max-memory;
-// at least 1 MiB.
+// The prefilter's bytes: --prefilter-size; else one per k-mer of --expected, or a quarter of the
+// input files' bytes (a gzip'd FASTQ file of reads at 0.5% errors has about one distinct k-mer per
+// 3 to 10 bytes: 8 to 27 bits each), 128 MiB for other inputs; at most 128 MiB and at most an
+// eighth of an explicit --max-memory; at least 1 MiB.
 std::uint64_t prefilter_bytes(dedup_args const & args)
 {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
@@ -90,22 +94,23 @@ void check_dedup_outputs(dedup_args const & args)
     detail::check_filter_output_name("--save-filter", args.save_filter);
     detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved,
                                {{"--save-filter", args.save_filter}});
-    detail::check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known, args.out.novel2,
-                                          args.out.known2, args.out.report, args.out.stats, args.out.multiqc},
+    detail::check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known,
+                                          args.out.novel2, args.out.known2, args.out.report,
+                                          args.out.stats, args.out.multiqc},
                                          args.input.inputs);
 }
 
-// dedup batch by batch, on the path that fits the filter and the outputs asked for. Every path gives the
-// classes of the serial definition.
+// dedup batch by batch, on the path that fits the filter and the outputs asked for. Every path
+// gives the classes of the serial definition.
 class deduplicator
 {
 public:
     deduplicator(dedup_args const & args, any_filter & filter, kmer_params const & kmer,
                  unsigned const threads)
-        : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)}, threads_{threads},
-          resolvable_{filter.collision_keys()},
-          query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads},
-          speculator_{threads}, rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
+        : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)},
+          threads_{threads}, resolvable_{filter.collision_keys()},
+          query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads}, speculator_{threads},
+          rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
           exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)}
     {
     }
@@ -115,8 +120,8 @@ public:
     void dedup(work_item & item)
     {
         engine_.extract(item.r1, &item.r2, keys_);
-        // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter operations
-        // but does not count exact hits for known reads.
+        // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter
+        // operations but does not count exact hits for known reads.
         if (resolvable_ && !exact_hits_)
             speculator_.run(filter_, keys_, rule_, item.results, filter_name_);
         else if (resolvable_)
@@ -143,15 +148,16 @@ private:
     dedup_speculator speculator_;
     decision_rule const rule_;
     std::string const filter_name_; // for errors
-    // Without exact hits a unit already known before its batch is not looked up in the batch's own additions.
+    // Without exact hits a unit already known before its batch is not looked up in the batch's own
+    // additions.
     bool const exact_hits_;
     std::uint64_t const skip_at_; // engine.insert's skip_at
 
     batch_keys keys_;
 };
 
-// After the run: warnings about the filter, and with --save-filter the filter written under a temporary
-// name (committed with the other outputs; null without --save-filter).
+// After the run: warnings about the filter, and with --save-filter the filter written under a
+// temporary name (committed with the other outputs; null without --save-filter).
 std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, any_filter & filter,
                                                      unsigned const threads)
 {
@@ -162,9 +168,9 @@ std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, an
         detail::check_saturation(filter, dedup_filter_name(args), true);
     if (args.save_filter.empty())
         return nullptr;
-    // Each quotient-filter shard is saved at the fewest home slots that hold it: a size that depends only on
-    // its contents, so speculative additions that were rolled back (and made a shard grow where a
-    // read-by-read run would not have) leave no trace.
+    // Each quotient-filter shard is saved at the fewest home slots that hold it: a size that
+    // depends only on its contents, so speculative additions that were rolled back (and made a
+    // shard grow where a read-by-read run would not have) leave no trace.
     fit_filter(filter, 0.0, threads);
     auto saved = std::make_unique<io::output_file>(args.save_filter);
     filter.save(saved->write_path());
@@ -182,7 +188,8 @@ run_summary run_dedup(dedup_args const & args)
     bool const prefilter =
         use_prefilter(args, detail::make_config(args.filter)); // before the first pass
     filter_config const cfg = dedup_config(args, threads);
-    std::unique_ptr<any_filter> filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    std::unique_ptr<any_filter> filter =
+        detail::make_filter_within_memory(cfg, args.filter.expected != 0);
     if (prefilter)
         filter = std::make_unique<prefiltered_filter>(std::move(filter), prefilter_bytes(args));
 

@@ -43,7 +43,8 @@ void run_info(info_args const & args, std::ostream & out)
     char seed[32];
     std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(h.kmer.seed));
     double const bits_per_kmer =
-        s.distinct == 0 ? 0.0 : 8.0 * static_cast<double>(s.bytes) / static_cast<double>(s.distinct);
+        s.distinct == 0 ? 0.0
+                        : 8.0 * static_cast<double>(s.bytes) / static_cast<double>(s.distinct);
     if (args.json)
     {
         nlohmann::ordered_json j;
@@ -93,8 +94,8 @@ void run_info(info_args const & args, std::ostream & out)
     row("target_fpr", h.fpr);
     row("exact", filter->type() == filter_type::quotient && h.fpr == 0.0 ? "yes" : "no");
     if (h.expected == 0 && filter->type() == filter_type::quotient)
-        row("expected",
-            "0 (not given: fingerprints sized for up to 2^30 k-mers, so that such filters merge exactly)");
+        row("expected", "0 (not given: fingerprints sized for up to 2^30 k-mers, so that such "
+                        "filters merge exactly)");
     else
         row("expected", h.expected);
     row("file_bytes", file->file_size());
@@ -102,7 +103,8 @@ void run_info(info_args const & args, std::ostream & out)
     row("slots", s.slots);
     row("used", s.used);
     row("load", s.load);
-    row("distinct_kmers", std::to_string(s.distinct) + " (" + std::string{distinct_kind(*filter)} + ")");
+    row("distinct_kmers",
+        std::to_string(s.distinct) + " (" + std::string{distinct_kind(*filter)} + ")");
     row("total_count", s.total_count);
     row("bits_per_kmer", bits_per_kmer);
     row("estimated_fpr", s.estimated_fpr);

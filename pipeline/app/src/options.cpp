@@ -30,8 +30,8 @@ key_part_range parse_part(std::string const & text)
     if (r.count == 0 || r.index >= r.count)
         throw bad();
     if (r.count > key_parts::max_split)
-        throw usage_error{"--part I/S: S is at most " + std::to_string(key_parts::max_split) + ", got '" +
-                          text + "'"};
+        throw usage_error{"--part I/S: S is at most " + std::to_string(key_parts::max_split) +
+                          ", got '" + text + "'"};
     return r;
 }
 
@@ -48,10 +48,10 @@ void parse_expected(std::string const & text, filter_args & f)
     }
     auto const bad = [&]
     {
-        return usage_error{
-            "--expected expects a positive number of distinct k-mers (such as 3000000000 or 3e9) or "
-            "'auto', got '" +
-            text + "'"};
+        return usage_error{"--expected expects a positive number of distinct k-mers (such as "
+                           "3000000000 or 3e9) or "
+                           "'auto', got '" +
+                           text + "'"};
     };
     if (text.find_first_not_of("0123456789") == std::string::npos)
     {
@@ -152,23 +152,24 @@ void check_dedup_options(dedup_args const & args)
     if (args.out.min_count > 1 && args.filter.type != filter_type::quotient)
         throw usage_error{"--min-count above 1 needs --type qf"};
     if (args.filter.expected_auto)
-        throw usage_error{
-            "dedup cannot use --expected auto (it reads its input once): give a number, or leave it out "
-            "for a quotient filter, which grows"};
+        throw usage_error{"dedup cannot use --expected auto (it reads its input once): give a "
+                          "number, or leave it out "
+                          "for a quotient filter, which grows"};
 }
 
 namespace
 {
 
-// Whether two output paths name one file: the same existing file by any name (links, `./`, `//`, absolute or
-// relative), or, for a file still to be made, the same place once the links to it and the directories above
-// it are resolved. A character device (/dev/null) takes any number of outputs.
+// Whether two output paths name one file: the same existing file by any name (links, `./`, `//`,
+// absolute or relative), or, for a file still to be made, the same place once the links to it and
+// the directories above it are resolved. A character device (/dev/null) takes any number of
+// outputs.
 bool same_output(std::string const & a, std::string const & b)
 {
     if (is_stdout(a) && is_stdout(b))
         return true;
-    // an existing file by its identity (stdout: what descriptor 1 is), so that `-` and /dev/fd/1 or the file
-    // stdout was redirected to are one
+    // an existing file by its identity (stdout: what descriptor 1 is), so that `-` and /dev/fd/1 or
+    // the file stdout was redirected to are one
     auto identity = [](std::string const & p, struct stat & st)
     { return p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0; };
     struct stat sa
@@ -208,13 +209,15 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         io::check_output_name(path);
         for (std::size_t j = 0; j < i; ++j)
             if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
-                throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path + "'"};
+                throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path +
+                                  "'"};
         if (path == "-" || path.starts_with("/dev/"))
             continue;
         std::filesystem::path const dir = std::filesystem::path{path}.parent_path();
         std::error_code ec;
         if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-            throw io_error{"cannot write '" + path + "': directory '" + dir.string() + "' does not exist"};
+            throw io_error{"cannot write '" + path + "': directory '" + dir.string() +
+                           "' does not exist"};
         if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0)
             throw io_error{"cannot write '" + path + "': directory '" +
                            (dir.empty() ? std::string{"."} : dir.string()) + "' is not writable"};
@@ -241,8 +244,9 @@ void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
             continue;
         for (auto const & in : inputs)
             if (in != "-" && std::filesystem::equivalent(out, in, ec))
-                throw usage_error{"'" + out +
-                                  "' is both an input and an output of this run; it would be replaced"};
+                throw usage_error{
+                    "'" + out +
+                    "' is both an input and an output of this run; it would be replaced"};
     }
 }
 

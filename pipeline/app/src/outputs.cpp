@@ -1,5 +1,5 @@
-// The outputs of the commands that classify reads: the read files and the per-read report (output_set), the
-// run summary, and the --stats and --multiqc JSON files.
+// The outputs of the commands that classify reads: the read files and the per-read report
+// (output_set), the run summary, and the --stats and --multiqc JSON files.
 #include "app_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -102,10 +102,10 @@ std::string json_text(nlohmann::ordered_json const & j, std::string const & opti
     }
 }
 
-// Writes `text` to `path` under a temporary name (compressed by its name, like the read outputs); the caller
-// commits the returned file (null: nothing to commit, i.e. no path or stdout).
-std::unique_ptr<io::text_output> write_text_output(std::string const & path, std::string const & text,
-                                                   int const compression_level)
+// Writes `text` to `path` under a temporary name (compressed by its name, like the read outputs);
+// the caller commits the returned file (null: nothing to commit, i.e. no path or stdout).
+std::unique_ptr<io::text_output>
+write_text_output(std::string const & path, std::string const & text, int const compression_level)
 {
     if (path.empty())
         return nullptr;
@@ -146,7 +146,8 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     if (s.hits_exact)
         j["hits"] = s.hits;
     else
-        j["hits"] = nullptr; // lookups stopped once a read's class was decided: --exact-hits counts them all
+        j["hits"] = nullptr; // lookups stopped once a read's class was decided: --exact-hits counts
+                             // them all
     j["bases"] = s.bases;
     j["min_hit_fraction"] = a.min_hit_fraction;
     j["min_hits"] = a.min_hits;
@@ -158,8 +159,9 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     return j;
 }
 
-// The --multiqc custom-content JSON: known and novel reads of the sample as a bar graph. MultiQC finds files
-// named *_mqc.json and draws one bar per sample (the same id across files joins them into one plot).
+// The --multiqc custom-content JSON: known and novel reads of the sample as a bar graph. MultiQC
+// finds files named *_mqc.json and draws one bar per sample (the same id across files joins them
+// into one plot).
 nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c,
                                     classify_output_args const & a)
 {
@@ -170,7 +172,8 @@ nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c
     j["description"] =
         c.command == "classify"
             ? "Reads classified by ksieve: known (found in the filters, e.g. host) or novel."
-            : "Reads of ksieve dedup: known (duplicates, or above the normalization depth) or novel (kept).";
+            : "Reads of ksieve dedup: known (duplicates, or above the normalization depth) or "
+              "novel (kept).";
     j["plot_type"] = "bargraph";
     j["pconfig"] = {{"id", "ksieve_" + c.command + "_plot"},
                     {"title", "ksieve " + c.command + ": reads"},
@@ -212,7 +215,8 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
     known2_ = open(a.known2);
     if (!a.report.empty())
     {
-        report_ = std::make_unique<io::text_output>(is_stdout(a.report) ? std::string{"-"} : a.report, wo);
+        report_ = std::make_unique<io::text_output>(
+            is_stdout(a.report) ? std::string{"-"} : a.report, wo);
         report_->write("read_id\tkmers\thits\tclass\n");
     }
 }
@@ -237,7 +241,8 @@ void output_set::write(work_item const & item)
     {
         bool const known = item.results[u].known;
         io::writer * const w1 = known ? known_.get() : novel_.get();
-        io::writer * const w2 = known ? (known2_ ? known2_.get() : w1) : (novel2_ ? novel2_.get() : w1);
+        io::writer * const w2 =
+            known ? (known2_ ? known2_.get() : w1) : (novel2_ ? novel2_.get() : w1);
         if (w1 != nullptr)
             w1->write(item.r1[u]);
         if (paired_ && w2 != nullptr)
@@ -428,7 +433,8 @@ void account(run_summary & s, work_item const & item)
 }
 
 std::function<void(work_item const &)> batch_writer(output_set & outputs, run_summary & summary,
-                                                    progress_line & progress, unit_source const & source)
+                                                    progress_line & progress,
+                                                    unit_source const & source)
 {
     return [&outputs, &summary, &progress, &source](work_item const & item)
     {
@@ -440,8 +446,9 @@ std::function<void(work_item const &)> batch_writer(output_set & outputs, run_su
 }
 
 void finish_read_outputs(output_set & outputs, io::output_file * const saved, run_summary & summary,
-                         std::chrono::steady_clock::time_point const t0, run_context const & context,
-                         classify_output_args const & out, common_args const & common)
+                         std::chrono::steady_clock::time_point const t0,
+                         run_context const & context, classify_output_args const & out,
+                         common_args const & common)
 {
     outputs.finish();
     summary.seconds = seconds_since(t0);

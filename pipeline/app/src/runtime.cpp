@@ -1,20 +1,20 @@
-// Process-level helpers: the SIGINT/SIGTERM/SIGHUP handler (interrupt, then exit on a second signal), the
-// thread count, and the progress line on stderr.
-#include <ksieve/engine/cancel.hpp>
-#include <ksieve/io/io.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/filter_file.hpp>
+// Process-level helpers: the SIGINT/SIGTERM/SIGHUP handler (interrupt, then exit on a second
+// signal), the thread count, and the progress line on stderr.
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
+#include <ksieve/engine/cancel.hpp>
+#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/filter_file.hpp>
+#include <ksieve/io/io.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
-#include <ctime>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include <omp.h>
 #include <unistd.h>
@@ -42,9 +42,9 @@ extern "C" void on_signal(int const sig) noexcept
         request_interrupt(true, sig);
         return;
     }
-    // A second signal ends the process at once, unless it is the same event delivered twice (timeout and
-    // schedulers signal the process and then its group): only one more than a second after the first. The
-    // temporaries of the unfinished outputs go with it.
+    // A second signal ends the process at once, unless it is the same event delivered twice
+    // (timeout and schedulers signal the process and then its group): only one more than a second
+    // after the first. The temporaries of the unfinished outputs go with it.
     if (now - expected > 1000000000)
     {
         io::remove_temporary_outputs();
@@ -91,15 +91,19 @@ extern "C" void on_bus_error(int const sig, siginfo_t * const info, void *) noex
 
 void install_interrupt_handler() noexcept
 {
-    struct sigaction sa{};
+    struct sigaction sa
+    {
+    };
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;
     for (int const sig : {SIGINT, SIGTERM, SIGHUP})
     {
-        // A signal the parent set to be ignored stays ignored (nohup for SIGHUP, background jobs of sh for
-        // SIGINT).
-        struct sigaction old{};
+        // A signal the parent set to be ignored stays ignored (nohup for SIGHUP, background jobs of
+        // sh for SIGINT).
+        struct sigaction old
+        {
+        };
         if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN)
             continue;
         sigaction(sig, &sa, nullptr);
@@ -111,8 +115,9 @@ void install_interrupt_handler() noexcept
     sigemptyset(&bus.sa_mask);
     bus.sa_flags = SA_SIGINFO;
     sigaction(SIGBUS, &bus, nullptr);
-    // A reader of our stdout that goes away (`| head`) makes writes fail with EPIPE, reported and cleaned
-    // up like any write error, instead of killing the process with temporary files left behind.
+    // A reader of our stdout that goes away (`| head`) makes writes fail with EPIPE, reported and
+    // cleaned up like any write error, instead of killing the process with temporary files left
+    // behind.
     std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -134,26 +139,33 @@ unsigned resolve_threads(unsigned const requested) noexcept
     unsigned const cores = n > 0 ? static_cast<unsigned>(n) : 1u;
     if (requested == 0)
         return cores;
-    // Outputs are the same for any thread count, so a count far above the cores only costs memory and
-    // stack (and crashes OpenMP runtimes at tens of thousands).
+    // Outputs are the same for any thread count, so a count far above the cores only costs memory
+    // and stack (and crashes OpenMP runtimes at tens of thousands).
     if (requested > max_threads())
     {
-        std::fprintf(stderr, "ksieve: warning: -t %u is more than this machine can use (%u cores): using %u threads\n",
+        std::fprintf(stderr,
+                     "ksieve: warning: -t %u is more than this machine can use (%u cores): using "
+                     "%u threads\n",
                      requested, cores, max_threads());
         return max_threads();
     }
     return requested;
 }
 
-progress_line::progress_line(std::string command, bool const quiet) :
-    command_{std::move(command)}, enabled_{!quiet && ::isatty(STDERR_FILENO) == 1},
-    last_{std::chrono::steady_clock::now()}, start_{last_}
-{}
+progress_line::progress_line(std::string command, bool const quiet)
+    : command_{std::move(command)}, enabled_{!quiet && ::isatty(STDERR_FILENO) == 1},
+      last_{std::chrono::steady_clock::now()}, start_{last_}
+{
+}
 
-progress_line::~progress_line() { finish(); }
+progress_line::~progress_line()
+{
+    finish();
+}
 
-void progress_line::update(std::uint64_t const records, std::uint64_t const known_units, std::uint64_t const units,
-                           std::uint64_t const bases, double const fraction)
+void progress_line::update(std::uint64_t const records, std::uint64_t const known_units,
+                           std::uint64_t const units, std::uint64_t const bases,
+                           double const fraction)
 {
     if (!enabled_)
         return;
@@ -165,12 +177,17 @@ void progress_line::update(std::uint64_t const records, std::uint64_t const know
     double const rate = secs > 0 ? static_cast<double>(bases) / secs / 1e6 : 0.0;
     // a chromosome is one record for minutes: bases show the progress
     if (command_ == "build" || command_ == "counting k-mers") // no classes to show
-        std::fprintf(stderr, "\rksieve %s: %llu sequences, %.1f Mbp, %.1f Mbp/s   ", command_.c_str(),
-                     static_cast<unsigned long long>(records), static_cast<double>(bases) / 1e6, rate);
+        std::fprintf(stderr, "\rksieve %s: %llu sequences, %.1f Mbp, %.1f Mbp/s   ",
+                     command_.c_str(), static_cast<unsigned long long>(records),
+                     static_cast<double>(bases) / 1e6, rate);
     else
-        std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f Mbp, %.1f%% known, %.1f Mbp/s   ", command_.c_str(),
-                     static_cast<unsigned long long>(records), static_cast<double>(bases) / 1e6,
-                     units == 0 ? 0.0 : 100.0 * static_cast<double>(known_units) / static_cast<double>(units), rate);
+        std::fprintf(stderr, "\rksieve %s: %llu reads, %.1f Mbp, %.1f%% known, %.1f Mbp/s   ",
+                     command_.c_str(), static_cast<unsigned long long>(records),
+                     static_cast<double>(bases) / 1e6,
+                     units == 0
+                         ? 0.0
+                         : 100.0 * static_cast<double>(known_units) / static_cast<double>(units),
+                     rate);
     if (fraction >= 0.0)
         std::fprintf(stderr, "%.0f%% of the input   ", 100.0 * fraction);
     std::fflush(stderr);

@@ -1,5 +1,5 @@
-// Filters sized from a first pass over the input, made within the memory limit or loaded from files, and the
-// warnings about filters that hold more k-mers than they were sized for.
+// Filters sized from a first pass over the input, made within the memory limit or loaded from
+// files, and the warnings about filters that hold more k-mers than they were sized for.
 #include "app_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
@@ -12,20 +12,23 @@
 namespace ksieve::detail
 {
 
-// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%; + 2.5% for a quotient filter,
-// which build refits to its contents and which grows where the estimate falls short), for a filter sized from
-// a first pass. Over all k-mers, also for build --part: every part job gets the same estimate, so the parts
-// have equal parameters and merge into the filter a full build makes. Only regular files can be read twice.
-std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer, unsigned const threads,
-                                  filter_type const type, char const * const command, bool const quiet)
+// The distinct k-mers of the inputs (HyperLogLog over all hashed keys, + 5%; + 2.5% for a quotient
+// filter, which build refits to its contents and which grows where the estimate falls short), for a
+// filter sized from a first pass. Over all k-mers, also for build --part: every part job gets the
+// same estimate, so the parts have equal parameters and merge into the filter a full build makes.
+// Only regular files can be read twice.
+std::uint64_t first_pass_expected(input_args const & input, kmer_params const & kmer,
+                                  unsigned const threads, filter_type const type,
+                                  char const * const command, bool const quiet)
 {
     for (auto const & in : input.inputs)
     {
         std::error_code ec;
         if (in == "-" || !std::filesystem::is_regular_file(in, ec))
-            throw usage_error{"a " + std::string{to_string(type)} + " filter " + command + " '" + in +
-                              "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
-                              "takes a first pass, and only regular files can be read twice"};
+            throw usage_error{
+                "a " + std::string{to_string(type)} + " filter " + command + " '" + in +
+                "' (stdin, a pipe or a device) needs --expected N: sizing it from the input "
+                "takes a first pass, and only regular files can be read twice"};
     }
     unit_source source{input, reader_opts(threads, false)};
     batch_engine engine{kmer, threads, nullptr};
@@ -40,9 +43,7 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
         {
             for_each_key_piece(engine, item, keys, kmers,
                                [&](batch_keys const & piece, auto const &)
-                               {
-                                   engine.add_to_sketch(piece, hll);
-                               });
+                               { engine.add_to_sketch(piece, hll); });
         },
         [&](work_item const & item)
         {
@@ -51,13 +52,15 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
             progress.update(records, 0, records, bases, source.input_fraction());
         });
     progress.finish();
-    double const margin = type == filter_type::quotient ? 1.025 : 1.05; // about 3 and 6 standard errors
+    double const margin =
+        type == filter_type::quotient ? 1.025 : 1.05; // about 3 and 6 standard errors
     return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * margin));
 }
 
-// make_filter, with a filter too large for the memory limit refused before it is allocated, naming what
-// sized it.
-std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg, bool const expected_given)
+// make_filter, with a filter too large for the memory limit refused before it is allocated, naming
+// what sized it.
+std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
+                                                      bool const expected_given)
 {
     try
     {
@@ -65,12 +68,13 @@ std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
     }
     catch (memory_limit_error const & e)
     {
-        std::string const what =
-            expected_given ? "--expected " + std::to_string(cfg.expected)
-                           : "the " + std::to_string(cfg.expected) + " distinct k-mers counted in the input";
+        std::string const what = expected_given ? "--expected " + std::to_string(cfg.expected)
+                                                : "the " + std::to_string(cfg.expected) +
+                                                      " distinct k-mers counted in the input";
         throw error{"a filter for " + what + " does not fit in " + format_bytes(memory_limit()) +
-                    (memory_limit_is_explicit() ? " (--max-memory)"
-                                                : " (the machine's memory; --max-memory sets the limit)") +
+                    (memory_limit_is_explicit()
+                         ? " (--max-memory)"
+                         : " (the machine's memory; --max-memory sets the limit)") +
                     ": " + e.what()};
     }
 }
@@ -88,9 +92,9 @@ loaded_filters load_filters(std::vector<std::string> const & paths, load_options
     return filters;
 }
 
-// A filter whose estimated false-positive rate is far above its target (a Bloom filter built with too small
-// an --expected, say) calls nearly every read known: in host removal that discards every read. A warning, or
-// with --strict an error.
+// A filter whose estimated false-positive rate is far above its target (a Bloom filter built with
+// too small an --expected, say) calls nearly every read known: in host removal that discards every
+// read. A warning, or with --strict an error.
 void check_saturation(any_filter const & f, std::string const & name, bool const strict)
 {
     double const target = f.target_fpr();
@@ -100,7 +104,8 @@ void check_saturation(any_filter const & f, std::string const & name, bool const
     char text[512];
     std::snprintf(
         text, sizeof text,
-        "filter '%s' is saturated: its estimated false-positive rate is %.3g, more than %.0fx its target "
+        "filter '%s' is saturated: its estimated false-positive rate is %.3g, more than %.0fx its "
+        "target "
         "%.3g (it holds more k-mers than it was sized for), so it calls reads known that are not: "
         "rebuild it with a larger --expected (or without one)",
         name.c_str(), estimate, saturation_factor, target);
@@ -109,9 +114,9 @@ void check_saturation(any_filter const & f, std::string const & name, bool const
     std::fprintf(stderr, "ksieve: warning: %s\n", text);
 }
 
-// A filter that took far more k-mers than it was sized for (--expected) answers with a higher false-positive
-// rate than asked: a quotient filter grows but keeps its fingerprint width, a Bloom filter fills up (a cuckoo
-// filter fails instead). Say so rather than miss the FPR silently.
+// A filter that took far more k-mers than it was sized for (--expected) answers with a higher
+// false-positive rate than asked: a quotient filter grows but keeps its fingerprint width, a Bloom
+// filter fills up (a cuckoo filter fails instead). Say so rather than miss the FPR silently.
 void warn_if_overgrown(any_filter const & filter, double const asked, std::string const & what)
 {
     if (filter.type() == filter_type::cuckoo || asked <= 0.0)
@@ -121,7 +126,8 @@ void warn_if_overgrown(any_filter const & filter, double const asked, std::strin
         return;
     bool const given = filter.expected() != 0;
     std::fprintf(stderr,
-                 "ksieve: warning: %s holds %llu distinct k-mers, more than %s; its estimated false-positive "
+                 "ksieve: warning: %s holds %llu distinct k-mers, more than %s; its estimated "
+                 "false-positive "
                  "rate is %.3g instead of %.3g: give %s\n",
                  what.c_str(), static_cast<unsigned long long>(s.distinct),
                  given ? "the --expected it was sized for"
@@ -131,19 +137,22 @@ void warn_if_overgrown(any_filter const & filter, double const asked, std::strin
                        : "--expected with the number of distinct k-mers");
 }
 
-// The result of merge (or intersect, subtract) keeps the fingerprints of its narrowest input, and their
-// false-positive rate grows with the k-mers the result holds: per-sample filters sized for their own k-mers
-// (build without --expected) merge into a filter whose rate is far above their target. Say so, and how to
-// merge at the target.
-void warn_if_combined_above_target(filter_stats const & s, double const target, std::string const & output)
+// The result of merge (or intersect, subtract) keeps the fingerprints of its narrowest input, and
+// their false-positive rate grows with the k-mers the result holds: per-sample filters sized for
+// their own k-mers (build without --expected) merge into a filter whose rate is far above their
+// target. Say so, and how to merge at the target.
+void warn_if_combined_above_target(filter_stats const & s, double const target,
+                                   std::string const & output)
 {
     if (!(target > 0.0) || !(s.estimated_fpr > 1.5 * target))
         return;
-    std::fprintf(stderr,
-                 "ksieve: warning: '%s' holds %llu distinct k-mers, more than its inputs were sized for; its "
-                 "estimated false-positive rate is %.3g instead of %.3g: build the inputs with the same "
-                 "--expected, at least the distinct k-mers of the result, to combine them at the target\n",
-                 output.c_str(), static_cast<unsigned long long>(s.distinct), s.estimated_fpr, target);
+    std::fprintf(
+        stderr,
+        "ksieve: warning: '%s' holds %llu distinct k-mers, more than its inputs were sized for; "
+        "its "
+        "estimated false-positive rate is %.3g instead of %.3g: build the inputs with the same "
+        "--expected, at least the distinct k-mers of the result, to combine them at the target\n",
+        output.c_str(), static_cast<unsigned long long>(s.distinct), s.estimated_fpr, target);
 }
 
 } // namespace ksieve::detail

@@ -1,5 +1,5 @@
-// The cancel token of a run: the filter library's stop request (ksieve/filters/cancel.hpp), so that the
-// library's long loops and the pipeline's batch loops stop at the same signal.
+// The cancel token of a run: the filter library's stop request (ksieve/filters/cancel.hpp), so that
+// the library's long loops and the pipeline's batch loops stop at the same signal.
 #include <ksieve/engine/cancel.hpp>
 #include <ksieve/filters/cancel.hpp>
 

@@ -1,5 +1,6 @@
-// dedup by in-order resolution (dedup_resolver): a parallel pre-pass, then each unit decided in input order
-// against the counts before the batch plus what earlier novel units added; and commit_round.
+// dedup by in-order resolution (dedup_resolver): a parallel pre-pass, then each unit decided in
+// input order against the counts before the batch plus what earlier novel units added; and
+// commit_round.
 #include "engine_detail.hpp"
 #include <ksieve/engine/dedup.hpp>
 #include <ksieve/engine/resources.hpp>
@@ -17,21 +18,23 @@ dedup_resolver::dedup_resolver(unsigned const threads) : threads_{threads < 1 ? 
     reserve_openmp_threads(threads_);
 }
 
-void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
-                             bool const exact_hits, std::vector<unit_result> & results)
+void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
+                             decision_rule const & rule, bool const exact_hits,
+                             std::vector<unit_result> & results)
 {
     std::size_t const n = keys.units();
     results.resize(n);
     std::uint64_t const tracked = prepare(filter, keys, rule, exact_hits);
-    // Table capacity: a power of two >= 2 x the keys that may be tracked in this batch (small when most units
-    // are decided before the batch, so that the table stays in cache).
+    // Table capacity: a power of two >= 2 x the keys that may be tracked in this batch (small when
+    // most units are decided before the batch, so that the table stays in cache).
     table_.reset(tracked, 1024);
     for (std::size_t u = 0; u < n; ++u)
     {
         std::uint32_t const c = keys.count[u];
         std::uint32_t hits = hits_before_[u];
         std::uint64_t const need = need_[u];
-        // Counts added inside the batch only raise counts: enough hits before the batch decide "known".
+        // Counts added inside the batch only raise counts: enough hits before the batch decide
+        // "known".
         if (hits >= need && !exact_hits)
         {
             results[u] = unit_result{c, hits, true};
@@ -46,8 +49,8 @@ void dedup_resolver::resolve(any_filter const & filter, batch_keys const & keys,
     }
 }
 
-// Parallel pre-pass: hits before the batch, hits needed, and the collision keys and their hashes of the keys
-// still below min_count. Only the table probes of resolve() are serial.
+// Parallel pre-pass: hits before the batch, hits needed, and the collision keys and their hashes of
+// the keys still below min_count. Only the table probes of resolve() are serial.
 std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys const & keys,
                                       decision_rule const & rule, bool const exact_hits)
 {
@@ -65,8 +68,8 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
     }
     hits_before_.resize(n);
     need_.resize(n);
-    // keys that may be tracked: below min_count, in units not decided before the batch but the last one (a
-    // long record alone in its batch needs no table)
+    // keys that may be tracked: below min_count, in units not decided before the batch but the last
+    // one (a long record alone in its batch needs no table)
     std::uint64_t tracked = 0;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256) reduction(+ : tracked)
     for (std::size_t u = 0; u < n; ++u)
@@ -93,7 +96,8 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
     return tracked;
 }
 
-// slots_[0, m) = the indices in unit u of its keys below min_count (m returned), their home slots prefetched.
+// slots_[0, m) = the indices in unit u of its keys below min_count (m returned), their home slots
+// prefetched.
 std::uint32_t dedup_resolver::keys_below(batch_keys const & keys, std::size_t const u,
                                          decision_rule const & rule)
 {
@@ -108,8 +112,8 @@ std::uint32_t dedup_resolver::keys_below(batch_keys const & keys, std::size_t co
     return m;
 }
 
-// The keys of unit u below min_count (slots_[0, m)) that the additions of earlier novel units of the batch
-// raise to min_count.
+// The keys of unit u below min_count (slots_[0, m)) that the additions of earlier novel units of
+// the batch raise to min_count.
 std::uint32_t dedup_resolver::hits_added(batch_keys const & keys, std::size_t const u,
                                          decision_rule const & rule, std::uint32_t const m) const
 {
@@ -123,8 +127,8 @@ std::uint32_t dedup_resolver::hits_added(batch_keys const & keys, std::size_t co
     return extra;
 }
 
-// Unit u is novel: its keys below min_count (slots_[0, m)) are counted in the table (keys already at
-// min_count are hits for every later unit anyway).
+// Unit u is novel: its keys below min_count (slots_[0, m)) are counted in the table (keys already
+// at min_count are hits for every later unit anyway).
 void dedup_resolver::track(batch_keys const & keys, std::size_t const u, std::uint32_t const m)
 {
     std::uint64_t const off = keys.offset[u];

@@ -1,6 +1,6 @@
-// dedup by speculation (dedup_speculator): a sample predicts each unit's class, the units predicted novel
-// add their k-mers at once, and those that turn out known are rolled back, for the serial definition's
-// classes and filter contents.
+// dedup by speculation (dedup_speculator): a sample predicts each unit's class, the units predicted
+// novel add their k-mers at once, and those that turn out known are rolled back, for the serial
+// definition's classes and filter contents.
 #include "engine_detail.hpp"
 #include <ksieve/engine/dedup.hpp>
 #include <ksieve/engine/resources.hpp>
@@ -20,14 +20,18 @@ using detail::full_message;
 
 namespace
 {
-// Sampled positions are 0, 16, 32, ... (dedup_speculator stride 16); the others are visited offset by offset
-// in this order (bit-reversed, so the first ones spread over the read), each offset's positions increasing.
+// Sampled positions are 0, 16, 32, ... (dedup_speculator stride 16); the others are visited offset
+// by offset in this order (bit-reversed, so the first ones spread over the read), each offset's
+// positions increasing.
 constexpr std::uint32_t stride = 16;
-constexpr std::array<std::uint32_t, stride - 1> spread{8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+constexpr std::array<std::uint32_t, stride - 1> spread{8, 4, 12, 2, 10, 6, 14, 1,
+                                                       9, 5, 13, 3, 11, 7, 15};
 
-// fn(j) for the non-sampled positions j of a unit of c keys with ranks t0 <= t < t1 in the spread order.
+// fn(j) for the non-sampled positions j of a unit of c keys with ranks t0 <= t < t1 in the spread
+// order.
 template <typename Fn>
-void for_rest(std::uint32_t const c, std::uint32_t const t0, std::uint32_t const t1, Fn && fn) noexcept
+void for_rest(std::uint32_t const c, std::uint32_t const t0, std::uint32_t const t1,
+              Fn && fn) noexcept
 {
     std::uint32_t t = 0;
     for (std::uint32_t const o : spread)
@@ -53,24 +57,26 @@ constexpr std::uint32_t rest_of(std::uint32_t const c) noexcept
     return c - sampled_of(c);
 }
 
-// A unit is predicted known when its sample has at least 0.6 x the hit fraction asked: leaning to "known"
-// because a wrong guess of known costs some lookups, a wrong guess of novel adding and removing all its
-// k-mers (on 2 M reads at C = 20, sampling every 8th k-mer: 0.3% of the units rolled back, against 1.5% with
-// the plain fraction; every 16th: 0.4%).
+// A unit is predicted known when its sample has at least 0.6 x the hit fraction asked: leaning to
+// "known" because a wrong guess of known costs some lookups, a wrong guess of novel adding and
+// removing all its k-mers (on 2 M reads at C = 20, sampling every 8th k-mer: 0.3% of the units
+// rolled back, against 1.5% with the plain fraction; every 16th: 0.4%).
 constexpr double lean_known = 0.6;
 
-// Rounds of lookups for the units predicted known: rounds 0 to 2 ask for the fewest k-mers that could make a
-// unit known (from round 1 on 1.5 x that: earlier misses show the unit needs more), round 3 for all the rest.
+// Rounds of lookups for the units predicted known: rounds 0 to 2 ask for the fewest k-mers that
+// could make a unit known (from round 1 on 1.5 x that: earlier misses show the unit needs more),
+// round 3 for all the rest.
 constexpr unsigned last_round = 3;
 
-// A unit of more k-mers than this (a contig, a chromosome) has its own earlier copies of its k-mers counted
-// by sorting them (make_exact_sorted) rather than in a table: the tables of every thread sized for the
-// longest unit would cost 32 to 64 bytes per k-mer of it.
+// A unit of more k-mers than this (a contig, a chromosome) has its own earlier copies of its k-mers
+// counted by sorting them (make_exact_sorted) rather than in a table: the tables of every thread
+// sized for the longest unit would cost 32 to 64 bytes per k-mer of it.
 constexpr std::uint32_t table_keys = std::uint32_t{1} << 16;
 } // namespace
 
 dedup_speculator::dedup_speculator(unsigned const threads)
-    : threads_{threads < 1 ? 1u : threads}, scratch_(threads_), part_count_(threads_), dups_(threads_)
+    : threads_{threads < 1 ? 1u : threads}, scratch_(threads_), part_count_(threads_),
+      dups_(threads_)
 {
     reserve_openmp_threads(threads_);
 }
@@ -84,8 +90,8 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, decisio
     hits_.assign(n, 0);
     speculated_.assign(n, 0);
     flat_offset_.resize(n + 1);
-    // 1. a sample of every unit predicts its class; the units predicted known are confirmed by lookups, the
-    // others are speculated novel
+    // 1. a sample of every unit predicts its class; the units predicted known are confirmed by
+    // lookups, the others are speculated novel
     predict(filter, keys, rule);
     confirm_predicted_known(filter, keys, rule, results);
     // 2. the speculated units' k-mers are added to the filter
@@ -98,8 +104,8 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, decisio
     learn_hits(filter, keys, rule.min_count, rolled_back);
 }
 
-// hit_keys_ holds the hits of one min_count: from another min_count on, lookups go to the filter (with
-// min_count 1 every key is a hit, and the set would copy the filter).
+// hit_keys_ holds the hits of one min_count: from another min_count on, lookups go to the filter
+// (with min_count 1 every key is a hit, and the set would copy the filter).
 void dedup_speculator::choose_hit_lookups(any_filter const & filter, std::uint64_t const min_count)
 {
     if (hit_keys_min_count_ == 0 && filter.stats().total_count == 0)
@@ -114,10 +120,11 @@ void dedup_speculator::drop_hit_keys()
     hit_keys_ = hit_set{};
 }
 
-// flat_offset_[u + 1] holds the number of keys of unit u to take: flat_offset_ becomes their offsets, and
-// take(u, put) calls put(key) for the keys of u, which land in flat_keys_[flat_offset_[u], ...). \returns
-// the number of keys.
-template <typename Take> std::size_t dedup_speculator::gather(std::size_t const n, Take const & take)
+// flat_offset_[u + 1] holds the number of keys of unit u to take: flat_offset_ becomes their
+// offsets, and take(u, put) calls put(key) for the keys of u, which land in
+// flat_keys_[flat_offset_[u], ...). \returns the number of keys.
+template <typename Take>
+std::size_t dedup_speculator::gather(std::size_t const n, Take const & take)
 {
     flat_offset_[0] = 0;
     for (std::size_t u = 0; u < n; ++u)
@@ -134,9 +141,11 @@ template <typename Take> std::size_t dedup_speculator::gather(std::size_t const 
     return total;
 }
 
-// Step 1, the sample: k-mers 0, 16, 32, ... of each unit are looked up. A unit whose sample leans known is
-// predicted known (hits_[u]: the sample's hits), any other unit with k-mers is speculated novel.
-void dedup_speculator::predict(any_filter const & filter, batch_keys const & keys, decision_rule const & rule)
+// Step 1, the sample: k-mers 0, 16, 32, ... of each unit are looked up. A unit whose sample leans
+// known is predicted known (hits_[u]: the sample's hits), any other unit with k-mers is speculated
+// novel.
+void dedup_speculator::predict(any_filter const & filter, batch_keys const & keys,
+                               decision_rule const & rule)
 {
     std::size_t const n = keys.units();
 #pragma omp parallel for num_threads(threads_) schedule(static)
@@ -145,7 +154,8 @@ void dedup_speculator::predict(any_filter const & filter, batch_keys const & key
     std::size_t const sampled = gather(n,
                                        [&](std::size_t const u, auto && put) noexcept
                                        {
-                                           std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+                                           std::uint64_t const * const k =
+                                               keys.keys.data() + keys.offset[u];
                                            for (std::uint32_t j = 0; j < keys.count[u]; j += stride)
                                                put(k[j]);
                                        });
@@ -164,12 +174,14 @@ void dedup_speculator::predict(any_filter const & filter, batch_keys const & key
     }
 }
 
-// Step 1, the units predicted known: their other k-mers are looked up in rounds. Each round asks an undecided
-// unit for the fewest further k-mers that could make it known (its last round for all the rest), in a spread
-// order so that the k-mers lost to one sequencing error do not all come first. A unit stops when it is known
-// (before the batch, so known for certain), or is speculated when its misses leave too few k-mers for that.
+// Step 1, the units predicted known: their other k-mers are looked up in rounds. Each round asks an
+// undecided unit for the fewest further k-mers that could make it known (its last round for all the
+// rest), in a spread order so that the k-mers lost to one sequencing error do not all come first. A
+// unit stops when it is known (before the batch, so known for certain), or is speculated when its
+// misses leave too few k-mers for that.
 void dedup_speculator::confirm_predicted_known(any_filter const & filter, batch_keys const & keys,
-                                               decision_rule const & rule, std::vector<unit_result> & results)
+                                               decision_rule const & rule,
+                                               std::vector<unit_result> & results)
 {
     std::size_t const n = keys.units();
     need_.resize(n);
@@ -191,15 +203,16 @@ void dedup_speculator::confirm_predicted_known(any_filter const & filter, batch_
     }
 }
 
-// The keys that a round asks of the active units, into flat_keys_ (flat_offset_ per unit). \returns their
-// number.
+// The keys that a round asks of the active units, into flat_keys_ (flat_offset_ per unit). \returns
+// their number.
 std::size_t dedup_speculator::gather_round(batch_keys const & keys, unsigned const round)
 {
     std::fill(flat_offset_.begin(), flat_offset_.end(), 0);
     for (std::uint32_t const u : active_)
     {
         std::uint32_t const left = rest_of(keys.count[u]) - looked_[u];
-        if (hits_[u] + left >= need_[u]) // else it cannot be known before the batch: speculated below
+        if (hits_[u] + left >=
+            need_[u]) // else it cannot be known before the batch: speculated below
         {
             double const ask = round == 0 ? 1.0 : 1.5;
             std::uint32_t const want = static_cast<std::uint32_t>(
@@ -243,11 +256,13 @@ void dedup_speculator::settle_round(batch_keys const & keys, decision_rule const
     active_.resize(still);
 }
 
-// Step 2: the keys of the speculated units are added, by shard in input order; old_[p] = the count key p had
-// just before its addition. Per shard, the positions of the keys that reached min_count by their addition
-// move to the front of its part_pos_ range (candidates_[s] of them), for learn_hits().
+// Step 2: the keys of the speculated units are added, by shard in input order; old_[p] = the count
+// key p had just before its addition. Per shard, the positions of the keys that reached min_count
+// by their addition move to the front of its part_pos_ range (candidates_[s] of them), for
+// learn_hits().
 void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & keys,
-                                      std::uint64_t const min_count, std::string const & filter_name)
+                                      std::uint64_t const min_count,
+                                      std::string const & filter_name)
 {
     std::size_t const n = keys.units();
     std::size_t const shards = filter.num_shards();
@@ -264,8 +279,8 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
         old_.resize(total_keys);
         cks_.resize(total_keys);
     }
-    detail::partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start_, part_,
-                                     &part_pos_);
+    detail::partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start_,
+                                     part_, &part_pos_);
     work_.added += start_[shards];
     candidates_.assign(shards, 0);
     std::atomic<bool> full{false};
@@ -276,8 +291,8 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
         if (a == b)
             continue;
         // old counts land in cks_ (by part position) first, then move to their key's position
-        if (filter.add_batch(s, std::span<std::uint64_t const>{part_.data() + a, b - a}, cks_.data() + a) !=
-            insert_status::ok)
+        if (filter.add_batch(s, std::span<std::uint64_t const>{part_.data() + a, b - a},
+                             cks_.data() + a) != insert_status::ok)
             full.store(true, std::memory_order_relaxed);
         std::uint64_t m = a;
         for (std::uint64_t i = a; i < b; ++i)
@@ -293,16 +308,17 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
         throw full_error{full_message(filter, filter_name)};
 }
 
-// Step 3: per speculated unit, the hits it would have while every earlier speculated unit is novel. The
-// counts seen include the unit's own earlier copies of a key, so they only overstate hits: a unit that is not
-// known by them is novel, and only the others need those copies taken off (make_exact).
+// Step 3: per speculated unit, the hits it would have while every earlier speculated unit is novel.
+// The counts seen include the unit's own earlier copies of a key, so they only overstate hits: a
+// unit that is not known by them is novel, and only the others need those copies taken off
+// (make_exact).
 void dedup_speculator::count_speculated_hits(any_filter const & filter, batch_keys const & keys,
                                              decision_rule const & rule)
 {
     std::size_t const n = keys.units();
     exact_.assign(n, 0);
-    // the per-thread tables get their size here, outside the parallel loop (which must not allocate); the
-    // longer units are made exact after it
+    // the per-thread tables get their size here, outside the parallel loop (which must not
+    // allocate); the longer units are made exact after it
     std::uint32_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
         if (speculated_[u] && keys.count[u] <= table_keys)
@@ -347,10 +363,11 @@ std::uint32_t dedup_speculator::count_hits(batch_keys const & keys, std::size_t 
     return h;
 }
 
-// old_ of unit u without the unit's own earlier copies of each key (counted by collision key in dup, whose
-// capacity must hold the unit's keys); cks_ of its keys = their collision keys; exact_[u] = 1.
-void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & keys, std::size_t const u,
-                                  detail::stamp_table & dup) noexcept
+// old_ of unit u without the unit's own earlier copies of each key (counted by collision key in
+// dup, whose capacity must hold the unit's keys); cks_ of its keys = their collision keys;
+// exact_[u] = 1.
+void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & keys,
+                                  std::size_t const u, detail::stamp_table & dup) noexcept
 {
     std::uint64_t const off = keys.offset[u];
     std::uint32_t const c = keys.count[u];
@@ -364,8 +381,9 @@ void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & 
     exact_[u] = 1;
 }
 
-// make_exact() without a table: the unit's positions sorted by (collision key, position), so that the
-// copies of a key follow each other in input order. For long units (no allocation but order_'s growth).
+// make_exact() without a table: the unit's positions sorted by (collision key, position), so that
+// the copies of a key follow each other in input order. For long units (no allocation but order_'s
+// growth).
 void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys const & keys,
                                          std::size_t const u)
 {
@@ -378,7 +396,8 @@ void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys c
         order_[j] = j;
     }
     std::uint64_t const * const ck = cks_.data() + off;
-    std::sort(order_.begin(), order_.end(), [&](std::uint32_t const a, std::uint32_t const b)
+    std::sort(order_.begin(), order_.end(),
+              [&](std::uint32_t const a, std::uint32_t const b)
               { return ck[a] < ck[b] || (ck[a] == ck[b] && a < b); });
     std::uint32_t copies = 0; // earlier copies of the key at order_[i]
     for (std::uint32_t i = 0; i < c; ++i)
@@ -389,11 +408,12 @@ void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys c
     exact_[u] = 1;
 }
 
-// Step 4, serial in input order: each speculated unit is decided; one that is known is rolled back (its keys
-// go to rollback_, and the counts seen by later units are corrected). \returns whether any unit was rolled
-// back.
+// Step 4, serial in input order: each speculated unit is decided; one that is known is rolled back
+// (its keys go to rollback_, and the counts seen by later units are corrected). \returns whether
+// any unit was rolled back.
 bool dedup_speculator::decide_in_order(any_filter const & filter, batch_keys const & keys,
-                                       decision_rule const & rule, std::vector<unit_result> & results)
+                                       decision_rule const & rule,
+                                       std::vector<unit_result> & results)
 {
     rollback_.clear();
     bool corrected = false;
@@ -402,8 +422,8 @@ bool dedup_speculator::decide_in_order(any_filter const & filter, batch_keys con
         if (!speculated_[u])
             continue;
         std::uint32_t const c = keys.count[u];
-        // hits_[u] is an upper bound (corrections and copies only take hits off): a unit it leaves novel is
-        // novel, without a look at its keys
+        // hits_[u] is an upper bound (corrections and copies only take hits off): a unit it leaves
+        // novel is novel, without a look at its keys
         std::uint32_t h =
             corrected && rule.known(hits_[u], c) ? corrected_hits(filter, keys, u, rule) : hits_[u];
         if (rule.known(h, c) && !exact_[u])
@@ -426,7 +446,8 @@ bool dedup_speculator::decide_in_order(any_filter const & filter, batch_keys con
 
 // The hits of unit u by old_ with the copies added by earlier rolled-back units taken off.
 std::uint32_t dedup_speculator::corrected_hits(any_filter const & filter, batch_keys const & keys,
-                                               std::size_t const u, decision_rule const & rule) const noexcept
+                                               std::size_t const u,
+                                               decision_rule const & rule) const noexcept
 {
     std::uint64_t const off = keys.offset[u];
     std::uint32_t h = 0;
@@ -434,16 +455,18 @@ std::uint32_t dedup_speculator::corrected_hits(any_filter const & filter, batch_
     {
         std::uint64_t v = old_[off + j];
         if (rule.hit(v))
-            v -= rolled_back_copies(exact_[u] ? cks_[off + j] : filter.collision_key(keys.keys[off + j]));
+            v -= rolled_back_copies(exact_[u] ? cks_[off + j]
+                                              : filter.collision_key(keys.keys[off + j]));
         h += rule.hit(v);
     }
     return h;
 }
 
-// Unit u (exact_[u]: cks_ holds its collision keys) turned out known: its keys are counted in corrections_
-// and marked in correction_bits_, and queued in rollback_. `first`: the batch's first rollback.
-void dedup_speculator::roll_back(any_filter const & filter, batch_keys const & keys, std::size_t const u,
-                                 bool const first)
+// Unit u (exact_[u]: cks_ holds its collision keys) turned out known: its keys are counted in
+// corrections_ and marked in correction_bits_, and queued in rollback_. `first`: the batch's first
+// rollback.
+void dedup_speculator::roll_back(any_filter const & filter, batch_keys const & keys,
+                                 std::size_t const u, bool const first)
 {
     std::uint64_t const off = keys.offset[u];
     std::uint32_t const c = keys.count[u];
@@ -470,8 +493,8 @@ void dedup_speculator::roll_back(any_filter const & filter, batch_keys const & k
     ++work_.rolled_back_units;
 }
 
-// The copies of collision key ck that the batch's rolled-back units added (0 for most keys after one bit).
-// \pre a unit of this batch was rolled back.
+// The copies of collision key ck that the batch's rolled-back units added (0 for most keys after
+// one bit). \pre a unit of this batch was rolled back.
 std::uint32_t dedup_speculator::rolled_back_copies(std::uint64_t const ck) const noexcept
 {
     std::uint64_t const bit = mix64(ck) & (correction_bits_.size() * 64 - 1);
@@ -480,15 +503,17 @@ std::uint32_t dedup_speculator::rolled_back_copies(std::uint64_t const ck) const
     return corrections_.find(ck);
 }
 
-// Step 5: the rolled-back units' keys leave the filter, shard by shard in parallel (a table is the same for
-// any order of removals: deterministic).
+// Step 5: the rolled-back units' keys leave the filter, shard by shard in parallel (a table is the
+// same for any order of removals: deterministic).
 void dedup_speculator::remove_rolled_back(any_filter & filter, std::string const & filter_name)
 {
     if (!rollback_.empty())
     {
-        // the lookups of this batch are done: the first thread's lookup scratch sorts the keys by shard
+        // the lookups of this batch are done: the first thread's lookup scratch sorts the keys by
+        // shard
         batch_engine_query_scratch & s = scratch_[0];
-        detail::partition_by_shard(filter, rollback_.data(), rollback_.size(), s.part, s.index, s.start);
+        detail::partition_by_shard(filter, rollback_.data(), rollback_.size(), s.part, s.index,
+                                   s.start);
         std::size_t const shards = filter.num_shards();
         std::atomic<bool> failed{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
@@ -497,7 +522,8 @@ void dedup_speculator::remove_rolled_back(any_filter & filter, std::string const
                 if (!filter.remove(rollback_[s.index[p]], 1))
                     failed.store(true, std::memory_order_relaxed);
         if (failed.load())
-            throw error{"internal error: dedup could not remove a k-mer it added (" + filter_name + ")"};
+            throw error{"internal error: dedup could not remove a k-mer it added (" + filter_name +
+                        ")"};
     }
     work_.removed += rollback_.size();
 }
@@ -513,10 +539,11 @@ void dedup_speculator::lookup(any_filter const & filter, std::size_t const n)
     work_.lookups += n;
 }
 
-// Like lookup(), for keys that only need to be told hit (count >= min_count before the batch) or not:
-// flat_values_[i] = min_count if flat_keys_[i] is in hit_keys_, else 0. hit_keys_ holds only keys that are
-// hits, so a unit's hits counted this way never exceed its true hits (a few keys sharing a fingerprint with
-// a hit may be missed): a unit it makes known is known, and any other unit is speculated, which is exact.
+// Like lookup(), for keys that only need to be told hit (count >= min_count before the batch) or
+// not: flat_values_[i] = min_count if flat_keys_[i] is in hit_keys_, else 0. hit_keys_ holds only
+// keys that are hits, so a unit's hits counted this way never exceed its true hits (a few keys
+// sharing a fingerprint with a hit may be missed): a unit it makes known is known, and any other
+// unit is speculated, which is exact.
 void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const n,
                                    std::uint64_t const min_count)
 {
@@ -536,26 +563,26 @@ void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const 
     work_.hit_lookups += n;
 }
 
-// After a batch: the keys whose addition found min_count - 1 (candidates_, per shard, at the front of
-// each shard's part_pos_ range) and whose count is still >= min_count after the rollbacks join hit_keys_.
-// Counts before a batch never fall, and a key can only reach min_count through such an addition, so
-// hit_keys_ is then every key added with a count >= min_count. Its tables may take at most half the
-// filter's bytes (16 MiB at least), growth included; beyond, hit_keys_ is dropped and lookups go to the
-// filter again.
+// After a batch: the keys whose addition found min_count - 1 (candidates_, per shard, at the front
+// of each shard's part_pos_ range) and whose count is still >= min_count after the rollbacks join
+// hit_keys_. Counts before a batch never fall, and a key can only reach min_count through such an
+// addition, so hit_keys_ is then every key added with a count >= min_count. Its tables may take at
+// most half the filter's bytes (16 MiB at least), growth included; beyond, hit_keys_ is dropped and
+// lookups go to the filter again.
 void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & keys,
                                   std::uint64_t const min_count, bool const rolled_back)
 {
     if (!use_hit_keys_)
         return;
-    // A candidate's count is >= min_count unless a rolled-back key shares its collision key: only those
-    // (the front of flat_keys_; the others fill it from the back) are looked up again.
+    // A candidate's count is >= min_count unless a rolled-back key shares its collision key: only
+    // those (the front of flat_keys_; the others fill it from the back) are looked up again.
     std::size_t total = 0, doubtful = 0;
     for (std::uint64_t const c : candidates_)
         total += c;
     if (flat_keys_.size() < total)
         flat_keys_.resize(total);
-    // in parallel over shards: each shard's candidates go to their place in cand_keys_ (shard order), with
-    // a flag for the doubtful ones; then, serially, the split
+    // in parallel over shards: each shard's candidates go to their place in cand_keys_ (shard
+    // order), with a flag for the doubtful ones; then, serially, the split
     std::size_t const shards = candidates_.size();
     cand_start_.assign(shards + 1, 0);
     for (std::size_t s = 0; s < shards; ++s)

@@ -1,5 +1,5 @@
-// The batch engine: keys of record batches, their lookups (max over filters, the parts of a split counted
-// as their merge), per-unit decisions, and insertions shard by shard in input order.
+// The batch engine: keys of record batches, their lookups (max over filters, the parts of a split
+// counted as their merge), per-unit decisions, and insertions shard by shard in input order.
 #include "engine_detail.hpp"
 #include <ksieve/engine/early_classify.hpp> // complete for the destruction of batch_engine::early_
 #include <ksieve/engine/engine.hpp>
@@ -27,15 +27,17 @@ std::string full_message(any_filter const & filter, std::string const & filter_n
         filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
     // A shard that doubles needs twice its bytes more: a growth refused by the memory budget.
     std::uint64_t const used = charged_memory();
-    if (filter.type() == filter_type::quotient && used + 2 * (used / filter.num_shards()) > memory_limit())
+    if (filter.type() == filter_type::quotient &&
+        used + 2 * (used / filter.num_shards()) > memory_limit())
         return what + " cannot grow: it holds " + format_bytes(used) + " of the memory limit of " +
                format_bytes(memory_limit()) +
                (memory_limit_is_explicit() ? " (raise --max-memory)" : " (the machine's memory)");
     if (filter.type() == filter_type::quotient)
-        return what +
-               " is full: the quotient filter cannot grow further, its fingerprints (sized by --expected) "
-               "have too few remainder bits left (raise --expected, or leave it out for the default design "
-               "size of 2^30 k-mers)";
+        return what + " is full: the quotient filter cannot grow further, its fingerprints (sized "
+                      "by --expected) "
+                      "have too few remainder bits left (raise --expected, or leave it out for the "
+                      "default design "
+                      "size of 2^30 k-mers)";
     return what + " is full: the " + std::string{to_string(filter.type())} +
            " filter cannot take more k-mers (raise --expected, or use --type qf, which grows)";
 }
@@ -56,7 +58,8 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
         part.resize(n);
         index.resize(n);
     }
-    // start[s] becomes the running insert position; afterwards start[s] = end of shard s = start of s + 1.
+    // start[s] becomes the running insert position; afterwards start[s] = end of shard s = start of
+    // s + 1.
     for (std::size_t i = 0; i < n; ++i)
     {
         std::size_t const s = f.shard_of(keys[i]);
@@ -70,11 +73,12 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
     start[0] = 0;
 }
 
-// The filters' units (unit[i]: the first filter of filter i's unit). The quotient-filter parts of one split
-// (build --part) whose parts do not overlap count as one filter, their merge: a k-mer's count is the sum of
-// theirs, as in the full build, where a fingerprint that keys of several parts share holds their summed
-// count. Every other filter is a unit of its own.
-void assign_units(std::span<any_filter const * const> const filters, std::vector<std::uint32_t> & unit)
+// The filters' units (unit[i]: the first filter of filter i's unit). The quotient-filter parts of
+// one split (build --part) whose parts do not overlap count as one filter, their merge: a k-mer's
+// count is the sum of theirs, as in the full build, where a fingerprint that keys of several parts
+// share holds their summed count. Every other filter is a unit of its own.
+void assign_units(std::span<any_filter const * const> const filters,
+                  std::vector<std::uint32_t> & unit)
 {
     std::size_t const nf = filters.size();
     unit.resize(nf);
@@ -87,7 +91,8 @@ void assign_units(std::span<any_filter const * const> const filters, std::vector
     };
     auto overlap = [&](std::size_t const i, std::size_t const j)
     {
-        std::vector<std::uint64_t> const &a = filters[i]->parts().held, &b = filters[j]->parts().held;
+        std::vector<std::uint64_t> const &a = filters[i]->parts().held,
+                                         &b = filters[j]->parts().held;
         for (std::size_t w = 0; w < a.size() && w < b.size(); ++w)
             if ((a[w] & b[w]) != 0)
                 return true;
@@ -116,9 +121,9 @@ void assign_units(std::span<any_filter const * const> const filters, std::vector
     }
 }
 
-// out[j] = count of keys[j] in filter f, for n keys (one thread). A filter that counts whole keys across its
-// shards in one pipeline (any_filter::count_keys) takes them as they are; the others are given the keys
-// partitioned by shard.
+// out[j] = count of keys[j] in filter f, for n keys (one thread). A filter that counts whole keys
+// across its shards in one pipeline (any_filter::count_keys) takes them as they are; the others are
+// given the keys partitioned by shard.
 void count_in(any_filter const & f, std::uint64_t const * const keys, std::size_t const n,
               std::uint64_t * const counts, batch_engine_query_scratch & s)
 {
@@ -136,9 +141,9 @@ void count_in(any_filter const & f, std::uint64_t const * const keys, std::size_
         for (std::size_t p = 0; p < n; ++p)
             counts[s.index[p]] = s.result[p];
     }
-    // A Bloom or cuckoo filter of some parts of the key space (build --part) answers only for keys there:
-    // elsewhere its answers could only be false positives. A quotient filter part keeps them: a fingerprint
-    // it shares with a key of another part answers as in the full build.
+    // A Bloom or cuckoo filter of some parts of the key space (build --part) answers only for keys
+    // there: elsewhere its answers could only be false positives. A quotient filter part keeps
+    // them: a fingerprint it shares with a key of another part answers as in the full build.
     key_parts const & parts = f.parts();
     if (!parts.complete() && f.type() != filter_type::quotient)
         for (std::size_t p = 0; p < n; ++p)
@@ -174,9 +179,11 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
     }
 }
 
-void query_keys_parallel(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
-                         std::size_t const n, std::uint64_t * const best,
-                         std::span<batch_engine_query_scratch> const scratch, unsigned const threads)
+void query_keys_parallel(std::span<any_filter const * const> const filters,
+                         std::uint64_t const * const keys, std::size_t const n,
+                         std::uint64_t * const best,
+                         std::span<batch_engine_query_scratch> const scratch,
+                         unsigned const threads)
 {
     region_error failure;
 #pragma omp parallel num_threads(threads)
@@ -198,8 +205,8 @@ using detail::query_keys;
 
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)
-    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed},
-      threads_{std::max(1u, threads)}
+    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(
+                                                                                     1u, threads)}
 {
     reserve_openmp_threads(threads_);
     if (range != nullptr && range->count > 1)
@@ -224,8 +231,8 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
     for (std::size_t step = 1; lo > 0 && valid_in(lo, b) == 0; step *= 2)
         lo = b > step ? b - step : 0;
     std::size_t hi = e;
-    for (std::size_t step = std::max<std::size_t>(w - 1, 1); hi < positions && valid_in(e, hi) < w - 1;
-         step *= 2)
+    for (std::size_t step = std::max<std::size_t>(w - 1, 1);
+         hi < positions && valid_in(e, hi) < w - 1; step *= 2)
         hi = std::min(positions, e + step);
     std::size_t const span = hi > lo ? hi - lo : 0;
     if (s.keys.size() < span)
@@ -251,13 +258,15 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
 
 // sequences(u, fn) calls fn(piece) for each piece of unit u (one, or two for a pair).
 template <typename Sequences>
-void batch_engine::extract_units(std::size_t const n, Sequences const & sequences, batch_keys & out) const
+void batch_engine::extract_units(std::size_t const n, Sequences const & sequences,
+                                 batch_keys & out) const
 {
     out.count.resize(n);
     out.offset.resize(n + 1);
-    // Without a key range or sampling the number of keys of a unit is known before hashing: exact offsets.
-    // Otherwise offsets are upper bounds, and a sampled batch is compacted afterwards, so that the keys of
-    // consecutive units are contiguous (a range keeps its gaps: build --part only inserts).
+    // Without a key range or sampling the number of keys of a unit is known before hashing: exact
+    // offsets. Otherwise offsets are upper bounds, and a sampled batch is compacted afterwards, so
+    // that the keys of consecutive units are contiguous (a range keeps its gaps: build --part only
+    // inserts).
     std::size_t const k = kmer_.k;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
@@ -330,7 +339,8 @@ void batch_engine::extract(io::record_batch const & r1, io::record_batch const *
         out);
 }
 
-void batch_engine::extract_windows(std::span<sequence_piece const> const windows, batch_keys & out) const
+void batch_engine::extract_windows(std::span<sequence_piece const> const windows,
+                                   batch_keys & out) const
 {
     extract_units(
         windows.size(), [&](std::size_t const u, auto && fn) { fn(windows[u]); }, out);
@@ -360,7 +370,8 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
         keys.values.resize(total);
     if (scratch_.size() < threads_)
         scratch_.resize(threads_);
-    detail::query_keys_parallel(filters, keys.keys.data(), total, keys.values.data(), scratch_, threads_);
+    detail::query_keys_parallel(filters, keys.keys.data(), total, keys.values.data(), scratch_,
+                                threads_);
 }
 
 void batch_engine::decide(batch_keys const & keys, decision_rule const & rule,
@@ -380,8 +391,8 @@ void batch_engine::decide(batch_keys const & keys, decision_rule const & rule,
 }
 
 void batch_engine::insert(any_filter & filter, batch_keys const & keys,
-                          std::vector<unit_result> const * const only_novel, std::string const & filter_name,
-                          std::uint64_t const skip_at)
+                          std::vector<unit_result> const * const only_novel,
+                          std::string const & filter_name, std::uint64_t const skip_at)
 {
     bool const skip = skip_at > 0;
     std::size_t const shards = filter.num_shards();
@@ -399,23 +410,26 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys,
                     fn(p);
         }
     };
-    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start, part, nullptr);
+    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start, part,
+                             nullptr);
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t s = 0; s < shards; ++s)
     {
         if (start[s + 1] == start[s])
             continue;
-        if (filter.insert_batch(s, std::span<std::uint64_t const>{
-                                       part.data() + start[s], start[s + 1] - start[s]}) != insert_status::ok)
+        if (filter.insert_batch(s, std::span<std::uint64_t const>{part.data() + start[s],
+                                                                  start[s + 1] - start[s]}) !=
+            insert_status::ok)
             full.store(true, std::memory_order_relaxed);
     }
     if (full.load())
         throw full_error{full_message(filter, filter_name)};
 }
 
-void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
-                                std::vector<unit_result> & results, std::string const & filter_name) const
+void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys,
+                                decision_rule const & rule, std::vector<unit_result> & results,
+                                std::string const & filter_name) const
 {
     std::size_t const n = keys.units();
     results.resize(n);

@@ -16,19 +16,20 @@ namespace ksieve::detail
 // The error message for a filter that takes no more k-mers, with advice that fits its type.
 [[nodiscard]] std::string full_message(any_filter const & filter, std::string const & filter_name);
 
-// Counting sort of keys[0, n) by shard into part (stable), with index[p] the key's position; start[s] is
-// the first position of shard s afterwards.
+// Counting sort of keys[0, n) by shard into part (stable), with index[p] the key's position;
+// start[s] is the first position of shard s afterwards.
 void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::size_t n,
                         std::vector<std::uint64_t> & part, std::vector<std::uint32_t> & index,
                         std::vector<std::size_t> & start);
 
-// best[j] = max over the filters of count(keys[j]), for n keys (one thread); the quotient-filter parts of one
-// split that do not overlap count as one filter, their counts added (their merge's counts).
-void query_keys(std::span<any_filter const * const> filters, std::uint64_t const * keys, std::size_t n,
-                std::uint64_t * best, batch_engine_query_scratch & s);
+// best[j] = max over the filters of count(keys[j]), for n keys (one thread); the quotient-filter
+// parts of one split that do not overlap count as one filter, their counts added (their merge's
+// counts).
+void query_keys(std::span<any_filter const * const> filters, std::uint64_t const * keys,
+                std::size_t n, std::uint64_t * best, batch_engine_query_scratch & s);
 
-// The part of n items that the calling thread of an OpenMP parallel region takes: thread t of nt takes the
-// contiguous range [n t / nt, n (t + 1) / nt), the same split on every call.
+// The part of n items that the calling thread of an OpenMP parallel region takes: thread t of nt
+// takes the contiguous range [n t / nt, n (t + 1) / nt), the same split on every call.
 struct thread_share
 {
     std::size_t thread;  // omp_get_thread_num()
@@ -42,21 +43,22 @@ struct thread_share
     return thread_share{t, nt, n * t / nt, n * (t + 1) / nt};
 }
 
-// query_keys() over n keys by `threads` threads, each over its contiguous share (share_of) with its own
-// scratch. \pre scratch.size() >= threads.
+// query_keys() over n keys by `threads` threads, each over its contiguous share (share_of) with its
+// own scratch. \pre scratch.size() >= threads.
 void query_keys_parallel(std::span<any_filter const * const> filters, std::uint64_t const * keys,
-                         std::size_t n, std::uint64_t * best, std::span<batch_engine_query_scratch> scratch,
-                         unsigned threads);
+                         std::size_t n, std::uint64_t * best,
+                         std::span<batch_engine_query_scratch> scratch, unsigned threads);
 
-// Stable counting sort by shard, in parallel, of the keys that for_each_key(u0, u1, fn) visits for units
-// [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): the t-th of `threads` contiguous ranges
-// of units is counted and placed by one thread; within a shard its keys follow those of ranges < t, so the
-// order is the serial one for any thread count. Afterwards part[start[s], start[s + 1]) holds shard s's
-// local keys and pos (if not null) their indices in keys.keys. counts: per-range scratch. Allocates only
-// outside its parallel regions. 	hrows std::bad_alloc (nothing running in parallel any more)
+// Stable counting sort by shard, in parallel, of the keys that for_each_key(u0, u1, fn) visits for
+// units [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): the t-th of `threads`
+// contiguous ranges of units is counted and placed by one thread; within a shard its keys follow
+// those of ranges < t, so the order is the serial one for any thread count. Afterwards
+// part[start[s], start[s + 1]) holds shard s's local keys and pos (if not null) their indices in
+// keys.keys. counts: per-range scratch. Allocates only outside its parallel regions. 	hrows
+// std::bad_alloc (nothing running in parallel any more)
 template <typename ForEachKey>
-void partition_units_by_shard(any_filter const & filter, batch_keys const & keys, unsigned const threads,
-                              ForEachKey const & for_each_key,
+void partition_units_by_shard(any_filter const & filter, batch_keys const & keys,
+                              unsigned const threads, ForEachKey const & for_each_key,
                               std::vector<std::vector<std::uint64_t>> & counts,
                               std::vector<std::uint64_t> & start, std::vector<std::uint64_t> & part,
                               std::vector<std::uint64_t> * const pos)
@@ -108,8 +110,9 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
     }
 }
 
-// The first exception thrown inside an OpenMP region, kept to be rethrown after it: no exception may leave
-// a region (the OpenMP runtime would end the process). Thread safety: run() from any thread of a region.
+// The first exception thrown inside an OpenMP region, kept to be rethrown after it: no exception
+// may leave a region (the OpenMP runtime would end the process). Thread safety: run() from any
+// thread of a region.
 class region_error
 {
 public:

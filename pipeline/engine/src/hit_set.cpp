@@ -1,5 +1,5 @@
-// hit_set: the exact set of keys that dedup learns as hits (growth within a memory cap, insertion, and
-// the batched membership tests).
+// hit_set: the exact set of keys that dedup learns as hits (growth within a memory cap, insertion,
+// and the batched membership tests).
 #include <ksieve/engine/hit_set.hpp>
 
 #include <ksieve/filters/cpu_dispatch.hpp>
@@ -11,7 +11,6 @@
 #include <bit>
 #include <new>
 #include <utility>
-
 
 namespace ksieve
 {
@@ -31,7 +30,8 @@ bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
     std::size_t nb = std::max(min_buckets, nbuckets_);
     while (static_cast<double>(need) > max_load * static_cast<double>(nb * bucket_keys))
         nb *= 2;
-    if (nb * sizeof(bucket) + bytes() > max_bytes) // the old table lives until the new one is filled
+    if (nb * sizeof(bucket) + bytes() >
+        max_bytes) // the old table lives until the new one is filled
         return false;
     memory fresh;
     try
@@ -124,11 +124,11 @@ bool hit_set::contains(std::uint64_t const key) const noexcept
     }
 }
 
-// The lookup body (hit_set_lookup.hpp) is compiled for the build's target here and, where that lacks it,
-// for x86-64-v3 in hit_set_x86_64_v3.cpp; the filter library's dispatcher (cpu_dispatch.hpp) picks the
-// copy. Both give the same answers.
-void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n, std::uint64_t * const out,
-                     std::uint64_t const hit_value) const noexcept
+// The lookup body (hit_set_lookup.hpp) is compiled for the build's target here and, where that
+// lacks it, for x86-64-v3 in hit_set_x86_64_v3.cpp; the filter library's dispatcher
+// (cpu_dispatch.hpp) picks the copy. Both give the same answers.
+void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n,
+                     std::uint64_t * const out, std::uint64_t const hit_value) const noexcept
 {
     if (nbuckets_ == 0)
     {

@@ -1,4 +1,5 @@
-// hit_set::lookup compiled for x86-64-v3 (CMake gives this file -march=x86-64-v3): AVX2 bucket compares.
+// hit_set::lookup compiled for x86-64-v3 (CMake gives this file -march=x86-64-v3): AVX2 bucket
+// compares.
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
 #include "hit_set_lookup.hpp"
 

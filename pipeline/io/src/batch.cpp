@@ -14,7 +14,8 @@ namespace
 {
 
 // Views of `records` re-expressed relative to `to` (they pointed into `from`).
-void rebase(std::vector<record_view> & records, char const * const from, char const * const to) noexcept
+void rebase(std::vector<record_view> & records, char const * const from,
+            char const * const to) noexcept
 {
     if (from == to)
         return;
@@ -44,14 +45,15 @@ void record_batch::clear() noexcept
 }
 
 record_batch::record_batch(record_batch const & other)
-    : records_{other.records_}, storage_{other.storage_}, first_{other.first_}, format_{other.format_},
-      bases_{other.bases_}
+    : records_{other.records_}, storage_{other.storage_}, first_{other.first_},
+      format_{other.format_}, bases_{other.bases_}
 {
     rebase(records_, other.storage_.data(), storage_.data());
 }
 
 record_batch::record_batch(record_batch && other) noexcept
-    : records_{std::move(other.records_)}, first_{other.first_}, format_{other.format_}, bases_{other.bases_}
+    : records_{std::move(other.records_)}, first_{other.first_}, format_{other.format_},
+      bases_{other.bases_}
 {
     char const * const old = other.storage_.data();
     storage_ = std::move(other.storage_);
@@ -104,7 +106,8 @@ bool mate_names_match(std::string_view a, std::string_view b) noexcept
     std::string_view const y = trim(b);
     if (x == y)
         return true;
-    // fastq-dump --readids and similar: "NAME.1" / "NAME.2", "NAME_1" / "NAME_2", "NAME:1" / "NAME:2"
+    // fastq-dump --readids and similar: "NAME.1" / "NAME.2", "NAME_1" / "NAME_2", "NAME:1" /
+    // "NAME:2"
     std::size_t const n = x.size();
     return n >= 2 && y.size() == n && x.back() == '1' && y.back() == '2' && x[n - 2] == y[n - 2] &&
            (x[n - 2] == '.' || x[n - 2] == '_' || x[n - 2] == ':') &&
@@ -194,15 +197,17 @@ void make_views(record_batch & batch, std::vector<record_offsets> const & offset
         std::uint64_t const seq_off =
             (o.seq_off & joined_flag) != 0 ? joined_base + (o.seq_off & ~joined_flag) : o.seq_off;
         r.seq = std::string_view{base + seq_off, o.seq_len};
-        std::uint64_t const qual_off =
-            (o.qual_off & joined_flag) != 0 ? joined_base + (o.qual_off & ~joined_flag) : o.qual_off;
+        std::uint64_t const qual_off = (o.qual_off & joined_flag) != 0
+                                           ? joined_base + (o.qual_off & ~joined_flag)
+                                           : o.qual_off;
         r.qual = std::string_view{base + qual_off, o.qual_len};
         bases += o.seq_len;
     }
     batch.bases_ = bases;
 }
 
-void append_copy(std::string & storage, std::vector<record_offsets> & offsets, record_view const & record)
+void append_copy(std::string & storage, std::vector<record_offsets> & offsets,
+                 record_view const & record)
 {
     std::uint64_t const raw_off = storage.size();
     storage.append(record.raw);

@@ -79,7 +79,7 @@ namespace ksieve::io::detail
 
 std::string_view unwritable_extension(std::string_view const path) noexcept
 {
-    static constexpr std::array<std::string_view, 9> others{".lz4", ".lzma", ".z", ".zip", ".br",
+    static constexpr std::array<std::string_view, 9> others{".lz4", ".lzma", ".z",  ".zip", ".br",
                                                             ".lz",  ".sz",   ".7z", ".lzo"};
     std::string const name = lower_case(path);
     for (std::string_view const e : others)
@@ -92,7 +92,9 @@ codec codec_from_magic(std::string_view const head) noexcept
 {
     if (head.starts_with("\x28\xB5\x2F\xFD"))
         return codec::zstd;
-    if (head.starts_with(std::string_view{"\xFD" "7zXZ\0", 6}))
+    if (head.starts_with(std::string_view{"\xFD"
+                                          "7zXZ\0",
+                                          6}))
         return codec::xz;
     if (head.size() >= 4 && head.starts_with("BZh") && head[3] >= '1' && head[3] <= '9')
         return codec::bzip2;
@@ -103,11 +105,16 @@ char const * codec_name(codec const c) noexcept
 {
     switch (c)
     {
-    case codec::gzip: return "gzip";
-    case codec::zstd: return "zstd";
-    case codec::xz: return "xz";
-    case codec::bzip2: return "bzip2";
-    case codec::none: break;
+    case codec::gzip:
+        return "gzip";
+    case codec::zstd:
+        return "zstd";
+    case codec::xz:
+        return "xz";
+    case codec::bzip2:
+        return "bzip2";
+    case codec::none:
+        break;
     }
     return "plain";
 }
@@ -118,11 +125,16 @@ int codec_level(codec const c, int const level) noexcept
         return c == codec::bzip2 ? std::clamp(level, 1, 9) : level;
     switch (c)
     {
-    case codec::gzip: return 1;
-    case codec::zstd: return 3;
-    case codec::xz: return 3;
-    case codec::bzip2: return 9;
-    case codec::none: break;
+    case codec::gzip:
+        return 1;
+    case codec::zstd:
+        return 3;
+    case codec::xz:
+        return 3;
+    case codec::bzip2:
+        return 9;
+    case codec::none:
+        break;
     }
     return 0;
 }
@@ -134,15 +146,15 @@ int codec_level(codec const c, int const level) noexcept
 namespace
 {
 
-// One decoder step: consume from [in, in + in_n), produce into [out, out + out_n); `ended` is set when a
-// frame / stream ends exactly at the consumed position.
+// One decoder step: consume from [in, in + in_n), produce into [out, out + out_n); `ended` is set
+// when a frame / stream ends exactly at the consumed position.
 class decoder
 {
 public:
     virtual ~decoder() = default;
     // Returns false on corrupt data (message in error()).
-    virtual bool step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
-                      std::size_t & made, bool & ended) = 0;
+    virtual bool step(char const * in, std::size_t in_n, std::size_t & used, char * out,
+                      std::size_t out_n, std::size_t & made, bool & ended) = 0;
     [[nodiscard]] std::string const & error() const noexcept { return error_; }
 
 protected:
@@ -191,14 +203,16 @@ public:
         s_.avail_in = in_n;
         s_.next_out = reinterpret_cast<std::uint8_t *>(out);
         s_.avail_out = out_n;
-        // LZMA_CONCATENATED: the end of the input is told by LZMA_FINISH (in_n == 0 means the input ended)
+        // LZMA_CONCATENATED: the end of the input is told by LZMA_FINISH (in_n == 0 means the input
+        // ended)
         lzma_ret const ret = lzma_code(&s_, in_n == 0 ? LZMA_FINISH : LZMA_RUN);
         used = in_n - s_.avail_in;
         made = out_n - s_.avail_out;
         ended = ret == LZMA_STREAM_END;
         if (ret != LZMA_OK && ret != LZMA_STREAM_END && !(ret == LZMA_BUF_ERROR && in_n != 0))
         {
-            error_ = ret == LZMA_BUF_ERROR ? "truncated xz data" : "corrupt xz data (error " + std::to_string(ret) + ")";
+            error_ = ret == LZMA_BUF_ERROR ? "truncated xz data"
+                                           : "corrupt xz data (error " + std::to_string(ret) + ")";
             return false;
         }
         return true;
@@ -254,10 +268,14 @@ std::unique_ptr<decoder> make_decoder(codec const c)
 {
     switch (c)
     {
-    case codec::zstd: return std::make_unique<zstd_decoder>();
-    case codec::xz: return std::make_unique<xz_decoder>();
-    case codec::bzip2: return std::make_unique<bzip2_decoder>();
-    default: break;
+    case codec::zstd:
+        return std::make_unique<zstd_decoder>();
+    case codec::xz:
+        return std::make_unique<xz_decoder>();
+    case codec::bzip2:
+        return std::make_unique<bzip2_decoder>();
+    default:
+        break;
     }
     throw source_error{"internal: no decoder for this codec"};
 }
@@ -267,7 +285,8 @@ class codec_source final : public byte_source
 public:
     codec_source(codec const c, std::unique_ptr<byte_source> inner)
         : codec_{c}, inner_{std::move(inner)}, dec_{make_decoder(c)}, buf_(std::size_t{256} << 10)
-    {}
+    {
+    }
 
     std::size_t read(char * const dst, std::size_t const n) override
     {
@@ -336,7 +355,8 @@ std::unique_ptr<byte_source> make_codec_source(codec const c, std::unique_ptr<by
     return std::make_unique<codec_source>(c, std::move(inner));
 }
 
-std::string decompress_prefix(codec const c, std::string_view const compressed, std::size_t const max_out)
+std::string decompress_prefix(codec const c, std::string_view const compressed,
+                              std::size_t const max_out)
 {
     std::string out(max_out, '\0');
     std::size_t got = 0;
@@ -352,7 +372,8 @@ std::string decompress_prefix(codec const c, std::string_view const compressed, 
         }
     }
     catch (source_error const &) // a prefix ends mid-frame: what was decoded is enough
-    {}
+    {
+    }
     out.resize(got);
     return out;
 }
@@ -365,9 +386,11 @@ namespace
 {
 
 // The empty BGZF block that ends a BGZF file (SAM specification 4.1.2).
-constexpr std::array<unsigned char, 28> bgzf_eof{0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 0x06, 0, 0x42, 0x43,
-                                                 0x02, 0,    0x1b, 0,    3, 0, 0, 0, 0, 0,    0,    0, 0,    0};
-constexpr std::size_t bgzf_input_bytes = 0xff00; // as htslib: a block of this much always fits in 64 KiB
+constexpr std::array<unsigned char, 28> bgzf_eof{0x1f, 0x8b, 0x08, 0x04, 0,    0, 0,    0, 0, 0xff,
+                                                 0x06, 0,    0x42, 0x43, 0x02, 0, 0x1b, 0, 3, 0,
+                                                 0,    0,    0,    0,    0,    0, 0,    0};
+constexpr std::size_t bgzf_input_bytes =
+    0xff00; // as htslib: a block of this much always fits in 64 KiB
 
 void put_le(std::string & out, std::size_t const at, std::uint32_t v, int const bytes)
 {
@@ -383,7 +406,7 @@ struct block_compressor::contexts
     std::vector<ZSTD_CCtx *> zstd;
 #ifdef KSIEVE_HAVE_ISAL
     std::unique_ptr<isal_hufftables> codes; // gzip level 1: the Huffman codes of the current piece
-    bool fitted{false};                     // codes hold codes fitted to the piece (else igzip's defaults)
+    bool fitted{false}; // codes hold codes fitted to the piece (else igzip's defaults)
 #endif
 };
 
@@ -396,13 +419,13 @@ std::uint32_t block_compressor::crc32_of(std::string_view const in) const noexce
 #endif
 }
 
-// gzip level 1 (the default) goes through ISA-L's igzip at its level 0 (one hash probe, no lazy matching)
-// with Huffman codes fitted to the first 512 KiB of each piece given to compress(): about 410 MB/s a thread
-// on FASTQ, files about 1% larger than igzip's level 2 and 3% than libdeflate's level 1 (240 MB/s). The other
-// levels go through libdeflate. igzip's levels 1-3 are not used: their output is not a function of the
-// input alone (on a 2-core x86-64-v4 machine, in about one process in a hundred, a block deflated on
-// another thread than the first came out a byte apart), while its level 0 and libdeflate gave the same
-// bytes on every thread in the same test.
+// gzip level 1 (the default) goes through ISA-L's igzip at its level 0 (one hash probe, no lazy
+// matching) with Huffman codes fitted to the first 512 KiB of each piece given to compress(): about
+// 410 MB/s a thread on FASTQ, files about 1% larger than igzip's level 2 and 3% than libdeflate's
+// level 1 (240 MB/s). The other levels go through libdeflate. igzip's levels 1-3 are not used:
+// their output is not a function of the input alone (on a 2-core x86-64-v4 machine, in about one
+// process in a hundred, a block deflated on another thread than the first came out a byte apart),
+// while its level 0 and libdeflate gave the same bytes on every thread in the same test.
 bool block_compressor::use_isal() const noexcept
 {
 #ifdef KSIEVE_HAVE_ISAL
@@ -427,8 +450,8 @@ void block_compressor::fit_codes(std::string_view const piece) noexcept
 #endif
 }
 
-std::size_t block_compressor::deflate_block(std::size_t const t, std::string_view const in, char * const out,
-                                            std::size_t const cap)
+std::size_t block_compressor::deflate_block(std::size_t const t, std::string_view const in,
+                                            char * const out, std::size_t const cap)
 {
 #ifdef KSIEVE_HAVE_ISAL
     if (use_isal())
@@ -485,9 +508,12 @@ std::size_t block_compressor::member_bytes() const noexcept
 {
     switch (codec_)
     {
-    case codec::gzip: return bgzf_input_bytes;
-    case codec::bzip2: return 900000;
-    default: return std::size_t{1} << 20;
+    case codec::gzip:
+        return bgzf_input_bytes;
+    case codec::bzip2:
+        return 900000;
+    default:
+        return std::size_t{1} << 20;
     }
 }
 
@@ -498,7 +524,8 @@ std::string_view block_compressor::trailer() const noexcept
     return {reinterpret_cast<char const *>(bgzf_eof.data()), bgzf_eof.size()};
 }
 
-bool block_compressor::compress_member(std::size_t const t, std::string_view const in, std::string & o)
+bool block_compressor::compress_member(std::size_t const t, std::string_view const in,
+                                       std::string & o)
 {
     switch (codec_)
     {
@@ -527,10 +554,10 @@ bool block_compressor::compress_member(std::size_t const t, std::string_view con
     {
         o.resize(lzma_stream_buffer_bound(in.size()));
         std::size_t pos = 0;
-        lzma_ret const r =
-            lzma_easy_buffer_encode(static_cast<std::uint32_t>(std::clamp(level_, 0, 9)), LZMA_CHECK_CRC64,
-                                    nullptr, reinterpret_cast<std::uint8_t const *>(in.data()), in.size(),
-                                    reinterpret_cast<std::uint8_t *>(o.data()), &pos, o.size());
+        lzma_ret const r = lzma_easy_buffer_encode(
+            static_cast<std::uint32_t>(std::clamp(level_, 0, 9)), LZMA_CHECK_CRC64, nullptr,
+            reinterpret_cast<std::uint8_t const *>(in.data()), in.size(),
+            reinterpret_cast<std::uint8_t *>(o.data()), &pos, o.size());
         o.resize(pos);
         return r == LZMA_OK;
     }
@@ -577,7 +604,8 @@ void block_compressor::compress_empty(std::string & out)
         return; // gzip: the trailer is an empty member
     if (parts_.empty())
         parts_.resize(1);
-    if (!compress_member(0, std::string_view{"", 0}, parts_[0])) // a pointer, not null: bzip2 refuses null
+    if (!compress_member(0, std::string_view{"", 0},
+                         parts_[0])) // a pointer, not null: bzip2 refuses null
         throw io_error{std::string{codec_name(codec_)} + " compression failed"};
     out.append(parts_[0]);
 }

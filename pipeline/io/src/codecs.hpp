@@ -1,6 +1,7 @@
 #pragma once
-// Compression formats besides gzip input: zstd, xz and bzip2 decoders (byte sources), and the parallel block
-// compressor of the compressed outputs (gzip as BGZF, zstd, xz, bzip2). Internal to the io library.
+// Compression formats besides gzip input: zstd, xz and bzip2 decoders (byte sources), and the
+// parallel block compressor of the compressed outputs (gzip as BGZF, zstd, xz, bzip2). Internal to
+// the io library.
 #include "detail.hpp"
 
 #include <cstdint>
@@ -22,10 +23,12 @@ enum class codec : std::uint8_t
     bzip2
 };
 
-/*! \brief The codec of an output name by its extension (.gz/.bgz, .zst/.zstd, .xz, .bz2); none otherwise. */
+/*! \brief The codec of an output name by its extension (.gz/.bgz, .zst/.zstd, .xz, .bz2); none
+ * otherwise. */
 [[nodiscard]] codec codec_from_extension(std::string_view path) noexcept;
 
-/*! \brief A compression extension that no codec writes (.lz4, .lzma, .Z, .zip, .br, .lz, .sz, .7z), or empty. */
+/*! \brief A compression extension that no codec writes (.lz4, .lzma, .Z, .zip, .br, .lz, .sz, .7z),
+ * or empty. */
 [[nodiscard]] std::string_view unwritable_extension(std::string_view path) noexcept;
 
 /*! \brief The codec whose magic bytes start `head` among zstd, xz and bzip2; none otherwise. */
@@ -34,22 +37,27 @@ enum class codec : std::uint8_t
 /*! \brief "zstd", "xz", "bzip2", "gzip". */
 [[nodiscard]] char const * codec_name(codec c) noexcept;
 
-/*! \brief Up to `max_out` decompressed bytes of the start of `compressed` (for format detection; empty if
- * the data is corrupt). \pre c is zstd, xz or bzip2. */
-[[nodiscard]] std::string decompress_prefix(codec c, std::string_view compressed, std::size_t max_out);
+/*! \brief Up to `max_out` decompressed bytes of the start of `compressed` (for format detection;
+ * empty if the data is corrupt). \pre c is zstd, xz or bzip2. */
+[[nodiscard]] std::string decompress_prefix(codec c, std::string_view compressed,
+                                            std::size_t max_out);
 
-/*! \brief A zstd, xz or bzip2 decoder over `inner`: every frame / stream of a concatenation; corrupt or
- * truncated data ends with a source_error after the bytes before it. \pre c is zstd, xz or bzip2. */
-[[nodiscard]] std::unique_ptr<byte_source> make_codec_source(codec c, std::unique_ptr<byte_source> inner);
+/*! \brief A zstd, xz or bzip2 decoder over `inner`: every frame / stream of a concatenation;
+ * corrupt or truncated data ends with a source_error after the bytes before it. \pre c is zstd, xz
+ * or bzip2. */
+[[nodiscard]] std::unique_ptr<byte_source> make_codec_source(codec c,
+                                                             std::unique_ptr<byte_source> inner);
 
-/*! \brief Compresses a stream as independent members (BGZF blocks, zstd frames, xz streams, bzip2 streams)
- * in parallel on `threads` threads. The members depend only on the bytes given to each compress() call,
- * so the output is the same for any thread count; a concatenation of members is a valid stream of the
- * format. Thread safety: one thread calls compress() at a time (it runs an OpenMP region inside). */
+/*! \brief Compresses a stream as independent members (BGZF blocks, zstd frames, xz streams, bzip2
+ * streams) in parallel on `threads` threads. The members depend only on the bytes given to each
+ * compress() call, so the output is the same for any thread count; a concatenation of members is a
+ * valid stream of the format. Thread safety: one thread calls compress() at a time (it runs an
+ * OpenMP region inside). */
 class block_compressor
 {
 public:
-    /*! \param level the codec's level (see codec_level); \throws io_error if a codec cannot start. */
+    /*! \param level the codec's level (see codec_level); \throws io_error if a codec cannot start.
+     */
     block_compressor(codec c, int level, unsigned threads);
     ~block_compressor();
     block_compressor(block_compressor const &) = delete;
@@ -58,10 +66,12 @@ public:
     /*! \brief Append the members of `data` (cut into members of member_bytes()) to `out`.
      * \throws io_error if compression fails. */
     void compress(std::string_view data, std::string & out);
-    /*! \brief Append a stream that holds no bytes, for an output given none (zstd, xz, bzip2: one member of
-     * no bytes; gzip: nothing, trailer() is such a member). \throws io_error if compression fails. */
+    /*! \brief Append a stream that holds no bytes, for an output given none (zstd, xz, bzip2: one
+     * member of no bytes; gzip: nothing, trailer() is such a member). \throws io_error if
+     * compression fails. */
     void compress_empty(std::string & out);
-    /*! \brief Bytes that end the stream (the BGZF end-of-file block; nothing for the other codecs). */
+    /*! \brief Bytes that end the stream (the BGZF end-of-file block; nothing for the other codecs).
+     */
     [[nodiscard]] std::string_view trailer() const noexcept;
     /*! \brief Uncompressed bytes per member. */
     [[nodiscard]] std::size_t member_bytes() const noexcept;
@@ -83,8 +93,8 @@ private:
     std::vector<std::string> parts_; // per member: its compressed bytes
 };
 
-/*! \brief The codec level for a --compression-level value: `level` as given (1 = fastest), or the codec's
- * default for -1: gzip 1, zstd 3, xz 3, bzip2 9. */
+/*! \brief The codec level for a --compression-level value: `level` as given (1 = fastest), or the
+ * codec's default for -1: gzip 1, zstd 3, xz 3, bzip2 9. */
 [[nodiscard]] int codec_level(codec c, int level) noexcept;
 
 } // namespace ksieve::io::detail

@@ -31,9 +31,9 @@ class byte_source
 public:
     virtual ~byte_source() = default;
     virtual std::size_t read(char * dst, std::size_t n) = 0;
-    // read() onto the end of s: up to n bytes appended, their number returned (0 only at the end); on
-    // source_error s is as it was. Here through read() into s grown by n (zero-filled first); sources that
-    // hold decoded bytes in a buffer of their own append from it (one copy, no fill).
+    // read() onto the end of s: up to n bytes appended, their number returned (0 only at the end);
+    // on source_error s is as it was. Here through read() into s grown by n (zero-filled first);
+    // sources that hold decoded bytes in a buffer of their own append from it (one copy, no fill).
     virtual std::size_t append_to(std::string & s, std::size_t const n)
     {
         std::size_t const old = s.size();
@@ -55,23 +55,26 @@ public:
 
 // Plain bytes from an hFILE (takes ownership, closes it).
 std::unique_ptr<byte_source> make_hfile_source(hFILE * hf);
-// BGZF through htslib, decompressed by the shared pool (hts_thread_pool(threads)) (takes ownership of hf).
+// BGZF through htslib, decompressed by the shared pool (hts_thread_pool(threads)) (takes ownership
+// of hf).
 std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads, bool allow_missing_eof);
 
-/*! \brief The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the process
- * shares (instead of a pool per file): created at the first call with `threads` (>= 1) threads, later calls
- * return it as it is. nullptr if it cannot be created. Thread-safe. */
+/*! \brief The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the
+ * process shares (instead of a pool per file): created at the first call with `threads` (>= 1)
+ * threads, later calls return it as it is. nullptr if it cannot be created. Thread-safe. */
 [[nodiscard]] htsThreadPool * hts_thread_pool(unsigned threads);
 
-/*! \brief The first (up to three) errors htslib logged since the last call, "context: message; ...", or
- * empty; cleared. Thread-safe. */
+/*! \brief The first (up to three) errors htslib logged since the last call, "context: message;
+ * ...", or empty; cleared. Thread-safe. */
 [[nodiscard]] std::string take_htslib_error();
 
 /*! \brief The error of a BGZF or BAM input without its end-of-file marker. */
 inline constexpr char const * missing_eof_message =
-    "truncated: the BGZF end-of-file marker is missing (the file was cut short; --allow-missing-eof accepts "
+    "truncated: the BGZF end-of-file marker is missing (the file was cut short; "
+    "--allow-missing-eof accepts "
     "files from tools that never write the marker)";
-// gzip (single or multi-member, BGZF included) inflated by zlib on a separate thread (double buffered).
+// gzip (single or multi-member, BGZF included) inflated by zlib on a separate thread (double
+// buffered).
 std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner);
 
 // Decompress the start of a gzip stream held in memory (as far as it goes, errors ignored).
@@ -94,10 +97,13 @@ struct record_offsets
 inline constexpr std::uint64_t joined_flag = std::uint64_t{1} << 63;
 
 // Turn offsets into views of `batch.storage_`; `joined_base` is where the joined block starts.
-void make_views(record_batch & batch, std::vector<record_offsets> const & offsets, std::uint64_t joined_base);
+void make_views(record_batch & batch, std::vector<record_offsets> const & offsets,
+                std::uint64_t joined_base);
 
-// Append a copy of `record` to a batch under construction (storage + offsets); views are made later.
-void append_copy(std::string & storage, std::vector<record_offsets> & offsets, record_view const & record);
+// Append a copy of `record` to a batch under construction (storage + offsets); views are made
+// later.
+void append_copy(std::string & storage, std::vector<record_offsets> & offsets,
+                 record_view const & record);
 
 // Size of the bam1_core_t prefix of a BAM record's raw bytes (raw = core bytes + bam1_t data).
 [[nodiscard]] std::size_t bam_core_bytes() noexcept;

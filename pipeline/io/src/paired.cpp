@@ -40,7 +40,8 @@ public:
                 throw input_error{out_of_step(a_->name(), b_->name(), done)};
             return false;
         }
-        if (!b_->fill(r2, r1.size(), std::numeric_limits<std::size_t>::max(), 1) || r2.size() < r1.size())
+        if (!b_->fill(r2, r1.size(), std::numeric_limits<std::size_t>::max(), 1) ||
+            r2.size() < r1.size())
             throw input_error{out_of_step(b_->name(), a_->name(), done + r2.size())};
         if (r1.format() != r2.format())
             throw input_error{quoted(a_->name()) + " is " + format_name(r1.format()) + " but " +
@@ -56,16 +57,23 @@ public:
     }
 
     [[nodiscard]] seq_format format() const noexcept override { return a_->format(); }
-    [[nodiscard]] std::string const & sam_header() const noexcept override { return a_->sam_header(); }
-    [[nodiscard]] std::string const & mate2_sam_header() const noexcept override { return b_->sam_header(); }
+    [[nodiscard]] std::string const & sam_header() const noexcept override
+    {
+        return a_->sam_header();
+    }
+    [[nodiscard]] std::string const & mate2_sam_header() const noexcept override
+    {
+        return b_->sam_header();
+    }
 
 private:
     // `shorter` ended after `count` records while `longer` has more.
     std::string out_of_step(std::string const & shorter, std::string const & longer,
                             std::uint64_t const count) const
     {
-        return quoted(a_->name()) + " and " + quoted(b_->name()) + " are out of step: " + quoted(shorter) +
-               " ends after record " + std::to_string(count) + " but " + quoted(longer) + " has a record " +
+        return quoted(a_->name()) + " and " + quoted(b_->name()) +
+               " are out of step: " + quoted(shorter) + " ends after record " +
+               std::to_string(count) + " but " + quoted(longer) + " has a record " +
                std::to_string(count + 1);
     }
 
@@ -100,21 +108,26 @@ public:
             return false;
         std::uint64_t const first = both_.first_record_number();
         if (both_.size() % 2 != 0)
-            throw input_error{quoted(in_->name()) + ": record " + std::to_string(first + both_.size() - 1) +
-                              ": interleaved input has an odd number of records (" +
-                              std::to_string(first + both_.size() - 1) + "); the last record has no mate"};
+            throw input_error{
+                quoted(in_->name()) + ": record " + std::to_string(first + both_.size() - 1) +
+                ": interleaved input has an odd number of records (" +
+                std::to_string(first + both_.size() - 1) + "); the last record has no mate"};
         for (std::size_t i = 0; i < both_.size(); i += 2)
             if (!mate_names_match(both_[i].name, both_[i + 1].name))
                 throw input_error{quoted(in_->name()) + ": record " + std::to_string(first + i) +
-                                  ": mate names differ ('" + std::string{both_[i].name} + "' and '" +
-                                  std::string{both_[i + 1].name} + "'); is the input really interleaved?"};
+                                  ": mate names differ ('" + std::string{both_[i].name} +
+                                  "' and '" + std::string{both_[i + 1].name} +
+                                  "'); is the input really interleaved?"};
         split(r1, 0, (first + 1) / 2);
         split(r2, 1, (first + 1) / 2);
         return true;
     }
 
     [[nodiscard]] seq_format format() const noexcept override { return in_->format(); }
-    [[nodiscard]] std::string const & sam_header() const noexcept override { return in_->sam_header(); }
+    [[nodiscard]] std::string const & sam_header() const noexcept override
+    {
+        return in_->sam_header();
+    }
 
 private:
     // Copy records parity, parity + 2, ... of both_ into out.
@@ -131,7 +144,10 @@ private:
     }
 
 public:
-    [[nodiscard]] std::uint64_t input_position() const noexcept override { return in_->input_position(); }
+    [[nodiscard]] std::uint64_t input_position() const noexcept override
+    {
+        return in_->input_position();
+    }
 
 private:
     std::unique_ptr<reader> in_;
@@ -142,7 +158,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<paired_reader> paired_reader::open_pair(std::string const & r1, std::string const & r2,
+std::unique_ptr<paired_reader> paired_reader::open_pair(std::string const & r1,
+                                                        std::string const & r2,
                                                         reader_options const & options)
 {
     return std::make_unique<two_file_reader>(r1, r2, options);

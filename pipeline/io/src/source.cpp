@@ -15,9 +15,9 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -35,8 +35,8 @@ bool is_gzip(std::string_view const bytes) noexcept
 bool is_bgzf(std::string_view const bytes) noexcept
 {
     // gzip, deflate, FEXTRA, XLEN 6 with the 'BC' subfield (SAM spec 4.1)
-    return bytes.size() >= 18 && is_gzip(bytes) && bytes[2] == 8 && (bytes[3] & 4) != 0 && bytes[10] == 6 &&
-           bytes[11] == 0 && bytes[12] == 'B' && bytes[13] == 'C';
+    return bytes.size() >= 18 && is_gzip(bytes) && bytes[2] == 8 && (bytes[3] & 4) != 0 &&
+           bytes[10] == 6 && bytes[11] == 0 && bytes[12] == 'B' && bytes[13] == 'C';
 }
 
 std::string inflate_prefix(std::string_view const compressed, std::size_t const max_out)
@@ -104,7 +104,10 @@ private:
 class bgzf_source final : public byte_source
 {
 public:
-    bgzf_source(BGZF * const fp, bool const allow_missing_eof) : fp_{fp}, allow_missing_eof_{allow_missing_eof} {}
+    bgzf_source(BGZF * const fp, bool const allow_missing_eof)
+        : fp_{fp}, allow_missing_eof_{allow_missing_eof}
+    {
+    }
     ~bgzf_source() override { bgzf_close(fp_); }
     bgzf_source(bgzf_source const &) = delete;
     bgzf_source & operator=(bgzf_source const &) = delete;
@@ -115,8 +118,9 @@ public:
         // with threads, a block cut short ends the data early and only sets errcode
         if (got < 0 || (got == 0 && fp_->errcode != 0))
             throw source_error{"corrupted or truncated BGZF data"};
-        // A BGZF file cut at a block boundary is a valid series of blocks: only its missing end-of-file
-        // marker (an empty last block) shows the truncation, as `samtools quickcheck` checks.
+        // A BGZF file cut at a block boundary is a valid series of blocks: only its missing
+        // end-of-file marker (an empty last block) shows the truncation, as `samtools quickcheck`
+        // checks.
         if (got == 0 && n > 0 && !allow_missing_eof_ && fp_->no_eof_block != 0)
             throw source_error{missing_eof_message};
         return static_cast<std::size_t>(got);
@@ -131,13 +135,14 @@ private:
 class gzip_input
 {
 public:
-    gzip_input(byte_source & src, std::atomic<bool> const & stop) : src_{&src}, stop_{&stop}, buf_(input_bytes)
+    gzip_input(byte_source & src, std::atomic<bool> const & stop)
+        : src_{&src}, stop_{&stop}, buf_(input_bytes)
     {
         next = buf_.data();
     }
 
-    // Move the unread bytes to the front and read more after them. false: stopped, or a read error (in
-    // `error`); at the end of the input eof is set.
+    // Move the unread bytes to the front and read more after them. false: stopped, or a read error
+    // (in `error`); at the end of the input eof is set.
     bool more(std::string & error)
     {
         if (avail > 0 && next != buf_.data())
@@ -174,8 +179,9 @@ private:
 inline constexpr char const * truncated_message = "unexpected end of gzip data (truncated file)";
 inline constexpr char const * garbage_message = "trailing garbage after gzip data";
 
-// A decoder turns the compressed input into output, one chunk at a time: fill(out, cap) writes up to cap
-// bytes and returns how many; done() once the stream has ended, cleanly or with error() non-empty.
+// A decoder turns the compressed input into output, one chunk at a time: fill(out, cap) writes up
+// to cap bytes and returns how many; done() once the stream has ended, cleanly or with error()
+// non-empty.
 class zlib_decoder
 {
 public:
@@ -250,8 +256,8 @@ public:
             {
                 error_ = !first_member_ && zs_.total_out == 0 && zs_.total_in <= 10
                              ? std::string{garbage_message}
-                             : std::string{"corrupted gzip data ("} + (zs_.msg != nullptr ? zs_.msg : "bad data") +
-                                   ")";
+                             : std::string{"corrupted gzip data ("} +
+                                   (zs_.msg != nullptr ? zs_.msg : "bad data") + ")";
                 done_ = true;
             }
             else if (ret == Z_MEM_ERROR)
@@ -275,9 +281,10 @@ private:
 };
 
 #ifdef KSIEVE_HAVE_ISAL
-// ISA-L igzip: isal_inflate with crc_flag ISAL_GZIP parses each member's header and checks its trailer
-// (CRC32 and ISIZE); the member boundaries, the zero padding and the header bytes zlib checks before any
-// output (magic, method, reserved flags) are handled here, so that both decoders report the same errors.
+// ISA-L igzip: isal_inflate with crc_flag ISAL_GZIP parses each member's header and checks its
+// trailer (CRC32 and ISIZE); the member boundaries, the zero padding and the header bytes zlib
+// checks before any output (magic, method, reserved flags) are handled here, so that both decoders
+// report the same errors.
 class isal_decoder
 {
 public:
@@ -370,7 +377,8 @@ private:
         else if (in_.avail >= 4 && (p[3] & 0xe0) != 0)
             bad = "unknown header flags set";
         if (bad != nullptr)
-            error_ = first_member_ ? std::string{"corrupted gzip data ("} + bad + ")" : std::string{garbage_message};
+            error_ = first_member_ ? std::string{"corrupted gzip data ("} + bad + ")"
+                                   : std::string{garbage_message};
         else if (in_.avail < 4)
             error_ = truncated_message;
         if (!error_.empty())
@@ -428,8 +436,7 @@ private:
 #endif
 
 // A decoder on a worker thread that fills a ring of output chunks; the consumer copies out of them.
-template <class Decoder>
-class gzip_source final : public byte_source
+template <class Decoder> class gzip_source final : public byte_source
 {
 public:
     explicit gzip_source(std::unique_ptr<byte_source> inner)
@@ -458,7 +465,8 @@ public:
 
     std::size_t read(char * const dst, std::size_t const n) override
     {
-        return take(n, [dst](char const * const from, std::size_t const k) { std::memcpy(dst, from, k); });
+        return take(n, [dst](char const * const from, std::size_t const k)
+                    { std::memcpy(dst, from, k); });
     }
 
     std::size_t append_to(std::string & s, std::size_t const n) override
@@ -467,8 +475,8 @@ public:
     }
 
 private:
-    // Up to n bytes of the current chunk handed to put(from, k) (the next chunk waited for when it is used
-    // up); their number, 0 at the end.
+    // Up to n bytes of the current chunk handed to put(from, k) (the next chunk waited for when it
+    // is used up); their number, 0 at the end.
     template <typename Put> std::size_t take(std::size_t const n, Put && put)
     {
         for (;;)
@@ -573,7 +581,8 @@ std::unique_ptr<byte_source> make_hfile_source(hFILE * const hf)
     return std::make_unique<hfile_source>(hf);
 }
 
-std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const threads, bool const allow_missing_eof)
+std::unique_ptr<byte_source> make_bgzf_source(hFILE * const hf, unsigned const threads,
+                                              bool const allow_missing_eof)
 {
     BGZF * const fp = bgzf_hopen(hf, "r");
     if (fp == nullptr)
@@ -611,7 +620,8 @@ gzip_backend default_gzip_backend() noexcept
     return backend;
 }
 
-std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner, gzip_backend const backend)
+std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner,
+                                              gzip_backend const backend)
 {
 #ifdef KSIEVE_HAVE_ISAL
     if (backend == gzip_backend::isal)

@@ -9,8 +9,8 @@
 namespace ksieve
 {
 
-unit_source::unit_source(input_args const & args, io::reader_options const & options) :
-    args_{args}, options_{options}, paired_{args.paired || args.interleaved}
+unit_source::unit_source(input_args const & args, io::reader_options const & options)
+    : args_{args}, options_{options}, paired_{args.paired || args.interleaved}
 {
     options_.allow_missing_eof = options_.allow_missing_eof || args.allow_missing_eof;
     for (auto const & in : args.inputs)
@@ -39,8 +39,8 @@ unit_source::unit_source(input_args const & args, io::reader_options const & opt
 
 namespace
 {
-// The reference dictionary (@SQ lines) of a SAM header: records of inputs with different dictionaries
-// cannot be written under one output header.
+// The reference dictionary (@SQ lines) of a SAM header: records of inputs with different
+// dictionaries cannot be written under one output header.
 std::string sq_lines(std::string const & header)
 {
     std::string out;
@@ -63,8 +63,9 @@ double unit_source::input_fraction() const noexcept
     if (total_bytes_ == 0)
         return -1.0;
     std::lock_guard const lock{position_mutex_};
-    std::uint64_t const in_current =
-        single_ != nullptr ? single_->input_position() : pair_ != nullptr ? pair_->input_position() : 0;
+    std::uint64_t const in_current = single_ != nullptr ? single_->input_position()
+                                     : pair_ != nullptr ? pair_->input_position()
+                                                        : 0;
     std::uint64_t const done = done_bytes_ + std::min(in_current, current_bytes_);
     return std::min(1.0, static_cast<double>(done) / static_cast<double>(total_bytes_));
 }
@@ -78,7 +79,8 @@ void unit_source::open_next()
     current_bytes_ = 0;
     if (next_input_ >= args_.inputs.size())
         return;
-    for (std::size_t i = next_input_; i < next_input_ + (args_.paired ? 2 : 1) && i < args_.inputs.size(); ++i)
+    for (std::size_t i = next_input_;
+         i < next_input_ + (args_.paired ? 2 : 1) && i < args_.inputs.size(); ++i)
     {
         std::error_code ec;
         auto const size = std::filesystem::file_size(args_.inputs[i], ec);
@@ -87,7 +89,8 @@ void unit_source::open_next()
     bool const first = next_input_ == 0;
     if (args_.paired)
     {
-        pair_ = io::paired_reader::open_pair(args_.inputs[next_input_], args_.inputs[next_input_ + 1], options_);
+        pair_ = io::paired_reader::open_pair(args_.inputs[next_input_],
+                                             args_.inputs[next_input_ + 1], options_);
         next_input_ += 2;
         if (first)
         {
@@ -128,24 +131,33 @@ void unit_source::require_same_dictionary()
 void unit_source::check_opened(bool const first, std::size_t const at) const
 {
     io::seq_format const f = single_ != nullptr ? single_->format() : pair_->format();
-    auto const family = [](io::seq_format const x) { return io::hts_format(x) ? io::seq_format::sam : x; };
+    auto const family = [](io::seq_format const x)
+    { return io::hts_format(x) ? io::seq_format::sam : x; };
     if (!first && !same_format_output_.empty() && family(f) != family(format_))
-        throw input_error{"'" + args_.inputs[at] + "' is " + io::format_name(f) + " but the first input '" +
-                          args_.inputs[0] + "' is " + io::format_name(format_) +
-                          (same_format_output_ == "-"
-                               ? std::string{", and standard output takes the first input's format; write to files "
-                                             "named .fq, .fa, .sam, .bam or .cram, or process the inputs separately"}
-                               : ", and the output '" + same_format_output_ +
-                                     "' has no extension naming its format (it would take the first input's); "
-                                     "name it .fq, .fa, .sam, .bam or .cram")};
+        throw input_error{
+            "'" + args_.inputs[at] + "' is " + io::format_name(f) + " but the first input '" +
+            args_.inputs[0] + "' is " + io::format_name(format_) +
+            (same_format_output_ == "-"
+                 ? std::string{", and standard output takes the first input's format; write to "
+                               "files "
+                               "named .fq, .fa, .sam, .bam or .cram, or process the inputs "
+                               "separately"}
+                 : ", and the output '" + same_format_output_ +
+                       "' has no extension naming its format (it would take the first input's); "
+                       "name it .fq, .fa, .sam, .bam or .cram")};
     if (!same_dictionary_ || !io::hts_format(f))
         return; // FASTA/FASTQ records are written unaligned: no reference ids
     std::string const want = sq_lines(sam_header_);
-    auto const check = [&](std::string const & header, std::string const & path) {
+    auto const check = [&](std::string const & header, std::string const & path)
+    {
         if (sq_lines(header) != want)
-            throw input_error{"'" + path + "': its SAM/BAM/CRAM reference dictionary (@SQ lines) differs from the "
-                              "first input '" + args_.inputs[0] + "', so its records cannot be written under one "
-                              "SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
+            throw input_error{
+                "'" + path +
+                "': its SAM/BAM/CRAM reference dictionary (@SQ lines) differs from the "
+                "first input '" +
+                args_.inputs[0] +
+                "', so its records cannot be written under one "
+                "SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
     };
     if (!first)
         check(single_ != nullptr ? single_->sam_header() : pair_->sam_header(), args_.inputs[at]);

@@ -47,9 +47,9 @@ bool is_special_path(std::string const & path)
     return path.starts_with("/dev/") || path.starts_with("/proc/");
 }
 
-// The descriptor an output path stands for ("-" and /dev/stdout: 1, /dev/stderr: 2), else -1. Those are
-// written through the descriptor itself: opening /dev/stdout again would truncate a redirected file and
-// write at a separate offset.
+// The descriptor an output path stands for ("-" and /dev/stdout: 1, /dev/stderr: 2), else -1. Those
+// are written through the descriptor itself: opening /dev/stdout again would truncate a redirected
+// file and write at a separate offset.
 int standard_fd(std::string const & path) noexcept
 {
     if (path == "-" || path == "/dev/stdout")
@@ -67,8 +67,8 @@ int standard_fd(std::string const & path) noexcept
 namespace
 {
 
-// The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler: fixed slots
-// (no allocation), each published by an atomic state.
+// The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler:
+// fixed slots (no allocation), each published by an atomic state.
 constexpr std::size_t temp_slots = 256;
 struct temp_slot
 {
@@ -148,8 +148,8 @@ void check_output_name(std::string const & path)
                        " (a file name has at most " + std::to_string(name_max) + " bytes)"};
 }
 
-// The path a symbolic link finally names (relative targets resolved against the link's directory), also when
-// that file does not exist yet; `path` itself if it is not a link.
+// The path a symbolic link finally names (relative targets resolved against the link's directory),
+// also when that file does not exist yet; `path` itself if it is not a link.
 std::string final_target(std::string path)
 {
     for (int depth = 0; depth < 40; ++depth)
@@ -167,7 +167,8 @@ std::string final_target(std::string path)
         if (!target.starts_with('/'))
         {
             auto const slash = path.rfind('/');
-            target = (slash == std::string::npos ? std::string{} : path.substr(0, slash + 1)) + target;
+            target =
+                (slash == std::string::npos ? std::string{} : path.substr(0, slash + 1)) + target;
         }
         path = std::move(target);
     }
@@ -191,7 +192,8 @@ output_file::output_file(std::string path) : path_{std::move(path)}
     struct stat st
     {
     };
-    if (::stat(path_.c_str(), &st) == 0) // follows symbolic links: the kind of what is finally written
+    if (::stat(path_.c_str(), &st) ==
+        0) // follows symbolic links: the kind of what is finally written
     {
         if (S_ISDIR(st.st_mode))
             throw io_error{"'" + path_ + "': is a directory"};
@@ -200,8 +202,8 @@ output_file::output_file(std::string path) : path_{std::move(path)}
         replaces_ = true;
         replaced_mode_ = static_cast<unsigned>(st.st_mode & 0777);
     }
-    // A regular file or a new name: written to a temporary beside the file a symbolic link names (so that
-    // the link stays a link) and renamed over it.
+    // A regular file or a new name: written to a temporary beside the file a symbolic link names
+    // (so that the link stays a link) and renamed over it.
     in_place_ = false;
     target_ = final_target(path_);
     static std::atomic<unsigned> counter{0};
@@ -227,14 +229,16 @@ void output_file::commit()
     if (committed_)
         return;
     if (!in_place_ && replaces_)
-        (void)::chmod(write_path_.c_str(), static_cast<mode_t>(replaced_mode_)); // as it was: advice only
+        (void)::chmod(write_path_.c_str(),
+                      static_cast<mode_t>(replaced_mode_)); // as it was: advice only
     if (!in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0)
     {
         int const e = errno;
         ::unlink(write_path_.c_str());
         committed_ = true;
         unregister_temporary(std::exchange(slot_, -1));
-        throw io_error{"'" + path_ + "': cannot move the finished output into place: " + errno_text(e)};
+        throw io_error{"'" + path_ +
+                       "': cannot move the finished output into place: " + errno_text(e)};
     }
     committed_ = true;
     unregister_temporary(std::exchange(slot_, -1));
@@ -278,17 +282,18 @@ struct text_output::state
         written += bytes.size();
     }
 
-    // A file that will replace an existing one has its disk writes started as it grows: the rename over the
-    // old file makes the file system write out whatever is still only in the page cache before it returns
-    // (ext4's replace-by-rename safeguard), at the end of the run and on one thread (0.13 s for 300 MB
-    // here), rather than while the reads are still being classified.
+    // A file that will replace an existing one has its disk writes started as it grows: the rename
+    // over the old file makes the file system write out whatever is still only in the page cache
+    // before it returns (ext4's replace-by-rename safeguard), at the end of the run and on one
+    // thread (0.13 s for 300 MB here), rather than while the reads are still being classified.
     void start_writeback() noexcept
     {
 #if defined(SYNC_FILE_RANGE_WRITE)
         constexpr std::uint64_t writeback_step = std::uint64_t{32} << 20;
         if (!out.replaces() || !own_fd || written - writeback < writeback_step)
             return;
-        ::sync_file_range(fd, static_cast<off_t>(writeback), static_cast<off_t>(written - writeback),
+        ::sync_file_range(fd, static_cast<off_t>(writeback),
+                          static_cast<off_t>(written - writeback),
                           SYNC_FILE_RANGE_WRITE); // advice only
         writeback = written;
 #endif
@@ -313,8 +318,8 @@ text_output::text_output(std::string const & path, writer_options const & option
             throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
         s_->own_fd = true;
     }
-    // Compressed output is handed to the compressor in pieces of at least 8 MiB, which its threads compress
-    // in parallel.
+    // Compressed output is handed to the compressor in pieces of at least 8 MiB, which its threads
+    // compress in parallel.
     limit_ = s_->comp != nullptr ? std::size_t{8} << 20 : std::size_t{1} << 20;
     buf_.reserve(limit_ + (64 << 10));
 }
@@ -349,7 +354,8 @@ void text_output::finish()
         return;
     s_->closed = true;
     flush();
-    if (s_->comp != nullptr && !s_->compressed) // nothing written: still a valid (empty) stream of the format
+    if (s_->comp != nullptr &&
+        !s_->compressed) // nothing written: still a valid (empty) stream of the format
     {
         s_->zbuf.clear();
         s_->comp->compress_empty(s_->zbuf);
@@ -379,14 +385,13 @@ void text_output::commit()
 namespace
 {
 
-
 std::string level_digit(int const level)
 {
     return level < 0 ? std::string{} : std::string(1, static_cast<char>('0' + std::min(level, 9)));
 }
 
-// FASTA / FASTQ text, plain or compressed (gzip as BGZF, zstd, xz, bzip2) in independent members that the
-// -t threads compress in parallel (text_output).
+// FASTA / FASTQ text, plain or compressed (gzip as BGZF, zstd, xz, bzip2) in independent members
+// that the -t threads compress in parallel (text_output).
 class text_writer final : public writer
 {
 public:
@@ -441,8 +446,8 @@ private:
 class hts_writer final : public writer
 {
 public:
-    hts_writer(std::string const & path, seq_format const input, seq_format const output, bool const gz,
-               writer_options const & options)
+    hts_writer(std::string const & path, seq_format const input, seq_format const output,
+               bool const gz, writer_options const & options)
         : out_{path}, input_{input}
     {
         open(path, output, gz, options);
@@ -496,10 +501,12 @@ private:
         if (output == seq_format::cram)
             (void)hts_set_opt(fp_.get(), CRAM_OPT_NO_REF, 1);
         if (options.threads > 1)
-            if (htsThreadPool * const pool = detail::hts_thread_pool(options.threads); pool != nullptr)
+            if (htsThreadPool * const pool = detail::hts_thread_pool(options.threads);
+                pool != nullptr)
                 (void)hts_set_thread_pool(fp_.get(), pool);
-        std::string const text =
-            options.sam_header.empty() ? std::string{"@HD\tVN:1.6\tSO:unknown\n"} : options.sam_header;
+        std::string const text = options.sam_header.empty()
+                                     ? std::string{"@HD\tVN:1.6\tSO:unknown\n"}
+                                     : options.sam_header;
         hdr_.reset(sam_hdr_parse(text.size(), text.c_str()));
         if (hdr_ == nullptr)
             throw io_error{"'" + path + "': invalid SAM header for the output"};
@@ -544,7 +551,8 @@ public:
             }
             if (bam_set1(rec_.get(), r.name.size(), r.name.data(), BAM_FUNMAP, -1, -1, 0, 0,
                          nullptr, -1, -1, 0, r.seq.size(), r.seq.data(), qual, 0) < 0)
-                throw io_error{"'" + out_.path() + "': cannot store record '" + std::string{r.name} +
+                throw io_error{"'" + out_.path() + "': cannot store record '" +
+                               std::string{r.name} +
                                "' as SAM/BAM/CRAM (name longer than 254 characters?)"};
         }
         if (sam_write1(fp_.get(), hdr_.get(), rec_.get()) < 0)
@@ -586,9 +594,10 @@ std::unique_ptr<writer> writer::open(std::string const & path, seq_format const 
     if (hts_format(output))
     {
         if (c != detail::codec::none && c != detail::codec::gzip)
-            throw io_error{"'" + path + "': SAM, BAM and CRAM outputs cannot be " + detail::codec_name(c) +
-                           "-compressed (use .sam.gz, .bam or .cram)"};
-        return std::make_unique<hts_writer>(path, input_format, output, c == detail::codec::gzip, options);
+            throw io_error{"'" + path + "': SAM, BAM and CRAM outputs cannot be " +
+                           detail::codec_name(c) + "-compressed (use .sam.gz, .bam or .cram)"};
+        return std::make_unique<hts_writer>(path, input_format, output, c == detail::codec::gzip,
+                                            options);
     }
     return std::make_unique<text_writer>(path, input_format, output, options);
 }

@@ -1,5 +1,5 @@
-// End-to-end tests of ksieve classify through the ksieve binary against an exact k-mer set, on real data
-// generated from Debian packages (tests/data/generate.sh).
+// End-to-end tests of ksieve classify through the ksieve binary against an exact k-mer set, on real
+// data generated from Debian packages (tests/data/generate.sh).
 #include "test_helpers.hpp"
 
 #include <algorithm>
@@ -15,7 +15,9 @@ TEST_F(commands, errorfree_reads_of_the_reference_are_all_known_and_foreign_read
              {"hs_errfree.fq", true}, {"lambda_reads.fq", false}, {"sra.fq.gz", false}})
     {
         std::string const report = tmp / (input + ".tsv");
-        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" + data(input).string() + "'", tmp);
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f +
+                                      "' --report '" + report + "' '" + data(input).string() + "'",
+                                  tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         auto const rows = read_report(report);
         ASSERT_GT(rows.size(), 100u);
@@ -44,13 +46,16 @@ TEST_F(commands, errorfree_reads_of_the_reference_are_all_known_and_foreign_read
 TEST_F(commands, exact_quotient_filter_gives_exactly_the_hits_of_an_exact_kmer_set)
 {
     std::string const f = tmp / "lambda.ksf";
-    auto const b = run_ksieve("build -q --sampling all --fpr 0 -k 25 -o '" + f + "' '" + data("lambda.fa").string() + "'", tmp);
+    auto const b = run_ksieve("build -q --sampling all --fpr 0 -k 25 -o '" + f + "' '" +
+                                  data("lambda.fa").string() + "'",
+                              tmp);
     ASSERT_EQ(b.status, 0) << b.err;
     std::string const report = tmp / "r.tsv";
     // Realistic lambda reads (with errors) give partial hits: the interesting case for exactness.
-    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" +
-                                  data("lambda_reads.fq").string() + "' '" + data("hs_R1.fq").string() + "'",
-                              tmp);
+    auto const r = run_ksieve(
+        "classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report +
+            "' '" + data("lambda_reads.fq").string() + "' '" + data("hs_R1.fq").string() + "'",
+        tmp);
     ASSERT_EQ(r.status, 0) << r.err;
     auto const rows = read_report(report);
     auto records = split_fastq(read_file(data("lambda_reads.fq").string()));
@@ -78,15 +83,17 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
     {
         std::string const d = tmp / ("t" + std::to_string(t));
         std::filesystem::create_directories(d);
-        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) + " -f '" + f + "' --known '" + d +
-                                      "/k.fq' --novel '" + d + "/n.fq' --report '" + d + "/r.tsv' --stats '" + d +
-                                      "/s.json' '" + mixed + "'",
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " +
+                                      std::to_string(t) + " -f '" + f + "' --known '" + d +
+                                      "/k.fq' --novel '" + d + "/n.fq' --report '" + d +
+                                      "/r.tsv' --stats '" + d + "/s.json' '" + mixed + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         std::string const known = read_file(d + "/k.fq"), novel = read_file(d + "/n.fq");
         auto const rows = read_report(d + "/r.tsv");
         EXPECT_EQ(merge_back(rows, split_fastq(known), split_fastq(novel)), original);
-        // mixed.fq alternates 4000 realistic HS11286 reads (even positions) and 4000 lambda reads (odd).
+        // mixed.fq alternates 4000 realistic HS11286 reads (even positions) and 4000 lambda reads
+        // (odd).
         ASSERT_EQ(rows.size(), 8000u);
         std::size_t nknown = 0, hs_known = 0;
         for (std::size_t i = 0; i < rows.size(); ++i)
@@ -97,11 +104,15 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
             else
                 hs_known += rows[i].cls == "known";
         }
-        EXPECT_GE(hs_known, 3900u); // reads with sequencing errors may fall below the 0.5 hit fraction
+        EXPECT_GE(hs_known,
+                  3900u); // reads with sequencing errors may fall below the 0.5 hit fraction
         std::string const stats = read_file(d + "/s.json");
         EXPECT_NE(stats.find("\"reads\": 8000,"), std::string::npos) << stats;
-        EXPECT_NE(stats.find("\"known\": " + std::to_string(nknown) + ","), std::string::npos) << stats;
-        EXPECT_NE(stats.find("\"novel\": " + std::to_string(8000 - nknown) + ","), std::string::npos) << stats;
+        EXPECT_NE(stats.find("\"known\": " + std::to_string(nknown) + ","), std::string::npos)
+            << stats;
+        EXPECT_NE(stats.find("\"novel\": " + std::to_string(8000 - nknown) + ","),
+                  std::string::npos)
+            << stats;
         if (t == 1)
         {
             reference_known = known;
@@ -115,12 +126,14 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
             EXPECT_EQ(read_file(d + "/r.tsv"), reference_report) << "threads " << t;
         }
     }
-    // gz input and gz output: same records after decompression, and the .gz output is deterministic.
+    // gz input and gz output: same records after decompression, and the .gz output is
+    // deterministic.
     for (int const t : {1, 3})
     {
-        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) + " -f '" + f + "' --known '" + (tmp / "k") +
-                                      std::to_string(t) + ".fq.gz' --novel '" + (tmp / "n") + std::to_string(t) +
-                                      ".fq.gz' '" + mixed + "'",
+        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " +
+                                      std::to_string(t) + " -f '" + f + "' --known '" +
+                                      (tmp / "k") + std::to_string(t) + ".fq.gz' --novel '" +
+                                      (tmp / "n") + std::to_string(t) + ".fq.gz' '" + mixed + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         EXPECT_EQ(gunzip(tmp / ("k" + std::to_string(t) + ".fq.gz"), tmp), reference_known);
@@ -129,18 +142,27 @@ TEST_F(commands, nothing_lost_fastq_fasta_gz_and_thread_counts_are_byte_identica
     EXPECT_EQ(read_file(tmp / "k1.fq.gz"), read_file(tmp / "k3.fq.gz"));
 }
 
-// Without --report / --stats classify stops looking up a read's k-mers once its class is decided. The
-// classes must be exactly those of the full count (which --report forces), for any fraction, --min-count,
-// several filters, pairs and thread counts: the full-count run is the oracle.
+// Without --report / --stats classify stops looking up a read's k-mers once its class is decided.
+// The classes must be exactly those of the full count (which --report forces), for any fraction,
+// --min-count, several filters, pairs and thread counts: the full-count run is the oracle.
 TEST_F(commands, classify_early_decision_gives_exactly_the_classes_of_the_full_count)
 {
     std::string const lambda = tmp / "lambda.ksf";
     std::string const counted = tmp / "counted.ksf";
     std::string const hs = build_hs();
-    // Exact lambda filter: realistic lambda reads have partial hits, so many reads lie near any threshold.
-    ASSERT_EQ(run_ksieve("build -q --sampling all --fpr 0 -k 31 -o '" + lambda + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
+    // Exact lambda filter: realistic lambda reads have partial hits, so many reads lie near any
+    // threshold.
+    ASSERT_EQ(run_ksieve("build -q --sampling all --fpr 0 -k 31 -o '" + lambda + "' '" +
+                             data("lambda.fa").string() + "'",
+                         tmp)
+                  .status,
+              0);
     // Counts from reads, for --min-count.
-    ASSERT_EQ(run_ksieve("build -q --sampling all -k 31 -o '" + counted + "' '" + data("lambda_reads.fq").string() + "'", tmp).status, 0);
+    ASSERT_EQ(run_ksieve("build -q --sampling all -k 31 -o '" + counted + "' '" +
+                             data("lambda_reads.fq").string() + "'",
+                         tmp)
+                  .status,
+              0);
     std::string const mixed = data("mixed.fq").string();
     std::string const r1 = data("hs_R1.fq").string(), r2 = data("hs_R2.fq").string();
     struct variant
@@ -162,12 +184,16 @@ TEST_F(commands, classify_early_decision_gives_exactly_the_classes_of_the_full_c
         bool const paired = input.starts_with("--paired");
         std::string const d = tmp / ("v" + std::to_string(v++));
         std::filesystem::create_directories(d);
-        auto outputs = [&](std::string const & tag) {
+        auto outputs = [&](std::string const & tag)
+        {
             return " --known '" + d + "/k" + tag + ".fq' --novel '" + d + "/n" + tag + ".fq'" +
-                   (paired ? " --known2 '" + d + "/k2" + tag + ".fq' --novel2 '" + d + "/n2" + tag + ".fq'" : "");
+                   (paired ? " --known2 '" + d + "/k2" + tag + ".fq' --novel2 '" + d + "/n2" + tag +
+                                 ".fq'"
+                           : "");
         };
-        auto const full = run_ksieve("classify -q -t 2 " + filters + " " + options + " --report '" + d + "/r.tsv' " +
-                                         outputs("full") + " " + input, tmp);
+        auto const full = run_ksieve("classify -q -t 2 " + filters + " " + options + " --report '" +
+                                         d + "/r.tsv' " + outputs("full") + " " + input,
+                                     tmp);
         ASSERT_EQ(full.status, 0) << full.err;
         auto const rows = read_report(d + "/r.tsv");
         std::size_t known = 0, borderline = 0;
@@ -182,15 +208,20 @@ TEST_F(commands, classify_early_decision_gives_exactly_the_classes_of_the_full_c
         for (int const t : {1, 3})
         {
             std::string const tag = "e" + std::to_string(t);
-            auto const early = run_ksieve("classify -q -t " + std::to_string(t) + " " + filters + " " + options +
-                                              outputs(tag) + " " + input, tmp);
+            auto const early = run_ksieve("classify -q -t " + std::to_string(t) + " " + filters +
+                                              " " + options + outputs(tag) + " " + input,
+                                          tmp);
             ASSERT_EQ(early.status, 0) << early.err;
-            EXPECT_EQ(read_file(d + "/k" + tag + ".fq"), read_file(d + "/kfull.fq")) << options << " t " << t;
-            EXPECT_EQ(read_file(d + "/n" + tag + ".fq"), read_file(d + "/nfull.fq")) << options << " t " << t;
+            EXPECT_EQ(read_file(d + "/k" + tag + ".fq"), read_file(d + "/kfull.fq"))
+                << options << " t " << t;
+            EXPECT_EQ(read_file(d + "/n" + tag + ".fq"), read_file(d + "/nfull.fq"))
+                << options << " t " << t;
             if (paired)
             {
-                EXPECT_EQ(read_file(d + "/k2" + tag + ".fq"), read_file(d + "/k2full.fq")) << options;
-                EXPECT_EQ(read_file(d + "/n2" + tag + ".fq"), read_file(d + "/n2full.fq")) << options;
+                EXPECT_EQ(read_file(d + "/k2" + tag + ".fq"), read_file(d + "/k2full.fq"))
+                    << options;
+                EXPECT_EQ(read_file(d + "/n2" + tag + ".fq"), read_file(d + "/n2full.fq"))
+                    << options;
             }
         }
     }
@@ -201,18 +232,21 @@ TEST_F(commands, nothing_lost_multiline_fasta_input)
     std::string const f = build_hs("-k 21");
     // The Klebsiella genomes are multi-line FASTA; as "reads" they test verbatim multi-line output.
     std::string const input = data("klebs4.fa").string();
-    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -k 21 -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
-                                  (tmp / "n.fa") + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
+    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -k 21 -f '" + f +
+                                  "' --known '" + (tmp / "k.fa") + "' --novel '" + (tmp / "n.fa") +
+                                  "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
                               tmp);
     // -k is not a classify option: usage error, exit 2, nothing written.
     EXPECT_EQ(r.status, 2);
     EXPECT_FALSE(std::filesystem::exists(tmp / "k.fa"));
-    auto const r2 = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --known '" + (tmp / "k.fa") + "' --novel '" +
-                                   (tmp / "n.fa") + "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
+    auto const r2 = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f +
+                                   "' --known '" + (tmp / "k.fa") + "' --novel '" + (tmp / "n.fa") +
+                                   "' --report '" + (tmp / "r.tsv") + "' '" + input + "'",
                                tmp);
     ASSERT_EQ(r2.status, 0) << r2.err;
     auto const rows = read_report(tmp / "r.tsv");
-    EXPECT_EQ(merge_back(rows, split_fasta(read_file(tmp / "k.fa")), split_fasta(read_file(tmp / "n.fa"))),
+    EXPECT_EQ(merge_back(rows, split_fasta(read_file(tmp / "k.fa")),
+                         split_fasta(read_file(tmp / "n.fa"))),
               read_file(input));
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(rows.front().cls, "known"); // HS11286 chromosome itself
@@ -227,18 +261,23 @@ TEST_F(commands, paired_classification_keeps_mates_together_and_is_deterministic
     {
         std::string const d = tmp / ("p" + std::to_string(t));
         std::filesystem::create_directories(d);
-        auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) + " -f '" + f + "' --paired '" + r1 + "' '" +
-                                      r2 + "' --known '" + d + "/k1.fq' --known2 '" + d + "/k2.fq' --novel '" + d +
-                                      "/n1.fq' --novel2 '" + d + "/n2.fq' --report '" + d + "/r.tsv'",
-                                  tmp);
+        auto const r =
+            run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + std::to_string(t) +
+                           " -f '" + f + "' --paired '" + r1 + "' '" + r2 + "' --known '" + d +
+                           "/k1.fq' --known2 '" + d + "/k2.fq' --novel '" + d +
+                           "/n1.fq' --novel2 '" + d + "/n2.fq' --report '" + d + "/r.tsv'",
+                       tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         auto const rows = read_report(d + "/r.tsv");
-        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k1.fq")), split_fastq(read_file(d + "/n1.fq"))),
+        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k1.fq")),
+                             split_fastq(read_file(d + "/n1.fq"))),
                   read_file(r1));
-        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k2.fq")), split_fastq(read_file(d + "/n2.fq"))),
+        EXPECT_EQ(merge_back(rows, split_fastq(read_file(d + "/k2.fq")),
+                             split_fastq(read_file(d + "/n2.fq"))),
                   read_file(r2));
-        std::string const all = read_file(d + "/k1.fq") + read_file(d + "/k2.fq") + read_file(d + "/n1.fq") +
-                                read_file(d + "/n2.fq") + read_file(d + "/r.tsv");
+        std::string const all = read_file(d + "/k1.fq") + read_file(d + "/k2.fq") +
+                                read_file(d + "/n1.fq") + read_file(d + "/n2.fq") +
+                                read_file(d + "/r.tsv");
         if (t == 1)
             ref_out = all;
         else
@@ -251,8 +290,9 @@ TEST_F(commands, bad_input_gives_one_clear_error_and_leaves_no_output)
     std::string const f = build_hs("-k 15");
     std::string const bad = tmp / "bad.fq";
     write_file(bad, "@r1\nACGT\n+\nIIII\n@r2\nACGTACGT\n+\nIII\n@r3\nACGT\n+\nIIII\n");
-    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --novel '" + (tmp / "n.fq") + "' --known '" +
-                                  (tmp / "k.fq") + "' --report '" + (tmp / "r.tsv") + "' '" + bad + "'",
+    auto const r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f +
+                                  "' --novel '" + (tmp / "n.fq") + "' --known '" + (tmp / "k.fq") +
+                                  "' --report '" + (tmp / "r.tsv") + "' '" + bad + "'",
                               tmp);
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;
@@ -262,13 +302,16 @@ TEST_F(commands, bad_input_gives_one_clear_error_and_leaves_no_output)
     for (auto const & entry : std::filesystem::directory_iterator{tmp.path()})
     {
         std::string const name = entry.path().filename().string();
-        EXPECT_TRUE(name == "hs.ksf" || name == "bad.fq" || name == "stdout.txt" || name == "stderr.txt") << name;
+        EXPECT_TRUE(name == "hs.ksf" || name == "bad.fq" || name == "stdout.txt" ||
+                    name == "stderr.txt")
+            << name;
     }
 }
 
-// Records longer than classify's window (contigs, chromosomes, chimeras around the 50% rule) are looked up
-// in windows: the report's counts and every class equal those of the same records cut into overlapping
-// pieces of 100,000 k-mer positions (the short-record path), summed; with and without early decisions.
+// Records longer than classify's window (contigs, chromosomes, chimeras around the 50% rule) are
+// looked up in windows: the report's counts and every class equal those of the same records cut
+// into overlapping pieces of 100,000 k-mer positions (the short-record path), summed; with and
+// without early decisions.
 TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
 {
     unsigned const k = 25;
@@ -310,17 +353,20 @@ TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
     for (auto const & [name, seq] : records)
     {
         whole += ">" + name + "\n" + seq + "\n";
-        for (std::size_t start = 0, j = 0; start == 0 || start + k <= seq.size(); start += 100000, ++j)
-            pieces += ">" + name + "__" + std::to_string(j) + "\n" + seq.substr(start, 100000 + k - 1) + "\n";
+        for (std::size_t start = 0, j = 0; start == 0 || start + k <= seq.size();
+             start += 100000, ++j)
+            pieces += ">" + name + "__" + std::to_string(j) + "\n" +
+                      seq.substr(start, 100000 + k - 1) + "\n";
     }
     write_file(tmp / "long.fa", whole);
     write_file(tmp / "pieces.fa", pieces);
     std::string const filter = tmp / "exact.ksf";
-    auto r =
-        run_ksieve("build -q --sampling all -k 25 --fpr 0 -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+    auto r = run_ksieve("build -q --sampling all -k 25 --fpr 0 -o '" + filter + "' '" +
+                            data("HS11286.fa").string() + "'",
+                        tmp);
     ASSERT_EQ(r.status, 0) << r.err;
-    r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + filter + "' --report '" + tmp / "pieces.tsv" + "' '" +
-                       tmp / "pieces.fa" + "'",
+    r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + filter +
+                       "' --report '" + tmp / "pieces.tsv" + "' '" + tmp / "pieces.fa" + "'",
                    tmp);
     ASSERT_EQ(r.status, 0) << r.err;
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> sum; // kmers, hits per record
@@ -345,8 +391,9 @@ TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
         std::string const rep = tmp / ("long" + threads + ".tsv");
         std::string const known_full = tmp / ("known_full" + threads + ".fa");
         std::string const known_early = tmp / ("known_early" + threads + ".fa");
-        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + threads + " -f '" + filter + "' --report '" + rep + "' --known '" +
-                           known_full + "' '" + tmp / "long.fa" + "'",
+        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + threads + " -f '" +
+                           filter + "' --report '" + rep + "' --known '" + known_full + "' '" +
+                           tmp / "long.fa" + "'",
                        tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         auto const rows = read_report(rep);
@@ -357,8 +404,8 @@ TEST_F(commands, long_records_classify_in_windows_as_their_pieces)
             EXPECT_EQ(row.hits, sum[row.id].second) << row.id;
         }
         EXPECT_EQ(read_file(known_full), expected_known);
-        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + threads + " -f '" + filter + "' --known '" + known_early + "' '" +
-                           tmp / "long.fa" + "'",
+        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -t " + threads + " -f '" +
+                           filter + "' --known '" + known_early + "' '" + tmp / "long.fa" + "'",
                        tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         EXPECT_EQ(read_file(known_early), expected_known);

@@ -23,10 +23,14 @@ TEST_F(commands, every_filter_type_has_no_false_negatives_and_info_reports_it)
     for (std::string const type : {"qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"})
     {
         std::string const f = tmp / (type + ".ksf");
-        auto r = run_ksieve("build -q --sampling all -k 21 --type " + type + " -o '" + f + "' '" + data("HS11286.fa").string() + "'", tmp);
+        auto r = run_ksieve("build -q --sampling all -k 21 --type " + type + " -o '" + f + "' '" +
+                                data("HS11286.fa").string() + "'",
+                            tmp);
         ASSERT_EQ(r.status, 0) << type << ": " << r.err;
         std::string const report = tmp / (type + ".tsv");
-        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" + report + "' '" + data("hs_errfree.fq").string() + "'", tmp);
+        r = run_ksieve("classify -q --min-hits 0 --min-hit-fraction 0.5 -f '" + f + "' --report '" +
+                           report + "' '" + data("hs_errfree.fq").string() + "'",
+                       tmp);
         ASSERT_EQ(r.status, 0) << type << ": " << r.err;
         for (auto const & row : read_report(report))
             ASSERT_EQ(row.hits, row.kmers) << type << " read " << row.id;

@@ -1,6 +1,7 @@
-// Compressed outputs and inputs through the executable: .gz (BGZF), .zst, .xz and .bz2 outputs that the
-// system tools accept and that decompress to the plain output's bytes, for 1 and several threads; the same
-// formats as inputs; names of formats that cannot be written refused before any work.
+// Compressed outputs and inputs through the executable: .gz (BGZF), .zst, .xz and .bz2 outputs that
+// the system tools accept and that decompress to the plain output's bytes, for 1 and several
+// threads; the same formats as inputs; names of formats that cannot be written refused before any
+// work.
 #include "test_helpers.hpp"
 
 namespace
@@ -18,7 +19,10 @@ std::vector<tool> const tools{{"gz", "gzip -t", "gzip -dc"},
                               {"xz", "xz -t", "xz -dc"},
                               {"bz2", "bzip2 -t", "bzip2 -dc"}};
 
-int shell(std::string const & cmd) { return std::system(cmd.c_str()); }
+int shell(std::string const & cmd)
+{
+    return std::system(cmd.c_str());
+}
 
 class compressed_io : public ::testing::Test
 {
@@ -27,17 +31,21 @@ protected:
     {
         KSIEVE_REQUIRE_DATA();
         filter = tmp / "lambda.ksf";
-        ASSERT_EQ(run_ksieve("build -q -o '" + filter + "' '" + data("lambda.fa").string() + "'", tmp).status, 0);
-        // input: lambda reads (known) and real SRA reads (novel), about 3 MiB of FASTQ (several members of
-        // every codec)
+        ASSERT_EQ(
+            run_ksieve("build -q -o '" + filter + "' '" + data("lambda.fa").string() + "'", tmp)
+                .status,
+            0);
+        // input: lambda reads (known) and real SRA reads (novel), about 3 MiB of FASTQ (several
+        // members of every codec)
         input = tmp / "in.fq";
-        ASSERT_EQ(shell("cat '" + data("lambda_reads.fq").string() + "' > '" + input + "' && gzip -dc '" +
-                        data("sra.fq.gz").string() + "' | head -n 40000 >> '" + input + "'"),
+        ASSERT_EQ(shell("cat '" + data("lambda_reads.fq").string() + "' > '" + input +
+                        "' && gzip -dc '" + data("sra.fq.gz").string() + "' | head -n 40000 >> '" +
+                        input + "'"),
                   0);
-        auto const r =
-            run_ksieve("classify -q -t 1 -f '" + filter + "' --novel '" + (tmp / "novel.fq") + "' --known '" +
-                           (tmp / "known.fq") + "' --report '" + (tmp / "report.tsv") + "' '" + input + "'",
-                       tmp);
+        auto const r = run_ksieve("classify -q -t 1 -f '" + filter + "' --novel '" +
+                                      (tmp / "novel.fq") + "' --known '" + (tmp / "known.fq") +
+                                      "' --report '" + (tmp / "report.tsv") + "' '" + input + "'",
+                                  tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         novel = read_file(tmp / "novel.fq");
         known = read_file(tmp / "known.fq");
@@ -60,12 +68,13 @@ TEST_F(compressed_io, outputs_pass_the_tools_and_hold_the_plain_bytes_for_any_th
         for (std::string const threads : {"1", "3"})
         {
             SCOPED_TRACE(t.ext + " -t " + threads);
-            std::string const n = tmp / ("n" + threads + ".fq." + t.ext), k = tmp / ("k" + threads + ".fq." + t.ext);
+            std::string const n = tmp / ("n" + threads + ".fq." + t.ext),
+                              k = tmp / ("k" + threads + ".fq." + t.ext);
             // the report and the stats are compressed by their names too
             std::string const rep = tmp / ("r.tsv." + t.ext), st = tmp / ("s.json." + t.ext);
-            auto const r = run_ksieve("classify -q -t " + threads + " -f '" + filter + "' --novel '" + n +
-                                          "' --known '" + k + "' --report '" + rep + "' --stats '" + st +
-                                          "' '" + input + "'",
+            auto const r = run_ksieve("classify -q -t " + threads + " -f '" + filter +
+                                          "' --novel '" + n + "' --known '" + k + "' --report '" +
+                                          rep + "' --stats '" + st + "' '" + input + "'",
                                       tmp);
             ASSERT_EQ(r.status, 0) << r.err;
             for (auto const & [file, plain] : std::vector<std::pair<std::string, std::string>>{
@@ -87,11 +96,14 @@ TEST_F(compressed_io, outputs_pass_the_tools_and_hold_the_plain_bytes_for_any_th
     // gzip output is BGZF: it ends with the BGZF end-of-file block
     std::string const gz = read_file(tmp / "n1.fq.gz");
     ASSERT_GE(gz.size(), 28u);
-    EXPECT_EQ(gz.substr(gz.size() - 28), std::string("\x1f\x8b\x08\x04\0\0\0\0\0\xff\x06\0\x42\x43\x02\0\x1b\0\x03\0\0\0\0\0\0\0\0\0", 28));
+    EXPECT_EQ(
+        gz.substr(gz.size() - 28),
+        std::string(
+            "\x1f\x8b\x08\x04\0\0\0\0\0\xff\x06\0\x42\x43\x02\0\x1b\0\x03\0\0\0\0\0\0\0\0\0", 28));
 }
 
-// A compressed output that gets no record (every read known) is an empty stream the tools accept, so that a
-// pipeline reading a sample's clean reads does not fail on a sample that has none.
+// A compressed output that gets no record (every read known) is an empty stream the tools accept,
+// so that a pipeline reading a sample's clean reads does not fail on a sample that has none.
 TEST_F(compressed_io, outputs_given_no_record_pass_the_tools_as_empty_streams)
 {
     for (auto const & t : tools)
@@ -129,9 +141,10 @@ TEST_F(compressed_io, cram_outputs_are_named_after_the_output_not_its_temporary)
 TEST_F(compressed_io, filter_outputs_refuse_compressed_names)
 {
     std::string const fa = data("lambda.fa").string();
-    for (std::string const & args : {"build -q -o '" + (tmp / "f.ksf.gz") + "' '" + fa + "'",
-                                     "merge -q -o '" + (tmp / "f.ksf.zst") + "' '" + filter + "'",
-                                     "dedup -q --save-filter '" + (tmp / "f.ksf.xz") + "' '" + fa + "'"})
+    for (std::string const & args :
+         {"build -q -o '" + (tmp / "f.ksf.gz") + "' '" + fa + "'",
+          "merge -q -o '" + (tmp / "f.ksf.zst") + "' '" + filter + "'",
+          "dedup -q --save-filter '" + (tmp / "f.ksf.xz") + "' '" + fa + "'"})
     {
         auto const r = run_ksieve(args, tmp);
         EXPECT_EQ(r.status, 2) << args << ": " << r.err;
@@ -147,16 +160,21 @@ TEST_F(compressed_io, compressed_inputs_read_as_the_plain_input_and_truncation_i
     {
         SCOPED_TRACE(t.ext);
         std::string const z = tmp / ("in.fq." + t.ext);
-        std::string const cmd = t.ext == "gz" ? "gzip" : t.ext == "zst" ? "zstd -q" : t.ext == "xz" ? "xz" : "bzip2";
+        std::string const cmd = t.ext == "gz"    ? "gzip"
+                                : t.ext == "zst" ? "zstd -q"
+                                : t.ext == "xz"  ? "xz"
+                                                 : "bzip2";
         ASSERT_EQ(shell(cmd + " -c '" + input + "' > '" + z + "'"), 0);
         std::string const n = tmp / "zn.fq";
-        auto const r = run_ksieve("classify -q -t 2 -f '" + filter + "' --novel '" + n + "' '" + z + "'", tmp);
+        auto const r =
+            run_ksieve("classify -q -t 2 -f '" + filter + "' --novel '" + n + "' '" + z + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         EXPECT_EQ(read_file(n), novel);
         // concatenated streams / frames / members are read whole
         std::string const twice = tmp / ("twice.fq." + t.ext);
         ASSERT_EQ(shell("cat '" + z + "' '" + z + "' > '" + twice + "'"), 0);
-        auto const r2 = run_ksieve("classify -q -f '" + filter + "' --novel '" + n + "' '" + twice + "'", tmp);
+        auto const r2 =
+            run_ksieve("classify -q -f '" + filter + "' --novel '" + n + "' '" + twice + "'", tmp);
         ASSERT_EQ(r2.status, 0) << r2.err;
         EXPECT_EQ(read_file(n), novel + novel);
         // a truncated file is an error naming the file, and leaves no output
@@ -164,7 +182,8 @@ TEST_F(compressed_io, compressed_inputs_read_as_the_plain_input_and_truncation_i
         std::string const bytes = read_file(z);
         write_file(cut, bytes.substr(0, bytes.size() / 2));
         std::string const out = tmp / "cut_out.fq";
-        auto const r3 = run_ksieve("classify -q -f '" + filter + "' --novel '" + out + "' '" + cut + "'", tmp);
+        auto const r3 =
+            run_ksieve("classify -q -f '" + filter + "' --novel '" + out + "' '" + cut + "'", tmp);
         EXPECT_EQ(r3.status, 1);
         EXPECT_NE(r3.err.find("ksieve: error: '" + cut + "'"), std::string::npos) << r3.err;
         EXPECT_FALSE(fs::exists(out));
@@ -173,19 +192,21 @@ TEST_F(compressed_io, compressed_inputs_read_as_the_plain_input_and_truncation_i
 
 TEST_F(compressed_io, names_of_formats_that_cannot_be_written_are_refused_before_any_work)
 {
-    for (std::string const name : {"out.fq.lz4", "out.fq.lzma", "out.fq.zip", "out.fq.Z", "out.bam.zst", "out.sam.xz"})
+    for (std::string const name :
+         {"out.fq.lz4", "out.fq.lzma", "out.fq.zip", "out.fq.Z", "out.bam.zst", "out.sam.xz"})
     {
         SCOPED_TRACE(name);
         std::string const known_out = tmp / "known_first.fq";
-        auto const r = run_ksieve("classify -q -f '" + filter + "' --known '" + known_out + "' --novel '" +
-                                      (tmp / name) + "' '" + input + "'",
+        auto const r = run_ksieve("classify -q -f '" + filter + "' --known '" + known_out +
+                                      "' --novel '" + (tmp / name) + "' '" + input + "'",
                                   tmp);
         EXPECT_EQ(r.status, 2) << r.err; // a usage error
         EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(tmp / name));
         EXPECT_FALSE(fs::exists(known_out));
     }
-    // the same for the report, the stats and the MultiQC file, which are written at the end of the run
+    // the same for the report, the stats and the MultiQC file, which are written at the end of the
+    // run
     for (std::string const opt : {"--report", "--stats", "--multiqc"})
     {
         SCOPED_TRACE(opt);

@@ -1,6 +1,7 @@
-// merge, intersect and subtract against an exact multiset oracle: the canonical k-mers of each sample counted
-// naively. Exact filters must hold exactly the oracle's k-mers with its counts; lossy filters must lose none
-// (union, intersection) or lose at most what fingerprint collisions explain (subtraction).
+// merge, intersect and subtract against an exact multiset oracle: the canonical k-mers of each
+// sample counted naively. Exact filters must hold exactly the oracle's k-mers with its counts;
+// lossy filters must lose none (union, intersection) or lose at most what fingerprint collisions
+// explain (subtraction).
 #include "test_helpers.hpp"
 
 #include <ksieve/filters/kmer.hpp>
@@ -70,8 +71,8 @@ protected:
     void build(std::string const & name, std::string const & out, std::string const & options)
     {
         std::string const kmer = options.find("-k ") == std::string::npos ? "-k 21 " : "";
-        auto const r = run_ksieve("build -q " + kmer + "--sampling all " + options + " -o '" + (tmp / out) +
-                                      "' '" + (tmp / (name + ".fq")) + "'",
+        auto const r = run_ksieve("build -q " + kmer + "--sampling all " + options + " -o '" +
+                                      (tmp / out) + "' '" + (tmp / (name + ".fq")) + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
     }
@@ -141,8 +142,8 @@ multiset oracle_subtract(std::vector<multiset> const & in, bool const counts)
     return r;
 }
 
-// Exact filters, different shard layouts and sizes, several thread counts, with and without --min-count:
-// every operation gives exactly the oracle's multiset.
+// Exact filters, different shard layouts and sizes, several thread counts, with and without
+// --min-count: every operation gives exactly the oracle's multiset.
 TEST_F(filter_algebra, exact_filters_equal_the_multiset_oracle_for_every_operation)
 {
     build("a", "a.ksf", "--fpr 0 --shards 16");
@@ -154,9 +155,10 @@ TEST_F(filter_algebra, exact_filters_equal_the_multiset_oracle_for_every_operati
         std::string command;
         std::vector<std::string> inputs;
     };
-    for (op_case const & c : {op_case{"merge", {"a", "b", "c"}}, op_case{"intersect", {"a", "b"}},
-                              op_case{"intersect", {"b", "a", "c"}}, op_case{"subtract", {"a", "b"}},
-                              op_case{"subtract", {"b", "a", "c"}}, op_case{"subtract --counts", {"b", "a"}}})
+    for (op_case const & c :
+         {op_case{"merge", {"a", "b", "c"}}, op_case{"intersect", {"a", "b"}},
+          op_case{"intersect", {"b", "a", "c"}}, op_case{"subtract", {"a", "b"}},
+          op_case{"subtract", {"b", "a", "c"}}, op_case{"subtract --counts", {"b", "a"}}})
         for (std::uint64_t const min_count : {1u, 2u})
         {
             std::vector<multiset> in;
@@ -174,13 +176,15 @@ TEST_F(filter_algebra, exact_filters_equal_the_multiset_oracle_for_every_operati
             for (int const t : {1, 3})
             {
                 std::string const out = tmp / "out.ksf";
-                auto const r = run_ksieve(c.command + " -t " + std::to_string(t) + " --min-count " +
-                                              std::to_string(min_count) + " -o '" + out + "'" + args,
-                                          tmp);
+                auto const r =
+                    run_ksieve(c.command + " -t " + std::to_string(t) + " --min-count " +
+                                   std::to_string(min_count) + " -o '" + out + "'" + args,
+                               tmp);
                 ASSERT_EQ(r.status, 0) << c.command << ": " << r.err;
                 std::string const what = c.command + " of " + std::to_string(c.inputs.size()) +
                                          " inputs, --min-count " + std::to_string(min_count);
-                EXPECT_NE(r.err.find(std::to_string(expected.size()) + " distinct k-mers"), std::string::npos)
+                EXPECT_NE(r.err.find(std::to_string(expected.size()) + " distinct k-mers"),
+                          std::string::npos)
                     << what << ": " << r.err;
                 if (t == 1)
                 {
@@ -190,14 +194,15 @@ TEST_F(filter_algebra, exact_filters_equal_the_multiset_oracle_for_every_operati
                     bytes_one = read_file(out);
                 }
                 else
-                    EXPECT_EQ(read_file(out), bytes_one) << what << ": -t " << t << " differs from -t 1";
+                    EXPECT_EQ(read_file(out), bytes_one)
+                        << what << ": -t " << t << " differs from -t 1";
             }
         }
 }
 
-// Many per-sample inputs (the walk's scan of up to 16 heads and its heap beyond) and one-shard filters large
-// enough that the walk gives back the inputs' pages while it is still reading them: the oracle's multisets,
-// the same bytes for 1 and 3 threads.
+// Many per-sample inputs (the walk's scan of up to 16 heads and its heap beyond) and one-shard
+// filters large enough that the walk gives back the inputs' pages while it is still reading them:
+// the oracle's multisets, the same bytes for 1 and 3 threads.
 TEST_F(filter_algebra, many_inputs_and_large_shards_equal_the_multiset_oracle)
 {
     auto const reads = split_fastq(read_file(tmp / "a.fq"));
@@ -220,7 +225,8 @@ TEST_F(filter_algebra, many_inputs_and_large_shards_equal_the_multiset_oracle)
     }
     build("a", "a1.ksf", "--fpr 0 --shards 1");
     build("b", "b1.ksf", "--fpr 0 --shards 1");
-    ASSERT_GT(std::filesystem::file_size(tmp / "a1.ksf"), std::size_t{512} << 10); // several 256 KiB steps
+    ASSERT_GT(std::filesystem::file_size(tmp / "a1.ksf"),
+              std::size_t{512} << 10); // several 256 KiB steps
     std::vector<multiset> const ab{truth["a"], truth["b"]};
     std::string const ab_args = " '" + (tmp / "a1.ksf") + "' '" + (tmp / "b1.ksf") + "'";
     std::vector<multiset> const first17(parts.begin(), parts.begin() + 17);
@@ -244,8 +250,8 @@ TEST_F(filter_algebra, many_inputs_and_large_shards_equal_the_multiset_oracle)
         for (int const t : {1, 3})
         {
             std::string const out = tmp / "out.ksf";
-            auto const r =
-                run_ksieve(c.command + " -t " + std::to_string(t) + " -o '" + out + "'" + c.args, tmp);
+            auto const r = run_ksieve(
+                c.command + " -t " + std::to_string(t) + " -o '" + out + "'" + c.args, tmp);
             ASSERT_EQ(r.status, 0) << c.command << ": " << r.err;
             if (t == 1)
             {
@@ -258,8 +264,8 @@ TEST_F(filter_algebra, many_inputs_and_large_shards_equal_the_multiset_oracle)
     }
 }
 
-// Lossy filters: union and intersection lose no k-mer (and never count less); subtraction loses a k-mer of A
-// only to a fingerprint collision, within the false-positive rate.
+// Lossy filters: union and intersection lose no k-mer (and never count less); subtraction loses a
+// k-mer of A only to a fingerprint collision, within the false-positive rate.
 TEST_F(filter_algebra, lossy_filters_lose_nothing_but_collisions)
 {
     build("a", "a.ksf", "--fpr 0.01 --shards 16");
@@ -285,20 +291,22 @@ TEST_F(filter_algebra, lossy_filters_lose_nothing_but_collisions)
                 EXPECT_GE(it->second, command == "subtract" ? std::uint64_t{1} : c) << command;
         }
         if (command == "subtract")
-            EXPECT_LE(static_cast<double>(lost), 0.02 * static_cast<double>(expected.size()) + 5) << lost;
+            EXPECT_LE(static_cast<double>(lost), 0.02 * static_cast<double>(expected.size()) + 5)
+                << lost;
         else
             EXPECT_EQ(lost, 0u) << command;
     }
     // Bloom filters intersect by AND with no false negatives; they cannot subtract.
     build("a", "ab.ksf", "--type bloom --expected 2000000");
     build("b", "bb.ksf", "--type bloom --expected 2000000");
-    auto const i = run_ksieve("intersect -q -o '" + (tmp / "ib.ksf") + "' '" + (tmp / "ab.ksf") + "' '" +
-                                  (tmp / "bb.ksf") + "'",
+    auto const i = run_ksieve("intersect -q -o '" + (tmp / "ib.ksf") + "' '" + (tmp / "ab.ksf") +
+                                  "' '" + (tmp / "bb.ksf") + "'",
                               tmp);
     ASSERT_EQ(i.status, 0) << i.err;
     multiset const both = oracle_intersect(in);
     multiset const got = query(tmp / "ib.ksf");
-    EXPECT_TRUE(std::all_of(both.begin(), both.end(), [&](auto const & e) { return got.contains(e.first); }));
+    EXPECT_TRUE(std::all_of(both.begin(), both.end(),
+                            [&](auto const & e) { return got.contains(e.first); }));
 }
 
 // Combinations that cannot work are refused with the reason, exit 1 or 2, and no output.
@@ -318,15 +326,18 @@ TEST_F(filter_algebra, impossible_combinations_are_refused_and_leave_nothing)
     std::string const a = "'" + (tmp / "a.ksf") + "'";
     for (refusal const & c : {
              refusal{"subtract -o OUT " + a + " '" + (tmp / "k25.ksf") + "'", 1, "k = 25"},
-             refusal{"intersect -o OUT " + a + " '" + (tmp / "bloom.ksf") + "'", 1, "filter types differ"},
-             refusal{"subtract -o OUT '" + (tmp / "bloom.ksf") + "' '" + (tmp / "bloom.ksf") + "'", 1,
-                     "a Bloom filter cannot remove k-mers"},
-             refusal{"intersect -o OUT '" + (tmp / "cuckoo.ksf") + "' '" + (tmp / "cuckoo.ksf") + "'", 1,
-                     "cuckoo filters cannot be combined"},
-             refusal{"intersect -o OUT '" + (tmp / "counting.ksf") + "' '" + (tmp / "counting.ksf") + "'", 1,
-                     "counting Bloom filters only merge"},
-             refusal{"intersect --min-count 2 -o OUT '" + (tmp / "bloom.ksf") + "' '" + (tmp / "bloom.ksf") +
+             refusal{"intersect -o OUT " + a + " '" + (tmp / "bloom.ksf") + "'", 1,
+                     "filter types differ"},
+             refusal{"subtract -o OUT '" + (tmp / "bloom.ksf") + "' '" + (tmp / "bloom.ksf") + "'",
+                     1, "a Bloom filter cannot remove k-mers"},
+             refusal{"intersect -o OUT '" + (tmp / "cuckoo.ksf") + "' '" + (tmp / "cuckoo.ksf") +
                          "'",
+                     1, "cuckoo filters cannot be combined"},
+             refusal{"intersect -o OUT '" + (tmp / "counting.ksf") + "' '" +
+                         (tmp / "counting.ksf") + "'",
+                     1, "counting Bloom filters only merge"},
+             refusal{"intersect --min-count 2 -o OUT '" + (tmp / "bloom.ksf") + "' '" +
+                         (tmp / "bloom.ksf") + "'",
                      2, "--min-count above 1 needs quotient filters"},
              refusal{"subtract -o OUT " + a, 2, "at least one filter to subtract"},
          })
@@ -345,9 +356,9 @@ TEST_F(filter_algebra, impossible_combinations_are_refused_and_leave_nothing)
     }
 }
 
-// A corrupted payload in one input: exit status 1 naming the file, what the output path held before left as
-// it was, no temporary left behind; for every operation, for an input moved to another shard layout and for
-// Bloom filters.
+// A corrupted payload in one input: exit status 1 naming the file, what the output path held before
+// left as it was, no temporary left behind; for every operation, for an input moved to another
+// shard layout and for Bloom filters.
 TEST_F(filter_algebra, corrupted_inputs_are_refused_and_leave_the_output_as_it_was)
 {
     build("a", "a.ksf", "--fpr 0 --shards 16");
@@ -355,14 +366,16 @@ TEST_F(filter_algebra, corrupted_inputs_are_refused_and_leave_the_output_as_it_w
     build("b", "b4.ksf", "--fpr 0 --shards 4");
     build("a", "bloom_a.ksf", "--type bloom --expected 100000 --shards 16");
     build("b", "bloom_b.ksf", "--type bloom --expected 100000 --shards 16");
-    // A flipped bit in the payload of the last shards (the file's last quarter, before the end marker).
+    // A flipped bit in the payload of the last shards (the file's last quarter, before the end
+    // marker).
     auto corrupt = [&](std::string const & from, std::string const & to)
     {
         std::string bytes = read_file(tmp / from);
         bytes[bytes.size() - bytes.size() / 8] ^= 0x10;
         write_file(tmp / to, bytes);
         // (classify checks every payload when it loads a filter: it must find the damage too)
-        auto const r = run_ksieve("classify -q -f '" + (tmp / to) + "' '" + (tmp / "a.fq") + "'", tmp);
+        auto const r =
+            run_ksieve("classify -q -f '" + (tmp / to) + "' '" + (tmp / "a.fq") + "'", tmp);
         ASSERT_EQ(r.status, 1) << to;
         ASSERT_NE(r.err.find("checksum mismatch"), std::string::npos) << r.err;
     };
@@ -378,8 +391,8 @@ TEST_F(filter_algebra, corrupted_inputs_are_refused_and_leave_the_output_as_it_w
         for (int const t : {1, 3})
         {
             write_file(out, "what the output path held");
-            std::string const args = c.substr(0, c.find(' ')) + " -t " + std::to_string(t) + " -o '" + out +
-                                     "'" + c.substr(c.find(' '));
+            std::string const args = c.substr(0, c.find(' ')) + " -t " + std::to_string(t) +
+                                     " -o '" + out + "'" + c.substr(c.find(' '));
             auto const r = run_ksieve(args, tmp);
             EXPECT_EQ(r.status, 1) << args << ": " << r.err;
             EXPECT_EQ(r.err.rfind("ksieve: error: ", 0), 0u) << r.err;

@@ -1,6 +1,6 @@
 #pragma once
-// Shared helpers of the pipeline tests: temporary directories, running the ksieve binary, naive record
-// splitting (independent of ksieve's readers) and file comparison.
+// Shared helpers of the pipeline tests: temporary directories, running the ksieve binary, naive
+// record splitting (independent of ksieve's readers) and file comparison.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,9 +12,9 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unordered_set>
 #include <utility>
-#include <sys/wait.h>
 #include <vector>
 
 namespace ksieve::test
@@ -22,16 +22,26 @@ namespace ksieve::test
 
 namespace fs = std::filesystem;
 
-inline fs::path data_dir() { return fs::path{KSIEVE_GENERATED_DATA_DIR}; }
-inline fs::path data(std::string const & name) { return data_dir() / name; }
-inline std::string binary() { return KSIEVE_BINARY; }
+inline fs::path data_dir()
+{
+    return fs::path{KSIEVE_GENERATED_DATA_DIR};
+}
+inline fs::path data(std::string const & name)
+{
+    return data_dir() / name;
+}
+inline std::string binary()
+{
+    return KSIEVE_BINARY;
+}
 
 /*! Skip the test when the generated data is missing (the generate_test_data fixture failed). */
-#define KSIEVE_REQUIRE_DATA()                                                                                   \
-    do                                                                                                          \
-    {                                                                                                           \
-        if (!std::filesystem::exists(::ksieve::test::data_dir() / ".complete"))                                 \
-            GTEST_FAIL() << "test data missing: run tests/data/generate.sh " << KSIEVE_GENERATED_DATA_DIR;      \
+#define KSIEVE_REQUIRE_DATA()                                                                      \
+    do                                                                                             \
+    {                                                                                              \
+        if (!std::filesystem::exists(::ksieve::test::data_dir() / ".complete"))                    \
+            GTEST_FAIL() << "test data missing: run tests/data/generate.sh "                       \
+                         << KSIEVE_GENERATED_DATA_DIR;                                             \
     } while (0)
 
 class temp_dir
@@ -40,7 +50,8 @@ public:
     temp_dir()
     {
         std::random_device rd;
-        path_ = fs::temp_directory_path() / ("ksieve-test-" + std::to_string(rd()) + std::to_string(rd()));
+        path_ = fs::temp_directory_path() /
+                ("ksieve-test-" + std::to_string(rd()) + std::to_string(rd()));
         fs::create_directories(path_);
     }
     ~temp_dir()
@@ -49,7 +60,10 @@ public:
         fs::remove_all(path_, ec);
     }
     [[nodiscard]] fs::path const & path() const noexcept { return path_; }
-    [[nodiscard]] std::string operator/(std::string const & name) const { return (path_ / name).string(); }
+    [[nodiscard]] std::string operator/(std::string const & name) const
+    {
+        return (path_ / name).string();
+    }
 
 private:
     fs::path path_;
@@ -62,7 +76,8 @@ struct run_result
     std::string out;
 };
 
-/*! The number after `"key":` in a flat JSON text (--stats, info --json); a failure if the key is missing. */
+/*! The number after `"key":` in a flat JSON text (--stats, info --json); a failure if the key is
+ * missing. */
 inline double json_number(std::string const & json, std::string const & key)
 {
     auto const p = json.find("\"" + key + "\":");
@@ -75,12 +90,21 @@ inline run_result run_ksieve(std::string const & args, temp_dir const & tmp)
 {
     std::string const out = tmp / "stdout.txt";
     std::string const err = tmp / "stderr.txt";
-    std::string cmd{"'"}; // appended piecewise: `"..." + std::string&&` trips a GCC 12 -Wrestrict false positive
-    cmd.append(binary()).append("' ").append(args).append(" >'").append(out).append("' 2>'").append(err).append("'");
+    std::string cmd{"'"}; // appended piecewise: `"..." + std::string&&` trips a GCC 12 -Wrestrict
+                          // false positive
+    cmd.append(binary())
+        .append("' ")
+        .append(args)
+        .append(" >'")
+        .append(out)
+        .append("' 2>'")
+        .append(err)
+        .append("'");
     int const raw = std::system(cmd.c_str());
     run_result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    auto slurp = [](std::string const & p) {
+    auto slurp = [](std::string const & p)
+    {
         std::ifstream f{p, std::ios::binary};
         std::stringstream s;
         s << f.rdbuf();
@@ -180,7 +204,8 @@ inline std::vector<report_row> read_report(std::string const & path)
 }
 
 /*! Interleave known and novel records back into input order following the report's classes. */
-inline std::string merge_back(std::vector<report_row> const & rows, std::vector<std::string> const & known,
+inline std::string merge_back(std::vector<report_row> const & rows,
+                              std::vector<std::string> const & known,
                               std::vector<std::string> const & novel, std::size_t per_unit = 1)
 {
     std::string all;
@@ -209,13 +234,15 @@ inline std::string revcomp(std::string const & s)
     return r;
 }
 
-// Exact set of canonical k-mers (as upper-case strings) of all sequences of a FASTA file: the oracle.
+// Exact set of canonical k-mers (as upper-case strings) of all sequences of a FASTA file: the
+// oracle.
 inline std::unordered_set<std::string> kmer_set_of_fasta(std::string const & path, unsigned const k)
 {
     std::unordered_set<std::string> set;
     std::ifstream f{path};
     std::string line, seq;
-    auto flush = [&] {
+    auto flush = [&]
+    {
         for (auto & c : seq)
             c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         for (std::size_t i = 0; i + k <= seq.size(); ++i)
@@ -241,8 +268,8 @@ inline std::unordered_set<std::string> kmer_set_of_fasta(std::string const & pat
 
 // Hits of each FASTQ read against the oracle set.
 inline std::vector<std::pair<std::uint64_t, std::uint64_t>>
-oracle_hits(std::vector<std::string> const & fastq_records, std::unordered_set<std::string> const & set,
-            unsigned const k)
+oracle_hits(std::vector<std::string> const & fastq_records,
+            std::unordered_set<std::string> const & set, unsigned const k)
 {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
     for (auto const & rec : fastq_records)
@@ -265,8 +292,8 @@ oracle_hits(std::vector<std::string> const & fastq_records, std::unordered_set<s
     return out;
 }
 
-/*! The fixture of the end-to-end tests of each command: a temporary directory, and build_hs() for a filter
- * of HS11286 with every k-mer (--sampling all). */
+/*! The fixture of the end-to-end tests of each command: a temporary directory, and build_hs() for a
+ * filter of HS11286 with every k-mer (--sampling all). */
 class commands : public ::testing::Test
 {
 protected:
@@ -276,13 +303,16 @@ protected:
     std::string build_hs(std::string const & extra = "")
     {
         std::string const path = tmp / "hs.ksf";
-        auto const r = run_ksieve("build -q --sampling all -o '" + path + "' " + extra + " '" + data("HS11286.fa").string() + "'", tmp);
+        auto const r = run_ksieve("build -q --sampling all -o '" + path + "' " + extra + " '" +
+                                      data("HS11286.fa").string() + "'",
+                                  tmp);
         EXPECT_EQ(r.status, 0) << r.err;
         return path;
     }
 };
 
-/*! A fixture with a host filter of HS11286 (build defaults) in `filter` and the mixed reads in `reads`. */
+/*! A fixture with a host filter of HS11286 (build defaults) in `filter` and the mixed reads in
+ * `reads`. */
 class host_filter_test : public ::testing::Test
 {
 protected:
@@ -290,7 +320,8 @@ protected:
     {
         KSIEVE_REQUIRE_DATA();
         filter = tmp / "hs.ksf";
-        auto const r = run_ksieve("build -q -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
+        auto const r =
+            run_ksieve("build -q -o '" + filter + "' '" + data("HS11286.fa").string() + "'", tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         reads = data("mixed.fq").string();
     }

@@ -1,7 +1,7 @@
-// merge, intersect and subtract of filters built without --expected (each sized for its own k-mers, so of
-// different shard counts and fingerprint widths): the result equals the filter of the narrower layout built
-// from the inputs' sequences, and a stop signal in the middle of moving a large filter to that layout ends
-// the run as an interruption, leaving nothing behind.
+// merge, intersect and subtract of filters built without --expected (each sized for its own k-mers,
+// so of different shard counts and fingerprint widths): the result equals the filter of the
+// narrower layout built from the inputs' sequences, and a stop signal in the middle of moving a
+// large filter to that layout ends the run as an interruption, leaving nothing behind.
 #include "test_helpers.hpp"
 
 #include <ksieve/filters/quotient_filter.hpp>
@@ -16,7 +16,8 @@ using namespace ksieve::test;
 namespace
 {
 
-using contents = std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t>; // (shard, value) -> count
+using contents =
+    std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t>; // (shard, value) -> count
 
 // A uniform random sequence of n bases.
 std::string random_bases(std::size_t const n, std::uint64_t const seed)
@@ -57,7 +58,8 @@ class merge_layouts : public ::testing::Test
 {
 protected:
     temp_dir tmp;
-    void build(std::string const & out, std::string const & inputs, std::string const & options = "")
+    void build(std::string const & out, std::string const & inputs,
+               std::string const & options = "")
     {
         auto const r = run_ksieve(
             "build -q -t 2 --sampling all " + options + " -o '" + (tmp / out) + "' " + inputs, tmp);
@@ -67,8 +69,9 @@ protected:
 
 } // namespace
 
-// Filters of their own sizes (2 shards of wide fingerprints and 1 of narrow ones): merge, intersect and
-// subtract give the contents of the operation's k-mers in a filter of the narrow input's layout.
+// Filters of their own sizes (2 shards of wide fingerprints and 1 of narrow ones): merge, intersect
+// and subtract give the contents of the operation's k-mers in a filter of the narrow input's
+// layout.
 TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_width)
 {
     std::string const a = random_bases(700000, 1);
@@ -80,25 +83,28 @@ TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_width)
     build("b.ksf", "'" + (tmp / "b.fa") + "'");
     ASSERT_EQ(info_field(tmp / "a.ksf", "shards", tmp), "2");
     ASSERT_EQ(info_field(tmp / "b.ksf", "shards", tmp), "1");
-    // the result's layout: b's fingerprint width (the narrower), in a's 2 shards, which keep as many bits
-    // of each hash at b's size; built from the sequences
-    std::string const layout = "--expected " + info_field(tmp / "b.ksf", "expected", tmp) + " --shards 2";
+    // the result's layout: b's fingerprint width (the narrower), in a's 2 shards, which keep as
+    // many bits of each hash at b's size; built from the sequences
+    std::string const layout =
+        "--expected " + info_field(tmp / "b.ksf", "expected", tmp) + " --shards 2";
     build("union.ksf", "'" + (tmp / "a.fa") + "' '" + (tmp / "b.fa") + "'", layout);
     build("b_same.ksf", "'" + (tmp / "b.fa") + "'", layout);
     build("b_only.ksf", "'" + (tmp / "b_only.fa") + "'", layout);
     for (std::string const order : {"a b", "b a"})
     {
         SCOPED_TRACE(order);
-        std::string const in = order == "a b" ? "'" + (tmp / "a.ksf") + "' '" + (tmp / "b.ksf") + "'"
-                                              : "'" + (tmp / "b.ksf") + "' '" + (tmp / "a.ksf") + "'";
+        std::string const in = order == "a b"
+                                   ? "'" + (tmp / "a.ksf") + "' '" + (tmp / "b.ksf") + "'"
+                                   : "'" + (tmp / "b.ksf") + "' '" + (tmp / "a.ksf") + "'";
         auto const m = run_ksieve("merge -q -t 2 -o '" + (tmp / "m.ksf") + "' " + in, tmp);
         ASSERT_EQ(m.status, 0) << m.err;
         EXPECT_EQ(info_field(tmp / "m.ksf", "shards", tmp), "2");
         EXPECT_TRUE(contents_of(tmp / "m.ksf") == contents_of(tmp / "union.ksf"));
     }
-    // b's k-mers that a lacks (b_only, except k-mers across the junction and chance fingerprint collisions)
-    auto const s = run_ksieve("subtract -q -t 2 -o '" + (tmp / "s.ksf") + "' '" + (tmp / "b.ksf") + "' '" +
-                                  (tmp / "a.ksf") + "'",
+    // b's k-mers that a lacks (b_only, except k-mers across the junction and chance fingerprint
+    // collisions)
+    auto const s = run_ksieve("subtract -q -t 2 -o '" + (tmp / "s.ksf") + "' '" + (tmp / "b.ksf") +
+                                  "' '" + (tmp / "a.ksf") + "'",
                               tmp);
     ASSERT_EQ(s.status, 0) << s.err;
     contents const sub = contents_of(tmp / "s.ksf");
@@ -112,8 +118,8 @@ TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_width)
     EXPECT_LE(missing, 60u);
     EXPECT_GE(sub.size(), 14000u);
     // intersect: b's first 20000 bases, with the smaller count of each
-    auto const i = run_ksieve("intersect -q -t 2 -o '" + (tmp / "i.ksf") + "' '" + (tmp / "a.ksf") + "' '" +
-                                  (tmp / "b.ksf") + "'",
+    auto const i = run_ksieve("intersect -q -t 2 -o '" + (tmp / "i.ksf") + "' '" + (tmp / "a.ksf") +
+                                  "' '" + (tmp / "b.ksf") + "'",
                               tmp);
     ASSERT_EQ(i.status, 0) << i.err;
     contents const both = contents_of(tmp / "i.ksf");
@@ -123,9 +129,9 @@ TEST_F(merge_layouts, filters_of_their_own_sizes_combine_in_the_narrower_width)
         EXPECT_TRUE(b_same.count(key) == 1 && b_same.at(key) >= count);
 }
 
-// SIGTERM while a large filter (8 shards) is moved to the layout of a small one (1 shard): the run ends as
-// interrupted (143, nothing left behind) or, where it had already finished, with its complete output; never
-// by the SIGKILL that follows ten seconds later.
+// SIGTERM while a large filter (8 shards) is moved to the layout of a small one (1 shard): the run
+// ends as interrupted (143, nothing left behind) or, where it had already finished, with its
+// complete output; never by the SIGKILL that follows ten seconds later.
 TEST_F(merge_layouts, sigterm_while_moving_a_filter_to_another_layout_interrupts_the_run)
 {
     write_fasta(tmp / "big.fa", random_bases(3000000, 3));
@@ -138,19 +144,20 @@ TEST_F(merge_layouts, sigterm_while_moving_a_filter_to_another_layout_interrupts
         for (char const * const delay : {"0.2", "0.5"})
         {
             SCOPED_TRACE(std::string{command} + " signalled after " + delay + " s");
-            std::string const cmd = "timeout --preserve-status -k 10 -s TERM " + std::string{delay} + " '" +
-                                    binary() + "' " + command + " -q -t 2 -o '" + (tmp / "out.ksf") + "' '" +
-                                    (tmp / "big.ksf") + "' '" + (tmp / "small.ksf") + "' 2>'" +
-                                    (tmp / "err.txt") + "'";
-            int const raw =
-                std::system(("bash -c \"" + cmd + "\"; echo $? > '" + (tmp / "status.txt") + "'").c_str());
+            std::string const cmd =
+                "timeout --preserve-status -k 10 -s TERM " + std::string{delay} + " '" + binary() +
+                "' " + command + " -q -t 2 -o '" + (tmp / "out.ksf") + "' '" + (tmp / "big.ksf") +
+                "' '" + (tmp / "small.ksf") + "' 2>'" + (tmp / "err.txt") + "'";
+            int const raw = std::system(
+                ("bash -c \"" + cmd + "\"; echo $? > '" + (tmp / "status.txt") + "'").c_str());
             (void)raw;
             std::string const status = read_file(tmp / "status.txt");
             std::string const err = read_file(tmp / "err.txt");
             EXPECT_TRUE(status == "143\n" || status == "0\n") << status << err;
             if (status == "143\n")
             {
-                EXPECT_NE(err.find("ksieve: error: interrupted (SIGTERM)"), std::string::npos) << err;
+                EXPECT_NE(err.find("ksieve: error: interrupted (SIGTERM)"), std::string::npos)
+                    << err;
                 EXPECT_FALSE(std::filesystem::exists(tmp / "out.ksf"));
             }
             else

@@ -1,6 +1,6 @@
-// Sampled filters end to end: build --sampling minimizer:W and classify against a naive implementation of the
-// definition (minimizers from the list of valid k-mers, an exact set), for several k, W and thread counts;
-// records longer than the engine's windows; mixed schemes refused.
+// Sampled filters end to end: build --sampling minimizer:W and classify against a naive
+// implementation of the definition (minimizers from the list of valid k-mers, an exact set), for
+// several k, W and thread counts; records longer than the engine's windows; mixed schemes refused.
 #include <ksieve/filters/kmer.hpp>
 #include <ksieve/filters/sampling.hpp>
 
@@ -15,7 +15,8 @@ namespace
 using namespace ksieve::test;
 
 // The hashed keys of the minimizers of one sequence, from the definition (naively).
-std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k, std::size_t const w)
+std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
+                                              std::size_t const w)
 {
     ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
     std::vector<std::uint64_t> codes;
@@ -85,7 +86,8 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
     std::vector<std::string> reads = split_fastq(read_file(data("lambda_reads.fq").string()));
     auto const foreign = split_fastq(read_file(data("hs_R1.fq").string()));
     reads.insert(reads.end(), foreign.begin(), foreign.end());
-    for (auto const & [k, w] : std::vector<std::pair<unsigned, std::size_t>>{{31, 15}, {25, 8}, {21, 2}})
+    for (auto const & [k, w] :
+         std::vector<std::pair<unsigned, std::size_t>>{{31, 15}, {25, 8}, {21, 2}})
     {
         std::unordered_set<std::uint64_t> set;
         for (auto const & seq : fasta_sequences(ref))
@@ -95,21 +97,25 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
         name += std::to_string(w);
         name += ".ksf";
         std::string const f = tmp / name;
-        auto const b = run_ksieve("build -q -t 2 --fpr 0 -k " + std::to_string(k) + " --sampling minimizer:" +
-                                      std::to_string(w) + " -o '" + f + "' '" + ref + "'",
+        auto const b = run_ksieve("build -q -t 2 --fpr 0 -k " + std::to_string(k) +
+                                      " --sampling minimizer:" + std::to_string(w) + " -o '" + f +
+                                      "' '" + ref + "'",
                                   tmp);
         ASSERT_EQ(b.status, 0) << b.err;
         auto const info = run_ksieve("info --json '" + f + "'", tmp);
         EXPECT_EQ(json_number(info.out, "distinct_kmers"), static_cast<double>(set.size()));
-        EXPECT_NE(info.out.find("\"minimizer:" + std::to_string(w) + "\""), std::string::npos) << info.out;
+        EXPECT_NE(info.out.find("\"minimizer:" + std::to_string(w) + "\""), std::string::npos)
+            << info.out;
         std::string first_report;
         for (unsigned const threads : {1u, 3u})
         {
-            std::string const report = tmp / std::string{"r"}.append(std::to_string(threads)).append(".tsv");
-            auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f + "' --report '" +
-                                          report + "' '" + data("lambda_reads.fq").string() + "' '" +
-                                          data("hs_R1.fq").string() + "'",
-                                      tmp);
+            std::string const report =
+                tmp / std::string{"r"}.append(std::to_string(threads)).append(".tsv");
+            auto const r =
+                run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f +
+                               "' --report '" + report + "' '" + data("lambda_reads.fq").string() +
+                               "' '" + data("hs_R1.fq").string() + "'",
+                           tmp);
             ASSERT_EQ(r.status, 0) << r.err;
             auto const rows = read_report(report);
             ASSERT_EQ(rows.size(), reads.size());
@@ -132,7 +138,8 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
 
 TEST_F(sampled_commands, long_records_with_ns_hold_exactly_their_minimizers)
 {
-    // Records longer than the engine's 256 Ki-base windows, with runs of N across window boundaries.
+    // Records longer than the engine's 256 Ki-base windows, with runs of N across window
+    // boundaries.
     std::mt19937_64 rng{3};
     std::string fa;
     std::vector<std::string> seqs;
@@ -154,14 +161,17 @@ TEST_F(sampled_commands, long_records_with_ns_hold_exactly_their_minimizers)
         for (auto const key : naive_sampled_keys(seq, 31, 15))
             set.insert(key);
     std::string const f = tmp / "long.ksf";
-    auto const b = run_ksieve("build -q -t 2 --fpr 0 --sampling minimizer:15 -o '" + f + "' '" + ref + "'", tmp);
+    auto const b = run_ksieve(
+        "build -q -t 2 --fpr 0 --sampling minimizer:15 -o '" + f + "' '" + ref + "'", tmp);
     ASSERT_EQ(b.status, 0) << b.err;
     auto const info = run_ksieve("info --json '" + f + "'", tmp);
     EXPECT_EQ(json_number(info.out, "distinct_kmers"), static_cast<double>(set.size()));
-    EXPECT_EQ(json_number(info.out, "total_count"), static_cast<double>(set.size())); // each minimizer once
+    EXPECT_EQ(json_number(info.out, "total_count"),
+              static_cast<double>(set.size())); // each minimizer once
     // Classified as reads, the records find every one of their minimizers.
     std::string const report = tmp / "long.tsv";
-    auto const r = run_ksieve("classify -q -t 2 -f '" + f + "' --report '" + report + "' '" + ref + "'", tmp);
+    auto const r =
+        run_ksieve("classify -q -t 2 -f '" + f + "' --report '" + report + "' '" + ref + "'", tmp);
     ASSERT_EQ(r.status, 0) << r.err;
     auto const rows = read_report(report);
     ASSERT_EQ(rows.size(), seqs.size());
@@ -177,22 +187,27 @@ TEST_F(sampled_commands, mixed_schemes_are_refused)
     std::string const ref = data("lambda.fa").string();
     std::string const all = tmp / "all.ksf", m15 = tmp / "m15.ksf";
     ASSERT_EQ(run_ksieve("build -q -o '" + all + "' '" + ref + "'", tmp).status, 0);
-    ASSERT_EQ(run_ksieve("build -q --sampling minimizer:15 -o '" + m15 + "' '" + ref + "'", tmp).status, 0);
-    auto const c = run_ksieve("classify -q -f '" + all + "' -f '" + m15 + "' '" + data("hs_R1.fq").string() + "'", tmp);
+    ASSERT_EQ(
+        run_ksieve("build -q --sampling minimizer:15 -o '" + m15 + "' '" + ref + "'", tmp).status,
+        0);
+    auto const c = run_ksieve(
+        "classify -q -f '" + all + "' -f '" + m15 + "' '" + data("hs_R1.fq").string() + "'", tmp);
     EXPECT_EQ(c.status, 1);
     EXPECT_NE(c.err.find("sampling must agree"), std::string::npos) << c.err;
-    auto const m = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + all + "' '" + m15 + "'", tmp);
+    auto const m =
+        run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + all + "' '" + m15 + "'", tmp);
     EXPECT_EQ(m.status, 1);
     EXPECT_NE(m.err.find("minimizer:15"), std::string::npos) << m.err;
     EXPECT_FALSE(fs::exists(tmp / "m.ksf"));
-    auto const bad = run_ksieve("build -q --sampling minimizer:0 -o '" + (tmp / "x.ksf") + "' '" + ref + "'", tmp);
+    auto const bad = run_ksieve(
+        "build -q --sampling minimizer:0 -o '" + (tmp / "x.ksf") + "' '" + ref + "'", tmp);
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--sampling"), std::string::npos) << bad.err;
 }
 
-// dedup --sampling minimizer:W against its serial definition computed naively (the minimizers of each read
-// from the definition, an exact multiset of the novel reads' minimizers), for any thread count; and with the
-// prefilter of normalization, the same bytes for any thread count.
+// dedup --sampling minimizer:W against its serial definition computed naively (the minimizers of
+// each read from the definition, an exact multiset of the novel reads' minimizers), for any thread
+// count; and with the prefilter of normalization, the same bytes for any thread count.
 TEST_F(sampled_commands, dedup_with_minimizers_equals_the_naive_serial_definition)
 {
     std::string const input = data("hs_R1.fq").string();
@@ -217,8 +232,8 @@ TEST_F(sampled_commands, dedup_with_minimizers_equals_the_naive_serial_definitio
                 auto const it = counts.find(key);
                 hits += it != counts.end() && it->second >= min_count;
             }
-            bool const known =
-                !keys.empty() && static_cast<double>(hits) >= fraction * static_cast<double>(keys.size());
+            bool const known = !keys.empty() && static_cast<double>(hits) >=
+                                                    fraction * static_cast<double>(keys.size());
             expected_class.push_back(known ? "known" : "novel");
             expected_kmers.push_back(keys.size());
             expected_hits.push_back(hits);
@@ -233,10 +248,11 @@ TEST_F(sampled_commands, dedup_with_minimizers_equals_the_naive_serial_definitio
         for (int const t : {1, 3})
         {
             std::string const report = tmp / ("r" + std::to_string(t) + ".tsv");
-            auto const r = run_ksieve("dedup -q --fpr 0 -k " + std::to_string(k) + " --sampling minimizer:" +
-                                          std::to_string(w) + " --min-count 2 --min-hit-fraction 0.6 -t " +
-                                          std::to_string(t) + " --report '" + report + "' '" + input + "' '" +
-                                          input + "' '" + input + "'",
+            auto const r = run_ksieve("dedup -q --fpr 0 -k " + std::to_string(k) +
+                                          " --sampling minimizer:" + std::to_string(w) +
+                                          " --min-count 2 --min-hit-fraction 0.6 -t " +
+                                          std::to_string(t) + " --report '" + report + "' '" +
+                                          input + "' '" + input + "' '" + input + "'",
                                       tmp);
             ASSERT_EQ(r.status, 0) << r.err;
             auto const rows = read_report(report);
@@ -244,19 +260,22 @@ TEST_F(sampled_commands, dedup_with_minimizers_equals_the_naive_serial_definitio
             for (std::size_t i = 0; i < rows.size(); ++i)
             {
                 ASSERT_EQ(rows[i].kmers, expected_kmers[i]) << "read " << i << " w " << w;
-                ASSERT_EQ(rows[i].cls, expected_class[i]) << "read " << i << " w " << w << " threads " << t;
-                ASSERT_EQ(rows[i].hits, expected_hits[i]) << "read " << i << " w " << w << " threads " << t;
+                ASSERT_EQ(rows[i].cls, expected_class[i])
+                    << "read " << i << " w " << w << " threads " << t;
+                ASSERT_EQ(rows[i].hits, expected_hits[i])
+                    << "read " << i << " w " << w << " threads " << t;
             }
         }
     }
-    // normalization with minimizers and the prefilter (speculation, no report): the same bytes for 1 and 3
-    // threads
+    // normalization with minimizers and the prefilter (speculation, no report): the same bytes for
+    // 1 and 3 threads
     std::string outs[2];
     for (int const t : {1, 3})
     {
         std::string const out = tmp / ("n" + std::to_string(t) + ".fq");
-        auto const r = run_ksieve("dedup -q --sampling minimizer:11 --min-count 3 --prefilter -t " + std::to_string(t) +
-                                      " --novel '" + out + "' '" + input + "' '" + input + "' '" + input + "'",
+        auto const r = run_ksieve("dedup -q --sampling minimizer:11 --min-count 3 --prefilter -t " +
+                                      std::to_string(t) + " --novel '" + out + "' '" + input +
+                                      "' '" + input + "' '" + input + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         outs[t == 1 ? 0 : 1] = read_file(out);

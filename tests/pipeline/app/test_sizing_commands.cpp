@@ -1,6 +1,6 @@
 // build with no sizing flags gives a quotient filter within 15% of the model's bytes per k-mer,
-// (ceil(log2(1 / eps)) + 2.125 metadata bits) / 0.9, at the requested FPR; merge and dedup --save-filter
-// write fitted tables too.
+// (ceil(log2(1 / eps)) + 2.125 metadata bits) / 0.9, at the requested FPR; merge and dedup
+// --save-filter write fitted tables too.
 #include "test_helpers.hpp"
 
 #include <cmath>
@@ -12,7 +12,10 @@ using namespace ksieve::test;
 namespace
 {
 
-double model_bits(double const eps) { return (std::ceil(std::log2(1.0 / eps)) + 2.125) / 0.9; }
+double model_bits(double const eps)
+{
+    return (std::ceil(std::log2(1.0 / eps)) + 2.125) / 0.9;
+}
 
 // A random genome of n bases: about n distinct 31-mers.
 std::string random_fasta(std::size_t const n, std::uint64_t const seed)
@@ -38,7 +41,9 @@ TEST(sizing, build_without_sizing_flags_is_within_fifteen_percent_of_the_model)
         for (double const eps : {1e-3, 1e-4})
         {
             std::string const f = tmp / "f.ksf";
-            auto const b = run_ksieve("build -q --sampling all --fpr " + std::to_string(eps) + " -o '" + f + "' '" + fa + "'", tmp);
+            auto const b = run_ksieve("build -q --sampling all --fpr " + std::to_string(eps) +
+                                          " -o '" + f + "' '" + fa + "'",
+                                      tmp);
             ASSERT_EQ(b.status, 0) << b.err;
             auto const info = run_ksieve("info --json '" + f + "'", tmp);
             ASSERT_EQ(info.status, 0) << info.err;
@@ -52,7 +57,8 @@ TEST(sizing, build_without_sizing_flags_is_within_fifteen_percent_of_the_model)
     }
 }
 
-// merge sizes its result to fit: the union of two halves takes about the bytes of a build of the whole.
+// merge sizes its result to fit: the union of two halves takes about the bytes of a build of the
+// whole.
 TEST(sizing, merge_of_halves_is_about_the_size_of_the_whole)
 {
     temp_dir tmp;
@@ -64,10 +70,14 @@ TEST(sizing, merge_of_halves_is_about_the_size_of_the_whole)
     for (auto const & [out, args] : std::vector<std::pair<std::string, std::string>>{
              {"a.ksf", "'" + a + "'"}, {"b.ksf", "'" + b + "'"}, {"whole.ksf", "'" + ab + "'"}})
     {
-        auto const r = run_ksieve("build -q --sampling all --fpr 0.001 --expected 800000 -o '" + (tmp / out) + "' " + args, tmp);
+        auto const r = run_ksieve("build -q --sampling all --fpr 0.001 --expected 800000 -o '" +
+                                      (tmp / out) + "' " + args,
+                                  tmp);
         ASSERT_EQ(r.status, 0) << r.err;
     }
-    auto const m = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + (tmp / "a.ksf") + "' '" + (tmp / "b.ksf") + "'", tmp);
+    auto const m = run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + (tmp / "a.ksf") + "' '" +
+                                  (tmp / "b.ksf") + "'",
+                              tmp);
     ASSERT_EQ(m.status, 0) << m.err;
     auto const whole = run_ksieve("info --json '" + (tmp / "whole.ksf") + "'", tmp);
     auto const merged = run_ksieve("info --json '" + (tmp / "m.ksf") + "'", tmp);
@@ -77,9 +87,10 @@ TEST(sizing, merge_of_halves_is_about_the_size_of_the_whole)
     EXPECT_GT(json_number(merged.out, "load"), 0.8);
 }
 
-// Per-sample filters sized for their own k-mers (no --expected) merge at the narrowest fingerprints, whose
-// false-positive rate grows with the k-mers merged: merge warns when the result's estimate is above 1.5x the
-// target, and says nothing when every input was sized for the union.
+// Per-sample filters sized for their own k-mers (no --expected) merge at the narrowest
+// fingerprints, whose false-positive rate grows with the k-mers merged: merge warns when the
+// result's estimate is above 1.5x the target, and says nothing when every input was sized for the
+// union.
 TEST(sizing, merge_warns_when_its_inputs_were_sized_for_fewer_kmers_than_the_result)
 {
     temp_dir tmp;
@@ -91,14 +102,16 @@ TEST(sizing, merge_warns_when_its_inputs_were_sized_for_fewer_kmers_than_the_res
         SCOPED_TRACE(sizing.empty() ? "each sized for itself" : sizing);
         for (std::string const name : {"small", "big"})
         {
-            auto const r = run_ksieve("build -q --sampling all --fpr 0.001 " + sizing + "-o '" +
-                                          (tmp / (name + ".ksf")) + "' '" + (tmp / (name + ".fa")) + "'",
-                                      tmp);
+            auto const r =
+                run_ksieve("build -q --sampling all --fpr 0.001 " + sizing + "-o '" +
+                               (tmp / (name + ".ksf")) + "' '" + (tmp / (name + ".fa")) + "'",
+                           tmp);
             ASSERT_EQ(r.status, 0) << r.err;
         }
         std::string const out = tmp / "m.ksf";
-        auto const m = run_ksieve(
-            "merge -q -o '" + out + "' '" + (tmp / "small.ksf") + "' '" + (tmp / "big.ksf") + "'", tmp);
+        auto const m = run_ksieve("merge -q -o '" + out + "' '" + (tmp / "small.ksf") + "' '" +
+                                      (tmp / "big.ksf") + "'",
+                                  tmp);
         ASSERT_EQ(m.status, 0) << m.err;
         auto const info = run_ksieve("info --json '" + out + "'", tmp);
         ASSERT_EQ(info.status, 0) << info.err;

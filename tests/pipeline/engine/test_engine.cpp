@@ -14,8 +14,8 @@
 namespace
 {
 
-// decision_rule::hits_needed(n) must be the smallest h with known(h, n) (n + 1 if none): brute force is the
-// oracle.
+// decision_rule::hits_needed(n) must be the smallest h with known(h, n) (n + 1 if none): brute
+// force is the oracle.
 TEST(engine, hits_needed_is_the_smallest_known_hit_count)
 {
     for (std::uint64_t const min_hits : {0u, 2u})
@@ -33,7 +33,8 @@ TEST(engine, hits_needed_is_the_smallest_known_hit_count)
                     }
                 if (n == 0)
                     expect = 1; // a unit without k-mers is never known
-                ASSERT_EQ(rule.hits_needed(n), expect) << "n " << n << " F " << f << " min_hits " << min_hits;
+                ASSERT_EQ(rule.hits_needed(n), expect)
+                    << "n " << n << " F " << f << " min_hits " << min_hits;
             }
 }
 
@@ -43,8 +44,8 @@ namespace
 {
 
 // dedup_resolver against a naive serial oracle on random batches: small key universes and pre-batch
-// counts around min_count make in-batch additions decide many units. With exact_hits the hits must be
-// exact; without, the classes must still be exact and the hits a lower bound.
+// counts around min_count make in-batch additions decide many units. With exact_hits the hits must
+// be exact; without, the classes must still be exact and the hits a lower bound.
 TEST(engine, dedup_resolver_equals_the_serial_definition)
 {
     ksieve::filter_config cfg;
@@ -55,8 +56,8 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
     ASSERT_TRUE(filter->collision_keys());
     std::mt19937_64 rng{2026};
     std::size_t known_from_batch = 0;
-    // One pair of resolvers for all batches, as in dedup: their tables are reused across batches of different
-    // sizes (stale entries of earlier batches must read as empty).
+    // One pair of resolvers for all batches, as in dedup: their tables are reused across batches of
+    // different sizes (stale entries of earlier batches must read as empty).
     ksieve::dedup_resolver exact{3}, fast{2}; // parallel pre-pass with several threads
     for (int trial = 0; trial < 300; ++trial)
     {
@@ -74,7 +75,8 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
         keys.offset.push_back(0);
         for (std::size_t u = 0; u < units; ++u)
         {
-            std::uint32_t const c = static_cast<std::uint32_t>(rng() % 12); // 0 = a unit without k-mers
+            std::uint32_t const c =
+                static_cast<std::uint32_t>(rng() % 12); // 0 = a unit without k-mers
             for (std::uint32_t j = 0; j < c; ++j)
             {
                 std::uint64_t const i = rng() % universe;
@@ -92,14 +94,16 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
             std::uint32_t hits = 0;
             for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                 hits += keys.values[p] + added[filter->collision_key(keys.keys[p])] >= min_count;
-            bool const known = ksieve::decision_rule{min_count, fraction, 0}.known(hits, keys.count[u]);
+            bool const known =
+                ksieve::decision_rule{min_count, fraction, 0}.known(hits, keys.count[u]);
             expect[u] = ksieve::unit_result{keys.count[u], hits, known};
             if (!known)
                 for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                     ++added[filter->collision_key(keys.keys[p])];
         }
         std::vector<ksieve::unit_result> got_exact, got_fast;
-        exact.resolve(*filter, keys, ksieve::decision_rule{min_count, fraction, 0}, true, got_exact);
+        exact.resolve(*filter, keys, ksieve::decision_rule{min_count, fraction, 0}, true,
+                      got_exact);
         fast.resolve(*filter, keys, ksieve::decision_rule{min_count, fraction, 0}, false, got_fast);
         for (std::size_t u = 0; u < units; ++u)
         {
@@ -111,7 +115,8 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
             known_from_batch += got_fast[u].hits < expect[u].hits;
         }
     }
-    EXPECT_GT(known_from_batch, 20u); // the shortcut (and so the exact_hits distinction) was exercised
+    EXPECT_GT(known_from_batch,
+              20u); // the shortcut (and so the exact_hits distinction) was exercised
 }
 
 } // namespace
@@ -119,8 +124,9 @@ TEST(engine, dedup_resolver_equals_the_serial_definition)
 namespace
 {
 
-// A batch of 1 to max_units units drawn from `universe` keys of the pool: a unit has 0 k-mers (none), up to
-// 100 (every fourth unit, so that samples of several k-mers are taken) or up to 11, with repeats.
+// A batch of 1 to max_units units drawn from `universe` keys of the pool: a unit has 0 k-mers
+// (none), up to 100 (every fourth unit, so that samples of several k-mers are taken) or up to 11,
+// with repeats.
 ksieve::batch_keys random_units(std::mt19937_64 & rng, std::vector<std::uint64_t> const & pool,
                                 std::uint64_t const universe, std::size_t const max_units)
 {
@@ -141,14 +147,16 @@ ksieve::batch_keys random_units(std::mt19937_64 & rng, std::vector<std::uint64_t
     return keys;
 }
 
-// dedup_speculator against the serial definition run on a second filter: after every batch the classes
-// must be equal and every key's count too. Small key universes, repeated keys inside units, counts around
-// min_count before the batch and small fingerprints (collisions) make in-batch additions, rollbacks and
-// copies inside a unit decide many units. The state carries over between batches, as in dedup.
+// dedup_speculator against the serial definition run on a second filter: after every batch the
+// classes must be equal and every key's count too. Small key universes, repeated keys inside units,
+// counts around min_count before the batch and small fingerprints (collisions) make in-batch
+// additions, rollbacks and copies inside a unit decide many units. The state carries over between
+// batches, as in dedup.
 TEST(engine, dedup_speculator_equals_the_serial_definition)
 {
-    // fixed_min_count: one min_count for the whole run, as in dedup, so that lookups go to the set of hits
-    // learnt from the additions (else min_count changes between batches, and they go to the filter)
+    // fixed_min_count: one min_count for the whole run, as in dedup, so that lookups go to the set
+    // of hits learnt from the additions (else min_count changes between batches, and they go to the
+    // filter)
     for (bool const fixed_min_count : {false, true})
         for (double const fpr : {0.0, 0.2})
             for (unsigned const threads : {1u, 3u})
@@ -163,16 +171,16 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                 ASSERT_TRUE(fast->collision_keys());
                 std::mt19937_64 rng{2026 + threads};
                 ksieve::dedup_speculator speculator{threads};
-                // a pool of 3000 keys (within the filter's design size); each batch draws a small universe
-                // from it
+                // a pool of 3000 keys (within the filter's design size); each batch draws a small
+                // universe from it
                 std::vector<std::uint64_t> all_keys(3000);
                 for (auto & key : all_keys)
                     key = rng() & ((std::uint64_t{1} << 30) - 1);
                 std::size_t known_units = 0, novel_units = 0;
                 for (int trial = 0; trial < 150; ++trial)
                 {
-                    // (the first batches at 2, 3, 4, ...: the set of hits starts, and must stop when
-                    // min_count changes)
+                    // (the first batches at 2, 3, 4, ...: the set of hits starts, and must stop
+                    // when min_count changes)
                     std::uint64_t const min_count =
                         fixed_min_count ? 3 : (trial < 20 ? 2 + trial % 3 : 1 + rng() % 4);
                     // 1e-6 and 0.05: the sample alone can make a unit known
@@ -181,14 +189,16 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                     ksieve::batch_keys const keys =
                         random_units(rng, all_keys, universe, trial % 3 == 0 ? 300 : 30);
                     std::size_t const units = keys.units();
-                    // Oracle: read by read on the other filter (lookups before the unit's own insertions).
+                    // Oracle: read by read on the other filter (lookups before the unit's own
+                    // insertions).
                     std::vector<bool> expect(units);
                     for (std::size_t u = 0; u < units; ++u)
                     {
                         std::uint32_t hits = 0;
                         for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
                             hits += slow->count(keys.keys[p]) >= min_count;
-                        expect[u] = ksieve::decision_rule{min_count, fraction, 0}.known(hits, keys.count[u]);
+                        expect[u] = ksieve::decision_rule{min_count, fraction, 0}.known(
+                            hits, keys.count[u]);
                         if (!expect[u])
                         {
                             for (std::uint64_t p = keys.offset[u]; p < keys.offset[u + 1]; ++p)
@@ -196,7 +206,8 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                         }
                     }
                     std::vector<ksieve::unit_result> got;
-                    speculator.run(*fast, keys, ksieve::decision_rule{min_count, fraction, 0}, got, "test");
+                    speculator.run(*fast, keys, ksieve::decision_rule{min_count, fraction, 0}, got,
+                                   "test");
                     ASSERT_EQ(got.size(), units);
                     for (std::size_t u = 0; u < units; ++u)
                     {
@@ -206,11 +217,13 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                         (expect[u] ? known_units : novel_units) += 1;
                     }
                     for (std::uint64_t const key : all_keys)
-                        ASSERT_EQ(fast->count(key), slow->count(key)) << "fpr " << fpr << " trial " << trial;
+                        ASSERT_EQ(fast->count(key), slow->count(key))
+                            << "fpr " << fpr << " trial " << trial;
                     ASSERT_EQ(fast->stats().total_count, slow->stats().total_count);
                     ASSERT_EQ(fast->stats().distinct, slow->stats().distinct);
                 }
-                // every path was taken: samples predicting both classes, rollbacks, copies inside a unit
+                // every path was taken: samples predicting both classes, rollbacks, copies inside a
+                // unit
                 auto const & w = speculator.work();
                 EXPECT_GT(known_units, 500u);
                 EXPECT_GT(novel_units, 500u);
@@ -221,20 +234,23 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
                 {
                     EXPECT_GT(w.hit_lookups, 1000u);
                 }
-                // What dedup --save-filter writes: every shard at the fewest slots that hold it (undoing
-                // growth that only rolled-back additions needed); then the tables are those of the
-                // read-by-read run, word for word.
+                // What dedup --save-filter writes: every shard at the fewest slots that hold it
+                // (undoing growth that only rolled-back additions needed); then the tables are
+                // those of the read-by-read run, word for word.
                 std::uint64_t const grown = fast->stats().slots;
                 ksieve::fit_filter(*fast, 0.0, 2);
                 ksieve::fit_filter(*slow, 0.0, 1);
                 EXPECT_EQ(fast->stats().slots, slow->stats().slots)
                     << "fpr " << fpr << " slots before " << grown;
-                auto const & a = dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*fast);
-                auto const & b = dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*slow);
+                auto const & a =
+                    dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*fast);
+                auto const & b =
+                    dynamic_cast<ksieve::sharded_filter<ksieve::quotient_filter> const &>(*slow);
                 for (std::size_t sh = 0; sh < a.num_shards(); ++sh)
                 {
                     auto const wa = a.shard(sh).words(), wb = b.shard(sh).words();
-                    EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end())) << "shard " << sh;
+                    EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end()))
+                        << "shard " << sh;
                 }
             }
 }
@@ -244,9 +260,10 @@ TEST(engine, dedup_speculator_equals_the_serial_definition)
 namespace
 {
 
-// A long record hashed window by window (build's bounded-memory path) must give exactly the keys of the
-// whole record, in order: every k-mer position in exactly one window, none across an N lost or doubled.
-// Oracles: the whole sequence as one window, and a naive count of the ACGT-only k-mer positions.
+// A long record hashed window by window (build's bounded-memory path) must give exactly the keys of
+// the whole record, in order: every k-mer position in exactly one window, none across an N lost or
+// doubled. Oracles: the whole sequence as one window, and a naive count of the ACGT-only k-mer
+// positions.
 TEST(engine, windows_of_a_record_give_exactly_its_keys)
 {
     std::mt19937_64 rng{7};
@@ -255,8 +272,9 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
         ksieve::kmer_params p;
         p.k = k;
         ksieve::batch_engine const engine{p, 2};
-        for (std::size_t const len : {std::size_t{0}, std::size_t{1}, std::size_t{k - 1}, std::size_t{k},
-                                      std::size_t{k + 1}, std::size_t{1000}, std::size_t{70000}})
+        for (std::size_t const len :
+             {std::size_t{0}, std::size_t{1}, std::size_t{k - 1}, std::size_t{k},
+              std::size_t{k + 1}, std::size_t{1000}, std::size_t{70000}})
         {
             std::string seq(len, 'A');
             for (auto & c : seq)
@@ -268,13 +286,15 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
             ksieve::sequence_piece const all[] = {ksieve::sequence_piece{seq}};
             engine.extract_windows(all, whole);
             ASSERT_EQ(whole.count[0], naive) << "k " << k << " len " << len;
-            std::vector<std::uint64_t> const expect(whole.keys.begin(), whole.keys.begin() + whole.count[0]);
-            for (std::size_t const window : {std::size_t{1}, std::size_t{2}, std::size_t{k}, std::size_t{7},
-                                             std::size_t{300}, std::size_t{1} << 20})
+            std::vector<std::uint64_t> const expect(whole.keys.begin(),
+                                                    whole.keys.begin() + whole.count[0]);
+            for (std::size_t const window :
+                 {std::size_t{1}, std::size_t{2}, std::size_t{k}, std::size_t{7}, std::size_t{300},
+                  std::size_t{1} << 20})
             {
                 std::vector<ksieve::sequence_piece> windows;
-                engine.for_each_window(seq, window,
-                                       [&](ksieve::sequence_piece const & w) { windows.push_back(w); });
+                engine.for_each_window(
+                    seq, window, [&](ksieve::sequence_piece const & w) { windows.push_back(w); });
                 ASSERT_FALSE(windows.empty());
                 for (auto const & w : windows)
                     ASSERT_LE(w.end - w.begin, window);
@@ -282,16 +302,18 @@ TEST(engine, windows_of_a_record_give_exactly_its_keys)
                 engine.extract_windows(windows, cut);
                 std::vector<std::uint64_t> got;
                 for (std::size_t u = 0; u < cut.units(); ++u)
-                    got.insert(got.end(), cut.keys.begin() + static_cast<std::ptrdiff_t>(cut.offset[u]),
-                               cut.keys.begin() + static_cast<std::ptrdiff_t>(cut.offset[u] + cut.count[u]));
+                    got.insert(got.end(),
+                               cut.keys.begin() + static_cast<std::ptrdiff_t>(cut.offset[u]),
+                               cut.keys.begin() +
+                                   static_cast<std::ptrdiff_t>(cut.offset[u] + cut.count[u]));
                 EXPECT_EQ(got, expect) << "k " << k << " len " << len << " window " << window;
             }
         }
     }
 }
 
-// add_to_sketch on several threads equals one sketch fed every key in order (the estimate is a function of
-// the registers alone), for units of different sizes and with sampling.
+// add_to_sketch on several threads equals one sketch fed every key in order (the estimate is a
+// function of the registers alone), for units of different sizes and with sampling.
 TEST(engine, sketches_of_several_threads_equal_the_serial_sketch)
 {
     std::mt19937_64 rng{11};
@@ -301,8 +323,9 @@ TEST(engine, sketches_of_several_threads_equal_the_serial_sketch)
         p.k = 31;
         p.window = window;
         std::vector<std::string> seqs;
-        for (std::size_t const len : {std::size_t{0}, std::size_t{40}, std::size_t{150}, std::size_t{9000},
-                                      std::size_t{150}, std::size_t{70000}, std::size_t{31}})
+        for (std::size_t const len :
+             {std::size_t{0}, std::size_t{40}, std::size_t{150}, std::size_t{9000},
+              std::size_t{150}, std::size_t{70000}, std::size_t{31}})
         {
             std::string seq(len, 'A');
             for (auto & c : seq)
@@ -326,17 +349,18 @@ TEST(engine, sketches_of_several_threads_equal_the_serial_sketch)
             ksieve::hyperloglog sketch;
             engine.add_to_sketch(keys, sketch);
             engine.add_to_sketch(keys, sketch); // a second time: nothing new
-            EXPECT_EQ(sketch.estimate(), serial.estimate()) << "window " << window << ", " << threads << " threads";
+            EXPECT_EQ(sketch.estimate(), serial.estimate())
+                << "window " << window << ", " << threads << " threads";
             first = first < 0 ? sketch.estimate() : first;
         }
         EXPECT_GT(first, 1000.0) << "the sketch saw the keys";
     }
 }
 
-// Filters of some key parts (build --part) together answer as the full build. Bloom parts answer only for
-// keys of their parts: a key's value is the answer of the filter holding its part, never a false positive
-// from another part's filter (oracle: each key asked of its part's filter alone). Quotient filter parts all
-// answer, their counts added (oracle: one filter of all the keys).
+// Filters of some key parts (build --part) together answer as the full build. Bloom parts answer
+// only for keys of their parts: a key's value is the answer of the filter holding its part, never a
+// false positive from another part's filter (oracle: each key asked of its part's filter alone).
+// Quotient filter parts all answer, their counts added (oracle: one filter of all the keys).
 TEST(engine, filters_of_key_parts_answer_as_the_full_build)
 {
     std::mt19937_64 rng{11};
@@ -362,10 +386,12 @@ TEST(engine, filters_of_key_parts_answer_as_the_full_build)
         for (int j = 0; j < 3000; ++j)
         {
             std::uint64_t const key = rng() & ksieve::kmer_mask(p.k);
-            ASSERT_EQ(parts[ksieve::key_parts::part_of(key, split)]->insert(key), ksieve::insert_status::ok);
+            ASSERT_EQ(parts[ksieve::key_parts::part_of(key, split)]->insert(key),
+                      ksieve::insert_status::ok);
             ASSERT_EQ(full->insert(key), ksieve::insert_status::ok);
         }
-        std::vector<ksieve::any_filter const *> const filters{parts[0].get(), parts[1].get(), parts[2].get()};
+        std::vector<ksieve::any_filter const *> const filters{parts[0].get(), parts[1].get(),
+                                                              parts[2].get()};
         ksieve::batch_keys keys;
         keys.keys.resize(20000);
         for (auto & key : keys.keys)
@@ -383,20 +409,22 @@ TEST(engine, filters_of_key_parts_answer_as_the_full_build)
             std::uint64_t any = 0;
             for (auto const & f : parts)
                 any = std::max(any, f->count(key));
-            // Bloom: only the key's own part answers; quotient filter: every part, their counts added, as the
-            // full build counts (a fingerprint shared with another part's key is a hit of the full build too)
-            ASSERT_EQ(keys.values[i], type == ksieve::filter_type::bloom ? own : full->count(key)) << "key " << i;
+            // Bloom: only the key's own part answers; quotient filter: every part, their counts
+            // added, as the full build counts (a fingerprint shared with another part's key is a
+            // hit of the full build too)
+            ASSERT_EQ(keys.values[i], type == ksieve::filter_type::bloom ? own : full->count(key))
+                << "key " << i;
             unrouted_extra += any > own;
             summed += type == ksieve::filter_type::quotient && full->count(key) > any;
         }
-        // many keys answered by another part than their own: the two rules above differ on them; and keys
-        // whose fingerprint two parts hold, where the sum differs from the largest count
+        // many keys answered by another part than their own: the two rules above differ on them;
+        // and keys whose fingerprint two parts hold, where the sum differs from the largest count
         EXPECT_GT(unrouted_extra, 100u);
         if (type == ksieve::filter_type::quotient)
         {
             EXPECT_GT(summed, 10u);
-            // parts that overlap (part 0 twice) are not one filter: each answers alone, the largest count
-            // wins
+            // parts that overlap (part 0 twice) are not one filter: each answers alone, the largest
+            // count wins
             std::vector<ksieve::any_filter const *> const twice{parts[0].get(), parts[1].get(),
                                                                 parts[2].get(), parts[0].get()};
             keys.values.assign(keys.keys.size(), 99);
@@ -417,10 +445,11 @@ TEST(engine, filters_of_key_parts_answer_as_the_full_build)
 namespace
 {
 
-// dedup with a prefilter (prefiltered_filter): dedup_speculator on one filter against the read-by-read
-// definition on another (lookups before the unit's own additions, then its additions), with a round
-// committed after every batch on both. Short fingerprints (collisions) and a small prefilter (false
-// positives) included: classes and every key's count must be equal after every batch.
+// dedup with a prefilter (prefiltered_filter): dedup_speculator on one filter against the
+// read-by-read definition on another (lookups before the unit's own additions, then its additions),
+// with a round committed after every batch on both. Short fingerprints (collisions) and a small
+// prefilter (false positives) included: classes and every key's count must be equal after every
+// batch.
 TEST(engine, dedup_speculator_with_a_prefilter_equals_the_serial_definition)
 {
     for (std::uint64_t const prefilter_bytes : {std::uint64_t{1024}, std::uint64_t{1} << 20})

@@ -11,8 +11,8 @@
 namespace
 {
 
-// The multiplicative inverse of the odd hash multiplier mod 2^64 (Newton's iteration), to build keys
-// with a chosen home bucket.
+// The multiplicative inverse of the odd hash multiplier mod 2^64 (Newton's iteration), to build
+// keys with a chosen home bucket.
 constexpr std::uint64_t multiplier = 0x9E3779B97F4A7C15ull;
 std::uint64_t inverse(std::uint64_t const a)
 {
@@ -44,7 +44,8 @@ TEST(hit_set, equals_an_exact_set)
                   ksieve::hit_set::max_load * static_cast<double>(set.bytes() / 8) + 1);
         queries.clear();
         for (std::size_t i = 0; i < 3000; ++i)
-            queries.push_back(i % 2 == 0 ? batch[rng() % batch.size()] : (i % 301 == 1 ? 0 : rng()));
+            queries.push_back(i % 2 == 0 ? batch[rng() % batch.size()]
+                                         : (i % 301 == 1 ? 0 : rng()));
         out.assign(queries.size(), 99);
         set.lookup(queries.data(), queries.size(), out.data(), 7);
         for (std::size_t i = 0; i < queries.size(); ++i)
@@ -56,9 +57,9 @@ TEST(hit_set, equals_an_exact_set)
     }
 }
 
-// Keys that all have the same home bucket fill it and overflow into the next ones, wrapping around from
-// the last bucket to the first; every one stays found, and keys of other buckets are not confused with
-// them.
+// Keys that all have the same home bucket fill it and overflow into the next ones, wrapping around
+// from the last bucket to the first; every one stays found, and keys of other buckets are not
+// confused with them.
 TEST(hit_set, full_buckets_overflow_and_wrap_around)
 {
     ksieve::hit_set set;

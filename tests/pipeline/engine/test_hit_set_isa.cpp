@@ -1,6 +1,6 @@
-// hit_set::lookup on every CPU level the build has (the build's target and the x86-64-v3 copy) against an
-// exact set: random keys, the key 0, and clusters of keys sharing a home bucket (full buckets, where the
-// lookup falls back to contains()).
+// hit_set::lookup on every CPU level the build has (the build's target and the x86-64-v3 copy)
+// against an exact set: random keys, the key 0, and clusters of keys sharing a home bucket (full
+// buckets, where the lookup falls back to contains()).
 #include <gtest/gtest.h>
 
 #include <ksieve/engine/hit_set.hpp>
@@ -21,8 +21,9 @@ class hit_set_isa : public ksieve::test::simd_level_fixture
 {
 };
 
-// Keys whose home bucket (multiply-shift by 0x9E3779B97F4A7C15) is the same for every table size: the high
-// bits of key * multiplier are those of `top`, built with the multiplier's inverse mod 2^64.
+// Keys whose home bucket (multiply-shift by 0x9E3779B97F4A7C15) is the same for every table size:
+// the high bits of key * multiplier are those of `top`, built with the multiplier's inverse mod
+// 2^64.
 std::uint64_t key_with_product(std::uint64_t const product)
 {
     constexpr std::uint64_t multiplier = 0x9E3779B97F4A7C15ull;
@@ -57,10 +58,12 @@ TEST_P(hit_set_isa, lookup_equals_an_exact_set)
     std::vector<std::uint64_t> out(queries.size(), 99);
     set.lookup(queries.data(), queries.size(), out.data(), 5);
     for (std::size_t i = 0; i < queries.size(); ++i)
-        ASSERT_EQ(out[i], oracle.contains(queries[i]) ? 5u : 0u) << "query " << i << " key " << queries[i];
+        ASSERT_EQ(out[i], oracle.contains(queries[i]) ? 5u : 0u)
+            << "query " << i << " key " << queries[i];
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, hit_set_isa, ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, hit_set_isa,
+                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
                          ksieve::test::simd_level_name);
 
 } // namespace

@@ -1,5 +1,5 @@
-// The batch pipeline: batches processed by several workers at once are written in input order, exactly
-// once each, and an error in a worker stops the run and is rethrown.
+// The batch pipeline: batches processed by several workers at once are written in input order,
+// exactly once each, and an error in a worker stops the run and is rethrown.
 #include <ksieve/engine/stream.hpp>
 
 #include <atomic>
@@ -23,9 +23,10 @@ class stream : public ::testing::Test
 protected:
     void SetUp() override
     {
-        dir = std::filesystem::temp_directory_path() /
-              ("ksieve_stream_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir =
+            std::filesystem::temp_directory_path() /
+            ("ksieve_stream_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::create_directories(dir);
         path = (dir / "reads.fq").string();
         std::ofstream out{path};
@@ -47,9 +48,9 @@ protected:
     std::string path;
 };
 
-// The oracle is the input itself: the record names written, in order, are r0, r1, ... once each, for any
-// number of workers, although the workers finish their batches out of order (a batch's work takes a time
-// that depends on its position).
+// The oracle is the input itself: the record names written, in order, are r0, r1, ... once each,
+// for any number of workers, although the workers finish their batches out of order (a batch's work
+// takes a time that depends on its position).
 TEST_F(stream, workers_write_every_batch_once_in_input_order)
 {
     for (unsigned const workers : {1u, 2u, 5u})
@@ -71,7 +72,8 @@ TEST_F(stream, workers_write_every_batch_once_in_input_order)
                     std::lock_guard lock{used_mutex};
                     used.insert(worker);
                 }
-                std::this_thread::sleep_for(std::chrono::microseconds{(item.sequence * 7919) % 400});
+                std::this_thread::sleep_for(
+                    std::chrono::microseconds{(item.sequence * 7919) % 400});
                 item.results.assign(item.r1.size(), ksieve::unit_result{});
                 --concurrent;
             },
@@ -95,8 +97,8 @@ TEST_F(stream, workers_write_every_batch_once_in_input_order)
     }
 }
 
-// An exception in one worker ends the run (no hang), is rethrown once, and nothing after the failing batch
-// is written.
+// An exception in one worker ends the run (no hang), is rethrown once, and nothing after the
+// failing batch is written.
 TEST_F(stream, a_worker_error_stops_the_run_and_is_rethrown)
 {
     auto src = source();

@@ -60,7 +60,10 @@ public:
     }
     temp_dir(temp_dir const &) = delete;
     temp_dir & operator=(temp_dir const &) = delete;
-    [[nodiscard]] std::string operator/(std::string const & name) const { return (path_ / name).string(); }
+    [[nodiscard]] std::string operator/(std::string const & name) const
+    {
+        return (path_ / name).string();
+    }
     [[nodiscard]] fs::path const & path() const { return path_; }
     /*! \brief Names of the files in the directory, sorted. */
     [[nodiscard]] std::vector<std::string> entries() const
@@ -158,8 +161,8 @@ inline std::vector<record> read_all(std::string const & path, reader_options con
 }
 
 /*! \brief Read `in` and write all its records to `out` (format from out's extension). */
-inline void copy_records(std::string const & in, std::string const & out, writer_options options = {},
-                         reader_options const & ropt = {})
+inline void copy_records(std::string const & in, std::string const & out,
+                         writer_options options = {}, reader_options const & ropt = {})
 {
     auto r = reader::open(in, ropt);
     options.sam_header = r->sam_header();
@@ -208,7 +211,8 @@ inline std::vector<record> naive_fasta(std::string const & text)
     std::string line;
     while (std::getline(in, line))
     {
-        std::string const s = !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
+        std::string const s =
+            !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
         if (!s.empty() && s[0] == '>')
         {
             record r;
@@ -323,7 +327,8 @@ template <typename F> void expect_input_error(F && fn, std::vector<std::string> 
     {
         std::string const msg = e.what();
         for (auto const & p : parts)
-            EXPECT_NE(msg.find(p), std::string::npos) << "message '" << msg << "' lacks '" << p << "'";
+            EXPECT_NE(msg.find(p), std::string::npos)
+                << "message '" << msg << "' lacks '" << p << "'";
     }
     catch (std::exception const & e)
     {

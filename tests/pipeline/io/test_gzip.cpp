@@ -71,10 +71,13 @@ std::vector<gzip_backend> backends()
     return b;
 }
 
-char const * name(gzip_backend const b) { return b == gzip_backend::isal ? "isal" : "zlib"; }
+char const * name(gzip_backend const b)
+{
+    return b == gzip_backend::isal ? "isal" : "zlib";
+}
 
-// One gzip member made with zlib: optional FEXTRA/FNAME/FCOMMENT/FHCRC, a full flush every `flush_every`
-// input bytes (0: none; many small blocks, stored ones at level 0).
+// One gzip member made with zlib: optional FEXTRA/FNAME/FCOMMENT/FHCRC, a full flush every
+// `flush_every` input bytes (0: none; many small blocks, stored ones at level 0).
 std::string zlib_member(std::string const & data, int const level, bool const full_header = false,
                         std::size_t const flush_every = 0)
 {
@@ -102,7 +105,8 @@ std::string zlib_member(std::string const & data, int const level, bool const fu
     int ret = Z_OK;
     while (ret != Z_STREAM_END)
     {
-        std::size_t const step = flush_every == 0 ? data.size() - pos : std::min(flush_every, data.size() - pos);
+        std::size_t const step =
+            flush_every == 0 ? data.size() - pos : std::min(flush_every, data.size() - pos);
         zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data() + pos));
         zs.avail_in = static_cast<uInt>(step);
         pos += step;
@@ -156,18 +160,22 @@ protected:
         std::string const empty_member = gzip_cli(dir, "", "gzip -c");
         c.push_back({"multi-member", text,
                      gzip_cli(dir, text.substr(0, a), "gzip -6 -c") + empty_member +
-                         zlib_member(text.substr(a, b - a), 1, true) + zlib_member(text.substr(b), 9)});
+                         zlib_member(text.substr(a, b - a), 1, true) +
+                         zlib_member(text.substr(b), 9)});
         c.push_back({"zero-padding", text,
-                     zlib_member(text.substr(0, a), 6) + std::string(7, '\0') + zlib_member(text.substr(a), 6) +
-                         std::string(1000, '\0')});
+                     zlib_member(text.substr(0, a), 6) + std::string(7, '\0') +
+                         zlib_member(text.substr(a), 6) + std::string(1000, '\0')});
         c.push_back({"empty-member", "", empty_member});
         c.push_back({"two-empty-members", "", empty_member + empty_member});
         c.push_back({"one-byte", "A", gzip_cli(dir, "A", "gzip -c")});
         c.push_back({"one-byte-members", "ABC",
                      zlib_member("A", 6) + zlib_member("B", 0) + zlib_member("C", 9, true)});
-        c.push_back({"full-header", text.substr(0, 500000), zlib_member(text.substr(0, 500000), 6, true)});
-        c.push_back({"small-blocks", text.substr(0, 300000), zlib_member(text.substr(0, 300000), 6, false, 777)});
-        c.push_back({"stored-blocks", text.substr(0, 300000), zlib_member(text.substr(0, 300000), 0, false, 70000)});
+        c.push_back(
+            {"full-header", text.substr(0, 500000), zlib_member(text.substr(0, 500000), 6, true)});
+        c.push_back({"small-blocks", text.substr(0, 300000),
+                     zlib_member(text.substr(0, 300000), 6, false, 777)});
+        c.push_back({"stored-blocks", text.substr(0, 300000),
+                     zlib_member(text.substr(0, 300000), 0, false, 70000)});
         std::mt19937 rng{5};
         std::string binary(1 << 20, '\0');
         for (char & ch : binary)
@@ -212,10 +220,10 @@ temp_dir * io_gzip::dir_ = nullptr;
 std::string * io_gzip::text_ = nullptr;
 std::vector<gz_case> * io_gzip::cases_ = nullptr;
 
-// Every result failed with the same message (containing `part`); the bytes before the error are a prefix
-// of `original` (`whole`: all of it).
-void expect_same_failure(std::vector<decoded> const & r, std::string const & original, std::string const & part,
-                         bool const whole = false)
+// Every result failed with the same message (containing `part`); the bytes before the error are a
+// prefix of `original` (`whole`: all of it).
+void expect_same_failure(std::vector<decoded> const & r, std::string const & original,
+                         std::string const & part, bool const whole = false)
 {
     for (std::size_t i = 0; i < r.size(); ++i)
     {
@@ -224,7 +232,8 @@ void expect_same_failure(std::vector<decoded> const & r, std::string const & ori
         EXPECT_NE(r[i].error.find(part), std::string::npos) << r[i].error;
         EXPECT_EQ(r[i].error, r[0].error);
         ASSERT_LE(r[i].bytes.size(), original.size());
-        EXPECT_TRUE(original.compare(0, r[i].bytes.size(), r[i].bytes) == 0) << "output is not a prefix";
+        EXPECT_TRUE(original.compare(0, r[i].bytes.size(), r[i].bytes) == 0)
+            << "output is not a prefix";
         if (whole)
         {
             EXPECT_EQ(r[i].bytes.size(), original.size());
@@ -292,17 +301,19 @@ TEST_F(io_gzip, reader_uses_the_backend_of_the_environment)
     EXPECT_EQ(read_all(path("multi-member")), naive_fastq(*text_));
     std::string const gz = read_file(path("gzip-1"));
     write_file(*dir_ / "env-cut.fq.gz", gz.substr(0, gz.size() / 2));
-    expect_input_error([&] { read_all(*dir_ / "env-cut.fq.gz"); },
-                       {q(*dir_ / "env-cut.fq.gz"), "record ", "unexpected end of gzip data (truncated file)"});
+    expect_input_error(
+        [&] { read_all(*dir_ / "env-cut.fq.gz"); },
+        {q(*dir_ / "env-cut.fq.gz"), "record ", "unexpected end of gzip data (truncated file)"});
 }
 
 TEST_F(io_gzip, reader_records_with_ksieve_zlib_set)
 {
     // the backend is chosen once per process: run the test above in a child with KSIEVE_ZLIB=1
     std::string const self = fs::read_symlink("/proc/self/exe").string();
-    std::string const out = capture("KSIEVE_ZLIB=1 " + quote_shell(self) +
-                                    " --gtest_filter=io_gzip.reader_uses_the_backend_of_the_environment 2>&1; "
-                                    "echo \"rc=$?\"");
+    std::string const out =
+        capture("KSIEVE_ZLIB=1 " + quote_shell(self) +
+                " --gtest_filter=io_gzip.reader_uses_the_backend_of_the_environment 2>&1; "
+                "echo \"rc=$?\"");
     EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
     EXPECT_NE(out.find("rc=0"), std::string::npos) << out;
 }
@@ -313,13 +324,14 @@ TEST_F(io_gzip, truncated_files_fail_in_both_backends)
     for (std::string const n : {"gzip-1", "multi-member", "bgzf"})
     {
         std::string const gz = read_file(path(n));
-        std::vector<std::size_t> cuts{1, 2, 3, 5, 10, 11, gz.size() / 2, gz.size() - 8, gz.size() - 4,
-                                      gz.size() - 1};
+        std::vector<std::size_t> cuts{
+            1, 2, 3, 5, 10, 11, gz.size() / 2, gz.size() - 8, gz.size() - 4, gz.size() - 1};
         for (std::size_t const cut : cuts)
         {
             SCOPED_TRACE(n + " cut at " + std::to_string(cut) + " of " + std::to_string(gz.size()));
             expect_same_failure(decode_all("cut.gz", gz.substr(0, cut)), text,
-                                "unexpected end of gzip data (truncated file)", cut >= gz.size() - 8 && n != "bgzf");
+                                "unexpected end of gzip data (truncated file)",
+                                cut >= gz.size() - 8 && n != "bgzf");
         }
     }
     // a member cut inside its header after complete members
@@ -335,8 +347,9 @@ TEST_F(io_gzip, truncated_files_fail_in_both_backends)
     // the reader names the file and the record
     std::string const gz = read_file(path("gzip-9"));
     write_file(*dir_ / "cut.fq.gz", gz.substr(0, gz.size() - 8));
-    expect_input_error([&] { read_all(*dir_ / "cut.fq.gz"); },
-                       {q(*dir_ / "cut.fq.gz"), "record 12001", "unexpected end of gzip data (truncated file)"});
+    expect_input_error(
+        [&] { read_all(*dir_ / "cut.fq.gz"); },
+        {q(*dir_ / "cut.fq.gz"), "record 12001", "unexpected end of gzip data (truncated file)"});
 }
 
 TEST_F(io_gzip, corrupted_files_fail_in_both_backends)
@@ -364,8 +377,8 @@ TEST_F(io_gzip, corrupted_files_fail_in_both_backends)
         bad_crc[gz.size() - 6] = static_cast<char>(bad_crc[gz.size() - 6] ^ 1);
         {
             SCOPED_TRACE(n + " CRC");
-            expect_same_failure(decode_all("crc.gz", bad_crc), text, "corrupted gzip data (incorrect data check)",
-                                true);
+            expect_same_failure(decode_all("crc.gz", bad_crc), text,
+                                "corrupted gzip data (incorrect data check)", true);
         }
         std::string bad_size = gz;
         bad_size[gz.size() - 3] = static_cast<char>(bad_size[gz.size() - 3] ^ 1);
@@ -374,7 +387,8 @@ TEST_F(io_gzip, corrupted_files_fail_in_both_backends)
         {
             SCOPED_TRACE(n + " ISIZE " + name(backends()[i]));
             ASSERT_TRUE(r[i].failed);
-            EXPECT_NE(r[i].error.find("corrupted gzip data (incorrect"), std::string::npos) << r[i].error;
+            EXPECT_NE(r[i].error.find("corrupted gzip data (incorrect"), std::string::npos)
+                << r[i].error;
             EXPECT_TRUE(r[i].bytes == text);
         }
     }
@@ -383,10 +397,12 @@ TEST_F(io_gzip, corrupted_files_fail_in_both_backends)
     std::string const orig = text_->substr(0, 500000);
     std::string method = gz;
     method[2] = 7;
-    expect_same_failure(decode_all("method.gz", method), orig, "corrupted gzip data (unknown compression method)");
+    expect_same_failure(decode_all("method.gz", method), orig,
+                        "corrupted gzip data (unknown compression method)");
     std::string flags = gz;
     flags[3] = static_cast<char>(flags[3] | 0x20);
-    expect_same_failure(decode_all("flags.gz", flags), orig, "corrupted gzip data (unknown header flags set)");
+    expect_same_failure(decode_all("flags.gz", flags), orig,
+                        "corrupted gzip data (unknown header flags set)");
     std::string hcrc = gz;
     hcrc[4] = static_cast<char>(hcrc[4] ^ 1); // MTIME is covered by the header CRC
     for (auto const & d : decode_all("hcrc.gz", hcrc))
@@ -400,8 +416,9 @@ TEST_F(io_gzip, corrupted_files_fail_in_both_backends)
     std::string bad = g9;
     bad[g9.size() - 8] = static_cast<char>(bad[g9.size() - 8] ^ 1);
     write_file(*dir_ / "crc.fq.gz", bad);
-    expect_input_error([&] { read_all(*dir_ / "crc.fq.gz"); },
-                       {q(*dir_ / "crc.fq.gz"), "record 12001", "corrupted gzip data (incorrect data check)"});
+    expect_input_error(
+        [&] { read_all(*dir_ / "crc.fq.gz"); },
+        {q(*dir_ / "crc.fq.gz"), "record 12001", "corrupted gzip data (incorrect data check)"});
 }
 
 TEST_F(io_gzip, data_after_the_last_member)
@@ -415,18 +432,22 @@ TEST_F(io_gzip, data_after_the_last_member)
         EXPECT_FALSE(d.failed) << d.error;
         EXPECT_TRUE(d.bytes == text);
     }
-    // anything else is garbage (two bytes that are not a gzip magic) or a truncated member (one byte)
-    expect_same_failure(decode_all("garbage.gz", gz + "garbage!"), text, "trailing garbage after gzip data", true);
+    // anything else is garbage (two bytes that are not a gzip magic) or a truncated member (one
+    // byte)
+    expect_same_failure(decode_all("garbage.gz", gz + "garbage!"), text,
+                        "trailing garbage after gzip data", true);
     expect_same_failure(decode_all("garbage2.gz", gz + std::string(5, '\0') + "xy"), text,
                         "trailing garbage after gzip data", true);
-    expect_same_failure(decode_all("garbage1.gz", gz + "x"), text, "unexpected end of gzip data (truncated file)",
-                        true);
+    expect_same_failure(decode_all("garbage1.gz", gz + "x"), text,
+                        "unexpected end of gzip data (truncated file)", true);
     // a following member with a bad method byte counts as garbage, as in zlib
     std::string next = member2;
     next[2] = 9;
-    expect_same_failure(decode_all("badnext.gz", gz + next), text, "trailing garbage after gzip data", true);
+    expect_same_failure(decode_all("badnext.gz", gz + next), text,
+                        "trailing garbage after gzip data", true);
     // the reader reports it after the last record
     write_file(*dir_ / "garbage.fq.gz", gz + "garbage!");
-    expect_input_error([&] { read_all(*dir_ / "garbage.fq.gz"); },
-                       {q(*dir_ / "garbage.fq.gz"), "record 12001", "trailing garbage after gzip data"});
+    expect_input_error(
+        [&] { read_all(*dir_ / "garbage.fq.gz"); },
+        {q(*dir_ / "garbage.fq.gz"), "record 12001", "trailing garbage after gzip data"});
 }

@@ -24,8 +24,8 @@ std::pair<std::string, std::string> make_pairs(std::size_t const n, std::uint32_
                 seq += "ACGT"[rng() % 4];
                 qual += static_cast<char>('#' + rng() % 30);
             }
-            (mate == 1 ? a : b) +=
-                "@p" + std::to_string(i) + "/" + std::to_string(mate) + " x\n" + seq + "\n+\n" + qual + "\n";
+            (mate == 1 ? a : b) += "@p" + std::to_string(i) + "/" + std::to_string(mate) + " x\n" +
+                                   seq + "\n+\n" + qual + "\n";
         }
     return {a, b};
 }
@@ -96,10 +96,11 @@ TEST(io_paired, two_files_in_lock_step)
     auto const ea = naive_fastq(a);
     auto const eb = naive_fastq(b);
     // R1 reads are long and R2 short: batches are cut by R1's base limit, R2 follows by count
-    for (auto const & opt : {reader_options{}, limits(7, 1 << 30), limits(1000, 3000), limits(1, 1)})
+    for (auto const & opt :
+         {reader_options{}, limits(7, 1 << 30), limits(1000, 3000), limits(1, 1)})
     {
-        auto const [ga, gb] =
-            read_pairs(paired_reader::open_pair(dir / "r1.fq", dir / "r2.fq", opt), opt.batch_records);
+        auto const [ga, gb] = read_pairs(
+            paired_reader::open_pair(dir / "r1.fq", dir / "r2.fq", opt), opt.batch_records);
         EXPECT_EQ(ga, ea);
         EXPECT_EQ(gb, eb);
     }
@@ -125,18 +126,19 @@ TEST(io_paired, out_of_step_files_name_both_and_the_record)
     write_file(dir / "S2.fq", b);
     for (auto const & opt : {reader_options{}, limits(7, 1 << 30), limits(100, 1)})
     {
-        expect_input_error([&]
-                           { read_pairs(paired_reader::open_pair(dir / "R1.fq", dir / "R2.fq", opt), 1000); },
-                           {q(dir / "R1.fq"), q(dir / "R2.fq"), "out of step",
-                            q(dir / "R2.fq") + " ends after record 60", "record 61"});
-        expect_input_error([&]
-                           { read_pairs(paired_reader::open_pair(dir / "S1.fq", dir / "S2.fq", opt), 1000); },
-                           {q(dir / "S1.fq"), q(dir / "S2.fq"), "out of step",
-                            q(dir / "S1.fq") + " ends after record 40", "record 41"});
+        expect_input_error(
+            [&] { read_pairs(paired_reader::open_pair(dir / "R1.fq", dir / "R2.fq", opt), 1000); },
+            {q(dir / "R1.fq"), q(dir / "R2.fq"), "out of step",
+             q(dir / "R2.fq") + " ends after record 60", "record 61"});
+        expect_input_error(
+            [&] { read_pairs(paired_reader::open_pair(dir / "S1.fq", dir / "S2.fq", opt), 1000); },
+            {q(dir / "S1.fq"), q(dir / "S2.fq"), "out of step",
+             q(dir / "S1.fq") + " ends after record 40", "record 41"});
     }
     write_file(dir / "empty.fq", "");
-    expect_input_error([&] { read_pairs(paired_reader::open_pair(dir / "empty.fq", dir / "R1.fq"), 1000); },
-                       {"out of step", "ends after record 0"});
+    expect_input_error(
+        [&] { read_pairs(paired_reader::open_pair(dir / "empty.fq", dir / "R1.fq"), 1000); },
+        {"out of step", "ends after record 0"});
 }
 
 TEST(io_paired, mate_name_mismatch)
@@ -150,12 +152,16 @@ TEST(io_paired, mate_name_mismatch)
     write_file(dir / "m1.fq", a);
     write_file(dir / "m2.fq", b2);
     expect_input_error(
-        [&] { read_pairs(paired_reader::open_pair(dir / "m1.fq", dir / "m2.fq", limits(5, 1 << 30)), 5); },
+        [&] {
+            read_pairs(paired_reader::open_pair(dir / "m1.fq", dir / "m2.fq", limits(5, 1 << 30)),
+                       5);
+        },
         {q(dir / "m1.fq"), q(dir / "m2.fq"), "record 18", "p17/1", "q17/2"});
     // different formats
     write_file(dir / "f.fa", ">p0/2\nACGT\n");
     write_file(dir / "one.fq", "@p0/1\nACGT\n+\nIIII\n");
-    expect_input_error([&] { read_pairs(paired_reader::open_pair(dir / "one.fq", dir / "f.fa"), 100); },
+    expect_input_error([&]
+                       { read_pairs(paired_reader::open_pair(dir / "one.fq", dir / "f.fa"), 100); },
                        {"FASTQ", "FASTA"});
 }
 
@@ -169,7 +175,8 @@ TEST(io_paired, interleaved)
     for (std::size_t i = 0; i < ea.size(); ++i)
         inter += ea[i].raw + eb[i].raw;
     write_file(dir / "i.fq", inter);
-    for (auto const & opt : {reader_options{}, limits(5, 1 << 30), limits(1000, 2000), limits(1, 1)})
+    for (auto const & opt :
+         {reader_options{}, limits(5, 1 << 30), limits(1000, 2000), limits(1, 1)})
     {
         auto const [ga, gb] =
             read_pairs(paired_reader::open_interleaved(dir / "i.fq", opt), opt.batch_records);
@@ -178,7 +185,8 @@ TEST(io_paired, interleaved)
     }
     // odd number of records
     write_file(dir / "odd.fq", inter + ea[0].raw);
-    expect_input_error([&] { read_pairs(paired_reader::open_interleaved(dir / "odd.fq"), 1 << 20); },
+    expect_input_error([&]
+                       { read_pairs(paired_reader::open_interleaved(dir / "odd.fq"), 1 << 20); },
                        {q(dir / "odd.fq"), "record 6003", "odd number"});
     // mates that are not mates
     std::string swapped;
@@ -193,7 +201,8 @@ TEST(io_paired, interleaved_fasta_and_sam)
 {
     temp_dir dir;
     write_file(dir / "i.fa", ">a/1\nAC\nGT\n>a/2\nTT\n>b/1\n\n>b/2\nG\n");
-    auto const [ga, gb] = read_pairs(paired_reader::open_interleaved(dir / "i.fa", limits(1, 1)), 1);
+    auto const [ga, gb] =
+        read_pairs(paired_reader::open_interleaved(dir / "i.fa", limits(1, 1)), 1);
     ASSERT_EQ(ga.size(), 2u);
     EXPECT_EQ(ga[0], (record{"a/1", "a/1", "ACGT", "", ">a/1\nAC\nGT\n"}));
     EXPECT_EQ(gb[0], (record{"a/2", "a/2", "TT", "", ">a/2\nTT\n"}));

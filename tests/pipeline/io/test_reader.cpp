@@ -22,13 +22,15 @@ reader_options small_batches(std::size_t const records, std::size_t const bases)
 TEST(io_reader, fastq_fields_and_record_numbers)
 {
     temp_dir dir;
-    std::string const text = "@r1 first read\nACGT\n+\nIIII\n@r2\tx\n\n+r2\n\n@r3\nacgtN\n+\n!!!!#\n";
+    std::string const text =
+        "@r1 first read\nACGT\n+\nIIII\n@r2\tx\n\n+r2\n\n@r3\nacgtN\n+\n!!!!#\n";
     write_file(dir / "a.fq", text);
     seq_format format{};
     auto const recs = read_all(dir / "a.fq", small_batches(2, 1000), &format);
     EXPECT_EQ(format, seq_format::fastq);
     ASSERT_EQ(recs.size(), 3u);
-    EXPECT_EQ(recs[0], (record{"r1", "r1 first read", "ACGT", "IIII", "@r1 first read\nACGT\n+\nIIII\n"}));
+    EXPECT_EQ(recs[0],
+              (record{"r1", "r1 first read", "ACGT", "IIII", "@r1 first read\nACGT\n+\nIIII\n"}));
     EXPECT_EQ(recs[1], (record{"r2", "r2\tx", "", "", "@r2\tx\n\n+r2\n\n"}));
     EXPECT_EQ(recs[2], (record{"r3", "r3", "acgtN", "!!!!#", "@r3\nacgtN\n+\n!!!!#\n"}));
     EXPECT_EQ(recs, naive_fastq(text));
@@ -37,16 +39,19 @@ TEST(io_reader, fastq_fields_and_record_numbers)
 TEST(io_reader, fasta_multiline_and_empty_sequences)
 {
     temp_dir dir;
-    std::string const text = "\n>chr1 desc\nACGT\nAC\n\nGG\n>empty\n>one\nTTTT\n>last no newline\nAC\nGT";
+    std::string const text =
+        "\n>chr1 desc\nACGT\nAC\n\nGG\n>empty\n>one\nTTTT\n>last no newline\nAC\nGT";
     write_file(dir / "a.fa", text);
     seq_format format{};
     auto const recs = read_all(dir / "a.fa", {}, &format);
     EXPECT_EQ(format, seq_format::fasta);
     ASSERT_EQ(recs.size(), 4u);
-    EXPECT_EQ(recs[0], (record{"chr1", "chr1 desc", "ACGTACGG", "", ">chr1 desc\nACGT\nAC\n\nGG\n"}));
+    EXPECT_EQ(recs[0],
+              (record{"chr1", "chr1 desc", "ACGTACGG", "", ">chr1 desc\nACGT\nAC\n\nGG\n"}));
     EXPECT_EQ(recs[1], (record{"empty", "empty", "", "", ">empty\n"}));
     EXPECT_EQ(recs[2], (record{"one", "one", "TTTT", "", ">one\nTTTT\n"}));
-    EXPECT_EQ(recs[3], (record{"last", "last no newline", "ACGT", "", ">last no newline\nAC\nGT\n"}));
+    EXPECT_EQ(recs[3],
+              (record{"last", "last no newline", "ACGT", "", ">last no newline\nAC\nGT\n"}));
     EXPECT_EQ(recs, naive_fasta(text));
 }
 
@@ -71,16 +76,19 @@ TEST(io_reader, crlf_kept_in_raw_stripped_from_views)
     EXPECT_EQ(frecs[1], (record{"b", "b", "TT", "", ">b\r\nTT\r\n"}));
 }
 
-// Wrapped (multi-line) FASTQ: sequence lines up to '+', quality lines up to the sequence's length (a quality
-// line may start with '@' or '+'); raw keeps the record's bytes, seq/qual are joined. Against records made
-// by wrapping one-line records, in batches of every size (records cut at every place by refills).
+// Wrapped (multi-line) FASTQ: sequence lines up to '+', quality lines up to the sequence's length
+// (a quality line may start with '@' or '+'); raw keeps the record's bytes, seq/qual are joined.
+// Against records made by wrapping one-line records, in batches of every size (records cut at every
+// place by refills).
 TEST(io_reader, wrapped_fastq_records_are_joined_and_kept_verbatim)
 {
     temp_dir dir;
-    std::string const one_line = "@r1 c\nACGTACGTAC\n+\n@+IIIIIIII\n@r2\nAC\n+\nII\n@r3\nacgtNacgtNa\n+r3\n++@@##!!IIJ\n";
+    std::string const one_line =
+        "@r1 c\nACGTACGTAC\n+\n@+IIIIIIII\n@r2\nAC\n+\nII\n@r3\nacgtNacgtNa\n+r3\n++@@##!!IIJ\n";
     // r1 wrapped at 4, r2 as is, r3 wrapped at 3 with CRLF ends
-    std::string const wrapped = "@r1 c\nACGT\nACGT\nAC\n+\n@+II\nIIII\nII\n@r2\nAC\n+\nII\n"
-                                "@r3\r\nacg\r\ntNa\r\ncgt\r\nNa\r\n+r3\r\n++@\r\n@##\r\n!!I\r\nIJ\r\n";
+    std::string const wrapped =
+        "@r1 c\nACGT\nACGT\nAC\n+\n@+II\nIIII\nII\n@r2\nAC\n+\nII\n"
+        "@r3\r\nacg\r\ntNa\r\ncgt\r\nNa\r\n+r3\r\n++@\r\n@##\r\n!!I\r\nIJ\r\n";
     write_file(dir / "one.fq", one_line);
     write_file(dir / "wrapped.fq", wrapped);
     auto const expect = read_all(dir / "one.fq");
@@ -98,7 +106,8 @@ TEST(io_reader, wrapped_fastq_records_are_joined_and_kept_verbatim)
                 EXPECT_EQ(got[i].qual, expect[i].qual) << i;
             }
             EXPECT_EQ(got[0].raw, "@r1 c\nACGT\nACGT\nAC\n+\n@+II\nIIII\nII\n");
-            EXPECT_EQ(got[2].raw, "@r3\r\nacg\r\ntNa\r\ncgt\r\nNa\r\n+r3\r\n++@\r\n@##\r\n!!I\r\nIJ\r\n");
+            EXPECT_EQ(got[2].raw,
+                      "@r3\r\nacg\r\ntNa\r\ncgt\r\nNa\r\n+r3\r\n++@\r\n@##\r\n!!I\r\nIJ\r\n");
         }
     // Many wrapped records across refills of the reader's 1 MiB chunks.
     std::string big_one, big_wrapped;
@@ -162,7 +171,8 @@ TEST(io_reader, empty_inputs_have_no_records)
     EXPECT_TRUE(read_all(dir / "blank").empty());
     if (have_tool("gzip"))
     {
-        ASSERT_EQ(shell("gzip -c < " + quote_shell(dir / "empty") + " > " + quote_shell(dir / "empty.gz")),
+        ASSERT_EQ(shell("gzip -c < " + quote_shell(dir / "empty") + " > " +
+                        quote_shell(dir / "empty.gz")),
                   0);
         EXPECT_TRUE(read_all(dir / "empty.gz").empty());
     }
@@ -182,7 +192,8 @@ TEST(io_reader, plain_gzip_multimember_bgzf_and_stdin_agree)
     write_file(dir / "h1", text.substr(0, half));
     write_file(dir / "h2", text.substr(half));
     ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "h1") + " > " + quote_shell(dir / "multi.gz") +
-                    " && gzip -c " + quote_shell(dir / "h2") + " >> " + quote_shell(dir / "multi.gz")),
+                    " && gzip -c " + quote_shell(dir / "h2") + " >> " +
+                    quote_shell(dir / "multi.gz")),
               0);
     // BGZF through our writer (verbatim copy of the plain input)
     copy_records(dir / "r.fq", dir / "r.fq.gz");
@@ -191,7 +202,8 @@ TEST(io_reader, plain_gzip_multimember_bgzf_and_stdin_agree)
     EXPECT_EQ(bgzf[12], 'B');
     EXPECT_EQ(bgzf[13], 'C');
 
-    for (auto const & opt : {reader_options{}, small_batches(1000, 50000), small_batches(3, 1 << 30)})
+    for (auto const & opt :
+         {reader_options{}, small_batches(1000, 50000), small_batches(3, 1 << 30)})
     {
         EXPECT_EQ(read_all(dir / "r.fq", opt), expected);
         EXPECT_EQ(read_all(dir / "r.gz", opt), expected);
@@ -220,9 +232,9 @@ TEST(io_reader, format_detected_from_content_not_name)
     EXPECT_EQ(f, seq_format::fasta);
     if (have_tool("gzip"))
     {
-        ASSERT_EQ(
-            shell("gzip -c " + quote_shell(dir / "genome.fastq") + " > " + quote_shell(dir / "plain.txt")),
-            0);
+        ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "genome.fastq") + " > " +
+                        quote_shell(dir / "plain.txt")),
+                  0);
         auto const recs = read_all(dir / "plain.txt", {}, &f);
         EXPECT_EQ(f, seq_format::fasta);
         ASSERT_EQ(recs.size(), 1u);
@@ -255,8 +267,9 @@ TEST(io_reader, long_records_and_tiny_batches)
     EXPECT_EQ(b.bases(), 2u + (3u << 20));
 }
 
-// keep_raw = false: multi-line sequences joined in place (CRLF, empty lines, records longer than a read, tiny
-// and large batches) equal the naive parse; raw views are empty where a sequence was joined in place.
+// keep_raw = false: multi-line sequences joined in place (CRLF, empty lines, records longer than a
+// read, tiny and large batches) equal the naive parse; raw views are empty where a sequence was
+// joined in place.
 TEST(io_reader, sequences_joined_in_place_equal_the_naive_parse)
 {
     temp_dir dir;
@@ -282,7 +295,8 @@ TEST(io_reader, sequences_joined_in_place_equal_the_naive_parse)
             EXPECT_EQ(got[i].header, expected[i].header) << i;
             EXPECT_EQ(got[i].seq, expected[i].seq) << i;
             std::string const & raw = expected[i].raw;
-            std::size_t const second = raw.find('\n', raw.find('\n') + 1); // end of the first sequence line
+            std::size_t const second =
+                raw.find('\n', raw.find('\n') + 1); // end of the first sequence line
             bool const multi_line = second != std::string::npos && second + 1 < raw.size();
             EXPECT_EQ(got[i].raw, multi_line ? std::string{} : expected[i].raw) << i;
         }
@@ -324,11 +338,13 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
         {good + "@c\nACG\n+\nII\n", "record 3", "quality length 2 differs from sequence length 3"},
         {good + "@c\nACG\nIII\n", "record 3", "'+'"},
         {good + "@c\nACG\n@d\nAC\n+\nII\n", "record 3", "expected a '+' line"},
-        {good + "@c\nAC\nG\n+\nIIII\n@d\nAC\n+\nII\n", "record 3", "quality length 4 differs from sequence length 3"},
+        {good + "@c\nAC\nG\n+\nIIII\n@d\nAC\n+\nII\n", "record 3",
+         "quality length 4 differs from sequence length 3"},
         {good + "@c\nAC\nG\n+\nII\n", "record 3", "truncated"},
         {good + "@c\nACG\n", "record 3", "truncated"},
         {good + "@c\nACG\n+\n", "record 3", "truncated"},
-        {good + "@c x\nACG\n+d\nIII\n", "record 3", "the '+' line names 'd', not this record's 'c x'"},
+        {good + "@c x\nACG\n+d\nIII\n", "record 3",
+         "the '+' line names 'd', not this record's 'c x'"},
         {good + "@c\nAC\nG\n+c2\nIII\n", "record 3", "the '+' line names 'c2'"}, // wrapped
         {good + "@c", "record 3", "truncated"},
         {good + "XYZ\n", "record 3", "expected '@'"},
@@ -340,12 +356,14 @@ TEST(io_reader, malformed_fastq_names_file_and_record)
     {
         std::string const path = dir / ("bad" + std::to_string(i++) + ".fq");
         write_file(path, c.text);
-        expect_input_error([&] { read_all(path, small_batches(1, 1)); }, {q(path), c.record, c.what});
+        expect_input_error([&] { read_all(path, small_batches(1, 1)); },
+                           {q(path), c.record, c.what});
         expect_input_error([&] { read_all(path); }, {q(path), c.record, c.what});
     }
     // A '+' line may repeat the whole header or the name (CRLF too, and in a wrapped record).
-    write_file(dir / "plus.fq",
-               "@a x\nAC\n+a x\nII\n@b y\r\nAC\r\n+b\r\nII\r\n@c\nA\nC\n+c\nI\nI\n@d x \nAC\n+d x\nII\n");
+    write_file(
+        dir / "plus.fq",
+        "@a x\nAC\n+a x\nII\n@b y\r\nAC\r\n+b\r\nII\r\n@c\nA\nC\n+c\nI\nI\n@d x \nAC\n+d x\nII\n");
     auto const plus = read_all(dir / "plus.fq");
     ASSERT_EQ(plus.size(), 4u); // trailing blanks of the header or the '+' line do not count
     EXPECT_EQ(plus[2].seq, "AC");
@@ -363,8 +381,10 @@ TEST(io_reader, truncated_and_corrupted_gzip)
     ASSERT_EQ(shell("gzip -c " + quote_shell(dir / "r.fq") + " > " + quote_shell(dir / "r.gz")), 0);
     std::string const gz = read_file(dir / "r.gz");
     write_file(dir / "cut.gz", gz.substr(0, gz.size() / 2));
-    expect_input_error([&] { read_all(dir / "cut.gz"); }, {q(dir / "cut.gz"), "record ", "truncated"});
-    // the record number is the one being read when the data ran out: after the records that are complete
+    expect_input_error([&] { read_all(dir / "cut.gz"); },
+                       {q(dir / "cut.gz"), "record ", "truncated"});
+    // the record number is the one being read when the data ran out: after the records that are
+    // complete
     try
     {
         read_all(dir / "cut.gz");
@@ -381,14 +401,15 @@ TEST(io_reader, truncated_and_corrupted_gzip)
     for (std::size_t i = corrupt.size() / 3; i < corrupt.size() / 3 + 64; ++i)
         corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
     write_file(dir / "bad.gz", corrupt);
-    // corrupted deflate data may decompress to garbage before zlib notices: any input_error naming file
-    // and record will do
+    // corrupted deflate data may decompress to garbage before zlib notices: any input_error naming
+    // file and record will do
     expect_input_error([&] { read_all(dir / "bad.gz"); }, {q(dir / "bad.gz"), "record "});
     // corrupted CRC (last 8 bytes: CRC32, ISIZE): only zlib can tell
     std::string bad_crc = gz;
     bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 1);
     write_file(dir / "crc.gz", bad_crc);
-    expect_input_error([&] { read_all(dir / "crc.gz"); }, {q(dir / "crc.gz"), "record 30001", "gzip"});
+    expect_input_error([&] { read_all(dir / "crc.gz"); },
+                       {q(dir / "crc.gz"), "record 30001", "gzip"});
     // BGZF truncated in the middle of a block
     copy_records(dir / "r.fq", dir / "b.fq.gz");
     std::string const bg = read_file(dir / "b.fq.gz");
@@ -397,7 +418,8 @@ TEST(io_reader, truncated_and_corrupted_gzip)
     {
         reader_options o;
         o.threads = threads;
-        expect_input_error([&] { read_all(dir / "bcut.gz", o); }, {q(dir / "bcut.gz"), "record ", "BGZF"});
+        expect_input_error([&] { read_all(dir / "bcut.gz", o); },
+                           {q(dir / "bcut.gz"), "record ", "BGZF"});
     }
 }
 

@@ -1,5 +1,6 @@
-// Real data shipped in tests/data (cut from the bowtie2, GASiC and Kleborate examples): round trips against
-// the decompressed files and naive parsers. Each test skips with the reason when its file is missing.
+// Real data shipped in tests/data (cut from the bowtie2, GASiC and Kleborate examples): round trips
+// against the decompressed files and naive parsers. Each test skips with the reason when its file
+// is missing.
 #include "io_test_helpers.hpp"
 
 using namespace ksieve::io;
@@ -17,13 +18,13 @@ std::string const lambda = data_dir + "/../../examples/data/lambda.fa.gz";
 std::string const srr = data_dir + "/reads/SRR059298_head.fastq.gz";
 std::string const kleborate = data_dir + "/genomes/";
 
-#define KSIEVE_REQUIRE_FILE(path)                                                                            \
-    do                                                                                                       \
-    {                                                                                                        \
-        if (!std::filesystem::exists(path))                                                                  \
-            GTEST_SKIP() << (path) << " is missing (incomplete source tree)";              \
-        if (!have_tool("gzip"))                                                                              \
-            GTEST_SKIP() << "gzip not installed";                                                            \
+#define KSIEVE_REQUIRE_FILE(path)                                                                  \
+    do                                                                                             \
+    {                                                                                              \
+        if (!std::filesystem::exists(path))                                                        \
+            GTEST_SKIP() << (path) << " is missing (incomplete source tree)";                      \
+        if (!have_tool("gzip"))                                                                    \
+            GTEST_SKIP() << "gzip not installed";                                                  \
     } while (false)
 
 std::string gunzip(std::string const & path)
@@ -31,7 +32,8 @@ std::string gunzip(std::string const & path)
     return capture("gzip -dc " + quote_shell(path));
 }
 
-// Read a gzipped FASTQ/FASTA, write it back plain and gzipped (BGZF): both equal the decompressed file.
+// Read a gzipped FASTQ/FASTA, write it back plain and gzipped (BGZF): both equal the decompressed
+// file.
 void expect_round_trip(std::string const & gz, std::string const & ext, temp_dir const & dir)
 {
     std::string const plain = gunzip(gz);
@@ -120,7 +122,8 @@ TEST(io_data, bowtie2_gzipped_bam)
     // combined_reads.bam.gz is a BAM file (BGZF) compressed once more with gzip
     KSIEVE_REQUIRE_FILE(combined_bam_gz);
     temp_dir dir;
-    ASSERT_EQ(shell("gzip -dc " + quote_shell(combined_bam_gz) + " > " + quote_shell(dir / "c.bam")), 0);
+    ASSERT_EQ(
+        shell("gzip -dc " + quote_shell(combined_bam_gz) + " > " + quote_shell(dir / "c.bam")), 0);
     seq_format f{};
     auto const direct = read_all(dir / "c.bam", {}, &f);
     EXPECT_EQ(f, seq_format::bam);

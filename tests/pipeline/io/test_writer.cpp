@@ -27,7 +27,8 @@ testing::AssertionResult same_bytes(std::string const & a, std::string const & b
     if (a == b)
         return testing::AssertionSuccess();
     std::size_t const at = static_cast<std::size_t>(
-        std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())),
+        std::mismatch(a.begin(),
+                      a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())),
                       b.begin())
             .first -
         a.begin());
@@ -45,12 +46,13 @@ std::string naive_fastq_to_fasta(std::vector<record> const & recs)
 
 // A small SAM file: header, a mapped forward read, a reverse-strand read, an unmapped read without
 // qualities, tags of several types.
-std::string const sam_text = "@HD\tVN:1.6\tSO:unsorted\n"
-                             "@SQ\tSN:chr1\tLN:1000\n"
-                             "@RG\tID:g1\tSM:s1\n"
-                             "r1\t0\tchr1\t11\t60\t8M\t*\t0\t0\tACGTACGT\tIIIIHHHH\tNM:i:0\tRG:Z:g1\n"
-                             "r2\t16\tchr1\t21\t37\t4M1I3M\t*\t0\t0\tTTGCAGGA\t!!##$$%%\tAS:i:-3\tXF:f:1.5\n"
-                             "r3\t4\t*\t0\t0\t*\t*\t0\t0\tNNACGT\t*\n";
+std::string const sam_text =
+    "@HD\tVN:1.6\tSO:unsorted\n"
+    "@SQ\tSN:chr1\tLN:1000\n"
+    "@RG\tID:g1\tSM:s1\n"
+    "r1\t0\tchr1\t11\t60\t8M\t*\t0\t0\tACGTACGT\tIIIIHHHH\tNM:i:0\tRG:Z:g1\n"
+    "r2\t16\tchr1\t21\t37\t4M1I3M\t*\t0\t0\tTTGCAGGA\t!!##$$%%\tAS:i:-3\tXF:f:1.5\n"
+    "r3\t4\t*\t0\t0\t*\t*\t0\t0\tNNACGT\t*\n";
 
 } // namespace
 
@@ -80,7 +82,8 @@ TEST(io_writer, same_format_round_trip_is_byte_identical)
     copy_records(dir / "in.fq", dir / "out.fastq");
     copy_records(dir / "in.fa", dir / "out.fasta");
     EXPECT_EQ(read_file(dir / "out.fastq"), fq);
-    EXPECT_EQ(read_file(dir / "out.fasta"), fa.substr(1)); // the leading blank line belongs to no record
+    EXPECT_EQ(read_file(dir / "out.fasta"),
+              fa.substr(1)); // the leading blank line belongs to no record
     // no extension: the input's format
     copy_records(dir / "in.fq", dir / "out.txt");
     EXPECT_EQ(read_file(dir / "out.txt"), fq);
@@ -123,10 +126,12 @@ TEST(io_writer, bgzf_output_is_deterministic_and_gzip_compatible)
         std::string const out = dir / ("t" + std::to_string(outputs.size()) + ".fq.gz");
         copy_records(dir / "in.fq", out, o);
         outputs.push_back(read_file(out));
-        EXPECT_TRUE(same_bytes(gunzip(out), fq)) << threads << " threads: gzip -dc differs from the input";
+        EXPECT_TRUE(same_bytes(gunzip(out), fq))
+            << threads << " threads: gzip -dc differs from the input";
     }
     for (std::size_t i = 1; i < outputs.size(); ++i)
-        EXPECT_TRUE(same_bytes(outputs[i], outputs.front())) << "output " << i << " differs from output 0";
+        EXPECT_TRUE(same_bytes(outputs[i], outputs.front()))
+            << "output " << i << " differs from output 0";
     std::string const & gz = outputs.front();
     ASSERT_GE(gz.size(), 18u);
     EXPECT_EQ(gz.substr(4, 4), std::string(4, '\0'));         // MTIME 0
@@ -136,8 +141,9 @@ TEST(io_writer, bgzf_output_is_deterministic_and_gzip_compatible)
     EXPECT_TRUE(same_bytes(gunzip(dir / "conv.fa.gz"), naive_fastq_to_fasta(naive_fastq(fq))));
 }
 
-// gzip level 1 fits its Huffman codes to the start of each piece of output: a piece whose start holds
-// only a few distinct bytes and whose rest holds every printable byte still decompresses to its input.
+// gzip level 1 fits its Huffman codes to the start of each piece of output: a piece whose start
+// holds only a few distinct bytes and whose rest holds every printable byte still decompresses to
+// its input.
 TEST(io_writer, gzip_codes_fitted_to_a_piece_start_encode_the_rest_of_it)
 {
     if (!have_tool("gzip"))
@@ -151,7 +157,8 @@ TEST(io_writer, gzip_codes_fitted_to_a_piece_start_encode_the_rest_of_it)
     {
         text += ">";
         for (std::size_t j = 0; j < 60; ++j)
-            text += static_cast<char>(' ' + 1 + rng() % 94); // every printable byte but space and '>'-lines
+            text += static_cast<char>(' ' + 1 +
+                                      rng() % 94); // every printable byte but space and '>'-lines
         text += "\n";
         for (std::size_t j = 0; j < 200; ++j)
             text += "ACGTNRYKMSWacgtn-*"[rng() % 18];
@@ -167,8 +174,9 @@ TEST(io_writer, gzip_codes_fitted_to_a_piece_start_encode_the_rest_of_it)
     }
 }
 
-// FASTA records whose text is exactly `bytes` long (bytes >= 64): reads of a random 20 kb genome with a few
-// substitutions, so that the compressors find matches near and far and their levels differ.
+// FASTA records whose text is exactly `bytes` long (bytes >= 64): reads of a random 20 kb genome
+// with a few substitutions, so that the compressors find matches near and far and their levels
+// differ.
 std::string fasta_of_size(std::size_t const bytes, std::uint32_t const seed)
 {
     std::mt19937 rng{seed};
@@ -179,8 +187,8 @@ std::string fasta_of_size(std::size_t const bytes, std::uint32_t const seed)
     for (std::size_t i = 0; out.size() < bytes; ++i)
     {
         std::string const head = ">r" + std::to_string(seed) + "_" + std::to_string(i) +
-                                 " run=" + std::to_string(rng() % 7) + " lane=" + std::to_string(rng() % 3) +
-                                 "\n";
+                                 " run=" + std::to_string(rng() % 7) +
+                                 " lane=" + std::to_string(rng() % 3) + "\n";
         std::size_t const left = bytes - out.size();
         std::size_t len = 50 + rng() % 300;
         if (left < head.size() + len + 1 + 40) // the last record takes what is left
@@ -194,11 +202,12 @@ std::string fasta_of_size(std::size_t const bytes, std::uint32_t const seed)
     return out;
 }
 
-// Compressed outputs are independent members: a member's bytes depend on its input only, never on what the
-// same compressing thread handled before it. With a first part that fills whole members, the output of
-// first + second is the first part's output (without its end-of-file block) followed by the second part's.
-// (gzip level 1 fits its Huffman codes to the start of each piece the writer hands over, so its members
-// depend on their piece as well: bgzf_output_is_deterministic_and_gzip_compatible covers it.)
+// Compressed outputs are independent members: a member's bytes depend on its input only, never on
+// what the same compressing thread handled before it. With a first part that fills whole members,
+// the output of first + second is the first part's output (without its end-of-file block) followed
+// by the second part's. (gzip level 1 fits its Huffman codes to the start of each piece the writer
+// hands over, so its members depend on their piece as well:
+// bgzf_output_is_deterministic_and_gzip_compatible covers it.)
 TEST(io_writer, compressed_members_do_not_depend_on_the_members_before_them)
 {
     struct case_t
@@ -216,7 +225,8 @@ TEST(io_writer, compressed_members_do_not_depend_on_the_members_before_them)
     for (auto const & c : cases)
     {
         std::size_t const first_bytes = c.member * (c.member < 100000 ? 7 : 1);
-        std::string const second = fasta_of_size(c.member * (c.member < 100000 ? 5 : 1) / 2 + 12345, 3);
+        std::string const second =
+            fasta_of_size(c.member * (c.member < 100000 ? 5 : 1) / 2 + 12345, 3);
         std::string const firsts[] = {fasta_of_size(first_bytes, 1), fasta_of_size(first_bytes, 2)};
         ASSERT_EQ(firsts[0].size(), first_bytes);
         for (int const level : c.levels)
@@ -242,8 +252,9 @@ TEST(io_writer, compressed_members_do_not_depend_on_the_members_before_them)
     }
 }
 
-// An output that is given no record is still a stream of its format (a sample with no novel read gives
-// a clean file that `zstd -t` and friends accept): the format's magic, then a stream that decodes to nothing.
+// An output that is given no record is still a stream of its format (a sample with no novel read
+// gives a clean file that `zstd -t` and friends accept): the format's magic, then a stream that
+// decodes to nothing.
 TEST(io_writer, compressed_outputs_given_no_record_are_valid_empty_streams)
 {
     std::vector<std::pair<std::string, std::string>> const cases{{".fa.gz", "\x1f\x8b"},
@@ -420,8 +431,8 @@ TEST(io_writer, htslib_files_share_one_pool_of_threads)
     std::vector<std::unique_ptr<writer>> outs;
     for (char const * const name : {"a.bam", "b.bam", "c.sam.gz", "d.bam"})
         outs.push_back(writer::open(dir / name, r->format(), o));
-    // a BAM input and four BAM/BGZF outputs with 4 threads each: one pool of 4 workers plus htslib's one
-    // queue thread per open stream (5), not a pool of 4 per file (25)
+    // a BAM input and four BAM/BGZF outputs with 4 threads each: one pool of 4 workers plus
+    // htslib's one queue thread per open stream (5), not a pool of 4 per file (25)
     EXPECT_LE(thread_count(), before + threads + 5);
     record_batch batch;
     std::size_t n = 0;
@@ -604,6 +615,7 @@ TEST(io_output_file, fifo_and_stdout_are_written_in_place)
     EXPECT_EQ(f, seq_format::bam);
     auto const files = dir.entries();
     EXPECT_EQ(std::count_if(files.begin(), files.end(),
-                            [](std::string const & f) { return f.find("ksieve-tmp") != std::string::npos; }),
+                            [](std::string const & f)
+                            { return f.find("ksieve-tmp") != std::string::npos; }),
               0);
 }

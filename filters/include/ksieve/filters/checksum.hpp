@@ -2,11 +2,11 @@
 /*! \file
  * \brief Payload checksum of filter files.
  *
- * Four independent lanes; each 64-bit word w updates its lane as h = rotl(h ^ w, 29) * P (odd P). Each
- * update is a bijection of h for fixed w, so changing any single word (hence any single byte) of the input
- * changes that lane's final value with certainty; the lanes are then folded with mix64. Unaligned tail
- * bytes are folded in as a zero-padded word together with the byte length. About 4-8 GB/s: cheap next to
- * the page-ins of an mmap'd filter. Thread safety: pure functions.
+ * Four independent lanes; each 64-bit word w updates its lane as h = rotl(h ^ w, 29) * P (odd P).
+ * Each update is a bijection of h for fixed w, so changing any single word (hence any single byte)
+ * of the input changes that lane's final value with certainty; the lanes are then folded with
+ * mix64. Unaligned tail bytes are folded in as a zero-padded word together with the byte length.
+ * About 4-8 GB/s: cheap next to the page-ins of an mmap'd filter. Thread safety: pure functions.
  */
 #include <bit>
 #include <cstddef>
@@ -20,7 +20,8 @@ namespace ksieve
 {
 
 /*! \brief Checksum of a byte range (any alignment). */
-[[nodiscard]] inline std::uint64_t checksum64(void const * const data, std::size_t const bytes) noexcept
+[[nodiscard]] inline std::uint64_t checksum64(void const * const data,
+                                              std::size_t const bytes) noexcept
 {
     constexpr std::uint64_t p = 0x9E3779B97F4A7C15ULL;
     std::uint64_t h[4] = {0x243F6A8885A308D3ULL, 0x13198A2E03707344ULL, 0xA4093822299F31D0ULL,

@@ -1,24 +1,26 @@
 #pragma once
 /*! \file
- * \brief The one run-time choice of SIMD kernels, for the filter library and the code built on it (the
- * engine's hit_set). An implementation detail (namespace ksieve::detail), not a stable API.
+ * \brief The one run-time choice of SIMD kernels, for the filter library and the code built on it
+ * (the engine's hit_set). An implementation detail (namespace ksieve::detail), not a stable API.
  *
- * Kernels that gain from instructions beyond the build's target have one body compiled once per CPU level
- * by small wrapper sources, each with that level's -march (CMake per-source options, filters/CMakeLists.txt)
- * and its copy in its own namespace: the quotient filter (quotient_filter_kernels_*.cpp; use_pdep_kernels:
- * x86-64-v3 with a fast pdep), the blocked Bloom filter's batch kernels (bloom_blocked_kernels_*.cpp;
- * use_v3_kernels), the engine's hit_set lookup (hit_set_x86_64_v3.cpp; use_v3_kernels), and the minimizer
- * scan of short reads (minimizers_x86_64_v4.cpp; use_v4_kernels). A build whose target already has a level
- * (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it; non-x86 builds have the generic
- * copies only.
+ * Kernels that gain from instructions beyond the build's target have one body compiled once per CPU
+ * level by small wrapper sources, each with that level's -march (CMake per-source options,
+ * filters/CMakeLists.txt) and its copy in its own namespace: the quotient filter
+ * (quotient_filter_kernels_*.cpp; use_pdep_kernels: x86-64-v3 with a fast pdep), the blocked Bloom
+ * filter's batch kernels (bloom_blocked_kernels_*.cpp; use_v3_kernels), the engine's hit_set lookup
+ * (hit_set_x86_64_v3.cpp; use_v3_kernels), and the minimizer scan of short reads
+ * (minimizers_x86_64_v4.cpp; use_v4_kernels). A build whose target already has a level
+ * (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it; non-x86 builds have the
+ * generic copies only.
  *
- * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call. The v3
- * kernels run when the CPU has all of x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C, MOVBE); the
- * v4 kernels besides need AVX-512 F, BW, CD, DQ and VL; the pdep kernels besides need a fast pdep, which AMD
- * Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs keep the generic select. The
- * environment variable KSIEVE_SIMD=generic (or its older name KSIEVE_QF_GENERIC=1), read at that first
- * call, forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All
- * copies compute the same results (byte-identical tables).
+ * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call.
+ * The v3 kernels run when the CPU has all of x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C,
+ * MOVBE); the v4 kernels besides need AVX-512 F, BW, CD, DQ and VL; the pdep kernels besides need a
+ * fast pdep, which AMD Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs
+ * keep the generic select. The environment variable KSIEVE_SIMD=generic (or its older name
+ * KSIEVE_QF_GENERIC=1), read at that first call, forces the generic kernels everywhere;
+ * KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All copies compute the same results
+ * (byte-identical tables).
  *
  * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
  * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.
@@ -45,7 +47,8 @@ inline constexpr int simd_unset = -1;       //!< not chosen yet
 /*! \brief The active choice (simd_* bits), simd_unset before the first call. */
 extern std::atomic<int> simd_choice;
 
-/*! \brief Detects the CPU, reads the environment, stores and returns the choice (first call only). */
+/*! \brief Detects the CPU, reads the environment, stores and returns the choice (first call only).
+ */
 [[nodiscard]] int simd_choose() noexcept;
 
 /*! \brief The active choice: one relaxed load once chosen. */
@@ -84,9 +87,9 @@ extern std::atomic<int> simd_choice;
 /*! \brief The level of the active kernels (chosen at the first call if not forced). */
 [[nodiscard]] simd_level active_simd_level() noexcept;
 
-/*! \brief Test only: every later dispatched call uses `level` (generic if the CPU lacks it), the pdep
- * kernels included whatever the speed of the CPU's pdep. Not to be called while other threads run filter
- * operations whose path matters to them. */
+/*! \brief Test only: every later dispatched call uses `level` (generic if the CPU lacks it), the
+ * pdep kernels included whatever the speed of the CPU's pdep. Not to be called while other threads
+ * run filter operations whose path matters to them. */
 void force_simd_level(simd_level level) noexcept;
 
 /*! \brief Test only: back to the automatic choice (CPU and environment, read again). */

@@ -2,11 +2,11 @@
 /*! \file
  * \brief The one exception hierarchy of ksieve.
  *
- * Every error that leaves a ksieve library function derives from ksieve::error and carries a complete,
- * user-facing message (file name and, for sequence input, the record number). `main` catches
- * ksieve::error once, prints `ksieve: error: <what()>` and maps the subclass to the exit status:
- * usage_error -> 2, interrupted_error -> 130, everything else -> 1. Hot paths never throw: they return
- * status values (see insert_status).
+ * Every error that leaves a ksieve library function derives from ksieve::error and carries a
+ * complete, user-facing message (file name and, for sequence input, the record number). `main`
+ * catches ksieve::error once, prints `ksieve: error: <what()>` and maps the subclass to the exit
+ * status: usage_error -> 2, interrupted_error -> 130, everything else -> 1. Hot paths never throw:
+ * they return status values (see insert_status).
  */
 #include <stdexcept>
 #include <string>
@@ -23,7 +23,8 @@ public:
     [[nodiscard]] virtual int exit_status() const noexcept { return 1; }
 };
 
-/*! \brief A command line that cannot be honoured (bad option value, incompatible options). Exit status 2. */
+/*! \brief A command line that cannot be honoured (bad option value, incompatible options). Exit
+ * status 2. */
 class usage_error : public error
 {
 public:
@@ -31,7 +32,8 @@ public:
     [[nodiscard]] int exit_status() const noexcept override { return 2; }
 };
 
-/*! \brief A filter file that is not a ksieve filter, is corrupted, truncated or of a newer version. */
+/*! \brief A filter file that is not a ksieve filter, is corrupted, truncated or of a newer version.
+ */
 class format_error : public error
 {
 public:
@@ -45,29 +47,33 @@ public:
     using error::error;
 };
 
-/*! \brief Malformed sequence input (FASTA/FASTQ/SAM record). The message names file and record number. */
+/*! \brief Malformed sequence input (FASTA/FASTQ/SAM record). The message names file and record
+ * number. */
 class input_error : public error
 {
 public:
     using error::error;
 };
 
-/*! \brief Filters that cannot be combined (different k, hash, canonical mode, type or parameters). */
+/*! \brief Filters that cannot be combined (different k, hash, canonical mode, type or parameters).
+ */
 class incompatible_error : public error
 {
 public:
     using error::error;
 };
 
-/*! \brief A filter ran out of space with growth disabled (or a cuckoo filter failed to place an item). */
+/*! \brief A filter ran out of space with growth disabled (or a cuckoo filter failed to place an
+ * item). */
 class full_error : public error
 {
 public:
     using error::error;
 };
 
-/*! \brief The run was interrupted by a signal (SIGINT, SIGTERM, SIGHUP). Exit status 128 + the signal's
- * number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, as a shell reports a process killed by it. */
+/*! \brief The run was interrupted by a signal (SIGINT, SIGTERM, SIGHUP). Exit status 128 + the
+ * signal's number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, as a shell reports a process killed by
+ * it. */
 class interrupted_error : public error
 {
 public:

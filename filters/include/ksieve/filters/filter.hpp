@@ -1,12 +1,12 @@
 #pragma once
 /*! \file
- * \brief Common vocabulary of all filters: types, k-mer parameters, configuration, statistics, and the
- * concept every per-shard filter implements.
+ * \brief Common vocabulary of all filters: types, k-mer parameters, configuration, statistics, and
+ * the concept every per-shard filter implements.
  *
- * Keys: every filter stores *hashed keys* (see kmer_hasher): integers below 2^key_bits. A sharded filter
- * (sharded_filter.hpp) with 2^s shards routes key x to shard x >> (key_bits - s) and hands the shard the
- * remaining low key_bits - s bits. A shard filter therefore sees keys of `key_bits` bits (its own, smaller
- * value), which keeps an exact quotient filter exact across shards.
+ * Keys: every filter stores *hashed keys* (see kmer_hasher): integers below 2^key_bits. A sharded
+ * filter (sharded_filter.hpp) with 2^s shards routes key x to shard x >> (key_bits - s) and hands
+ * the shard the remaining low key_bits - s bits. A shard filter therefore sees keys of `key_bits`
+ * bits (its own, smaller value), which keeps an exact quotient filter exact across shards.
  */
 #include <cstdint>
 #include <span>
@@ -19,7 +19,8 @@
 namespace ksieve
 {
 
-/*! \brief Filter type id, stored in filter files. Values are part of the file format: never renumber. */
+/*! \brief Filter type id, stored in filter files. Values are part of the file format: never
+ * renumber. */
 enum class filter_type : std::uint32_t
 {
     quotient = 1,       //!< counting quotient filter (default, mergeable, exact mode with --fpr 0)
@@ -31,14 +32,16 @@ enum class filter_type : std::uint32_t
 
 /*! \brief Name used on the command line and in `info` ("qf", "bloom", ...). */
 [[nodiscard]] std::string_view to_string(filter_type t) noexcept;
-/*! \brief Parse a name ("qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"). \throws usage_error */
+/*! \brief Parse a name ("qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"). \throws
+ * usage_error */
 [[nodiscard]] filter_type parse_filter_type(std::string_view name);
 
 /*! \brief Result of an insert. Hot paths report `full` instead of throwing. */
 enum class insert_status : std::uint8_t
 {
     ok = 0,
-    full = 1 //!< no space (growth disabled / cuckoo eviction failed); nothing already stored was lost
+    full =
+        1 //!< no space (growth disabled / cuckoo eviction failed); nothing already stored was lost
 };
 
 /*! \brief What a filter's keys are: filters can only be combined when these are all equal. */
@@ -72,7 +75,7 @@ struct filter_config
 {
     filter_type type{filter_type::quotient};
     kmer_params kmer{};
-    double fpr{0.001};         //!< target per-key false-positive rate; 0 = exact (quotient filter only)
+    double fpr{0.001}; //!< target per-key false-positive rate; 0 = exact (quotient filter only)
     std::uint64_t expected{0}; //!< expected distinct keys in the whole filter (0 = unknown)
     unsigned shard_bits{0};    //!< 2^shard_bits shards
     double max_load{0.9};      //!< quotient filter: grow when the load would exceed this
@@ -81,13 +84,13 @@ struct filter_config
 
 /*! \brief Which parts of a split of the key space a filter holds.
  *
- * `build --part I/S` keeps only the keys of part I of S (part_of(): `floor(mix64(h ^ part_salt) * S /
- * 2^64)`, a function of every bit of the hashed key h, so that each part fills every shard and every quotient
- * or Bloom block range of its filter evenly; a slice of the key space would crowd the slots of a few shards);
- * the filter then holds part I of split S. A merge holds the union of
- * its inputs' parts; a union that covers every part of its split is stored as the whole key space (split 1),
- * so the merge of all S parts is indistinguishable from the full build. Recorded in the filter file (format
- * version 2; version 1 files hold the whole key space).
+ * `build --part I/S` keeps only the keys of part I of S (part_of(): `floor(mix64(h ^ part_salt) * S
+ * / 2^64)`, a function of every bit of the hashed key h, so that each part fills every shard and
+ * every quotient or Bloom block range of its filter evenly; a slice of the key space would crowd
+ * the slots of a few shards); the filter then holds part I of split S. A merge holds the union of
+ * its inputs' parts; a union that covers every part of its split is stored as the whole key space
+ * (split 1), so the merge of all S parts is indistinguishable from the full build. Recorded in the
+ * filter file (format version 2; version 1 files hold the whole key space).
  *
  * Thread safety: a value type; const members from any thread. */
 struct key_parts
@@ -103,16 +106,22 @@ struct key_parts
     [[nodiscard]] static key_parts one(std::uint64_t index, std::uint64_t split);
 
     /*! \brief Whether part i is held. \pre i < split. */
-    [[nodiscard]] bool has(std::uint64_t const i) const noexcept { return (held[i / 64] >> (i % 64)) & 1; }
-    /*! \brief Salt of part_of(): its hash differs from the Bloom filters' mix64(key). Fixed by the file
-     * format (a part's keys are defined by it). */
+    [[nodiscard]] bool has(std::uint64_t const i) const noexcept
+    {
+        return (held[i / 64] >> (i % 64)) & 1;
+    }
+    /*! \brief Salt of part_of(): its hash differs from the Bloom filters' mix64(key). Fixed by the
+     * file format (a part's keys are defined by it). */
     static constexpr std::uint64_t part_salt = 0x6b73706172747321ULL;
-    /*! \brief The part of a split that a hashed key belongs to: floor(mix64(key ^ part_salt) * split / 2^64).
+    /*! \brief The part of a split that a hashed key belongs to: floor(mix64(key ^ part_salt) *
+     * split / 2^64).
      */
-    [[nodiscard]] static std::uint64_t part_of(std::uint64_t const key, std::uint64_t const split) noexcept
+    [[nodiscard]] static std::uint64_t part_of(std::uint64_t const key,
+                                               std::uint64_t const split) noexcept
     {
         __extension__ using u128 = unsigned __int128; // GCC/Clang extension, silences -Wpedantic
-        return static_cast<std::uint64_t>((static_cast<u128>(mix64(key ^ part_salt)) * split) >> 64);
+        return static_cast<std::uint64_t>((static_cast<u128>(mix64(key ^ part_salt)) * split) >>
+                                          64);
     }
     /*! \brief Whether the part of a hashed key is held (always true for the whole key space). */
     [[nodiscard]] bool holds_key(std::uint64_t const key) const noexcept
@@ -121,38 +130,41 @@ struct key_parts
     }
     /*! \brief Whether every part of the split is held (true for split 1). */
     [[nodiscard]] bool complete() const noexcept;
-    /*! \brief Add the parts of `other`. \pre other.split == split. The result is normalised (complete ->
-     * whole). */
+    /*! \brief Add the parts of `other`. \pre other.split == split. The result is normalised
+     * (complete -> whole). */
     void add(key_parts const & other);
     /*! \brief The parts held, in increasing order. */
     [[nodiscard]] std::vector<std::uint64_t> list() const;
-    /*! \brief "all", "part 2 of 4", "parts 0, 1, 3 of 4" (long lists shortened with ranges "0-9"). */
+    /*! \brief "all", "part 2 of 4", "parts 0, 1, 3 of 4" (long lists shortened with ranges "0-9").
+     */
     [[nodiscard]] std::string describe() const;
-    /*! \brief The parts of the split that are missing, as describe() writes them ("part 3 of 4"). */
+    /*! \brief The parts of the split that are missing, as describe() writes them ("part 3 of 4").
+     */
     [[nodiscard]] std::string describe_missing() const;
 
     friend bool operator==(key_parts const &, key_parts const &) = default;
 };
 
-/*! \brief Coverage of several filters' parts, grouped by split: for each split S > 1 among `parts`, the
- * union of the parts of that split. \returns the index (into parts) of the first filter whose split's union
- * misses a part, or parts.size() when every split is complete. */
+/*! \brief Coverage of several filters' parts, grouped by split: for each split S > 1 among `parts`,
+ * the union of the parts of that split. \returns the index (into parts) of the first filter whose
+ * split's union misses a part, or parts.size() when every split is complete. */
 [[nodiscard]] std::size_t first_incomplete_split(std::span<key_parts const> parts);
 
 /*! \brief Statistics of one shard or (summed) of a whole filter. */
 struct filter_stats
 {
-    std::uint64_t bytes{0};       //!< payload size
-    std::uint64_t slots{0};       //!< capacity unit: bits (Bloom), counters, slots (QF), entries (cuckoo)
-    std::uint64_t used{0};        //!< used slots / set bits / entries
-    std::uint64_t distinct{0};    //!< distinct keys (exact QF), distinct fingerprints, or estimate (Bloom)
+    std::uint64_t bytes{0}; //!< payload size
+    std::uint64_t slots{0}; //!< capacity unit: bits (Bloom), counters, slots (QF), entries (cuckoo)
+    std::uint64_t used{0};  //!< used slots / set bits / entries
+    std::uint64_t distinct{
+        0}; //!< distinct keys (exact QF), distinct fingerprints, or estimate (Bloom)
     std::uint64_t total_count{0}; //!< sum of counts (counting filters), else = distinct
     double load{0};               //!< used / slots
     double estimated_fpr{0};      //!< per-key false-positive rate at the current load
 };
 
-/*! \brief The statistics of shards summed into those of the filter they make up (counts added; load and
- * estimated FPR weighted by slots). Thread safety: none (one owner). */
+/*! \brief The statistics of shards summed into those of the filter they make up (counts added; load
+ * and estimated FPR weighted by slots). Thread safety: none (one owner). */
 class filter_stats_sum
 {
 public:
@@ -178,30 +190,32 @@ private:
     double fpr_weighted_{0};
 };
 
-/*! \brief The interface every per-shard filter type F provides, so that sharded_filter<F> and the file
- * format can hold it. All members are noexcept on hot paths.
+/*! \brief The interface every per-shard filter type F provides, so that sharded_filter<F> and the
+ * file format can hold it. All members are noexcept on hot paths.
  *
  * - `static constexpr filter_type type_id`
- * - `static F create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected)`: empty filter
- *    for `expected` keys of `key_bits` bits (expected already divided among shards).
+ * - `static F create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected)`: empty
+ * filter for `expected` keys of `key_bits` bits (expected already divided among shards).
  * - `insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept`
- * - `std::uint64_t count(std::uint64_t key) const noexcept`: 0 if absent (membership filters return 0/1).
+ * - `std::uint64_t count(std::uint64_t key) const noexcept`: 0 if absent (membership filters return
+ * 0/1).
  * - `insert_status insert_batch(std::span<std::uint64_t const> keys) noexcept` (each with count 1)
  * - `void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept`
  * - `std::vector<std::uint64_t> params() const`, `std::span<std::uint64_t const> words() const`:
  *    what the file stores for this shard (little-endian words, aligned).
  * - `static F view(std::span<std::uint64_t const> params, std::span<std::uint64_t const> words,
  *    unsigned key_bits)`: read-only filter over words it does not own (mmap); throws format_error
- *    (without file name: the caller adds it) if params and words are inconsistent. Mutating a view is a
- *    precondition violation; `clone()` gives an owning copy.
+ *    (without file name: the caller adds it) if params and words are inconsistent. Mutating a view
+ * is a precondition violation; `clone()` gives an owning copy.
  * - `F clone() const`
  * - `filter_stats stats() const noexcept`
- * Thread safety of a single F: const members may run concurrently; a mutating member needs exclusive
- * access unless F documents otherwise (Bloom: concurrent insert; QF: region locks).
+ * Thread safety of a single F: const members may run concurrently; a mutating member needs
+ * exclusive access unless F documents otherwise (Bloom: concurrent insert; QF: region locks).
  */
 template <typename F>
-concept shard_filter = requires(F f, F const cf, std::uint64_t key, std::span<std::uint64_t const> keys,
-                                std::uint64_t * out, filter_config const & cfg)
+concept shard_filter = requires(F f, F const cf, std::uint64_t key,
+                                std::span<std::uint64_t const> keys, std::uint64_t * out,
+                                filter_config const & cfg)
 {
     {
         F::type_id

@@ -33,8 +33,8 @@ struct filter_file_header
     double fpr{0};
     std::uint64_t expected{0};
     unsigned shard_bits{0};
-    std::vector<std::uint64_t> params;            //!< type-level parameters
-    key_parts parts{};                            //!< parts of the key space held (version 1 files: whole)
+    std::vector<std::uint64_t> params; //!< type-level parameters
+    key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
     std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 
@@ -64,7 +64,8 @@ public:
     ~filter_file_stream();
     filter_file_stream(filter_file_stream const &) = delete;
     filter_file_stream & operator=(filter_file_stream const &) = delete;
-    /*! \brief The next shard, with the checksum64 of its words. \pre at most max_shard_params parameters. */
+    /*! \brief The next shard, with the checksum64 of its words. \pre at most max_shard_params
+     * parameters. */
     void put(shard_blob const & shard, std::uint64_t checksum);
     /*! \brief End marker and header. \pre every shard put. */
     void finish();
@@ -79,8 +80,9 @@ struct load_options
 {
     bool verify_payload{true}; //!< check every shard's payload checksum (else only the header's)
     unsigned threads{1};       //!< threads that check the payload (shards in parallel)
-    /*! Give back each shard's pages once checked (mapped_filter_file::release): for a pass that reads the
-     * shards again one at a time later, so that checking holds the shards in flight, not the whole file. */
+    /*! Give back each shard's pages once checked (mapped_filter_file::release): for a pass that
+     * reads the shards again one at a time later, so that checking holds the shards in flight, not
+     * the whole file. */
     bool release_verified{false};
 };
 
@@ -100,13 +102,14 @@ public:
 
     /*! \brief Map and validate `path`. \param verify_payload also check every payload checksum.
      * \throws format_error / io_error naming the file. */
-    [[nodiscard]] static std::shared_ptr<mapped_filter_file const> open(std::filesystem::path const & path,
-                                                                        bool verify_payload = true);
-    /*! \brief Map and validate `path` as `options` say. \throws format_error / io_error naming the file (a
-     * payload checksum mismatch: the lowest such shard, for any thread count). */
-    [[nodiscard]] static std::shared_ptr<mapped_filter_file const> open(std::filesystem::path const & path,
-                                                                        load_options const & options);
-    /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage. */
+    [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
+    open(std::filesystem::path const & path, bool verify_payload = true);
+    /*! \brief Map and validate `path` as `options` say. \throws format_error / io_error naming the
+     * file (a payload checksum mismatch: the lowest such shard, for any thread count). */
+    [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
+    open(std::filesystem::path const & path, load_options const & options);
+    /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage.
+     */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
     from_bytes(std::span<std::byte const> bytes, std::string name, bool verify_payload = true);
 
@@ -118,9 +121,10 @@ public:
     [[nodiscard]] std::vector<shard_entry> const & shards() const noexcept { return shards_; }
     [[nodiscard]] std::string const & name() const noexcept { return name_; }
     [[nodiscard]] std::uint64_t file_size() const noexcept { return size_; }
-    /*! \brief Let the kernel drop the pages of `words` (a shard's payload) from this process: they are read
-     * again from the file if touched later. Only for files mapped from disk (no effect otherwise); for a
-     * pass over many inputs, so that memory holds the shards in use, not every input. Thread-safe. */
+    /*! \brief Let the kernel drop the pages of `words` (a shard's payload) from this process: they
+     * are read again from the file if touched later. Only for files mapped from disk (no effect
+     * otherwise); for a pass over many inputs, so that memory holds the shards in use, not every
+     * input. Thread-safe. */
     void release(std::span<std::uint64_t const> words) const noexcept;
 
 private:

@@ -1,8 +1,8 @@
 #pragma once
 /*! \file
- * \brief HyperLogLog distinct-count sketch (Flajolet et al. 2007, with the small-range linear-counting
- * correction), used to size Bloom and cuckoo filters from a first pass over the input.
- * Precision 14: 16384 one-byte registers, standard error about 1.04 / sqrt(16384) = 0.8%.
+ * \brief HyperLogLog distinct-count sketch (Flajolet et al. 2007, with the small-range
+ * linear-counting correction), used to size Bloom and cuckoo filters from a first pass over the
+ * input. Precision 14: 16384 one-byte registers, standard error about 1.04 / sqrt(16384) = 0.8%.
  * Thread safety: add() needs exclusive access; merge sketches of several threads with merge().
  */
 #include <array>

@@ -1,18 +1,19 @@
 #pragma once
 /*! \file
- * \brief K-mer core: 2-bit encoding, canonical k-mers, O(1) rolling update and the invertible k-mer hash.
+ * \brief K-mer core: 2-bit encoding, canonical k-mers, O(1) rolling update and the invertible k-mer
+ * hash.
  *
- * Encoding: A/a = 0, C/c = 1, G/g = 2, T/t = 3; every other byte (N, IUPAC codes, '-', ...) is invalid
- * and any k-mer overlapping it is skipped. A k-mer of length k (1 <= k <= 32) is packed into the low
- * 2k bits of a uint64_t, first base in the most significant position, so that numeric order equals
- * lexicographic order. Its reverse complement maps base b -> 3 - b and reverses the order. The canonical
- * k-mer is min(forward, reverse complement).
+ * Encoding: A/a = 0, C/c = 1, G/g = 2, T/t = 3; every other byte (N, IUPAC codes, '-', ...) is
+ * invalid and any k-mer overlapping it is skipped. A k-mer of length k (1 <= k <= 32) is packed
+ * into the low 2k bits of a uint64_t, first base in the most significant position, so that numeric
+ * order equals lexicographic order. Its reverse complement maps base b -> 3 - b and reverses the
+ * order. The canonical k-mer is min(forward, reverse complement).
  *
- * Hash: kmer_hasher maps the 2k-bit code bijectively onto [0, 2^(2k)) (xor-shift / odd-multiply rounds
- * modulo 2^(2k), seeded by an xor). Bijectivity on exactly 2k bits is what lets a quotient filter whose
- * quotient + remainder keep all 2k bits be exact (no false positives, exact counts), and lets iteration
- * recover the k-mer (kmer_hasher::inverse). All filters take these hashed keys; the top bits select a
- * shard, the following bits a quotient/bucket/block.
+ * Hash: kmer_hasher maps the 2k-bit code bijectively onto [0, 2^(2k)) (xor-shift / odd-multiply
+ * rounds modulo 2^(2k), seeded by an xor). Bijectivity on exactly 2k bits is what lets a quotient
+ * filter whose quotient + remainder keep all 2k bits be exact (no false positives, exact counts),
+ * and lets iteration recover the k-mer (kmer_hasher::inverse). All filters take these hashed keys;
+ * the top bits select a shard, the following bits a quotient/bucket/block.
  *
  * Thread safety: everything here is stateless or const after construction; safe from any number of
  * threads.
@@ -28,7 +29,8 @@ namespace ksieve
 inline constexpr unsigned max_k = 32;
 
 /*! \brief Byte -> 2-bit code, 4 for anything that is not A/C/G/T in either case. */
-inline constexpr std::array<std::uint8_t, 256> dna_code_table = [] {
+inline constexpr std::array<std::uint8_t, 256> dna_code_table = []
+{
     std::array<std::uint8_t, 256> t{};
     for (auto & v : t)
         v = 4;
@@ -45,8 +47,10 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = [] {
     return k >= 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * k)) - 1;
 }
 
-/*! \brief Reverse complement of a 2k-bit code. \pre 1 <= k <= 32, code < 2^(2k). O(1), branch-free. */
-[[nodiscard]] constexpr std::uint64_t reverse_complement(std::uint64_t code, unsigned const k) noexcept
+/*! \brief Reverse complement of a 2k-bit code. \pre 1 <= k <= 32, code < 2^(2k). O(1), branch-free.
+ */
+[[nodiscard]] constexpr std::uint64_t reverse_complement(std::uint64_t code,
+                                                         unsigned const k) noexcept
 {
     // complement: b -> 3 - b is xor with all ones; then reverse the 32 2-bit groups and shift down.
     code = ~code;
@@ -59,7 +63,8 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = [] {
 }
 
 /*! \brief Canonical form: min(code, reverse_complement(code)). \pre as reverse_complement. */
-[[nodiscard]] constexpr std::uint64_t canonical_kmer(std::uint64_t const code, unsigned const k) noexcept
+[[nodiscard]] constexpr std::uint64_t canonical_kmer(std::uint64_t const code,
+                                                     unsigned const k) noexcept
 {
     std::uint64_t const rc = reverse_complement(code, k);
     return rc < code ? rc : code;
@@ -79,16 +84,19 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = [] {
     return true;
 }
 
-/*! \brief Identifier of the hash function, stored in filter files (filter files are self-describing). */
+/*! \brief Identifier of the hash function, stored in filter files (filter files are
+ * self-describing). */
 enum class hash_id : std::uint32_t
 {
-    mix2k_v1 = 1 //!< kmer_hasher below: 3 xor-shift rounds and 2 odd multiplies modulo 2^(2k), xor seed.
+    mix2k_v1 =
+        1 //!< kmer_hasher below: 3 xor-shift rounds and 2 odd multiplies modulo 2^(2k), xor seed.
 };
 
 /*! \brief Default hash seed (any value works; filters combined by merge/classify must share it). */
 inline constexpr std::uint64_t default_hash_seed = 0x6b73696576652121ULL; // "ksieve!!"
 
-/*! \brief Inverse of an odd a modulo 2^64 (Newton: each step doubles the correct low bits, 3 -> 96). */
+/*! \brief Inverse of an odd a modulo 2^64 (Newton: each step doubles the correct low bits, 3 ->
+ * 96). */
 [[nodiscard]] constexpr std::uint64_t mul_inverse64(std::uint64_t const a) noexcept
 {
     std::uint64_t x = a;
@@ -99,18 +107,20 @@ inline constexpr std::uint64_t default_hash_seed = 0x6b73696576652121ULL; // "ks
 
 /*! \brief Bijective hash of 2k-bit k-mer codes onto [0, 2^(2k)).
  *
- * h(x) = f(x xor seed) with f = xorshift(s) . mul(C2) . xorshift(s) . mul(C1) . xorshift(s), all modulo
- * 2^(2k), s = ceil(2k / 2). Each step is a bijection on 2k-bit words (odd multipliers are units modulo
- * 2^(2k); x ^ (x >> s) with 2s >= 2k inverts as y ^ (y >> s)), so h is a bijection and inverse() undoes it.
- * Thread safety: immutable; safe for concurrent use.
+ * h(x) = f(x xor seed) with f = xorshift(s) . mul(C2) . xorshift(s) . mul(C1) . xorshift(s), all
+ * modulo 2^(2k), s = ceil(2k / 2). Each step is a bijection on 2k-bit words (odd multipliers are
+ * units modulo 2^(2k); x ^ (x >> s) with 2s >= 2k inverts as y ^ (y >> s)), so h is a bijection and
+ * inverse() undoes it. Thread safety: immutable; safe for concurrent use.
  */
 class kmer_hasher
 {
 public:
     /*! \brief \pre 1 <= k <= 32. */
-    constexpr explicit kmer_hasher(unsigned const k = 31, std::uint64_t const seed = default_hash_seed) noexcept :
-        k_{k}, bits_{2 * k}, shift_{k}, mask_{kmer_mask(k)}, seed_{seed & kmer_mask(k)}
-    {}
+    constexpr explicit kmer_hasher(unsigned const k = 31,
+                                   std::uint64_t const seed = default_hash_seed) noexcept
+        : k_{k}, bits_{2 * k}, shift_{k}, mask_{kmer_mask(k)}, seed_{seed & kmer_mask(k)}
+    {
+    }
 
     [[nodiscard]] constexpr unsigned k() const noexcept { return k_; }
     /*! \brief Number of significant bits of a hash value: 2k. */
@@ -154,8 +164,8 @@ private:
     std::uint64_t seed_;
 };
 
-/*! \brief 64-bit finaliser (murmur3 fmix64) for filters that need full-width hash bits from a key of
- * fewer bits (Bloom, cuckoo). Bijective on 64 bits. */
+/*! \brief 64-bit finaliser (murmur3 fmix64) for filters that need full-width hash bits from a key
+ * of fewer bits (Bloom, cuckoo). Bijective on 64 bits. */
 [[nodiscard]] constexpr std::uint64_t mix64(std::uint64_t x) noexcept
 {
     x ^= x >> 33;
@@ -168,26 +178,29 @@ private:
 
 /*! \brief Rolling k-mer scanner: O(1) per base, skips k-mers that overlap an invalid base.
  *
- * for_each(seq, f) calls f(pos, code) for every valid k-mer start position pos in increasing order, with
- * code the canonical (or forward, if !canonical) 2k-bit code. No allocation, no exceptions.
+ * for_each(seq, f) calls f(pos, code) for every valid k-mer start position pos in increasing order,
+ * with code the canonical (or forward, if !canonical) 2k-bit code. No allocation, no exceptions.
  * Thread safety: immutable; safe for concurrent use.
  */
 class kmer_scanner
 {
 public:
     /*! \brief \pre 1 <= k <= 32. */
-    constexpr explicit kmer_scanner(unsigned const k = 31, bool const canonical = true) noexcept :
-        k_{k}, canonical_{canonical}, mask_{kmer_mask(k)}, rc_shift_{2 * (k - 1)}
-    {}
+    constexpr explicit kmer_scanner(unsigned const k = 31, bool const canonical = true) noexcept
+        : k_{k}, canonical_{canonical}, mask_{kmer_mask(k)}, rc_shift_{2 * (k - 1)}
+    {
+    }
 
     [[nodiscard]] constexpr unsigned k() const noexcept { return k_; }
     [[nodiscard]] constexpr bool canonical() const noexcept { return canonical_; }
 
     template <typename callback_t>
-    constexpr void for_each(std::string_view const seq, callback_t && f) const noexcept(noexcept(f(0, 0)))
+    constexpr void for_each(std::string_view const seq, callback_t && f) const
+        noexcept(noexcept(f(0, 0)))
     {
-        // fw keeps more than the last k bases (masked when used), so that its update is one shift-or on the
-        // loop's dependency chain; rc holds exactly the last k bases' reverse complement.
+        // fw keeps more than the last k bases (masked when used), so that its update is one
+        // shift-or on the loop's dependency chain; rc holds exactly the last k bases' reverse
+        // complement.
         std::uint64_t fw = 0;
         std::uint64_t rc = 0;
         std::size_t valid = 0; // number of consecutive valid bases ending at i

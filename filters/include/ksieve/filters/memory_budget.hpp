@@ -1,9 +1,9 @@
 #pragma once
 /*! \file
- * \brief The memory budget of the filters: every filter table allocated in this process is charged against
- * one limit (by default the machine's memory, or the cgroup limit of the container it runs in), so that a
- * filter too large for the machine is refused before it is allocated instead of being paged in until the
- * machine runs out. Views of mapped files are not charged.
+ * \brief The memory budget of the filters: every filter table allocated in this process is charged
+ * against one limit (by default the machine's memory, or the cgroup limit of the container it runs
+ * in), so that a filter too large for the machine is refused before it is allocated instead of
+ * being paged in until the machine runs out. Views of mapped files are not charged.
  *
  * Thread safety: every function may be called from any thread.
  */
@@ -16,14 +16,17 @@
 namespace ksieve
 {
 
-/*! \brief A table would bring the filters' memory over the limit. The message says how much was asked, how
- * much is in use and the limit; callers that know which option caused it rethrow with its name. */
+/*! \brief A table would bring the filters' memory over the limit. The message says how much was
+ * asked, how much is in use and the limit; callers that know which option caused it rethrow with
+ * its name. */
 class memory_limit_error : public error
 {
 public:
-    memory_limit_error(std::string const & what, std::uint64_t const requested, std::uint64_t const limit) :
-        error{what}, requested_{requested}, limit_{limit}
-    {}
+    memory_limit_error(std::string const & what, std::uint64_t const requested,
+                       std::uint64_t const limit)
+        : error{what}, requested_{requested}, limit_{limit}
+    {
+    }
     [[nodiscard]] std::uint64_t requested() const noexcept { return requested_; }
     [[nodiscard]] std::uint64_t limit() const noexcept { return limit_; }
 
@@ -41,8 +44,8 @@ void set_memory_limit(std::uint64_t bytes) noexcept;
 /*! \brief Whether set_memory_limit() set the limit (false: the machine's memory). */
 [[nodiscard]] bool memory_limit_is_explicit() noexcept;
 
-/*! \brief The machine's memory, or the memory limit of the cgroup (container) this process runs in if that
- * is smaller; 0 if unknown. */
+/*! \brief The machine's memory, or the memory limit of the cgroup (container) this process runs in
+ * if that is smaller; 0 if unknown. */
 [[nodiscard]] std::uint64_t physical_memory() noexcept;
 
 /*! \brief Bytes charged now. */
@@ -51,8 +54,9 @@ void set_memory_limit(std::uint64_t bytes) noexcept;
 /*! \brief "1.5 GiB", "800 MiB", "12 KiB" or "100 bytes", for messages. */
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
 
-/*! \brief Parse a size such as `8G`, `512M`, `2.5GB`, `100k` or `4096` (binary units, case-insensitive,
- * optional trailing B or iB). \throws usage_error naming `option` for anything else or zero. */
+/*! \brief Parse a size such as `8G`, `512M`, `2.5GB`, `100k` or `4096` (binary units,
+ * case-insensitive, optional trailing B or iB). \throws usage_error naming `option` for anything
+ * else or zero. */
 [[nodiscard]] std::uint64_t parse_size(std::string const & text, std::string const & option);
 
 /*! \brief A charge of bytes against the budget for the lifetime of the object (move-only).

@@ -2,16 +2,18 @@
 /*! \file
  * \brief Sampled k-mers: minimizers of the valid k-mers of a sequence.
  *
- * Definition (`--sampling minimizer:W`): list the valid k-mer positions of a record in sequence order
- * (positions whose k bases are all A/C/G/T) and their canonical 2k-bit codes. In each window of W
- * consecutive entries of that list, the entry whose code has the smallest order value
- * `minimizer_order(code, seed)` is selected (ties: the leftmost); every selected entry counts once, however
- * many windows select it. A record with fewer than W valid positions (but at least one) keeps its smallest.
- * W = 1 selects every k-mer. The filter stores the selected k-mers' hashed keys (kmer_hasher).
+ * Definition (`--sampling minimizer:W`): list the valid k-mer positions of a record in sequence
+ * order (positions whose k bases are all A/C/G/T) and their canonical 2k-bit codes. In each window
+ * of W consecutive entries of that list, the entry whose code has the smallest order value
+ * `minimizer_order(code, seed)` is selected (ties: the leftmost); every selected entry counts once,
+ * however many windows select it. A record with fewer than W valid positions (but at least one)
+ * keeps its smallest. W = 1 selects every k-mer. The filter stores the selected k-mers' hashed keys
+ * (kmer_hasher).
  *
- * The order is one seeded multiply of the code (its top bits depend on every bit of the code), computed for
- * every k-mer; only the selected k-mers are hashed. It is independent of the key's top bits, which select
- * shards and quotients: minimizers of the keys themselves would crowd the low shards.
+ * The order is one seeded multiply of the code (its top bits depend on every bit of the code),
+ * computed for every k-mer; only the selected k-mers are hashed. It is independent of the key's top
+ * bits, which select shards and quotients: minimizers of the keys themselves would crowd the low
+ * shards.
  *
  * Thread safety: stateless functions; safe from any number of threads.
  */
@@ -26,25 +28,27 @@
 namespace ksieve
 {
 
-/*! \brief Salt of minimizer_order(); part of the file format (a sampled filter's keys depend on it). */
+/*! \brief Salt of minimizer_order(); part of the file format (a sampled filter's keys depend on
+ * it). */
 inline constexpr std::uint64_t minimizer_salt = 0x6b736d696e696d7aULL;
 
-/*! \brief Order value of a canonical k-mer code for minimizer selection (a bijection of 64-bit values for a
- * given seed). */
+/*! \brief Order value of a canonical k-mer code for minimizer selection (a bijection of 64-bit
+ * values for a given seed). */
 [[nodiscard]] constexpr std::uint64_t minimizer_order(std::uint64_t const code,
                                                       std::uint64_t const seed) noexcept
 {
     return (code ^ seed ^ minimizer_salt) * 0x9e3779b97f4a7c15ULL;
 }
 
-/*! \brief fn(i) for the entries i (increasing) that the windows starting at [begin, end) select, each once.
+/*! \brief fn(i) for the entries i (increasing) that the windows starting at [begin, end) select,
+ * each once.
  *
- * `order[0, n)` are the order values of a slice of a record's valid k-mer list. Windows start at i with
- * i + w <= n; if the slice is the whole record and n < w, the one window is the whole slice (pass
- * begin == 0). An entry also selected by the window starting at begin - 1 (when begin > 0) is not reported
- * again, so that consecutive slices of one record, each with one entry before its own windows and w - 1
- * entries after them, report exactly the record's selection.
- * \pre w >= 1; begin <= end; when begin > 0, begin - 1 + w <= n. No allocation, no exceptions. */
+ * `order[0, n)` are the order values of a slice of a record's valid k-mer list. Windows start at i
+ * with i + w <= n; if the slice is the whole record and n < w, the one window is the whole slice
+ * (pass begin == 0). An entry also selected by the window starting at begin - 1 (when begin > 0) is
+ * not reported again, so that consecutive slices of one record, each with one entry before its own
+ * windows and w - 1 entries after them, report exactly the record's selection. \pre w >= 1; begin
+ * <= end; when begin > 0, begin - 1 + w <= n. No allocation, no exceptions. */
 template <typename Fn>
 void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, std::size_t const w,
                         std::size_t const begin, std::size_t const end,
@@ -98,9 +102,9 @@ void for_each_minimizer(std::uint64_t const * const order, std::size_t const n, 
     }
 }
 
-/*! \brief Scratch of for_each_record_minimizer: a record's valid k-mers (codes and order values) taken
- * `buffer_size` at a time with the last window's worth carried over, the window minima of blocks of W
- * entries, and the selected codes. */
+/*! \brief Scratch of for_each_record_minimizer: a record's valid k-mers (codes and order values)
+ * taken `buffer_size` at a time with the last window's worth carried over, the window minima of
+ * blocks of W entries, and the selected codes. */
 struct minimizer_scratch
 {
     static constexpr std::size_t ring_size = 1024;   //!< >= every window (max_sampling_window)
@@ -111,20 +115,23 @@ struct minimizer_scratch
     std::uint64_t suffix_order[capacity]; //!< the smallest order from i to the end of i's block
     std::uint32_t suffix[capacity];       //!< index of that (leftmost) minimum
     std::uint64_t selected[capacity];
-    alignas(64) std::uint8_t bases[capacity + 128]; //!< 2-bit base codes of a short record (the v4 scan)
-    std::uint64_t level_order[2][capacity];         //!< v4 selection: minima of 2, 4, 8, ... entries
-    std::uint32_t level_index[2][capacity];         //!< and their (leftmost) positions
-    std::uint32_t positions[capacity + 8];          //!< v4 selection: the selected positions
+    alignas(64)
+        std::uint8_t bases[capacity + 128]; //!< 2-bit base codes of a short record (the v4 scan)
+    std::uint64_t level_order[2][capacity]; //!< v4 selection: minima of 2, 4, 8, ... entries
+    std::uint32_t level_index[2][capacity]; //!< and their (leftmost) positions
+    std::uint32_t positions[capacity + 8];  //!< v4 selection: the selected positions
 };
 
 namespace detail
 {
 
-/*! \brief (best_order, best) = (o, j) if o < best_order (or_equal: o <= best_order), by conditional moves,
- * never a branch (compilers turn the plain form into a branch, mispredicted on random data). */
+/*! \brief (best_order, best) = (o, j) if o < best_order (or_equal: o <= best_order), by conditional
+ * moves, never a branch (compilers turn the plain form into a branch, mispredicted on random data).
+ */
 template <bool or_equal>
 [[gnu::always_inline]] inline void take_smaller(std::uint64_t const o, std::uint32_t const j,
-                                                std::uint64_t & best_order, std::uint32_t & best) noexcept
+                                                std::uint64_t & best_order,
+                                                std::uint32_t & best) noexcept
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (or_equal)
@@ -145,11 +152,11 @@ template <bool or_equal>
 }
 
 /*! \brief The windows of w entries that start at [0, n - w] over s.orders[0, n): the codes of their
- * (leftmost) minima, each run of windows with the same minimum reported once (`prev`, the absolute index of
- * the last one reported, carries across calls; `base` is the absolute index of entry 0), into s.selected.
- * Van Herk / Gil-Werman: with blocks of w entries, a window is the suffix of one block and the prefix of the
- * next, so that every minimum costs a constant number of branch-free steps.
- * \returns the number of codes in s.selected. \pre w <= n <= minimizer_scratch::capacity. */
+ * (leftmost) minima, each run of windows with the same minimum reported once (`prev`, the absolute
+ * index of the last one reported, carries across calls; `base` is the absolute index of entry 0),
+ * into s.selected. Van Herk / Gil-Werman: with blocks of w entries, a window is the suffix of one
+ * block and the prefix of the next, so that every minimum costs a constant number of branch-free
+ * steps. \returns the number of codes in s.selected. \pre w <= n <= minimizer_scratch::capacity. */
 template <std::size_t W = 0>
 [[gnu::always_inline]] inline std::size_t
 select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t const w_arg,
@@ -157,9 +164,9 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
 {
     std::size_t const w = W != 0 ? W : w_arg;
     std::uint64_t const * const orders = s.orders;
-    // Suffix minima of the block [b0, b0 + len), backwards. The running minimum stays in registers (order
-    // and index) and is updated by conditional moves: a branch would be mispredicted on about every fourth
-    // entry, and a load on the dependency chain would stall it.
+    // Suffix minima of the block [b0, b0 + len), backwards. The running minimum stays in registers
+    // (order and index) and is updated by conditional moves: a branch would be mispredicted on
+    // about every fourth entry, and a load on the dependency chain would stall it.
     auto suffix_block = [&](std::size_t const b0, std::size_t const len) noexcept
     {
         std::size_t const b1 = b0 + len;
@@ -170,12 +177,14 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
         for (std::size_t i = 1; i < len; ++i)
         {
             std::size_t const j = b1 - 1 - i;
-            take_smaller<true>(orders[j], static_cast<std::uint32_t>(j), best_order, best); // ties: leftmost
+            take_smaller<true>(orders[j], static_cast<std::uint32_t>(j), best_order,
+                               best); // ties: leftmost
             s.suffix_order[j] = best_order;
             s.suffix[j] = best;
         }
     };
-    // Full blocks take a loop of a constant trip count when W is known (unrolled: no mispredicted exit).
+    // Full blocks take a loop of a constant trip count when W is known (unrolled: no mispredicted
+    // exit).
     std::size_t b0 = 0;
     for (; b0 + w <= n; b0 += w)
         suffix_block(b0, W != 0 ? W : w);
@@ -188,8 +197,9 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
         m += base + sel != prev ? 1 : 0;
         prev = base + sel;
     };
-    // The windows that start in each block: the first is the block itself; the others (t = 1 .. len - 1)
-    // are a suffix of the block and a prefix of the next one, whose minimum is kept while walking forwards.
+    // The windows that start in each block: the first is the block itself; the others (t = 1 .. len
+    // - 1) are a suffix of the block and a prefix of the next one, whose minimum is kept while
+    // walking forwards.
     auto prefix_block = [&](std::size_t const b0, std::size_t const len) noexcept
     {
         emit(s.suffix[b0]);
@@ -200,8 +210,10 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
         {
             std::size_t const j = next + t - 1;
             take_smaller<false>(orders[j], static_cast<std::uint32_t>(j), pre_order, pre);
-            // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin toss)
-            std::uint32_t const right = 0u - static_cast<std::uint32_t>(pre_order < s.suffix_order[b0 + t]);
+            // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin
+            // toss)
+            std::uint32_t const right =
+                0u - static_cast<std::uint32_t>(pre_order < s.suffix_order[b0 + t]);
             emit(s.suffix[b0 + t] ^ ((s.suffix[b0 + t] ^ pre) & right));
         }
     };
@@ -218,15 +230,16 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
 namespace detail
 {
 
-/*! \brief The record scan of for_each_record_minimizer: codes and order values of the valid k-mers of
- * [p, e) into s.codes / s.orders from entry n on, a buffer at a time (`full(n)` hands a full buffer over and
- * returns the entries it keeps). A run of valid bases first takes k - 1 bases, then completes a k-mer with
- * each base: the hot loop has no count of valid bases and no test for a full buffer (it stops where the
- * buffer would be full). \returns the entries in the buffer at the end. */
+/*! \brief The record scan of for_each_record_minimizer: codes and order values of the valid k-mers
+ * of [p, e) into s.codes / s.orders from entry n on, a buffer at a time (`full(n)` hands a full
+ * buffer over and returns the entries it keeps). A run of valid bases first takes k - 1 bases, then
+ * completes a k-mer with each base: the hot loop has no count of valid bases and no test for a full
+ * buffer (it stops where the buffer would be full). \returns the entries in the buffer at the end.
+ */
 template <bool canonical, typename Full>
-[[gnu::always_inline]] inline std::size_t scan_record(char const * p, char const * const e, unsigned const k,
-                                                      std::uint64_t const salt, minimizer_scratch & s,
-                                                      std::size_t n, Full && full) noexcept
+[[gnu::always_inline]] inline std::size_t
+scan_record(char const * p, char const * const e, unsigned const k, std::uint64_t const salt,
+            minimizer_scratch & s, std::size_t n, Full && full) noexcept
 {
     std::uint64_t const mask = kmer_mask(k);
     unsigned const rc_shift = 2 * (k - 1);
@@ -287,25 +300,27 @@ template <bool canonical, typename Full>
 namespace detail
 {
 
-/*! \brief The AVX-512 (x86-64-v4) scan of a short record of A/C/G/T only (either case): s.codes / s.orders
- * [0, seq.size() - k + 1) as scan_record() fills them, through s.bases. \returns false, with the arrays
- * unspecified, if seq holds another byte or this build has no such code (the caller then runs scan_record).
- * \pre 8 <= k <= 32; k <= seq.size() <= minimizer_scratch::capacity + k - 1; use_v4_kernels(). */
-[[nodiscard]] bool scan_acgt_v4(std::string_view seq, unsigned k, bool canonical, std::uint64_t salt,
-                                minimizer_scratch & s) noexcept;
+/*! \brief The AVX-512 (x86-64-v4) scan of a short record of A/C/G/T only (either case): s.codes /
+ * s.orders [0, seq.size() - k + 1) as scan_record() fills them, through s.bases. \returns false,
+ * with the arrays unspecified, if seq holds another byte or this build has no such code (the caller
+ * then runs scan_record). \pre 8 <= k <= 32; k <= seq.size() <= minimizer_scratch::capacity + k -
+ * 1; use_v4_kernels(). */
+[[nodiscard]] bool scan_acgt_v4(std::string_view seq, unsigned k, bool canonical,
+                                std::uint64_t salt, minimizer_scratch & s) noexcept;
 
-/*! \brief select_window_minima() for a whole record (base 0) by AVX-512: the minimum of each window of w
- * entries from two overlapping windows of the largest power of two p <= w (minima of 2, 4, ..., p entries
- * built by doubling, ties to the left), the runs of windows with one position reported once.
- * \returns the number of codes in s.selected. \pre 2 <= w <= n <= minimizer_scratch::capacity; prev is
- * -1 or a position; use_v4_kernels() (else it selects nothing and returns 0). */
+/*! \brief select_window_minima() for a whole record (base 0) by AVX-512: the minimum of each window
+ * of w entries from two overlapping windows of the largest power of two p <= w (minima of 2, 4,
+ * ..., p entries built by doubling, ties to the left), the runs of windows with one position
+ * reported once. \returns the number of codes in s.selected. \pre 2 <= w <= n <=
+ * minimizer_scratch::capacity; prev is -1 or a position; use_v4_kernels() (else it selects nothing
+ * and returns 0). */
 [[nodiscard]] std::size_t select_minima_v4(minimizer_scratch & s, std::size_t n, std::size_t w,
                                            std::size_t & prev) noexcept;
 
 // for_each_record_minimizer() for a window of W entries known at compile time (0: w_arg).
 template <std::size_t W, typename Fn>
-void record_minimizers(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w_arg,
-                       std::uint64_t const seed, minimizer_scratch & s,
+void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
+                       std::size_t const w_arg, std::uint64_t const seed, minimizer_scratch & s,
                        Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
 {
     std::size_t const w = W != 0 ? W : w_arg;
@@ -318,7 +333,8 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
         for (std::size_t i = 0; i < m; ++i)
             fn(s.selected[i]);
     };
-    // A full buffer: its windows' minima, then the entries of windows still to come moved to the front.
+    // A full buffer: its windows' minima, then the entries of windows still to come moved to the
+    // front.
     auto full = [&](std::size_t const n) noexcept
     {
         emit(select_window_minima<W>(s, n, w, base, prev));
@@ -336,8 +352,9 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
     char const * const e = p + seq.size();
     unsigned const k = scanner.k();
     // A short read of A/C/G/T only: the AVX-512 scan, where the CPU has it (the same entries).
-    bool const v4 = k >= 8 && seq.size() >= k && seq.size() - k + 1 <= minimizer_scratch::capacity &&
-                    use_v4_kernels() && scan_acgt_v4(seq, k, scanner.canonical(), salt, s);
+    bool const v4 = k >= 8 && seq.size() >= k &&
+                    seq.size() - k + 1 <= minimizer_scratch::capacity && use_v4_kernels() &&
+                    scan_acgt_v4(seq, k, scanner.canonical(), salt, s);
     std::size_t const n = v4                    ? seq.size() - k + 1
                           : scanner.canonical() ? scan_record<true>(p, e, k, salt, s, 0, full)
                                                 : scan_record<false>(p, e, k, salt, s, 0, full);
@@ -362,14 +379,15 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
 
 } // namespace detail
 
-/*! \brief The minimizers of a whole record: fn(code) for the canonical code of every selected k-mer, in
- * sequence order, each once (the same selection as for_each_minimizer over the record's whole valid k-mer
- * list). The scanner's k-mers and their order values are collected in blocks; each block's window minima are
- * found without a data-dependent branch (detail::select_window_minima) and handed to fn.
- * \pre 1 <= w <= minimizer_scratch::ring_size. No allocation, no exceptions. */
+/*! \brief The minimizers of a whole record: fn(code) for the canonical code of every selected
+ * k-mer, in sequence order, each once (the same selection as for_each_minimizer over the record's
+ * whole valid k-mer list). The scanner's k-mers and their order values are collected in blocks;
+ * each block's window minima are found without a data-dependent branch
+ * (detail::select_window_minima) and handed to fn. \pre 1 <= w <= minimizer_scratch::ring_size. No
+ * allocation, no exceptions. */
 template <typename Fn>
-void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view const seq, std::size_t const w,
-                               std::uint64_t const seed, minimizer_scratch & s,
+void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view const seq,
+                               std::size_t const w, std::uint64_t const seed, minimizer_scratch & s,
                                Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
 {
     // (the default window and the common one, the others through the general code)

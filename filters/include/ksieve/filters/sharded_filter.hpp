@@ -1,7 +1,7 @@
 #pragma once
 /*! \file
- * \brief sharded_filter<F>: the implementation of any_filter (any_filter.hpp, included here) over 2^s
- * independent shard filters of one type F (see shard_filter in filter.hpp).
+ * \brief sharded_filter<F>: the implementation of any_filter (any_filter.hpp, included here) over
+ * 2^s independent shard filters of one type F (see shard_filter in filter.hpp).
  */
 #include <cstddef>
 #include <cstdint>
@@ -36,8 +36,8 @@ public:
 
     /*! \brief Read-only view of a mapped file (keeps the mapping alive). \throws format_error */
     explicit sharded_filter(std::shared_ptr<mapped_filter_file const> file)
-        : any_filter{file->header().type, file->header().kmer, file->header().shard_bits, file->header().fpr,
-                     file->header().expected},
+        : any_filter{file->header().type, file->header().kmer, file->header().shard_bits,
+                     file->header().fpr, file->header().expected},
           file_{std::move(file)}
     {
         set_parts(file_->header().parts);
@@ -59,7 +59,9 @@ public:
 
     /*! \brief From already-built shards (merge). */
     sharded_filter(filter_config const & cfg, std::vector<F> shards)
-        : any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}, shards_{std::move(shards)}
+        : any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}, shards_{
+                                                                                       std::move(
+                                                                                           shards)}
     {
     }
 
@@ -71,9 +73,8 @@ public:
     bool count_keys(std::span<std::uint64_t const> const keys,
                     std::uint64_t * const out) const noexcept override
     {
-        if constexpr (requires(std::span<F const> s, std::span<std::uint64_t const> k, std::uint64_t * o) {
-                          F::count_sharded(s, 1u, 1u, k, o);
-                      })
+        if constexpr (requires(std::span<F const> s, std::span<std::uint64_t const> k,
+                               std::uint64_t * o) { F::count_sharded(s, 1u, 1u, k, o); })
         {
             F::count_sharded(std::span<F const>{shards_}, key_bits(), shard_bits(), keys, out);
             return true;
@@ -86,8 +87,8 @@ public:
     {
         if constexpr (requires { typename F::batch_scratch; })
         {
-            // Large tables take dense batches in table order (F decides when that pays); one scratch per
-            // thread, grown to the largest batch and reused.
+            // Large tables take dense batches in table order (F decides when that pays); one
+            // scratch per thread, grown to the largest batch and reused.
             thread_local typename F::batch_scratch scratch;
             return shards_[shard].insert_batch(keys, nullptr, scratch);
         }
@@ -179,7 +180,8 @@ public:
         // (only what lies inside the shard's payload in the mapping)
         auto const all = file_->shards()[s].words;
         std::uint64_t const * const b = std::max(all.data(), words.data());
-        std::uint64_t const * const e = std::min(all.data() + all.size(), words.data() + words.size());
+        std::uint64_t const * const e =
+            std::min(all.data() + all.size(), words.data() + words.size());
         if (b < e)
             file_->release({b, static_cast<std::size_t>(e - b)});
     }

@@ -2,14 +2,15 @@
 /*! \file
  * \brief zeroed_memory: a move-only block of zero-filled, 64-byte aligned memory for large tables.
  *
- * Blocks of 256 KiB and more come straight from an anonymous mmap (already zero: no memset; the pages
- * faulted in writable at once where the kernel supports MADV_POPULATE_WRITE, so that a read before the first
- * write does not map the zero page and a later write does not flush every thread's TLB) advised to use
- * transparent huge pages (a hint only: fewer page faults and TLB misses
- * on random access where the kernel grants them), and go back to the system when freed: a filter whose
- * shards grow one by one leaves no freed tables behind in the allocator's heaps (dedup of 10 M reads: 963 MB
- * peak against 1.26 GB with a 4 MiB threshold). Smaller blocks come from aligned operator new, zero-filled.
- * Used by the quotient filter's tables, dedup's prefilter and the pipeline's hit_set.
+ * Blocks of 256 KiB and more come straight from an anonymous mmap (already zero: no memset; the
+ * pages faulted in writable at once where the kernel supports MADV_POPULATE_WRITE, so that a read
+ * before the first write does not map the zero page and a later write does not flush every thread's
+ * TLB) advised to use transparent huge pages (a hint only: fewer page faults and TLB misses on
+ * random access where the kernel grants them), and go back to the system when freed: a filter whose
+ * shards grow one by one leaves no freed tables behind in the allocator's heaps (dedup of 10 M
+ * reads: 963 MB peak against 1.26 GB with a 4 MiB threshold). Smaller blocks come from aligned
+ * operator new, zero-filled. Used by the quotient filter's tables, dedup's prefilter and the
+ * pipeline's hit_set.
  *
  * Thread safety: a block is owned by one object; its bytes are the owner's to synchronise.
  */

@@ -22,7 +22,10 @@ namespace
 class source_streambuf final : public std::streambuf
 {
 public:
-    explicit source_streambuf(std::unique_ptr<byte_source> source) : source_{std::move(source)}, buf_(1 << 20) {}
+    explicit source_streambuf(std::unique_ptr<byte_source> source)
+        : source_{std::move(source)}, buf_(1 << 20)
+    {
+    }
 
 protected:
     int_type underflow() override
@@ -50,18 +53,22 @@ struct parsed_record
 class annotated_reader final : public reader
 {
 public:
-    annotated_reader(std::string path, std::unique_ptr<byte_source> source, annotated_format const format,
-                     reader_options const & options) :
-        path_{std::move(path)}, format_{format}, buf_{std::move(source)}, in_{&buf_}, options_{options}
+    annotated_reader(std::string path, std::unique_ptr<byte_source> source,
+                     annotated_format const format, reader_options const & options)
+        : path_{std::move(path)}, format_{format}, buf_{std::move(source)}, in_{&buf_}, options_{
+                                                                                            options}
     {
-        in_.exceptions(std::ios::badbit); // a source error reaches us instead of looking like the end
-        guarded(1, [&] {
-            if (format == annotated_format::genbank)
-                file_.emplace(in_, seqan3::format_genbank{});
-            else
-                file_.emplace(in_, seqan3::format_embl{});
-            it_ = file_->begin();
-        });
+        in_.exceptions(
+            std::ios::badbit); // a source error reaches us instead of looking like the end
+        guarded(1,
+                [&]
+                {
+                    if (format == annotated_format::genbank)
+                        file_.emplace(in_, seqan3::format_genbank{});
+                    else
+                        file_.emplace(in_, seqan3::format_embl{});
+                    it_ = file_->begin();
+                });
     }
 
     bool next(record_batch & batch) override
@@ -80,20 +87,22 @@ public:
         while (got.size() < max_records && !(bases >= max_bases && got.size() % multiple == 0))
         {
             std::optional<parsed_record> r;
-            guarded(records_ + got.size() + 1, [&] {
-                if (advance_) // seqan3 reads a record when its iterator moves onto it
-                    ++it_;
-                advance_ = false;
-                if (it_ == file_->end())
-                    return;
-                parsed_record p;
-                p.header = (*it_).id();
-                p.seq.reserve((*it_).sequence().size());
-                for (auto const c : (*it_).sequence())
-                    p.seq.push_back(seqan3::to_char(c));
-                r = std::move(p);
-                advance_ = true;
-            });
+            guarded(records_ + got.size() + 1,
+                    [&]
+                    {
+                        if (advance_) // seqan3 reads a record when its iterator moves onto it
+                            ++it_;
+                        advance_ = false;
+                        if (it_ == file_->end())
+                            return;
+                        parsed_record p;
+                        p.header = (*it_).id();
+                        p.seq.reserve((*it_).sequence().size());
+                        for (auto const c : (*it_).sequence())
+                            p.seq.push_back(seqan3::to_char(c));
+                        r = std::move(p);
+                        advance_ = true;
+                    });
             if (!r)
                 break;
             bases += r->seq.size();
@@ -132,13 +141,13 @@ public:
     [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
 
 private:
-    using file_t = seqan3::sequence_file_input<seqan3::sequence_file_input_default_traits_dna,
-                                               seqan3::fields<seqan3::field::id, seqan3::field::seq>,
-                                               seqan3::type_list<seqan3::format_genbank, seqan3::format_embl>>;
+    using file_t =
+        seqan3::sequence_file_input<seqan3::sequence_file_input_default_traits_dna,
+                                    seqan3::fields<seqan3::field::id, seqan3::field::seq>,
+                                    seqan3::type_list<seqan3::format_genbank, seqan3::format_embl>>;
 
     // fn(), with seqan3's and the source's exceptions as input_error naming the file and record.
-    template <typename Fn>
-    void guarded(std::uint64_t const record, Fn && fn)
+    template <typename Fn> void guarded(std::uint64_t const record, Fn && fn)
     {
         try
         {
@@ -150,8 +159,10 @@ private:
         }
         catch (std::exception const & e)
         {
-            throw input_error{"'" + display_name(path_) + "': record " + std::to_string(record) + ": malformed or truncated " +
-                              (format_ == annotated_format::genbank ? "GenBank" : "EMBL") + " record (" + e.what() + ")"};
+            throw input_error{"'" + display_name(path_) + "': record " + std::to_string(record) +
+                              ": malformed or truncated " +
+                              (format_ == annotated_format::genbank ? "GenBank" : "EMBL") +
+                              " record (" + e.what() + ")"};
         }
     }
 
@@ -175,7 +186,8 @@ bool have_annotated_input() noexcept
 }
 
 std::unique_ptr<reader> make_annotated_reader(std::string path, std::unique_ptr<byte_source> source,
-                                              annotated_format const format, reader_options const & options)
+                                              annotated_format const format,
+                                              reader_options const & options)
 {
     return std::make_unique<annotated_reader>(std::move(path), std::move(source), format, options);
 }

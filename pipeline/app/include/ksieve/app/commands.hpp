@@ -3,8 +3,8 @@
  * \brief The subcommands: one arguments struct and one core function each. `main` only parses the
  * command line into these structs (cli.cpp); tests call the core functions directly.
  *
- * Every core function throws ksieve::error (or a subclass) on failure and leaves no partial output file
- * behind (outputs are committed only when the whole run succeeded).
+ * Every core function throws ksieve::error (or a subclass) on failure and leaves no partial output
+ * file behind (outputs are committed only when the whole run succeeded).
  */
 #include <cstdint>
 #include <optional>
@@ -30,8 +30,8 @@ struct common_args
 [[nodiscard]] key_part_range parse_part(std::string const & text);
 
 struct filter_args;
-/*! \brief Parse the value of --expected into f: a positive number of distinct k-mers, or "auto" (sized from a
- * first pass over the input). \throws usage_error */
+/*! \brief Parse the value of --expected into f: a positive number of distinct k-mers, or "auto"
+ * (sized from a first pass over the input). \throws usage_error */
 void parse_expected(std::string const & text, filter_args & f);
 
 /*! \brief Filter construction options (build, dedup). */
@@ -42,49 +42,50 @@ struct filter_args
     filter_type type{filter_type::quotient};
     double fpr{0.001};
     std::uint64_t expected{0};
-    bool expected_auto{false};           //!< --expected auto: size from a first pass over the input (build)
-    unsigned shards{0};                  //!< power of two; 0 = default (64, fewer for k < 7)
+    bool expected_auto{false}; //!< --expected auto: size from a first pass over the input (build)
+    unsigned shards{0};        //!< power of two; 0 = default (64, fewer for k < 7)
     std::uint64_t seed{default_hash_seed};
     double max_load{0.9};
-    std::uint32_t window{1};             //!< --sampling minimizer:W (1 = every k-mer)
+    std::uint32_t window{1}; //!< --sampling minimizer:W (1 = every k-mer)
 };
 
-/*! \brief Parse the value of --sampling into f: "all", "minimizer:W" (1 <= W <= 1024; minimizer:1 = every
- * k-mer). \throws usage_error */
+/*! \brief Parse the value of --sampling into f: "all", "minimizer:W" (1 <= W <= 1024; minimizer:1 =
+ * every k-mer). \throws usage_error */
 void parse_sampling(std::string const & text, filter_args & f);
 
-/*! \brief classify's default decision rule, and build's default sampling and false-positive rate: chosen
- * together by measured accuracy on host depletion (docs/design.md, "Defaults for host depletion"). A read
- * of n looked-up k-mers is falsely known with probability about (n x FPR)^2 / 2 under a two-hit rule. */
+/*! \brief classify's default decision rule, and build's default sampling and false-positive rate:
+ * chosen together by measured accuracy on host depletion (docs/design.md, "Defaults for host
+ * depletion"). A read of n looked-up k-mers is falsely known with probability about (n x FPR)^2 / 2
+ * under a two-hit rule. */
 inline constexpr double classify_default_fraction = 0.1;
 inline constexpr std::uint64_t classify_default_min_hits = 2;
 inline constexpr char const * build_default_sampling = "minimizer:11";
 inline constexpr double build_default_fpr = 0.0001;
 
-/*! \brief classify and dedup warn about (with --strict: refuse) a filter whose estimated false-positive rate
- * exceeds its target by more than this factor. */
+/*! \brief classify and dedup warn about (with --strict: refuse) a filter whose estimated
+ * false-positive rate exceeds its target by more than this factor. */
 inline constexpr double saturation_factor = 10.0;
 
 /*! \brief Classification options and outputs (classify, dedup). */
 struct classify_output_args
 {
     double min_hit_fraction{0.5};
-    std::uint64_t min_hits{0};                //!< known also needs hits >= this (classify)
+    std::uint64_t min_hits{0}; //!< known also needs hits >= this (classify)
     std::uint64_t min_count{1};
     std::string novel, known, novel2, known2; //!< empty = not written
     std::string report;                       //!< per-read TSV
     std::string stats;                        //!< JSON summary
-    std::string multiqc;                      //!< MultiQC custom-content JSON (known / novel reads of the sample)
-    std::string sample;                       //!< sample name of the stats; empty: from the first input's name
-    /*! \brief Look up every k-mer so that hits are exact (--exact-hits; implied by --report). Slower; the
-     * classes are the same either way. */
+    std::string multiqc; //!< MultiQC custom-content JSON (known / novel reads of the sample)
+    std::string sample;  //!< sample name of the stats; empty: from the first input's name
+    /*! \brief Look up every k-mer so that hits are exact (--exact-hits; implied by --report).
+     * Slower; the classes are the same either way. */
     bool exact_hits{false};
     bool strict{false}; //!< refuse (instead of warning about) filters far above their target FPR
     int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
 };
 
-/*! \brief The sample name of inputs: the first input's file name without directories, compression and
- * format extensions and a mate suffix (_R1, _R1_001, _1, .R1); "stdin" for "-". */
+/*! \brief The sample name of inputs: the first input's file name without directories, compression
+ * and format extensions and a mate suffix (_R1, _R1_001, _1, .R1); "stdin" for "-". */
 [[nodiscard]] std::string sample_name(std::vector<std::string> const & inputs);
 
 struct build_args
@@ -111,8 +112,9 @@ struct dedup_args
     filter_args filter;
     classify_output_args out;
     std::string save_filter;
-    /*! \brief Admit k-mers to the quotient filter on their second sighting (a prefilter of collision keys
-     * remembers the first). Applies to a quotient filter with fpr > 0, min_count >= 3 and no save_filter. */
+    /*! \brief Admit k-mers to the quotient filter on their second sighting (a prefilter of
+     * collision keys remembers the first). Applies to a quotient filter with fpr > 0, min_count >=
+     * 3 and no save_filter. */
     bool prefilter{false};
     std::uint64_t prefilter_bytes{0}; //!< the prefilter's size; 0: from the inputs (see run_dedup)
 };
@@ -121,7 +123,8 @@ struct dedup_args
 struct merge_args
 {
     common_args common;
-    std::vector<std::string> inputs; //!< subtract: the filter to subtract from, then the filters to subtract
+    std::vector<std::string>
+        inputs; //!< subtract: the filter to subtract from, then the filters to subtract
     std::string output;
     set_operation op{set_operation::unite};
     std::uint64_t min_count{1}; //!< a k-mer counts in an input only with a count >= this
@@ -152,9 +155,10 @@ struct run_summary
     std::uint64_t units{0};
     std::uint64_t known_units{0};
     std::uint64_t novel_units{0};
-    std::uint64_t kmers{0};   //!< valid k-mer positions (classify/dedup: of all units; build: inserted)
-    std::uint64_t hits{0};   //!< exact only if hits_exact (else a lower bound)
-    bool hits_exact{false};   //!< every k-mer was looked up (--report or --exact-hits)
+    std::uint64_t kmers{
+        0}; //!< valid k-mer positions (classify/dedup: of all units; build: inserted)
+    std::uint64_t hits{0};  //!< exact only if hits_exact (else a lower bound)
+    bool hits_exact{false}; //!< every k-mer was looked up (--report or --exact-hits)
     std::uint64_t bases{0};
     double seconds{0};
     unsigned threads{1};
@@ -172,8 +176,8 @@ combine_summary run_merge(merge_args const & args);
 /*! \brief `ksieve info`: writes the description to `out`. */
 void run_info(info_args const & args, std::ostream & out);
 
-/*! \brief Resolve -t: 0 -> number of cores; a count above 4 per core (at least 16) is capped there, with a
- * warning on stderr. */
+/*! \brief Resolve -t: 0 -> number of cores; a count above 4 per core (at least 16) is capped there,
+ * with a warning on stderr. */
 [[nodiscard]] unsigned resolve_threads(unsigned requested) noexcept;
 
 } // namespace ksieve

@@ -1,9 +1,8 @@
 #pragma once
 /*! \file
- * \brief Process-level helpers of the pipeline: interrupt flag (SIGINT/SIGTERM/SIGHUP), progress line,
- * thread count.
- * Thread safety: the handler only touches atomics (see ksieve/engine/cancel.hpp); progress is used by
- * one thread.
+ * \brief Process-level helpers of the pipeline: interrupt flag (SIGINT/SIGTERM/SIGHUP), progress
+ * line, thread count. Thread safety: the handler only touches atomics (see
+ * ksieve/engine/cancel.hpp); progress is used by one thread.
  */
 #include <chrono>
 #include <cstdint>
@@ -24,16 +23,17 @@ void install_interrupt_handler() noexcept;
 /*! \brief Clear the cancel token and forget an earlier signal (tests). */
 void reset_interrupt() noexcept;
 
-/*! \brief A progress line on stderr, shown only when stderr is a terminal and not quiet; rate-limited. */
+/*! \brief A progress line on stderr, shown only when stderr is a terminal and not quiet;
+ * rate-limited. */
 class progress_line
 {
 public:
     progress_line(std::string command, bool quiet);
     ~progress_line();
-    /*! \brief Update counters; prints at most about once per second (on a terminal only). \param fraction
-     * the part of the input read, in [0, 1], or negative if unknown. */
-    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units, std::uint64_t bases,
-                double fraction = -1.0);
+    /*! \brief Update counters; prints at most about once per second (on a terminal only). \param
+     * fraction the part of the input read, in [0, 1], or negative if unknown. */
+    void update(std::uint64_t records, std::uint64_t known_units, std::uint64_t units,
+                std::uint64_t bases, double fraction = -1.0);
     /*! \brief Erase the line. */
     void finish();
 

@@ -1,39 +1,42 @@
 #pragma once
 /*! \file
- * \brief The decision rule of classify and dedup: when a k-mer is a hit, and when a unit (a read, or a pair)
- * is known.
+ * \brief The decision rule of classify and dedup: when a k-mer is a hit, and when a unit (a read,
+ * or a pair) is known.
  */
 #include <cstdint>
 
 namespace ksieve
 {
 
-/*! \brief When a unit is known: a k-mer of the unit is a *hit* iff its count in the filters is >= min_count,
- * and a unit of `kmers` k-mers with `hits` hits is *known* iff kmers > 0, hits >= min_hits and
- * hits / kmers >= min_hit_fraction.
+/*! \brief When a unit is known: a k-mer of the unit is a *hit* iff its count in the filters is >=
+ * min_count, and a unit of `kmers` k-mers with `hits` hits is *known* iff kmers > 0, hits >=
+ * min_hits and hits / kmers >= min_hit_fraction.
  *
- * A plain value (three numbers, copied freely). Every member function is noexcept, allocates nothing and may
- * run concurrently with any other const use. */
+ * A plain value (three numbers, copied freely). Every member function is noexcept, allocates
+ * nothing and may run concurrently with any other const use. */
 struct decision_rule
 {
     std::uint64_t min_count{1};   //!< a k-mer is a hit iff its count is >= this (--min-count)
     double min_hit_fraction{0.5}; //!< known needs hits / kmers >= this (--min-hit-fraction)
-    std::uint64_t min_hits{0};    //!< known also needs at least this many hits (--min-hits; 0 = no bound)
+    std::uint64_t min_hits{
+        0}; //!< known also needs at least this many hits (--min-hits; 0 = no bound)
 
     /*! \brief Whether a k-mer whose count in the filters is `count` is a hit. */
     [[nodiscard]] bool hit(std::uint64_t const count) const noexcept { return count >= min_count; }
 
-    /*! \brief Whether a unit of `kmers` k-mers, `hits` of them hits, is known (false for kmers == 0). */
+    /*! \brief Whether a unit of `kmers` k-mers, `hits` of them hits, is known (false for kmers ==
+     * 0). */
     [[nodiscard]] bool known(std::uint64_t const hits, std::uint64_t const kmers) const noexcept
     {
-        // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares equal to it.
+        // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares
+        // equal to it.
         return kmers > 0 && hits >= min_hits &&
                static_cast<double>(hits) / static_cast<double>(kmers) >= min_hit_fraction;
     }
 
-    /*! \brief The fewest hits that make a unit of `kmers` k-mers known: the smallest h with known(h, kmers),
-     * or kmers + 1 if no h does (always for kmers == 0). A unit with fewer hits is novel, one with at least
-     * this many is known (known() is monotone in hits). */
+    /*! \brief The fewest hits that make a unit of `kmers` k-mers known: the smallest h with
+     * known(h, kmers), or kmers + 1 if no h does (always for kmers == 0). A unit with fewer hits is
+     * novel, one with at least this many is known (known() is monotone in hits). */
     [[nodiscard]] std::uint64_t hits_needed(std::uint64_t kmers) const noexcept;
 };
 

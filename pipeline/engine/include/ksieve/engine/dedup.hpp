@@ -1,45 +1,47 @@
 #pragma once
 /*! \file
- * \brief dedup inside the batch engine: the serial definition (a read is known iff enough of its k-mers were
- * added by earlier novel reads) computed batch by batch, by in-order resolution (dedup_resolver) or by
- * speculation with roll-back (dedup_speculator). Both give exactly the serial definition's classes and filter
- * contents for any thread count.
+ * \brief dedup inside the batch engine: the serial definition (a read is known iff enough of its
+ * k-mers were added by earlier novel reads) computed batch by batch, by in-order resolution
+ * (dedup_resolver) or by speculation with roll-back (dedup_speculator). Both give exactly the
+ * serial definition's classes and filter contents for any thread count.
  */
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <ksieve/engine/engine.hpp>
-#include <ksieve/filters/prefiltered_filter.hpp>
 #include <ksieve/engine/hit_set.hpp>
 #include <ksieve/engine/stamp_table.hpp>
+#include <ksieve/filters/prefiltered_filter.hpp>
 
 namespace ksieve
 {
 
-/*! \brief Serial in-batch resolution for dedup: decides units in input order against the state before
- * the batch (keys.values) plus what earlier novel units of the same batch added, tracked per collision key
- * (the filter's shard and fingerprint), so that fingerprint collisions count exactly as the filter would
- * count them. Exactly dedup's serial definition: a read is known iff enough of its k-mers were added by
- * earlier novel reads. Thread safety: one controlling thread; runs OpenMP regions internally. */
+/*! \brief Serial in-batch resolution for dedup: decides units in input order against the state
+ * before the batch (keys.values) plus what earlier novel units of the same batch added, tracked per
+ * collision key (the filter's shard and fingerprint), so that fingerprint collisions count exactly
+ * as the filter would count them. Exactly dedup's serial definition: a read is known iff enough of
+ * its k-mers were added by earlier novel reads. Thread safety: one controlling thread; runs OpenMP
+ * regions internally. */
 class dedup_resolver
 {
 public:
-    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is serial;
-     * 0 counts as 1), started for the calling thread (reserve_openmp_threads).
-     * \throws resource_error if they cannot be started. */
+    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is
+     * serial; 0 counts as 1), started for the calling thread (reserve_openmp_threads). \throws
+     * resource_error if they cannot be started. */
     explicit dedup_resolver(unsigned threads = 1);
 
-    /*! \brief Decide the units of a batch by `rule` in input order (nothing is inserted: see the class).
-     * \pre filter.collision_keys(); keys.values hold the counts before the batch.
-     * \param exact_hits false: results[u].hits of a unit that is known from the counts before the batch
-     * alone may miss hits added inside the batch (classes are exact either way). \throws std::bad_alloc */
+    /*! \brief Decide the units of a batch by `rule` in input order (nothing is inserted: see the
+     * class). \pre filter.collision_keys(); keys.values hold the counts before the batch. \param
+     * exact_hits false: results[u].hits of a unit that is known from the counts before the batch
+     * alone may miss hits added inside the batch (classes are exact either way). \throws
+     * std::bad_alloc */
     void resolve(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
                  bool exact_hits, std::vector<unit_result> & results);
 
 private:
-    std::uint64_t prepare(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
-                          bool exact_hits);
+    std::uint64_t prepare(any_filter const & filter, batch_keys const & keys,
+                          decision_rule const & rule, bool exact_hits);
     std::uint32_t keys_below(batch_keys const & keys, std::size_t u, decision_rule const & rule);
     std::uint32_t hits_added(batch_keys const & keys, std::size_t u, decision_rule const & rule,
                              std::uint32_t m) const;
@@ -55,44 +57,47 @@ private:
     unsigned threads_{1};
 };
 
-/*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters): the same
- * classes, and the same filter contents afterwards, as query() + dedup_resolver + insert(), with fewer filter
- * operations (a novel unit costs one per k-mer instead of a lookup and an insert; on the 2 M-read benchmark
- * 250 M instead of 359 M).
+/*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters):
+ * the same classes, and the same filter contents afterwards, as query() + dedup_resolver +
+ * insert(), with fewer filter operations (a novel unit costs one per k-mer instead of a lookup and
+ * an insert; on the 2 M-read benchmark 250 M instead of 359 M).
  *
- * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted known*,
- *    and their other k-mers are looked up in rounds (the fewest that could make the unit known, in a spread
- *    order; at most four rounds). A predicted-known unit with enough hits before the batch is known for
- *    certain (counts added inside the batch only raise counts). These lookups only ask "hit or not": with
- *    min_count >= 2 they go to a hit_set of the keys that have reached min_count, learnt from the additions
- *    of earlier batches (a key reaches it by an addition that returns min_count - 1); a plain hash table
- *    lookup is a fraction of a quotient-filter lookup. The set may take at most half the filter's bytes
- *    (16 MiB at least), growth included (a bound on dedup's memory; without the set dedup is a few per cent
- *    slower).
- * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added to the
- *    filter at once, shard by shard in input order, by a batched fetch-and-add (any_filter::add_batch) that
- *    returns the count each k-mer had just before: the count it has in the serial definition, minus copies
- *    earlier in the same unit, as long as every earlier speculated unit really is novel.
- * 3. In input order (serial, O(1) per unit while speculation holds), each speculated unit is decided. One
- *    that turns out known had no right to add its k-mers: they are removed again after the batch, and the
- *    counts seen by later speculated units are corrected by a small table of those k-mers.
+ * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted
+ * known*, and their other k-mers are looked up in rounds (the fewest that could make the unit
+ * known, in a spread order; at most four rounds). A predicted-known unit with enough hits before
+ * the batch is known for certain (counts added inside the batch only raise counts). These lookups
+ * only ask "hit or not": with min_count >= 2 they go to a hit_set of the keys that have reached
+ * min_count, learnt from the additions of earlier batches (a key reaches it by an addition that
+ * returns min_count - 1); a plain hash table lookup is a fraction of a quotient-filter lookup. The
+ * set may take at most half the filter's bytes (16 MiB at least), growth included (a bound on
+ * dedup's memory; without the set dedup is a few per cent slower).
+ * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added
+ * to the filter at once, shard by shard in input order, by a batched fetch-and-add
+ * (any_filter::add_batch) that returns the count each k-mer had just before: the count it has in
+ * the serial definition, minus copies earlier in the same unit, as long as every earlier speculated
+ * unit really is novel.
+ * 3. In input order (serial, O(1) per unit while speculation holds), each speculated unit is
+ * decided. One that turns out known had no right to add its k-mers: they are removed again after
+ * the batch, and the counts seen by later speculated units are corrected by a small table of those
+ * k-mers.
  *
- * Classes are exact; results[u].hits is not (a known unit may count fewer, a novel unit with a repeated
- * k-mer more): where --report / --stats need exact hits, use query() + dedup_resolver + insert(). Afterwards
- * every k-mer's count equals the serial definition's; counts at or above min_count are not capped (unlike
- * insert() with skip_at). Thread safety: one controlling thread; runs OpenMP regions internally. */
+ * Classes are exact; results[u].hits is not (a known unit may count fewer, a novel unit with a
+ * repeated k-mer more): where --report / --stats need exact hits, use query() + dedup_resolver +
+ * insert(). Afterwards every k-mer's count equals the serial definition's; counts at or above
+ * min_count are not capped (unlike insert() with skip_at). Thread safety: one controlling thread;
+ * runs OpenMP regions internally. */
 class dedup_speculator
 {
 public:
-    /*! \brief \param threads threads of the parallel phases (0 counts as 1), started for the calling thread
-     * (reserve_openmp_threads). \throws resource_error if they cannot be started. */
+    /*! \brief \param threads threads of the parallel phases (0 counts as 1), started for the
+     * calling thread (reserve_openmp_threads). \throws resource_error if they cannot be started. */
     explicit dedup_speculator(unsigned threads = 1);
 
-    /*! \brief Decide the units of a batch by `rule` in input order and add the k-mers of the novel ones to
-     * the filter (each occurrence adds 1).
-     * \pre filter.collision_keys(); keys from batch_engine::extract without a key range; no other thread
-     * uses the filter. \throws full_error if the filter is full; std::bad_alloc (outside parallel regions).
-     * Memory: about 40 bytes per k-mer of the batch, whatever the number of threads. */
+    /*! \brief Decide the units of a batch by `rule` in input order and add the k-mers of the novel
+     * ones to the filter (each occurrence adds 1). \pre filter.collision_keys(); keys from
+     * batch_engine::extract without a key range; no other thread uses the filter. \throws
+     * full_error if the filter is full; std::bad_alloc (outside parallel regions). Memory: about 40
+     * bytes per k-mer of the batch, whatever the number of threads. */
     void run(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
              std::vector<unit_result> & results, std::string const & filter_name);
 
@@ -118,8 +123,8 @@ private:
                         std::string const & filter_name);
     void count_speculated_hits(any_filter const & filter, batch_keys const & keys,
                                decision_rule const & rule);
-    bool decide_in_order(any_filter const & filter, batch_keys const & keys, decision_rule const & rule,
-                         std::vector<unit_result> & results);
+    bool decide_in_order(any_filter const & filter, batch_keys const & keys,
+                         decision_rule const & rule, std::vector<unit_result> & results);
     void remove_rolled_back(any_filter & filter, std::string const & filter_name);
     void learn_hits(any_filter const & filter, batch_keys const & keys, std::uint64_t min_count,
                     bool rolled_back);
@@ -135,7 +140,8 @@ private:
                     detail::stamp_table & dup) noexcept;
     void make_exact_sorted(any_filter const & filter, batch_keys const & keys, std::size_t u);
     [[nodiscard]] std::uint32_t corrected_hits(any_filter const & filter, batch_keys const & keys,
-                                               std::size_t u, decision_rule const & rule) const noexcept;
+                                               std::size_t u,
+                                               decision_rule const & rule) const noexcept;
     void roll_back(any_filter const & filter, batch_keys const & keys, std::size_t u, bool first);
     [[nodiscard]] std::uint32_t rolled_back_copies(std::uint64_t ck) const noexcept;
     void lookup(any_filter const & filter, std::size_t n);
@@ -146,36 +152,41 @@ private:
     std::vector<batch_engine_query_scratch> scratch_;
     std::vector<std::uint64_t> flat_keys_, flat_values_; // keys looked up, and their counts
     std::vector<std::uint64_t> flat_offset_;             // per unit: its first key in flat_keys_
-    std::vector<std::uint32_t> hits_;                    // per unit: hits before the batch / speculative hits
-    std::vector<std::uint32_t> need_, looked_; // per predicted-known unit: hits_needed, keys looked up
-    std::vector<std::uint32_t> active_;        // predicted-known units not decided yet
-    std::vector<std::uint8_t> speculated_;     // per unit: 1 if its keys were added
-    std::vector<std::uint8_t> exact_;          // per speculated unit: old_ without its own copies
-    std::vector<std::uint8_t> pending_;        // per unit: to be made exact after the parallel count
-    std::vector<std::uint32_t> order_;         // a long unit's positions, sorted (make_exact_sorted)
-    std::vector<std::uint64_t> old_;           // per key of a speculated unit: count seen
-    std::vector<std::uint64_t> cks_;           // per key of an exact_ unit: collision key
-    std::vector<std::uint64_t> part_, part_pos_, start_; // speculated keys by shard, their positions
-    std::vector<std::vector<std::uint64_t>> part_count_; // per thread: keys per shard, then positions
-    std::vector<detail::stamp_table> dups_;              // per thread: earlier copies inside a unit
-    detail::stamp_table corrections_;                    // keys of rolled-back units -> copies added
-    std::vector<std::uint64_t> correction_bits_;         // bitset over mix64(collision key): maybe corrected
-    std::vector<std::uint64_t> rollback_;                // keys to remove after the batch
-    std::vector<std::uint64_t> candidates_;              // per shard: keys added with count min_count - 1
-    std::vector<std::uint64_t> cand_start_;              // per shard: its first key in cand_keys_
-    std::vector<std::uint64_t> cand_keys_;               // keys that may have reached min_count
-    std::vector<std::uint8_t> cand_doubt_; // ... 1 if a rolled-back key shares its collision key
-    // Keys whose count had reached min_count before the batch (all of them, or a subset if other keys share
-    // their fingerprints), learnt from the additions: for the lookups that only need "hit or not". Used
-    // from a first batch on an empty filter for as long as min_count stays the same (and is above 1), and
-    // the table stays within its memory cap.
+    std::vector<std::uint32_t> hits_; // per unit: hits before the batch / speculative hits
+    std::vector<std::uint32_t> need_,
+        looked_;                           // per predicted-known unit: hits_needed, keys looked up
+    std::vector<std::uint32_t> active_;    // predicted-known units not decided yet
+    std::vector<std::uint8_t> speculated_; // per unit: 1 if its keys were added
+    std::vector<std::uint8_t> exact_;      // per speculated unit: old_ without its own copies
+    std::vector<std::uint8_t> pending_;    // per unit: to be made exact after the parallel count
+    std::vector<std::uint32_t> order_;     // a long unit's positions, sorted (make_exact_sorted)
+    std::vector<std::uint64_t> old_;       // per key of a speculated unit: count seen
+    std::vector<std::uint64_t> cks_;       // per key of an exact_ unit: collision key
+    std::vector<std::uint64_t> part_, part_pos_,
+        start_; // speculated keys by shard, their positions
+    std::vector<std::vector<std::uint64_t>>
+        part_count_;                        // per thread: keys per shard, then positions
+    std::vector<detail::stamp_table> dups_; // per thread: earlier copies inside a unit
+    detail::stamp_table corrections_;       // keys of rolled-back units -> copies added
+    std::vector<std::uint64_t>
+        correction_bits_;                   // bitset over mix64(collision key): maybe corrected
+    std::vector<std::uint64_t> rollback_;   // keys to remove after the batch
+    std::vector<std::uint64_t> candidates_; // per shard: keys added with count min_count - 1
+    std::vector<std::uint64_t> cand_start_; // per shard: its first key in cand_keys_
+    std::vector<std::uint64_t> cand_keys_;  // keys that may have reached min_count
+    std::vector<std::uint8_t> cand_doubt_;  // ... 1 if a rolled-back key shares its collision key
+    // Keys whose count had reached min_count before the batch (all of them, or a subset if other
+    // keys share their fingerprints), learnt from the additions: for the lookups that only need
+    // "hit or not". Used from a first batch on an empty filter for as long as min_count stays the
+    // same (and is above 1), and the table stays within its memory cap.
     hit_set hit_keys_;
     std::uint64_t hit_keys_min_count_{0};
     bool use_hit_keys_{true};
 };
 
 /*! \brief Ends a batch of dedup with a prefilter: every shard of `filter` is committed
- * (prefiltered_filter::commit_shard), `threads` shards at a time. Thread safety: exclusive use of the filter. */
+ * (prefiltered_filter::commit_shard), `threads` shards at a time. Thread safety: exclusive use of
+ * the filter. */
 void commit_round(prefiltered_filter & filter, unsigned threads);
 
 } // namespace ksieve

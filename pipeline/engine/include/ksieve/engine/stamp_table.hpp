@@ -1,6 +1,7 @@
 #pragma once
 /*! \file
- * \brief A small counting hash table for dedup's per-batch bookkeeping (key -> count), emptied in O(1).
+ * \brief A small counting hash table for dedup's per-batch bookkeeping (key -> count), emptied in
+ * O(1).
  */
 #include <algorithm>
 #include <cstddef>
@@ -12,19 +13,20 @@
 namespace ksieve::detail
 {
 
-/*! \brief Open addressing (linear probing) from a 64-bit key to a 32-bit count. Every entry carries the epoch
- * it was written in, and reset() starts a new epoch, so that emptying the table costs nothing: an entry is
- * empty iff its stamp is not the current epoch. A key's home slot is mix64(key) & (capacity() - 1); callers
- * that have already computed mix64(key) pass it as `hash`.
+/*! \brief Open addressing (linear probing) from a 64-bit key to a 32-bit count. Every entry carries
+ * the epoch it was written in, and reset() starts a new epoch, so that emptying the table costs
+ * nothing: an entry is empty iff its stamp is not the current epoch. A key's home slot is
+ * mix64(key) & (capacity() - 1); callers that have already computed mix64(key) pass it as `hash`.
  *
- * No allocation except in reset(); no exceptions except std::bad_alloc from reset(). Thread safety: const
- * members may run concurrently; the others need exclusive access. */
+ * No allocation except in reset(); no exceptions except std::bad_alloc from reset(). Thread safety:
+ * const members may run concurrently; the others need exclusive access. */
 class stamp_table
 {
 public:
-    /*! \brief Empty the table for at most `need` keys: its capacity becomes the smallest power of two that
-     * is at least min_capacity and 2 x need (the load stays at most 1/2). Memory grows when the capacity does
-     * and is kept afterwards, so that a smaller reset() allocates nothing. */
+    /*! \brief Empty the table for at most `need` keys: its capacity becomes the smallest power of
+     * two that is at least min_capacity and 2 x need (the load stays at most 1/2). Memory grows
+     * when the capacity does and is kept afterwards, so that a smaller reset() allocates nothing.
+     */
     void reset(std::size_t const need, std::size_t const min_capacity = 64)
     {
         std::size_t cap = min_capacity;
@@ -69,8 +71,8 @@ public:
         return find(key, hash_of(key));
     }
 
-    /*! \brief The count of `key`, inserted as 0 if absent. \pre reset() was called with room for every key
-     * inserted since; hash == hash_of(key). */
+    /*! \brief The count of `key`, inserted as 0 if absent. \pre reset() was called with room for
+     * every key inserted since; hash == hash_of(key). */
     [[nodiscard]] std::uint32_t & at(std::uint64_t const key, std::size_t const hash) noexcept
     {
         entry & e = slots_[slot(key, hash)];
@@ -78,7 +80,10 @@ public:
             e = entry{key, 0, epoch_};
         return e.count;
     }
-    [[nodiscard]] std::uint32_t & at(std::uint64_t const key) noexcept { return at(key, hash_of(key)); }
+    [[nodiscard]] std::uint32_t & at(std::uint64_t const key) noexcept
+    {
+        return at(key, hash_of(key));
+    }
 
 private:
     struct entry

@@ -1,8 +1,8 @@
 #pragma once
 /*! \file
- * \brief Input units across several files: single reads, pairs of files (`--paired R1 R2`) or interleaved
- * pairs, read one input after another with the format checks that outputs need.
- * Thread safety: one thread at a time.
+ * \brief Input units across several files: single reads, pairs of files (`--paired R1 R2`) or
+ * interleaved pairs, read one input after another with the format checks that outputs need. Thread
+ * safety: one thread at a time.
  */
 #include <memory>
 #include <mutex>
@@ -23,7 +23,8 @@ struct input_args
     bool allow_missing_eof{false};   //!< accept BGZF / BAM inputs without the end-of-file marker
 };
 
-/*! \brief Reads the inputs one after another, as single reads, pairs of files or interleaved pairs. */
+/*! \brief Reads the inputs one after another, as single reads, pairs of files or interleaved pairs.
+ */
 class unit_source
 {
 public:
@@ -33,25 +34,28 @@ public:
     [[nodiscard]] io::seq_format format() const noexcept { return format_; }
     [[nodiscard]] std::string const & sam_header() const noexcept { return sam_header_; }
     [[nodiscard]] bool paired() const noexcept { return paired_; }
-    /*! \brief Refuse (input_error, when it is opened) a later SAM/BAM/CRAM input whose reference dictionary
-     * (@SQ lines) differs from the first input's. Needed only when records are written to SAM/BAM/CRAM
-     * under the first input's header (their reference ids would point elsewhere); FASTA/FASTQ outputs,
-     * reports and `build` take such inputs together. Mate 2's file of a pair is compared too (for the first
-     * pair at once: \throws input_error). \pre called before the first next(). */
+    /*! \brief Refuse (input_error, when it is opened) a later SAM/BAM/CRAM input whose reference
+     * dictionary
+     * (@SQ lines) differs from the first input's. Needed only when records are written to
+     * SAM/BAM/CRAM under the first input's header (their reference ids would point elsewhere);
+     * FASTA/FASTQ outputs, reports and `build` take such inputs together. Mate 2's file of a pair
+     * is compared too (for the first pair at once: \throws input_error). \pre called before the
+     * first next(). */
     void require_same_dictionary();
-    /*! \brief Refuse (input_error, when it is opened) a later input of another format family (FASTA, FASTQ,
-     * SAM/BAM/CRAM) than the first, naming `output`: an output without a format extension takes the first
-     * input's format, so records of the other family would be converted (FASTQ qualities dropped) without
-     * being asked for. \pre called before the first next(). */
+    /*! \brief Refuse (input_error, when it is opened) a later input of another format family
+     * (FASTA, FASTQ, SAM/BAM/CRAM) than the first, naming `output`: an output without a format
+     * extension takes the first input's format, so records of the other family would be converted
+     * (FASTQ qualities dropped) without being asked for. \pre called before the first next(). */
     void require_same_format(std::string output) { same_format_output_ = std::move(output); }
-    /*! \brief The fraction of the inputs' bytes read so far, in [0, 1]; -1 if an input is not a regular file
-     * (stdin, a pipe), whose size is unknown. Thread safety: may be called from any thread while next() runs
-     * on another. */
+    /*! \brief The fraction of the inputs' bytes read so far, in [0, 1]; -1 if an input is not a
+     * regular file (stdin, a pipe), whose size is unknown. Thread safety: may be called from any
+     * thread while next() runs on another. */
     [[nodiscard]] double input_fraction() const noexcept;
 
 private:
     void open_next();
-    // The checks that require_same_*() ask for, on the input(s) just opened, the first at inputs[at].
+    // The checks that require_same_*() ask for, on the input(s) just opened, the first at
+    // inputs[at].
     void check_opened(bool first, std::size_t at) const;
 
     input_args args_;
@@ -63,10 +67,10 @@ private:
     io::seq_format format_{io::seq_format::fastq};
     std::string sam_header_;
     bool same_dictionary_{false};
-    std::string same_format_output_; //!< empty: mixed formats allowed
-    std::uint64_t total_bytes_{0};   //!< sizes of all inputs; 0: unknown
-    std::uint64_t done_bytes_{0};    //!< sizes of the inputs finished
-    std::uint64_t current_bytes_{0}; //!< sizes of the inputs open now
+    std::string same_format_output_;    //!< empty: mixed formats allowed
+    std::uint64_t total_bytes_{0};      //!< sizes of all inputs; 0: unknown
+    std::uint64_t done_bytes_{0};       //!< sizes of the inputs finished
+    std::uint64_t current_bytes_{0};    //!< sizes of the inputs open now
     mutable std::mutex position_mutex_; //!< the readers' lifetime against input_fraction()
 };
 
