@@ -16,7 +16,7 @@
 namespace ksieve
 {
 
-using detail::full_message;
+using detail::throw_full;
 
 namespace
 {
@@ -305,7 +305,7 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
         candidates_[s] = m - a;
     }
     if (full.load())
-        throw full_error{full_message(filter, filter_name)};
+        throw_full(filter, filter_name);
 }
 
 // Step 3: per speculated unit, the hits it would have while every earlier speculated unit is novel.

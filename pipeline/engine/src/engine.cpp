@@ -6,6 +6,8 @@
 #include <ksieve/engine/resources.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/sharded_filter.hpp>
 
 #include <algorithm>
 #include <array>
@@ -40,6 +42,19 @@ std::string full_message(any_filter const & filter, std::string const & filter_n
                       "size of 2^30 k-mers)";
     return what + " is full: the " + std::string{to_string(filter.type())} +
            " filter cannot take more k-mers (raise --expected, or use --type qf, which grows)";
+}
+
+[[noreturn]] void throw_full(any_filter const & filter, std::string const & filter_name)
+{
+    std::string const message = full_message(filter, filter_name);
+    auto const * const q = dynamic_cast<sharded_filter<quotient_filter> const *>(&filter);
+    bool could_grow = q != nullptr && message.find(" cannot grow: it holds ") == std::string::npos;
+    for (std::size_t s = 0; could_grow && s < filter.num_shards(); ++s)
+        could_grow = q->shard(s).can_grow();
+    if (could_grow) // every shard has a larger geometry left: the allocation of one failed
+        throw memory_error(filter_name == "dedup" ? "growing the dedup filter"
+                                                  : "growing filter '" + filter_name + "'");
+    throw full_error{message};
 }
 
 // Counting sort of keys[lo, hi) by shard into part (stable), returning per-shard start offsets.
@@ -199,7 +214,7 @@ void query_keys_parallel(std::span<any_filter const * const> const filters,
 
 } // namespace detail
 
-using detail::full_message;
+using detail::throw_full;
 using detail::partition_units_by_shard;
 using detail::query_keys;
 
@@ -424,7 +439,7 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys,
             full.store(true, std::memory_order_relaxed);
     }
     if (full.load())
-        throw full_error{full_message(filter, filter_name)};
+        throw_full(filter, filter_name);
 }
 
 void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys,
@@ -446,7 +461,7 @@ void batch_engine::dedup_serial(any_filter & filter, batch_keys const & keys,
             continue;
         for (std::uint32_t j = 0; j < c; ++j)
             if (filter.insert(k[j]) != insert_status::ok)
-                throw full_error{full_message(filter, filter_name)};
+                throw_full(filter, filter_name);
     }
 }
 

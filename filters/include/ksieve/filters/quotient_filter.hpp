@@ -320,6 +320,8 @@ public:
     /*! \brief Double the home slots (or, where the fingerprints are too narrow for that, grow to
      * the power of two below twice the slots). \returns false if neither is possible. */
     bool grow() { return can_grow() && resize_slots(grown_slots()); }
+    /*! \brief Whether a larger table exists for these fingerprints (no allocation is tried). */
+    [[nodiscard]] bool can_grow() const noexcept;
     /*! \brief Halve the home slots if the result stays within max_load (and a multiple of 64). */
     bool shrink();
     /*! \brief The fitted size of the contents: the fewest home slots (a multiple of 64) that hold
@@ -435,7 +437,6 @@ private:
     /*! \brief The home slots of the table growth would make (0: it cannot grow); set by
      * set_geometry(). */
     [[nodiscard]] std::uint64_t grown_slots() const noexcept;
-    [[nodiscard]] bool can_grow() const noexcept;
     [[nodiscard]] bool try_grow() noexcept;
 
     // Geometry.
