@@ -214,9 +214,9 @@ void query_keys_parallel(std::span<any_filter const * const> const filters,
 
 } // namespace detail
 
-using detail::throw_full;
 using detail::partition_units_by_shard;
 using detail::query_keys;
+using detail::throw_full;
 
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)

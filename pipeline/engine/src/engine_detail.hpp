@@ -16,8 +16,8 @@ namespace ksieve::detail
 // The error message for a filter that takes no more k-mers, with advice that fits its type.
 [[nodiscard]] std::string full_message(any_filter const & filter, std::string const & filter_name);
 
-// Throws the error of a filter that took no more k-mers: resource_error where a quotient filter could
-// still grow but its memory could not be had, else full_error{full_message(...)}.
+// Throws the error of a filter that took no more k-mers: resource_error where a quotient filter
+// could still grow but its memory could not be had, else full_error{full_message(...)}.
 [[noreturn]] void throw_full(any_filter const & filter, std::string const & filter_name);
 
 // Counting sort of keys[0, n) by shard into part (stable), with index[p] the key's position;

@@ -169,7 +169,8 @@ TEST_F(commands, merge_of_quotient_filters_with_different_shards_equals_one_buil
             return json.substr(p, json.find(',', p) - p);
         };
         // first input with 4 shards, then with 64: the merge keeps the narrowest fingerprints (here
-        // all are equally wide) in the most shards an input has that keep that width: 64, either way
+        // all are equally wide) in the most shards an input has that keep that width: 64, either
+        // way
         for (int const first : {0, 2})
         {
             std::string const full = tmp / ("full" + tag + "_" + std::to_string(first) + ".ksf");
