@@ -278,7 +278,7 @@ void quotient_builder::start(zeroed_memory * const spare)
     s.out.reset();
     s.out.emplace(
         qf_appender::empty_table(s.key_bits, p, s.max_load, s.auto_grow, s.nslots, spare));
-    s.app.emplace(*s.out);
+    s.app.emplace(qf_appender{*s.out});
     s.ok = true;
 }
 
