@@ -518,7 +518,7 @@ TEST_F(filter_file_test, newer_format_version_is_refused_with_a_clear_message)
     fs::path const path = dir_ / "new.ksf";
     b.filter.save(path);
     bytes_t good = read_bytes(path);
-    ASSERT_EQ(get_u32(good, 8), ksieve::filter_format_version);
+    ASSERT_EQ(get_u32(good, 8), ksieve::unmasked_format_version);
     for (std::uint32_t const v : {ksieve::filter_format_version + 1, 7u, 0xFFFFFFFFu})
     {
         bytes_t newer = good;
@@ -787,7 +787,7 @@ TEST_F(filter_file_test, key_parts_round_trip_and_are_validated)
         fs::path const p = dir_ / "parts.ksf";
         write_hand_made(p, h);
         auto const f = mapped_filter_file::open(p);
-        EXPECT_EQ(f->header().version, ksieve::filter_format_version);
+        EXPECT_EQ(f->header().version, ksieve::unmasked_format_version);
         EXPECT_EQ(f->header().parts, parts);
         EXPECT_EQ(f->header().parts.list(), (std::vector<std::uint64_t>{1, split - 1}));
 
@@ -999,4 +999,52 @@ TEST(key_parts, parts_spread_over_every_slice_of_the_key_space)
                         << "slice " << slice << " part " << p;
             }
         }
+}
+
+// A masked filter is written as version 4 with its mask after the sampling fields, read back equal;
+// resealed headers with a mask the format does not allow are refused as corrupted, naming the file.
+TEST_F(filter_file_test, masks_round_trip_and_are_validated)
+{
+    hand_made h = make_hand_made();
+    h.header.kmer = ksieve::kmer_params{31, true, ksieve::hash_id::mix2k_v1, 99, 11, 150};
+    fs::path const p = dir_ / "mask.ksf";
+    write_hand_made(p, h);
+    auto const f = mapped_filter_file::open(p);
+    EXPECT_EQ(f->header().version, ksieve::filter_format_version);
+    EXPECT_EQ(f->header().kmer, h.header.kmer);
+    bytes_t const good = read_bytes(p);
+    ASSERT_EQ(get_u32(good, 8), 4u);
+    std::size_t const at = 64 + 8 * h.header.params.size() + 16 + 8; // after the sampling fields
+    ASSERT_EQ(get_u32(good, at - 4), 11u);
+    ASSERT_EQ(get_u32(good, at), ksieve::mask_dust);
+    ASSERT_EQ(get_u32(good, at + 4), 150u);
+    auto refused_with =
+        [&](std::uint32_t const scheme, std::uint32_t const threshold, std::uint32_t const window)
+    {
+        bytes_t bad = good;
+        put_u32(bad, at - 8, window > 1 ? ksieve::sampling_minimizer : ksieve::sampling_none);
+        put_u32(bad, at - 4, window);
+        put_u32(bad, at, scheme);
+        put_u32(bad, at + 4, threshold);
+        reseal_header(bad);
+        try
+        {
+            (void)mapped_filter_file::from_bytes(as_bytes(bad), p.string());
+            return ::testing::AssertionFailure()
+                   << scheme << " " << threshold << " " << window << " accepted";
+        }
+        catch (format_error const & e)
+        {
+            if (std::string{e.what()}.find(p.string()) == std::string::npos)
+                return ::testing::AssertionFailure() << e.what();
+            return ::testing::AssertionSuccess();
+        }
+    };
+    EXPECT_TRUE(refused_with(2, 150, 11));                   // unknown scheme
+    EXPECT_TRUE(refused_with(ksieve::mask_dust, 0, 11));     // no threshold
+    EXPECT_TRUE(refused_with(ksieve::mask_dust, 1501, 11));  // above 15
+    EXPECT_TRUE(refused_with(ksieve::mask_none, 150, 11));   // none with a threshold
+    EXPECT_TRUE(refused_with(ksieve::mask_dust, 150, 1));    // no sampling
+    EXPECT_FALSE(refused_with(ksieve::mask_dust, 1500, 11)); // the largest
+    EXPECT_FALSE(refused_with(ksieve::mask_none, 0, 11));    // none, written as 4
 }

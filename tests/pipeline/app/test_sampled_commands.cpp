@@ -1,6 +1,7 @@
 // Sampled filters end to end: build --sampling minimizer:W and classify against a naive
 // implementation of the definition (minimizers from the list of valid k-mers, an exact set), for
 // several k, W and thread counts; records longer than the engine's windows; mixed schemes refused.
+#include <ksieve/app/commands.hpp>
 #include <ksieve/filters/kmer.hpp>
 #include <ksieve/filters/sampling.hpp>
 
@@ -406,5 +407,87 @@ TEST_F(sampled_commands, masked_filters_equal_the_naive_definition_and_refuse_un
         EXPECT_EQ(u.status, 2) << bad;
         EXPECT_NE(u.err.find("--mask"), std::string::npos) << bad << ": " << u.err;
         EXPECT_FALSE(fs::exists(tmp / "x.ksf"));
+    }
+}
+
+// classify's default rule (no rule option given) against the rule applied naively to an exact set:
+// long reads with 8% errors (substitutions, insertions, deletions) from both strands of the
+// reference, short reads, and foreign long reads; any thread count. The default keeps noisy host
+// long reads out of the novel output and calls no foreign read known.
+TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long_reads)
+{
+    std::string const ref = data("lambda.fa").string();
+    std::string genome;
+    for (auto const & seq : fasta_sequences(ref))
+        genome += seq;
+    std::mt19937_64 rng{9};
+    std::string const acgt = "ACGT";
+    auto noisy = [&](std::string const & in, unsigned const percent)
+    {
+        std::string out;
+        for (char const c : in)
+        {
+            unsigned const roll = static_cast<unsigned>(rng() % 1000);
+            if (roll >= percent * 10)
+                out += c;
+            else if (roll % 10 < 4) // substitution
+                out += acgt[(std::string_view{acgt}.find(c) + 1 + rng() % 3) % 4];
+            else if (roll % 10 < 7) // insertion
+                out += std::string{c} + acgt[rng() % 4];
+            // else deletion
+        }
+        return out;
+    };
+    std::vector<std::string> seqs, truth;
+    for (int i = 0; i < 300; ++i)
+    {
+        std::size_t const len = i % 3 == 0 ? 150 : 1000 + rng() % 7000;
+        std::string seq = genome.substr(rng() % (genome.size() - len), len);
+        if (i % 2 == 1)
+            seq = revcomp(seq);
+        bool const foreign = i % 5 == 4;
+        if (foreign)
+            for (auto & c : seq)
+                c = acgt[rng() % 4];
+        seqs.push_back(len == 150 ? noisy(seq, 0) : noisy(seq, 8));
+        truth.push_back(foreign ? "novel" : "known");
+    }
+    std::string fq;
+    for (std::size_t i = 0; i < seqs.size(); ++i)
+        fq += "@r" + std::to_string(i) + "\n" + seqs[i] + "\n+\n" +
+              std::string(seqs[i].size(), 'I') + "\n";
+    std::string const reads = tmp / "noisy.fq", f = tmp / "default.ksf";
+    write_file(reads, fq);
+    ASSERT_EQ(run_ksieve("build -q --fpr 0 -o '" + f + "' '" + ref + "'", tmp).status, 0);
+    std::unordered_set<std::uint64_t> set;
+    for (auto const key : naive_sampled_keys(genome, 31, 11))
+        set.insert(key);
+    for (unsigned const threads : {1u, 3u})
+    {
+        std::string const report = tmp / ("d" + std::to_string(threads) + ".tsv");
+        auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f +
+                                      "' --report '" + report + "' '" + reads + "'",
+                                  tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto const rows = read_report(report);
+        ASSERT_EQ(rows.size(), seqs.size());
+        std::size_t agree = 0, hosts = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i)
+        {
+            auto const keys = naive_sampled_keys(seqs[i], 31, 11);
+            std::uint64_t hits = 0;
+            for (auto const key : keys)
+                hits += set.count(key);
+            bool const known = hits >= ksieve::classify_default_min_hits &&
+                               static_cast<double>(hits) / static_cast<double>(keys.size()) >=
+                                   ksieve::classify_default_fraction;
+            ASSERT_EQ(rows[i].kmers, keys.size()) << "read " << i;
+            ASSERT_EQ(rows[i].hits, hits) << "read " << i;
+            ASSERT_EQ(rows[i].cls, known ? "known" : "novel") << "read " << i;
+            agree += rows[i].cls == truth[i] ? 1 : 0;
+            hosts += truth[i] == "known" ? 1 : 0;
+        }
+        EXPECT_EQ(agree, rows.size())
+            << "of " << hosts << " host reads and " << rows.size() - hosts << " foreign ones";
     }
 }
