@@ -176,15 +176,18 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
     bool const sampled = engine_.kmer().sampled();
     for (unsigned round = 0; !s.active.empty(); ++round)
     {
-        // Per undecided unit: the fewest further lookups that could decide it.
+        // Per undecided unit: the fewest further lookups that could decide it, or as many as it
+        // has had (doubling), whichever is more, so that a unit with a low hit rate (a noisy long
+        // read) is decided in a few rounds and about twice the lookups it needs, not all of them.
         std::size_t total = 0;
         for (std::uint32_t const i : s.active)
         {
             std::uint32_t const misses = s.queried[i] - s.hits[i];
+            std::uint32_t const left = s.count[i] - s.queried[i];
+            std::uint32_t const fewest =
+                std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
             std::uint32_t const d =
-                round + 1 >= max_rounds
-                    ? s.count[i] - s.queried[i]
-                    : std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
+                round + 1 >= max_rounds ? left : std::min(left, std::max(fewest, s.queried[i]));
             s.qstart[i] = static_cast<std::uint32_t>(total);
             total += d;
         }

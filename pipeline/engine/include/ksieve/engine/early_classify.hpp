@@ -32,11 +32,12 @@ public:
      * r2 is non-null and non-empty). results[u].kmers is exact, results[u].hits is only a lower
      * bound (the hits found before the decision). Keys are looked up in rounds over chunks of
      * units: each round asks, per undecided unit, for the fewest further k-mers that could decide
-     * it, taken in a spread order (every 8th position first), so that a run of k-mers broken by one
-     * sequencing error rarely delays the decision. A unit of more than window_kmers k-mers (a
-     * contig, a chromosome) is looked up in windows of that many k-mers instead, in sequence order,
-     * so that memory does not grow with the longest record. \pre no filter is modified meanwhile.
-     * \throws std::bad_alloc (after the parallel region) */
+     * it or as many as it has asked so far, whichever is more, taken in a spread order (every 8th
+     * position first), so that a run of k-mers broken by one sequencing error rarely delays the
+     * decision. A unit of more than window_kmers k-mers (a contig, a chromosome) is looked up in
+     * windows of that many k-mers instead, in sequence order, so that memory does not grow with the
+     * longest record. \pre no filter is modified meanwhile. \throws std::bad_alloc (after the
+     * parallel region) */
     void classify(io::record_batch const & r1, io::record_batch const * r2,
                   std::span<any_filter const * const> filters, decision_rule const & rule,
                   std::vector<unit_result> & results);
@@ -66,7 +67,7 @@ private:
         decision_rule rule;
     };
     static constexpr unsigned max_rounds =
-        4; // then every remaining k-mer of the undecided units at once
+        16; // then every remaining k-mer of the undecided units at once
 
     void classify_chunk(scratch & s, chunk const & c, std::vector<unit_result> & results) const;
     void count_keys(scratch & s, chunk const & c) const;
