@@ -489,5 +489,18 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
         }
         EXPECT_EQ(agree, rows.size())
             << "of " << hosts << " host reads and " << rows.size() - hosts << " foreign ones";
+        // without --report the lookups stop at the decision (rounds of growing size): the same
+        // classes
+        std::string const novel = tmp / "novel.fq";
+        auto const e = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f +
+                                      "' --novel '" + novel + "' '" + reads + "'",
+                                  tmp);
+        ASSERT_EQ(e.status, 0) << e.err;
+        std::string want;
+        auto const records = split_fastq(fq);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].cls == "novel")
+                want += records[i];
+        EXPECT_EQ(read_file(novel), want);
     }
 }
