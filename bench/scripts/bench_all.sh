@@ -176,10 +176,14 @@ peers()
     echo "- art_illumina (read simulation): $(version art-nextgen-simulation-tools art_illumina)"
 }
 
+# 1000000000 -> "1 G", 2000000 -> "2 M", 40000 -> "40 k"
+size_text() { awk -v n="$1" 'BEGIN { if (n >= 1e9) printf "%g G", n / 1e9; else if (n >= 1e6) printf "%g M", n / 1e6;
+    else if (n >= 1e3) printf "%g k", n / 1e3; else printf "%d ", n }'; }
+
 title_of()
 {
     case $1 in
-        host) echo "Host depletion: synthetic host of $(meta_of host host_bases) bp, $(meta_of host reads) reads" ;;
+        host) echo "Host depletion: a $(size_text "$(meta_of host host_bases)")bp host, $(size_text "$(meta_of host reads)") reads" ;;
         scaling) echo "classify against threads, input size and filter size" ;;
         pipeline) echo "Klebsiella sample: host removal and build against bbduk and kmc" ;;
         normalize) echo "Deduplication and normalization" ;;
@@ -192,10 +196,19 @@ title_of()
 
 steps_table()
 {
-    echo "| section | script | threads | runs: ksieve and fast peers / slow peers | sizes | duration |"
-    echo "|---|---|---:|---:|---|---:|"
-    local s sizes d
+    echo "| section | script | threads | runs | sizes | duration |"
+    echo "|---|---|---:|---|---|---:|"
+    local s sizes d runs r rs
     for s in "${STEPS_DONE[@]}"; do
+        r=$(meta_of "$s" repeats); rs=$(meta_of "$s" repeats_slow)
+        case $s in
+            host) runs="$r; kmc $rs" ;;
+            normalize) runs="$r; khmer and bbnorm $rs; on the large metagenome every tool $rs" ;;
+            fpr) runs="1 per filter (counts, not times)" ;;
+            filters) runs="$r repetitions in random order" ;;
+            human) runs="-" ;;
+            *) runs=$r ;;
+        esac
         case $s in
             host | scaling) sizes="host $(meta_of "$s" host_bases) bp, $(meta_of "$s" reads) reads" ;;
             pipeline | algebra) sizes="$(meta_of "$s" reads) reads per set" ;;
@@ -205,8 +218,8 @@ steps_table()
             *) sizes="-" ;;
         esac
         d=$(($(meta_of "$s" finished) - $(meta_of "$s" started)))
-        printf '| %s | `%s` | %s | %s / %s | %s | %d min %02d s |\n' "$(title_of "$s")" "bench/scripts/$(script_of "$s")" \
-            "$(meta_of "$s" threads)" "$(meta_of "$s" repeats)" "$(meta_of "$s" repeats_slow)" "$sizes" $((d / 60)) $((d % 60))
+        printf '| %s | `%s` | %s | %s | %s | %d min %02d s |\n' "$(title_of "$s")" "bench/scripts/$(script_of "$s")" \
+            "$([[ $s == filters ]] && echo 1 || meta_of "$s" threads)" "$runs" "$sizes" $((d / 60)) $((d % 60))
     done
 }
 
@@ -222,8 +235,8 @@ methods()
     echo "- Runs: commands run in alternated rounds (A B A B ...); the tables give the wall seconds of the fastest,"
     echo "  the median and the slowest run, and the medians of CPU seconds (user + system) and peak resident"
     echo "  memory, from GNU time (\`/usr/bin/time -f '%e %U %S %M'\`). Each run starts after \`sync\` (not timed)."
-    echo "  Slow peers (kmc on the synthetic host, khmer, bbnorm) run fewer times than the rest where the table"
-    echo "  below says so; their range is then that of fewer runs (one run: no range)."
+    echo "  The runs column below gives the runs of each command; slow peers (kmc on the synthetic host, khmer,"
+    echo "  bbnorm) may run fewer times than the rest, and a row of one run has no range."
     echo "- Threads: the count below for every tool that takes one; khmer and \`igzip -d\` use one thread."
     echo "- The exact command of each row is in its section's Commands block (\`\$WORK\`: the work directory,"
     echo "  \`ksieve\`: the executable measured). Data are generated once per work directory, untimed."
@@ -247,7 +260,7 @@ section()
 {
     echo "## $(title_of "$1")"
     echo
-    sed 's/^# /### /; s/^## /### /' "$WORK/$1.md"
+    awk '/^```/ { code = !code } !code { sub(/^#+ /, "### ") } { print }' "$WORK/$1.md"
     echo
 }
 

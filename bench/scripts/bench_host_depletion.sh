@@ -12,14 +12,13 @@
 #   paired: the same as pairs (the reads file as mate 1 and mate 2) with four .fq.gz / .fq outputs, and bbduk
 # KSIEVE_BENCH_STEPS (default "build classify gz paired") selects parts; KSIEVE_BENCH_KMC=0 leaves out kmc.
 # Writes $WORK/host.md (section), host.rows.tsv (every measured command) and host.accuracy.tsv (per filter:
-# size, bits per k-mer, reads called known); other host sizes: host-BASES.*.
+# size, bits per k-mer, reads called known); the data and filters stay in $WORK/host-BASES.
 # Usage: bench/scripts/bench_host_depletion.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
 READS=$NREADS
 H=$WORK/host-$HOST_BASES
 OUT=$WORK/host
-[[ $HOST_BASES == 1000000000 ]] || OUT=$WORK/host-$HOST_BASES
 
 measure() { measure_in "$H" "$@"; }
 

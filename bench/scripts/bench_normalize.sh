@@ -133,9 +133,9 @@ write_genomes()
     printf 'input\tgenome\tlength\tinput_reads\tcoverage\ttool\tkept\n'
     for in in "$META" "$META_L"; do
         for name in $TOOLS; do
-            [[ -s $N/${name}_$in.fq ]] || continue
+            [[ -e $N/${name}_$in.fq ]] || continue
             join <(tail -n +2 "$N/genomes.tsv" | awk '{print $1, $2}' | sort) <(per_genome "$N/$in.fq.gz") |
-                join -a1 -e0 -o auto - <(per_genome "$N/${name}_$in.fq") | sort -V |
+                join -a1 -e0 -o 0,1.2,1.3,2.2 - <(per_genome "$N/${name}_$in.fq") | sort -V |
                 awk -v in_="$in" -v tool="$(label_of "$name")" \
                     '{ printf "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\n", in_, $1, $2, $3, $3 * 150 / $2, tool, $4 }'
         done
@@ -178,8 +178,8 @@ done
 write_rows > "$ROWS.tmp" && mv "$ROWS.tmp" "$ROWS"
 write_genomes > "$GENOMES_TSV.tmp" && mv "$GENOMES_TSV.tmp" "$GENOMES_TSV"
 {
-    echo "Inputs: $KLEB, the $NORM_READS host-only Klebsiella reads of the Klebsiella sample (below; one genome,"
-    echo "high coverage); $META and $META_L, the first $META_READS and $META_LARGE_READS reads of a synthetic"
+    echo "Inputs: $KLEB, the $NORM_READS host-only Klebsiella reads of the Klebsiella sample's section (one"
+    echo "genome, high coverage); $META and $META_L, the first $META_READS and $META_LARGE_READS reads of a synthetic"
     echo "metagenome (20 uniform random genomes of 2 to 6 Mbp at coverages spread over three orders of magnitude,"
     echo "0.5% substitutions, 150 bp reads). Every tool keeps a read unless its k-mers (k = $K) were already seen"
     echo "about $C times; kept reads are written as plain FASTQ. ksieve and bbnorm at $T threads, khmer"

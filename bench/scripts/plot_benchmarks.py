@@ -14,7 +14,6 @@ Repeated runs are drawn as the median with error bars from the fastest to the sl
 Needs matplotlib (bench/environment.yml: matplotlib-base; Debian: python3-matplotlib).
 """
 import csv
-import math
 import os
 import sys
 
@@ -61,17 +60,18 @@ def load_meta(path):
 
 
 def count_text(n):
+    """1000000000 -> '1 G', 40000 -> '40 k' (append 'bp' or a noun)."""
     n = float(n)
     for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if n >= div:
-            return "%g %s" % (n / div, unit)
+            return "%.3g %s" % (n / div, unit)
     return "%g" % n
 
 
-def finish(fig, path, caption):
+def finish(fig, path, caption, top=1.0, bottom=0.0):
     if caption:
         fig.text(0.01, 0.005, caption, fontsize=6, alpha=0.7, va="bottom")
-    fig.tight_layout(rect=(0, 0.025, 1, 1))
+    fig.tight_layout(rect=(0, max(bottom, 0.12 / fig.get_figheight()), 1, top))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(os.path.basename(path))
@@ -110,7 +110,7 @@ def plot_peers(work, steps, out, caption, what):
     unit = "s" if what == "wall" else "MB"
     tools_seen = {}
     for ax, (title, groups) in zip(axes[:, 0], panels):
-        labels, bold, ys, med, lo, hi, colors = [], [], [], [], [], [], []
+        labels, bold, ys, med = [], [], [], []
         y = 0
         for gtitle, rows in groups:
             labels.append(gtitle)
@@ -125,14 +125,14 @@ def plot_peers(work, steps, out, caption, what):
                 bold.append(False)
                 ys.append(y)
                 med.append((y, m, m - a, b - m, TOOL_COLORS.get(r["tool"], "#444444")))
-                tools_seen[r["tool"]] = TOOL_COLORS.get(r["tool"], "#444444")
+                tools_seen[r["tool"].replace("kmc_tools", "kmc")] = TOOL_COLORS.get(r["tool"], "#444444")
                 y += 1
         for yy, m, el, eh, c in med:
             ax.barh(yy, m, color=c, height=0.7)
             ax.errorbar(m, yy, xerr=[[el], [eh]], fmt="none", ecolor="black", capsize=3, lw=1)
         top = max(m + eh for _, m, _, eh, _ in med)
         for yy, m, el, eh, c in med:
-            ax.text(m + eh + top * 0.01, yy, ("%.3g " % m) + unit, va="center", fontsize=7)
+            ax.text(m + eh + top * 0.01, yy, ("%.0f " if m >= 100 else "%.3g ") % m + unit, va="center", fontsize=7)
         ax.set_yticks(ys)
         ax.set_yticklabels(labels, fontsize=7)
         for t, b in zip(ax.get_yticklabels(), bold):
@@ -144,11 +144,15 @@ def plot_peers(work, steps, out, caption, what):
         ax.set_title(title, fontsize=10, loc="left")
         ax.grid(True, axis="x", alpha=0.3)
         ax.set_xlabel("wall seconds (shorter is faster)" if what == "wall" else "peak resident memory, MB")
-    handles = [matplotlib.patches.Patch(color=c, label=t) for t, c in tools_seen.items()]
-    axes[0, 0].legend(handles=handles, fontsize=7, loc="lower right", ncol=2)
+    handles = [matplotlib.patches.Patch(color=c, label="kmc, kmc_tools" if t == "kmc" else t)
+               for t, c in tools_seen.items()]
+    h = fig.get_figheight()
     fig.suptitle("ksieve and its peers: %s (median; error bars from the fastest to the slowest run)" %
-                 ("time" if what == "wall" else "peak memory"), fontsize=10)
-    finish(fig, os.path.join(out, "peers_speed.png" if what == "wall" else "peers_memory.png"), caption)
+                 ("time" if what == "wall" else "peak memory"), fontsize=10, y=1 - 0.12 / h, va="top")
+    fig.legend(handles=handles, fontsize=8, loc="upper center", ncol=len(handles), bbox_to_anchor=(0.5, 1 - 0.4 / h),
+               frameon=False)
+    top = 1 - 0.62 / h
+    finish(fig, os.path.join(out, "peers_speed.png" if what == "wall" else "peers_memory.png"), caption, top)
 
 
 def rate_err(reads, wmin, wmed, wmax):
@@ -163,30 +167,30 @@ def plot_accuracy(work, out, caption):
     if not acc or not rows:
         return
     reads = float(meta.get("reads", 0)) or 1
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6))
     for i, a in enumerate(acc):
         r = rows[a["id"]]
         x, el, eh = rate_err(reads, float(r["wall_min"]), float(r["wall_med"]), float(r["wall_max"]))
+        label = "%s: %.1f bits per k-mer, %.0f MB" % (a["sampling"], float(a["bits_per_kmer"]),
+                                                     float(a["filter_bytes"]) / 1e6)
         for ax, key in zip(axes, ("host_known_pct", "foreign_known_pct")):
-            y = float(a[key])
-            c = "C%d" % i
-            ax.errorbar([x], [y], xerr=[[el], [eh]], fmt="o", color=c, capsize=3,
-                        label="%s: %.1f bits per k-mer, %s MB" % (a["sampling"], float(a["bits_per_kmer"]),
-                                                                  "%.0f" % (float(a["filter_bytes"]) / 1e6)))
-            ax.annotate(a["sampling"], (x, y), fontsize=7, xytext=(5, 4), textcoords="offset points")
-    axes[0].set_ylabel("host reads called known (%): higher is better")
-    axes[1].set_ylabel("foreign reads called known (%): lower is better")
+            ax.errorbar([x], [float(a[key])], xerr=[[el], [eh]], fmt="o", ms=7, color="C%d" % i, capsize=4,
+                        label=label if ax is axes[0] else None)
+    axes[0].set_ylabel("host reads called known, %\n(higher is better)")
+    axes[1].set_ylabel("foreign reads called known, %\n(lower is better)")
     for ax in axes:
-        ax.set_xlabel("classify, million reads per second (median; bars: slowest to fastest run)")
         ax.set_xlim(left=0)
-        ax.margins(x=0.3, y=0.3)
+        ax.margins(x=0.25, y=0.3)
         ax.ticklabel_format(axis="y", useOffset=False)
         ax.grid(True, alpha=0.3)
     axes[1].set_ylim(bottom=0)
-    axes[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle("Host depletion: accuracy next to speed for each sampling (%s bp host, %s reads, %s threads)" %
+    for ax in axes:
+        ax.set_xlabel("classify, million reads per second")
+    fig.legend(fontsize=8, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.04), frameon=False)
+    fig.suptitle("Host depletion: accuracy next to speed for each sampling (%sbp host, %s reads, %s threads)\n"
+                 "median speed; error bars from the slowest to the fastest run" %
                  (count_text(meta.get("host_bases", 0)), count_text(reads), meta.get("threads", "?")), fontsize=10)
-    finish(fig, os.path.join(out, "accuracy_speed.png"), caption)
+    finish(fig, os.path.join(out, "accuracy_speed.png"), caption, bottom=0.17)
 
 
 def plot_fpr(work, out, caption):
@@ -230,7 +234,7 @@ def plot_dedup(work, out, caption):
         return
     series = {}
     for r in rows:
-        if float(r["coverage"]) > 0:
+        if float(r["input_reads"]) > 0:
             series.setdefault((r["input"], r["tool"]), []).append(r)
     inputs = []
     for r in rows:
@@ -241,10 +245,13 @@ def plot_dedup(work, out, caption):
     tool_color = {}
     fig, ax = plt.subplots(figsize=(7.5, 5))
     lo, hi = 1e9, 0
-    for (inp, tool), rs in sorted(series.items(), key=lambda kv: (inputs.index(kv[0][0]), kv[0][1])):
-        rs.sort(key=lambda r: float(r["coverage"]))
-        xs = [float(r["coverage"]) for r in rs]
-        ys = [max(float(r["kept"]) * 150 / float(r["length"]), 1e-3) for r in rs]
+    for (inp, tool), rs in series.items():
+        rs.sort(key=lambda r: float(r["input_reads"]) / float(r["length"]))
+        rs = [r for r in rs if float(r["kept"]) > 0]  # (none kept: not on a log scale)
+        if not rs:
+            continue
+        xs = [float(r["input_reads"]) * 150 / float(r["length"]) for r in rs]
+        ys = [float(r["kept"]) * 150 / float(r["length"]) for r in rs]
         lo, hi = min(lo, min(xs)), max(hi, max(xs))
         if tool not in tool_color:
             tool_color[tool] = "C%d" % len(tool_color)
@@ -254,7 +261,7 @@ def plot_dedup(work, out, caption):
     meta = load_meta(os.path.join(work, "normalize.meta"))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("genome's read coverage in the input (x)")
+    ax.set_xlabel("genome's read coverage in the input (x); genomes with no read kept are left out")
     ax.set_ylabel("read coverage kept (x)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
