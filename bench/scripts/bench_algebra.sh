@@ -88,7 +88,7 @@ ROWS=$WORK/algebra.rows.tsv
 mv "$ROWS.tmp" "$ROWS"
 {
     echo "Every k-mer (k = 31) of the Klebsiella sets $(basename "$MIX") and $(basename "$NORM") ($MIX_READS and"
-    echo "$NORM_READS reads; below) in ksieve filters ($(mb "$(stat -c %s "$A/mix.ksf")") and"
+    echo "$NORM_READS reads; see the Klebsiella sample's section) in ksieve filters ($(mb "$(stat -c %s "$A/mix.ksf")") and"
     echo "$(mb "$(stat -c %s "$A/norm.ksf")") MB) and KMC databases (kmc -ci1; $(mb "$(kmc_bytes "$A/mix")") and"
     echo "$(mb "$(kmc_bytes "$A/norm")") MB), combined; and the union of 16 per-sample filters (the mix reads split"
     echo "16 ways). $T threads."

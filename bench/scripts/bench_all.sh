@@ -22,11 +22,11 @@
 # Environment:
 #   KSIEVE_BENCH_STEPS_ALL  the steps to run (default: all of the above; "" assembles the page only)
 #   KSIEVE_BENCH_DOC_DIR    where benchmarks.md and plots/ go (default <repo>/docs)
-#   KSIEVE_BENCH_SCALE      default: about 50 minutes on a quiet 2-core machine (host 10, scaling 3,
-#                           pipeline 4, normalize 20, algebra 6, fpr 2, filters 3; the Klebsiella and
-#                           metagenome data are generated once per WORK_DIR, about 5 minutes more);
-#                           large: 5 runs of each command, 3 of the slow peers, the 10 M-read metagenome
-#                           against every peer (about 3 hours)
+#   KSIEVE_BENCH_SCALE      default: about 45 minutes on a quiet 2-core machine, estimated per step from
+#                           the timings of its commands: host 12, scaling 3, pipeline 3 (plus about 4 to
+#                           simulate the Klebsiella reads, once per WORK_DIR), normalize 17, algebra 3,
+#                           fpr 1, filters 2 (human: its own); large: 5 runs of each command, 3 of the slow
+#                           peers and the 10 M-read metagenome against every peer (about 2.5 hours)
 #   and those of bench_common.sh (KSIEVE, threads, repetitions, sizes; tiny sizes for a quick check).
 # Needs 12 GB of memory (kmc on the 1 Gbp host).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"

@@ -130,7 +130,12 @@ accuracy()
         END {printf "%.4f\t%.4f", 100 * h / n, 100 * v / n}' "$1"
 }
 
-info_of() { "$KSIEVE" info --json "$1" | awk -F': ' -v k="\"$2\"" '$1 ~ k {gsub(/,/, "", $2); print $2}'; }
+# info_of FILTER KEY: a number of `ksieve info --json FILTER` (kept next to the filter: info reads it whole)
+info_of()
+{
+    [[ -s $1.info && $1.info -nt $1 ]] || "$KSIEVE" info --json "$1" > "$1.info"
+    awk -F': ' -v k="\"$2\"" '$1 ~ k {gsub(/,/, "", $2); print $2}' "$1.info"
+}
 
 # the rows: NAME PANEL TOOL LABEL
 ROW_SPECS=(

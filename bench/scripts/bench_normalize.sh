@@ -134,7 +134,8 @@ write_genomes()
     for in in "$META" "$META_L"; do
         for name in $TOOLS; do
             [[ -e $N/${name}_$in.fq ]] || continue
-            join <(tail -n +2 "$N/genomes.tsv" | awk '{print $1, $2}' | sort) <(per_genome "$N/$in.fq.gz") |
+            [[ -s $N/$in.genomes && $N/$in.genomes -nt $N/$in.fq.gz ]] || per_genome "$N/$in.fq.gz" > "$N/$in.genomes"
+            join <(tail -n +2 "$N/genomes.tsv" | awk '{print $1, $2}' | sort) "$N/$in.genomes" |
                 join -a1 -e0 -o 0,1.2,1.3,2.2 - <(per_genome "$N/${name}_$in.fq") | sort -V |
                 awk -v in_="$in" -v tool="$(label_of "$name")" \
                     '{ printf "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\n", in_, $1, $2, $3, $3 * 150 / $2, tool, $4 }'
