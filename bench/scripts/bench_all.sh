@@ -11,7 +11,8 @@
 #   fpr       bench_fpr.sh             measured false-positive rate and bits per k-mer against --fpr, per type
 #   filters   bench_filters.sh         the filters alone (Google Benchmark, tables of 2^26 keys)
 #   human     bench_human_host.sh      a human-sized host (when that script exists)
-# Each step leaves its report in WORK_DIR (STEP.md and the tables the plots read) and this script writes
+# Each step leaves its report in WORK_DIR (STEP.md and the tables the plots read; STEP.rows.tsv in
+# bench_common.sh's row format puts its rows with a panel into the peers plots) and this script writes
 # STEP.meta next to it (commit, settings, duration). Then plot_benchmarks.py draws docs/plots/*.png and the
 # page docs/benchmarks.md is assembled WHOLE from the step reports in WORK_DIR: steps may run in separate
 # invocations at one commit (KSIEVE_BENCH_STEPS_ALL=normalize re-runs one and re-assembles the page), but a
@@ -33,6 +34,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
 ALL_STEPS="host scaling pipeline normalize algebra fpr filters"
 [[ -f $BENCH_SCRIPTS/bench_human_host.sh ]] && ALL_STEPS+=" human"
+# the sections' order on the page
+PAGE_STEPS="host human scaling pipeline normalize algebra fpr filters"
 STEPS=${KSIEVE_BENCH_STEPS_ALL-$ALL_STEPS}
 DOC_DIR=${KSIEVE_BENCH_DOC_DIR:-$REPO/docs}
 DOC=$DOC_DIR/benchmarks.md
@@ -113,7 +116,7 @@ meta_of() { sed -n "s/^$2=//p" "$WORK/$1.meta"; }
 # the steps with a report; refuses reports of another commit and reports not written through this script
 HEAD_COMMIT=$(head_commit)
 STEPS_DONE=()
-for step in $ALL_STEPS; do
+for step in $PAGE_STEPS; do
     [[ -e $WORK/$step.md ]] || continue
     [[ -s $WORK/$step.meta ]] ||
         die "$WORK/$step.md has no $step.meta (not written by bench_all.sh): run KSIEVE_BENCH_STEPS_ALL=$step bench/scripts/bench_all.sh $WORK, or remove $WORK/$step.md"
