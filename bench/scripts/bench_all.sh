@@ -231,7 +231,10 @@ methods()
     local scales dirty_any=0 s
     scales=$(for s in "${STEPS_DONE[@]}"; do meta_of "$s" scale; done | sort -u | paste -sd/)
     for s in "${STEPS_DONE[@]}"; do [[ $(meta_of "$s" dirty) == 1 ]] && dirty_any=1; done
-    echo "- Commit: \`$SHORT\`$( ((dirty_any)) && echo ", with local changes to tracked files"); $("$KSIEVE" --version 2>&1 | head -n1), Release build."
+    local build_type
+    build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$(dirname "$KSIEVE")/../CMakeCache.txt" 2> /dev/null || true)
+    echo "- Commit: \`$SHORT\`$( ((dirty_any)) && echo ", with local changes to tracked files");" \
+        "$("$KSIEVE" --version 2>&1 | head -n1)${build_type:+, $build_type build}."
     echo "- Date: $date_range."
     echo "- Machine: $cpu, $(nproc) cores, $mem of memory, $(uname -sr); disk: $(disk)."
     echo "- Scale: $scales (\`KSIEVE_BENCH_SCALE=large\` runs more repetitions and the large metagenome against every peer)."
