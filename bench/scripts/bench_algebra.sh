@@ -2,13 +2,11 @@
 # Combining samples: union, intersection and subtraction of two per-sample filters (the 2 M-read "mix" and
 # "norm" sets of bench_common.sh, every k-mer, k = 31), and a union of 16 per-sample filters (the mix reads
 # split 16 ways), against kmc_tools on KMC databases of the same reads (kmc -ci1).
-# Measures at KSIEVE_BENCH_THREADS threads (default 2), alternating runs (KSIEVE_BENCH_REPEATS, default 3):
-# wall, CPU, peak RSS and result size; medians. Prints a Markdown report, also written to $WORK/algebra.md.
+# Measures at KSIEVE_BENCH_THREADS threads in alternated rounds (KSIEVE_BENCH_REPEATS): wall, CPU, peak RSS
+# and result size. Writes $WORK/algebra.md (section) and $WORK/algebra.rows.tsv (every measured command).
 # Usage: bench/scripts/bench_algebra.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
-T=${KSIEVE_BENCH_THREADS:-2}
-REPEATS=${KSIEVE_BENCH_REPEATS:-3}
 A=$WORK/algebra
 REPORT=$WORK/algebra.md
 
@@ -62,8 +60,8 @@ TREE
 rm -f "$A"/*.times
 parts=()
 for i in $(seq 0 15); do parts+=("$A/parts/p$i.ksf"); done
-for r in $(seq 1 "$REPEATS"); do
-    log "round $r of $REPEATS"
+for ((r = 0; r < REPEATS; ++r)); do
+    log "round $((r + 1)) of $REPEATS"
     measure ks_union "$KSIEVE" merge -q -t "$T" -o "$A/u.ksf" "$A/mix.ksf" "$A/norm.ksf"
     measure kmc_union kmc_tools -t"$T" simple "$A/mix" "$A/norm" union "$A/kmc_u"
     measure ks_intersect "$KSIEVE" intersect -q -t "$T" -o "$A/i.ksf" "$A/mix.ksf" "$A/norm.ksf"
@@ -75,30 +73,41 @@ for r in $(seq 1 "$REPEATS"); do
 done
 
 distinct() { "$KSIEVE" info --json "$1" | sed -n 's/.*"distinct_kmers": *\([0-9]*\).*/\1/p'; }
+ROWS=$WORK/algebra.rows.tsv
 {
-    echo "## Combining samples ($(date -u +%Y-%m-%d), commit $(git -C "$REPO" rev-parse --short HEAD))"
+    echo "$ROWS_HEADER"
+    row_tsv "$A" ks_union setops ksieve "ksieve merge (union of 2)"
+    row_tsv "$A" kmc_union setops kmc_tools "kmc_tools simple union"
+    row_tsv "$A" ks_intersect setops ksieve "ksieve intersect"
+    row_tsv "$A" kmc_intersect setops kmc_tools "kmc_tools simple intersect"
+    row_tsv "$A" ks_subtract setops ksieve "ksieve subtract"
+    row_tsv "$A" kmc_subtract setops kmc_tools "kmc_tools simple kmers_subtract"
+    row_tsv "$A" ks_union16 setops ksieve "ksieve merge (union of 16)"
+    row_tsv "$A" kmc_union16 setops kmc_tools "kmc_tools union of 16 (tree of 15 simple unions)"
+} > "$ROWS.tmp"
+mv "$ROWS.tmp" "$ROWS"
+{
+    echo "Every k-mer (k = 31) of the Klebsiella sets $(basename "$MIX") and $(basename "$NORM") ($MIX_READS and"
+    echo "$NORM_READS reads; see the Klebsiella sample's section) in ksieve filters ($(mb "$(stat -c %s "$A/mix.ksf")") and"
+    echo "$(mb "$(stat -c %s "$A/norm.ksf")") MB) and KMC databases (kmc -ci1; $(mb "$(kmc_bytes "$A/mix")") and"
+    echo "$(mb "$(kmc_bytes "$A/norm")") MB), combined; and the union of 16 per-sample filters (the mix reads split"
+    echo "16 ways). $T threads."
     echo
-    echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $T threads;"
-    echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg); medians of $REPEATS alternated runs."
-    echo "Inputs: every k-mer (k = 31) of $(basename "$MIX") and $(basename "$NORM") ($MIX_READS and $NORM_READS reads):"
-    echo "filters $(mb "$(stat -c %s "$A/mix.ksf")") and $(mb "$(stat -c %s "$A/norm.ksf")") MB, KMC databases"
-    echo "$(mb "$(kmc_bytes "$A/mix")") and $(mb "$(kmc_bytes "$A/norm")") MB."
-    echo "Reproduce: \`bench/scripts/bench_algebra.sh\`."
+    rows_md "$ROWS"
     echo
-    echo "| operation | ksieve wall s | ksieve CPU s | ksieve RSS MB | kmc_tools wall s | kmc_tools CPU s | kmc_tools RSS MB | speed-up | ksieve result | kmc result |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| operation | ksieve result | kmc_tools result |"
+    echo "|---|---|---|"
     for op in union intersect subtract union16; do
         out=u; kout=kmc_u
         case $op in intersect) out=i; kout=kmc_i ;; subtract) out=s; kout=kmc_s ;; union16) out=u16; kout=parts/kmc_u16 ;; esac
-        ks=$(median "ks_$op" 1); kc=$(median "kmc_$op" 1)
-        printf '| %s | %s | %s | %s | %s | %s | %s | %sx | %s MB, %s k-mers | %s MB |\n' "$op" \
-            "$ks" "$(median "ks_$op" 2)" "$(($(median "ks_$op" 3) / 1024))" \
-            "$kc" "$(median "kmc_$op" 2)" "$(($(median "kmc_$op" 3) / 1024))" \
-            "$(fdiv "$kc" "$ks")" "$(mb "$(stat -c %s "$A/$out.ksf")")" "$(distinct "$A/$out.ksf")" \
-            "$(mb "$(kmc_bytes "$A/$kout")")"
+        printf '| %s | %s MB, %s k-mers | %s MB |\n' "$op" "$(mb "$(stat -c %s "$A/$out.ksf")")" \
+            "$(distinct "$A/$out.ksf")" "$(mb "$(kmc_bytes "$A/$kout")")"
     done
     echo
     echo "kmc_tools: the 16-input union is a tree of 15 \`simple union\` runs (\`complex\` fails with a regex error in"
     echo "Debian's build)."
-    echo "16-input union: peak RSS $(($(median ks_union16 3) / 1024)) MB for an output file of $(mb "$(stat -c %s "$A/u16.ksf")") MB."
-} | tee "$REPORT"
+    echo
+    commands_md "$ROWS"
+} > "$REPORT.tmp"
+mv "$REPORT.tmp" "$REPORT"
+cat "$REPORT"

@@ -1,16 +1,31 @@
 # shellcheck shell=bash
-# Shared helpers for ksieve's end-to-end benchmark scripts (bench_pipeline.sh, bench_normalize.sh,
-# bench_data.sh). Source it; do not run it.
+# Shared helpers for ksieve's end-to-end benchmark scripts (bench_all.sh and its steps, bench_data.sh).
+# Source it; do not run it.
 #
 # Environment:
 #   KSIEVE_BENCH_DIR    work directory for data and results (default /tmp/ksieve-bench; the first script
 #                       argument overrides it). Nothing in it belongs in git.
-#   KSIEVE_BENCH_READS  number of simulated 150 bp reads per data set (default 2000000).
 #   KSIEVE              path of the ksieve executable (default: the first of
 #                       <repo>/build-bench-e2e/bin/ksieve, <repo>/build/bin/ksieve, `ksieve` in PATH).
+#   KSIEVE_BENCH_SCALE  default (about an hour on 2 cores) or large (more repetitions, the 10 M-read
+#                       metagenome against every peer); sets the defaults of the variables below.
+#   KSIEVE_BENCH_THREADS  threads of every tool that takes a thread count (default 2).
+#   KSIEVE_BENCH_REPEATS  alternated runs of each ksieve command and fast peer (default 3; large: 5).
+#   KSIEVE_BENCH_REPEATS_SLOW  runs of the slow peers: kmc on the large host, khmer, bbnorm (default 1;
+#                       large: 3).
+#   Sizes (defaults: the scale users run):
+#   KSIEVE_BENCH_READS  simulated 150 bp reads per data set: the Klebsiella sets and the host depletion
+#                       reads (default 2000000).
+#   KSIEVE_HOST_BASES   synthetic host genome of the host depletion benchmark (default 1000000000).
+#   KSIEVE_BENCH_META_READS, KSIEVE_BENCH_META_LARGE_READS  the two synthetic metagenome sets of the
+#                       normalization benchmark (default 2000000 and 10000000).
+#   KSIEVE_BENCH_FILTER_LOG2N  table size of the filters-alone benchmark, 20 to 26 (default 26).
+#   KSIEVE_BENCH_FPR_KMERS, KSIEVE_BENCH_FPR_QUERIES  k-mers stored and absent k-mers looked up by the
+#                       false-positive measurement (default 1000000 and 10000000).
+#   PYTHON              a python3 with matplotlib for the plots (default python3, else /usr/bin/python3).
 #
-# Peers (Debian): apt-get install -y bbmap khmer kmc pigz time art-nextgen-simulation-tools \
-#                 kleborate-examples bowtie2-examples
+# Peers (Debian): apt-get install -y bbmap khmer kmc pigz isal time art-nextgen-simulation-tools \
+#                 kleborate-examples bowtie2-examples python3-matplotlib   (conda: bench/environment.yml)
 
 set -euo pipefail
 
@@ -24,10 +39,60 @@ DATA=$WORK/data
 GENOMES=$WORK/genomes
 KLEB_DIR=/usr/share/doc/kleborate/examples/data
 LAMBDA_GZ=/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz
-KHMER_NORMALIZE=/usr/lib/khmer/bin/normalize-by-median.py
+KHMER_NORMALIZE=${KHMER_NORMALIZE:-/usr/lib/khmer/bin/normalize-by-median.py}
 
 die() { echo "bench: error: $*" >&2; exit 1; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+case ${KSIEVE_BENCH_SCALE:-default} in
+    default) _repeats=3 _repeats_slow=1 _meta_large_peers=0 ;;
+    large) _repeats=5 _repeats_slow=3 _meta_large_peers=1 ;;
+    *) die "KSIEVE_BENCH_SCALE must be default or large, not '${KSIEVE_BENCH_SCALE}'" ;;
+esac
+SCALE=${KSIEVE_BENCH_SCALE:-default}
+T=${KSIEVE_BENCH_THREADS:-2}
+REPEATS=${KSIEVE_BENCH_REPEATS:-$_repeats}
+REPEATS_SLOW=${KSIEVE_BENCH_REPEATS_SLOW:-$_repeats_slow}
+# alternated rounds: every fast command runs in the first REPEATS rounds, every slow one in the first
+# REPEATS_SLOW rounds
+ROUNDS=$((REPEATS > REPEATS_SLOW ? REPEATS : REPEATS_SLOW))
+META_LARGE_PEERS=${KSIEVE_BENCH_META_LARGE_PEERS:-$_meta_large_peers}
+HOST_BASES=${KSIEVE_HOST_BASES:-1000000000}
+META_READS=${KSIEVE_BENCH_META_READS:-2000000}
+META_LARGE_READS=${KSIEVE_BENCH_META_LARGE_READS:-10000000}
+FILTER_LOG2N=${KSIEVE_BENCH_FILTER_LOG2N:-26}
+FPR_KMERS=${KSIEVE_BENCH_FPR_KMERS:-1000000}
+FPR_QUERIES=${KSIEVE_BENCH_FPR_QUERIES:-10000000}
+[[ $T =~ ^[1-9][0-9]*$ ]] || die "KSIEVE_BENCH_THREADS must be one thread count, not '$T'"
+[[ $REPEATS =~ ^[1-9][0-9]*$ && $REPEATS_SLOW =~ ^[1-9][0-9]*$ ]] ||
+    die "KSIEVE_BENCH_REPEATS and KSIEVE_BENCH_REPEATS_SLOW must be positive whole numbers"
+
+# fast ROUND / slow ROUND: whether a fast (slow) command runs in alternated round ROUND (0-based)
+fast() { (($1 < REPEATS)); }
+slow() { (($1 < REPEATS_SLOW)); }
+
+# A python3 that has matplotlib: $PYTHON (default python3), else /usr/bin/python3. Sets PY.
+pick_python()
+{
+    local c
+    for c in "${PYTHON:-python3}" /usr/bin/python3; do
+        if command -v "$c" > /dev/null 2>&1 && "$c" -c 'import matplotlib' 2> /dev/null; then
+            PY=$c
+            return
+        fi
+    done
+    die "no python3 with matplotlib found (set PYTHON; bench/environment.yml has it)"
+}
+
+# Short count for names and labels: 2000000 -> 2M, 40000 -> 40k.
+count_name()
+{
+    awk -v n="$1" 'BEGIN {
+        if (n >= 1e6 && n % 1e6 == 0) printf "%dM\n", n / 1e6
+        else if (n >= 1e6) printf "%gM\n", n / 1e6
+        else if (n >= 1e3 && n % 1e3 == 0) printf "%dk\n", n / 1e3
+        else print n }'
+}
 
 need_tools()
 {
@@ -98,12 +163,24 @@ cpu_pct()
     awk -F': ' '/Percent of CPU this job got/ { print $2 }' "$RES/$1.time"
 }
 
+# cmd_text CMD...: the command as the reports show it ($WORK for the work directory, ksieve for the
+# executable measured).
+cmd_text()
+{
+    local s="$*"
+    if [[ -n ${KSIEVE:-} ]]; then s=${s//"$KSIEVE"/ksieve}; fi
+    echo "${s//"$WORK"/\$WORK}"
+}
+
 # measure_in DIR NAME CMD... : one run of CMD under /usr/bin/time; appends "wall cpu_s rss_kb" to DIR/NAME.times
-# (stdout dropped, stderr in DIR/NAME.err). For alternated repeated runs.
+# and writes the command to DIR/NAME.cmd (stdout dropped, stderr in DIR/NAME.err). For alternated repeated
+# runs: call it once per round for every command of the round.
 measure_in()
 {
     local dir=$1 name=$2
     shift 2
+    cmd_text "$@" > "$dir/$name.cmd"
+    log "run $name"
     # (the disk writes of the runs before are finished first: a tool that leaves its output to the kernel's
     # background writeback would otherwise slow down the run after it, often the other tool's)
     sync
@@ -112,8 +189,60 @@ measure_in()
     awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$dir/$name.one" >> "$dir/$name.times"
 }
 
-# median_in DIR NAME C : the median of column C (1 wall, 2 CPU seconds, 3 RSS KB) of NAME's runs
-median_in() { sort -n -k "$3" "$1/$2.times" | awk -v c="$3" '{v[NR] = $c} END {print v[int((NR + 1) / 2)]}'; }
+# stats_in DIR NAME C : "min median max" of column C (1 wall, 2 CPU seconds, 3 RSS KB) of NAME's runs
+stats_in()
+{
+    [[ -s $1/$2.times ]] || die "no runs of $2 in $1"
+    sort -g -k "$3,$3" "$1/$2.times" | awk -v c="$3" '{ v[NR] = $c }
+        END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print v[1], m, v[NR] }'
+}
+
+# median_in DIR NAME C : the median of column C of NAME's runs
+median_in() { stats_in "$1" "$2" "$3" | cut -d' ' -f2; }
+
+# The rows of a step: one line per measured command, tab-separated, with a header (ROWS_HEADER). panel
+# names the task of the peers plots (host, dedup, setops, build) or is "-"; label says what ran.
+ROWS_HEADER=$'id\tpanel\ttool\tlabel\truns\twall_min\twall_med\twall_max\tcpu_min\tcpu_med\tcpu_max'
+ROWS_HEADER+=$'\trss_min_mb\trss_med_mb\trss_max_mb\tcommand'
+
+# row_tsv DIR NAME PANEL TOOL LABEL: NAME's runs in DIR as one row
+row_tsv()
+{
+    local dir=$1 name=$2 w c r
+    w=$(stats_in "$dir" "$name" 1); c=$(stats_in "$dir" "$name" 2); r=$(stats_in "$dir" "$name" 3)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$3" "$4" "$5" "$(wc -l < "$dir/$name.times")" \
+        "$(echo "$w $c" | tr ' ' '\t')" "$(awk '{ printf "%.0f\t%.0f\t%.0f", $1 / 1024, $2 / 1024, $3 / 1024 }' <<< "$r")" \
+        "$(< "$dir/$name.cmd")"
+}
+
+# rows_md TSV [ID...]: a Markdown table of the rows of TSV (all, or those named, in that order)
+rows_md()
+{
+    local tsv=$1
+    shift
+    echo "| run | runs | wall s: min / median / max | CPU s (median) | peak RSS MB (median) |"
+    echo "|---|---:|---:|---:|---:|"
+    awk -F'\t' -v ids="$*" '
+        BEGIN { n = split(ids, want, " "); for (i = 1; i <= n; ++i) order[want[i]] = i }
+        NR == 1 { next }
+        n == 0 || ($1 in order) {
+            line = sprintf("| %s | %s | %.2f / %.2f / %.2f | %.2f | %s |", $4, $5, $6, $7, $8, $10, $13)
+            if (n == 0) print line; else keep[order[$1]] = line
+        }
+        END { for (i = 1; i <= n; ++i) if (i in keep) print keep[i] }' "$tsv"
+}
+
+# commands_md TSV: the exact command of every row, in a folded block
+commands_md()
+{
+    echo "<details><summary>Commands</summary>"
+    echo
+    echo '```'
+    awk -F'\t' 'NR > 1 { printf "# %s\n%s\n", $4, $15 }' "$1"
+    echo '```'
+    echo
+    echo "</details>"
+}
 
 # Floating-point helpers.
 fdiv() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.4g\n", a / b }'; }

@@ -1,53 +1,26 @@
 #!/usr/bin/env bash
-# Host depletion at scale: a synthetic host genome (1 Gbp by default, KSIEVE_HOST_BASES=3100000000 for human
-# size), 2 M reads of 150 bp (half from the host with 0.3% substitutions, half from an unrelated genome).
-# Measures, at KSIEVE_BENCH_THREADS threads (default 2), alternating runs (KSIEVE_BENCH_REPEATS, default 3):
-#   build: ksieve defaults, --sampling all, --sampling minimizer:15; kmc -ci1 (peer)
-#   classify: defaults and all-k-mer filter, plain outputs, against `pigz -dc` (the floor); accuracy
-#   compressed output: classify of the mostly novel reads against the lambda filter with --novel .fq.gz,
-#   plain, and bbduk out=.fq.gz (peer)
-#   paired: the same as pairs (the reads file as mate 1 and mate 2) with --novel/--novel2 .fq.gz, and bbduk
-#   KSIEVE_BENCH_STEPS (default "build classify gz paired") selects steps; a report row needs its step's run;
-#   KSIEVE_BENCH_KMC=0 leaves out kmc
-# Prints a Markdown report (machine, date, commit, commands, medians) and writes it to $WORK/host.md (other
-# host sizes: $WORK/host-BASES.md).
+# Host depletion at scale: a synthetic host genome (KSIEVE_HOST_BASES, default 1 Gbp), KSIEVE_BENCH_READS reads
+# of 150 bp (default 2 M; half from the host with 0.3% substitutions, half from an unrelated genome).
+# Measures at KSIEVE_BENCH_THREADS threads, in alternated rounds (bench_common.sh: KSIEVE_BENCH_REPEATS runs
+# of each ksieve command and fast peer, KSIEVE_BENCH_REPEATS_SLOW of kmc):
+#   build: ksieve defaults (minimizer:11), --sampling minimizer:15, --sampling all, a Bloom filter of
+#          every k-mer; kmc -ci1 (peer)
+#   classify: each of those filters, plain outputs, against `pigz -dc` and `igzip -d -c` decompression;
+#          host and foreign reads called known (accuracy)
+#   gz: classify of the mostly novel reads against a lambda filter with --novel .fq.gz and .fq, and
+#          bbduk out=.fq.gz (peer)
+#   paired: the same as pairs (the reads file as mate 1 and mate 2) with four .fq.gz / .fq outputs, and bbduk
+# KSIEVE_BENCH_STEPS (default "build classify gz paired") selects parts; KSIEVE_BENCH_KMC=0 leaves out kmc.
+# Writes $WORK/host.md (section), host.rows.tsv (every measured command) and host.accuracy.tsv (per filter:
+# size, bits per k-mer, reads called known); the data and filters stay in $WORK/host-BASES.
 # Usage: bench/scripts/bench_host_depletion.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
-HOST_BASES=${KSIEVE_HOST_BASES:-1000000000}
-READS=${KSIEVE_BENCH_READS:-2000000}
-T=${KSIEVE_BENCH_THREADS:-2}
-REPEATS=${KSIEVE_BENCH_REPEATS:-3}
+READS=$NREADS
 H=$WORK/host-$HOST_BASES
-REPORT=$WORK/host.md
-[[ $HOST_BASES == 1000000000 ]] || REPORT=$WORK/host-$HOST_BASES.md
+OUT=$WORK/host
 
 measure() { measure_in "$H" "$@"; }
-median() { median_in "$H" "$1" "$2"; }
-row() { printf '| %s | %s | %s | %s |\n' "$(label "$1")" "$(median "$1" 1)" "$(median "$1" 2)" "$(($(median "$1" 3) / 1024))"; }
-
-label()
-{
-    case $1 in
-        build_default) echo "ksieve build, defaults (minimizer:11)" ;;
-        build_m15) echo "ksieve build --sampling minimizer:15" ;;
-        build_all) echo "ksieve build --sampling all (every k-mer)" ;;
-        build_all_bloom) echo "ksieve build --type bloom --sampling all --fpr 1e-4" ;;
-        build_kmc) echo "kmc -k31 -ci1 (k-mer counting, for comparison)" ;;
-        classify_default) echo "ksieve classify, default filter, plain outputs (replacing the last run's)" ;;
-        classify_default_new) echo "ksieve classify, default filter, plain outputs (new files)" ;;
-        classify_all) echo "ksieve classify, all-k-mer filter, plain outputs" ;;
-        classify_all_bloom) echo "ksieve classify, all-k-mer Bloom filter, plain outputs" ;;
-        pigz) echo "pigz -dc of the reads (decompression floor)" ;;
-        out_gz) echo "ksieve classify, lambda filter, --novel .fq.gz" ;;
-        out_plain) echo "ksieve classify, lambda filter, --novel .fq" ;;
-        out_bbduk) echo "bbduk ref=lambda out=.fq.gz" ;;
-        pair_gz) echo "ksieve classify --paired, four .fq.gz outputs" ;;
-        pair_plain) echo "ksieve classify --paired, four .fq outputs" ;;
-        pair_bbduk) echo "bbduk paired, four .fq.gz outputs" ;;
-        *) echo "$1" ;;
-    esac
-}
 
 make_data()
 {
@@ -67,18 +40,23 @@ make_data()
 bench_build()
 {
     rm -f "$H"/build_*.times
-    measure build_default "$KSIEVE" build -q -t "$T" -o "$H/default.ksf" "$H/host.fa"
-    measure build_m15 "$KSIEVE" build -q -t "$T" --sampling minimizer:15 -o "$H/m15.ksf" "$H/host.fa"
-    measure build_all "$KSIEVE" build -q -t "$T" --sampling all -o "$H/all.ksf" "$H/host.fa"
-    measure build_all_bloom "$KSIEVE" build -q -t "$T" --type bloom --sampling all --fpr 1e-4 -o "$H/all_bloom.ksf" \
-        "$H/host.fa"
-    # (KSIEVE_BENCH_KMC=0 leaves kmc out: its database of a human-sized host, about 7 bytes a k-mer, may not
-    # fit the disk)
-    if [[ ${KSIEVE_BENCH_KMC:-1} != 0 ]]; then
-        mkdir -p "$H/kmc-tmp"
-        measure build_kmc kmc -k31 -ci1 -t"$T" -fm "$H/host.fa" "$H/kmc" "$H/kmc-tmp"
-        rm -f "$H/kmc.kmc_pre" "$H/kmc.kmc_suf"
-    fi
+    local i
+    for ((i = 0; i < ROUNDS; ++i)); do
+        if fast "$i"; then
+            measure build_default "$KSIEVE" build -q -t "$T" -o "$H/default.ksf" "$H/host.fa"
+            measure build_m15 "$KSIEVE" build -q -t "$T" --sampling minimizer:15 -o "$H/m15.ksf" "$H/host.fa"
+            measure build_all "$KSIEVE" build -q -t "$T" --sampling all -o "$H/all.ksf" "$H/host.fa"
+            measure build_all_bloom "$KSIEVE" build -q -t "$T" --type bloom --sampling all --fpr 1e-4 \
+                -o "$H/all_bloom.ksf" "$H/host.fa"
+        fi
+        # (KSIEVE_BENCH_KMC=0 leaves kmc out: its database of a human-sized host, about 7 bytes a k-mer, may
+        # not fit the disk)
+        if slow "$i" && [[ ${KSIEVE_BENCH_KMC:-1} != 0 ]]; then
+            mkdir -p "$H/kmc-tmp"
+            measure build_kmc kmc -k31 -ci1 -t"$T" -fm "$H/host.fa" "$H/kmc" "$H/kmc-tmp"
+            rm -f "$H/kmc.kmc_pre" "$H/kmc.kmc_suf"
+        fi
+    done
 }
 
 # A filter as build leaves it: not in the page cache (build writes past it), so that the first classify
@@ -90,28 +68,28 @@ fresh_filter()
     "$KSIEVE" classify -q -t "$T" -f "$1" --novel /dev/null "$H/reads.fq.gz"
 }
 
+# classify_run NAME FILTER: classify of the reads with FILTER, known and novel reads to new plain files
+classify_run()
+{
+    rm -f "$H/$1.novel.fq" "$H/$1.known.fq"
+    measure "$1" "$KSIEVE" classify -q -t "$T" -f "$2" --novel "$H/$1.novel.fq" --known "$H/$1.known.fq" \
+        "$H/reads.fq.gz"
+}
+
 bench_classify()
 {
-    rm -f "$H"/classify_*.times "$H"/pigz.times
-    local i
-    fresh_filter "$H/default.ksf"
-    fresh_filter "$H/all.ksf"
-    if [[ -s $H/all_bloom.ksf ]]; then fresh_filter "$H/all_bloom.ksf"; fi
+    rm -f "$H"/classify_*.times "$H"/pigz.times "$H"/igzip.times
+    local f i
+    for f in default m15 all all_bloom; do fresh_filter "$H/$f.ksf"; done
     for ((i = 0; i < REPEATS; ++i)); do
-        measure classify_default "$KSIEVE" classify -q -t "$T" -f "$H/default.ksf" --novel "$H/novel.fq" \
-            --known "$H/known.fq" "$H/reads.fq.gz"
+        classify_run classify_default "$H/default.ksf"
         measure pigz pigz -dc -p "$T" "$H/reads.fq.gz"
-        # (outputs that replace files wait, at the rename, for ext4 to write the data it still holds)
-        rm -f "$H/novel_new.fq" "$H/known_new.fq"
-        measure classify_default_new "$KSIEVE" classify -q -t "$T" -f "$H/default.ksf" --novel "$H/novel_new.fq" \
-            --known "$H/known_new.fq" "$H/reads.fq.gz"
-        measure classify_all "$KSIEVE" classify -q -t "$T" -f "$H/all.ksf" --novel "$H/novel_all.fq" \
-            --known "$H/known_all.fq" "$H/reads.fq.gz"
-        if [[ -s $H/all_bloom.ksf ]]; then
-            measure classify_all_bloom "$KSIEVE" classify -q -t "$T" -f "$H/all_bloom.ksf" \
-                --novel "$H/novel_all_bloom.fq" --known "$H/known_all_bloom.fq" "$H/reads.fq.gz"
-        fi
+        classify_run classify_m15 "$H/m15.ksf"
+        classify_run classify_all "$H/all.ksf"
+        measure igzip igzip -d -c "$H/reads.fq.gz"
+        classify_run classify_all_bloom "$H/all_bloom.ksf"
     done
+    rm -f "$H"/classify_*.novel.fq
 }
 
 bench_gz_output()
@@ -125,6 +103,7 @@ bench_gz_output()
             threads="$T" overwrite=t
         measure out_plain "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --novel "$H/clean.fq" "$H/reads.fq.gz"
     done
+    rm -f "$H/clean.fq"
 }
 
 bench_paired()
@@ -140,50 +119,109 @@ bench_paired()
         measure pair_plain "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --paired "$r" "$r2" --novel "$H/c1.fq" \
             --novel2 "$H/c2.fq" --known "$H/k1.fq" --known2 "$H/k2.fq"
     done
+    rm -f "$H"/c[12].fq "$H"/k[12].fq "$H"/c[12].fq.gz "$H"/k[12].fq.gz "$H"/b[12].fq.gz "$H"/bk[12].fq.gz
 }
 
-# percent of host reads called known and of novel reads called known, from a known-reads file
+# percent of host reads and of foreign reads called known, from a known-reads file (tab-separated)
 accuracy()
 {
-    local known=$1 n=$((READS / 2))
-    awk -v n="$n" 'NR % 4 == 1 {if ($1 ~ /^@host/) h++; else v++} END {printf "%.4f%% | %.4f%%", 100 * h / n, 100 * v / n}' "$known"
+    local n=$((READS / 2))
+    awk -v n="$n" 'NR % 4 == 1 {if ($1 ~ /^@host/) h++; else v++}
+        END {printf "%.4f\t%.4f", 100 * h / n, 100 * v / n}' "$1"
 }
 
-info_of() { "$KSIEVE" info --json "$1" | awk -F': ' -v k="\"$2\"" '$1 ~ k {gsub(/,/, "", $2); print $2}'; }
+# info_of FILTER KEY: a number of `ksieve info --json FILTER` (kept next to the filter: info reads it whole)
+info_of()
+{
+    [[ -s $1.info && $1.info -nt $1 ]] || "$KSIEVE" info --json "$1" > "$1.info"
+    awk -F': ' -v k="\"$2\"" '$1 ~ k {gsub(/,/, "", $2); print $2}' "$1.info"
+}
+
+# the rows: NAME PANEL TOOL LABEL
+ROW_SPECS=(
+    "build_default|build|ksieve|ksieve build, defaults (minimizer:11)"
+    "build_m15|-|ksieve|ksieve build --sampling minimizer:15"
+    "build_all|build|ksieve|ksieve build --sampling all (every k-mer)"
+    "build_all_bloom|-|ksieve|ksieve build --type bloom --sampling all --fpr 1e-4"
+    "build_kmc|build|kmc|kmc -k31 -ci1 (k-mer counting)"
+    "classify_default|host|ksieve|ksieve classify, default filter (minimizer:11)"
+    "classify_m15|-|ksieve|ksieve classify, minimizer:15 filter"
+    "classify_all|-|ksieve|ksieve classify, all-k-mer filter"
+    "classify_all_bloom|-|ksieve|ksieve classify, all-k-mer Bloom filter"
+    "pigz|host|pigz|pigz -dc decompression of the reads"
+    "igzip|host|igzip|igzip -d -c decompression of the reads (one thread)"
+    "out_gz|host|ksieve|ksieve classify, lambda filter, --novel .fq.gz"
+    "out_plain|-|ksieve|ksieve classify, lambda filter, --novel .fq"
+    "out_bbduk|host|bbduk|bbduk ref=lambda, out=.fq.gz"
+    "pair_gz|-|ksieve|ksieve classify --paired, lambda filter, four .fq.gz outputs"
+    "pair_plain|-|ksieve|ksieve classify --paired, lambda filter, four .fq outputs"
+    "pair_bbduk|-|bbduk|bbduk paired, ref=lambda, four .fq.gz outputs"
+)
+
+write_rows()
+{
+    local spec name panel tool label
+    echo "$ROWS_HEADER"
+    for spec in "${ROW_SPECS[@]}"; do
+        IFS='|' read -r name panel tool label <<< "$spec"
+        [[ -s $H/$name.times ]] && row_tsv "$H" "$name" "$panel" "$tool" "$label"
+    done
+    return 0
+}
+
+# sampling | classify row | filter file | known reads
+ACC_SPECS=(
+    "minimizer:11 (default)|classify_default|default"
+    "minimizer:15|classify_m15|m15"
+    "all k-mers|classify_all|all"
+    "all k-mers, Bloom|classify_all_bloom|all_bloom"
+)
+
+write_accuracy()
+{
+    local spec sampling id f
+    printf 'sampling\tid\tfilter_bytes\tbits_per_kmer\thost_known_pct\tforeign_known_pct\n'
+    for spec in "${ACC_SPECS[@]}"; do
+        IFS='|' read -r sampling id f <<< "$spec"
+        [[ -s $H/$id.times && -s $H/$id.known.fq ]] || continue
+        printf '%s\t%s\t%s\t%.2f\t%s\n' "$sampling" "$id" "$(info_of "$H/$f.ksf" file_bytes)" \
+            "$(info_of "$H/$f.ksf" bits_per_kmer)" "$(accuracy "$H/$id.known.fq")"
+    done
+}
 
 report()
 {
-    local cpu
-    cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
+    local rows=$OUT.rows.tsv acc=$OUT.accuracy.tsv
+    write_rows > "$rows.tmp" && mv "$rows.tmp" "$rows"
+    write_accuracy > "$acc.tmp" && mv "$acc.tmp" "$acc"
     {
-        echo "Host depletion benchmark: $(date -u +%Y-%m-%d), commit $(git -C "$REPO" rev-parse --short HEAD), $cpu, $(nproc) cores, $T threads, host $HOST_BASES bp, $READS reads, medians of $REPEATS alternated runs"
+        echo "A synthetic host of $HOST_BASES bp (uniform random sequence) and $READS reads of 150 bp, half from"
+        echo "the host with 0.3% substitutions, half from an unrelated random genome (gzip'd FASTQ); $T threads."
+        echo "classify writes its known and novel reads as plain FASTQ to new files unless the row says .fq.gz; the"
+        echo "lambda rows classify the same reads against the lambda phage genome (almost every read novel), which"
+        echo "measures reading, deciding and writing compressed output next to bbduk. bbduk indexes its"
+        echo "reference in every run (included in its time)."
         echo
-        echo "Builds run once each; the other rows alternate."
+        rows_md "$rows"
         echo
-        echo "| step | wall s | CPU s | peak RSS MB |"
-        echo "|---|---|---|---|"
-        for n in build_default build_m15 build_all build_all_bloom build_kmc classify_default classify_default_new classify_all \
-            classify_all_bloom pigz out_gz out_plain out_bbduk \
-            pair_gz pair_plain pair_bbduk; do
-            [[ -s $H/$n.times ]] && row "$n"
-        done
+        echo "Filters and the reads they call known (host reads: sensitivity; foreign reads: false positives):"
         echo
-        echo "| filter | file bytes | distinct k-mers | bits per k-mer | host reads known | novel reads known |"
-        echo "|---|---|---|---|---|---|"
-        [[ -s $H/all.ksf ]] || return 0
-        echo "| default | $(info_of "$H/default.ksf" file_bytes) | $(info_of "$H/default.ksf" distinct_kmers) | $(info_of "$H/default.ksf" bits_per_kmer) | $(accuracy "$H/known.fq") |"
-        echo "| minimizer:15 | $(info_of "$H/m15.ksf" file_bytes) | $(info_of "$H/m15.ksf" distinct_kmers) | $(info_of "$H/m15.ksf" bits_per_kmer) | | |"
-        echo "| all k-mers | $(info_of "$H/all.ksf" file_bytes) | $(info_of "$H/all.ksf" distinct_kmers) | $(info_of "$H/all.ksf" bits_per_kmer) | $(accuracy "$H/known_all.fq") |"
-        if [[ -s $H/known_all_bloom.fq ]]; then
-            echo "| all k-mers, Bloom | $(info_of "$H/all_bloom.ksf" file_bytes) | | $(info_of "$H/all_bloom.ksf" bits_per_kmer) | $(accuracy "$H/known_all_bloom.fq") |"
+        echo "| filter | file bytes | bits per k-mer | host reads known | foreign reads known |"
+        echo "|---|---:|---:|---:|---:|"
+        awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s%% | %s%% |\n", $1, $3, $4, $5, $6 }' "$acc"
+        if [[ -s $H/clean.fq.gz && -s $H/bbduk_clean.fq.gz ]]; then
+            echo
+            echo "Novel reads written as .fq.gz: ksieve $(stat -c %s "$H/clean.fq.gz") bytes, bbduk" \
+                "$(stat -c %s "$H/bbduk_clean.fq.gz") bytes."
         fi
-        [[ -s $H/clean.fq.gz ]] || return 0
         echo
-        echo "Output sizes: ksieve .fq.gz $(stat -c %s "$H/clean.fq.gz") bytes, bbduk .fq.gz $(stat -c %s "$H/bbduk_clean.fq.gz") bytes."
-    } | tee "$REPORT"
+        commands_md "$rows"
+    } > "$OUT.md.tmp"
+    mv "$OUT.md.tmp" "$OUT.md"
+    cat "$OUT.md"
 }
 
-need_tools pigz kmc bbduk.sh lscpu /usr/bin/time
+need_tools pigz igzip kmc bbduk.sh /usr/bin/time
 find_ksieve
 log "load: $(uptime)"
 make_data

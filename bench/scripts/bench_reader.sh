@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reader-alone benchmark: ksieve::io::reader on a simulated gzip'd FASTQ against `pigz -dc > /dev/null`
-# (and `gzip -dc`), plus the plain and BGZF variants of the same reads. gzip input is read twice: with the
+# Reader-alone benchmark: ksieve::io::reader on a simulated gzip'd FASTQ against `pigz -dc > /dev/null`,
+# `gzip -dc` and `igzip -d -c` (ISA-L, the fastest single-stream gzip decompressor), plus the plain and BGZF variants of the same reads. gzip input is read twice: with the
 # default decompressor (ISA-L igzip when the library was built with it) and with KSIEVE_ZLIB=1 (zlib).
 #
 # Usage: bench/scripts/bench_reader.sh [WORK_DIR]
@@ -17,7 +17,7 @@
 #                        all commands are treated alike. Default 0 (normal scheduling).
 #   KSIEVE_BENCH_GZ      an existing gzip'd FASTQ to time instead of the simulated one (e.g.
 #                        /tmp/ksieve-bench/data/mix-2000000.fq.gz); implies KSIEVE_BENCH_GZIP_ONLY=1.
-#   KSIEVE_BENCH_GZIP_ONLY  1: time only the gzip commands (pigz -dc, gzip -dc, ksieve reader with ISA-L
+#   KSIEVE_BENCH_GZIP_ONLY  1: time only the gzip commands (pigz -dc, gzip -dc, igzip -d -c, ksieve reader with ISA-L
 #                        and with zlib), not the BGZF and plain variants.
 # Output: a Markdown table on stdout; raw timings (name, wall, user, sys, 1-minute load average before the
 # command) in $WORK/reader/timings.tsv.
@@ -29,9 +29,9 @@ mkdir -p "$RDIR"
 GZ_ONLY=${KSIEVE_BENCH_GZIP_ONLY:-0}
 [[ -n ${KSIEVE_BENCH_GZ:-} ]] && GZ_ONLY=1
 if [[ -n ${KSIEVE_BENCH_GZ:-} ]]; then
-    need_tools pigz gzip awk /usr/bin/time
+    need_tools pigz gzip igzip awk /usr/bin/time
 else
-    need_tools art_illumina pigz gzip xz awk /usr/bin/time
+    need_tools art_illumina pigz gzip igzip xz awk /usr/bin/time
 fi
 
 # ---------------------------------------------------------------------------------------------------------
@@ -113,6 +113,7 @@ for ((r = 1; r <= ROUNDS; ++r)); do
     timed "ksieve reader (gzip)" "$DRIVER" "$GZ"
     timed "ksieve reader, KSIEVE_ZLIB=1 (gzip)" env KSIEVE_ZLIB=1 "$DRIVER" "$GZ"
     timed "gzip -dc (gzip)" gzip -dc "$GZ"
+    timed "igzip -d -c (gzip)" igzip -d -c "$GZ"
     [[ $GZ_ONLY == 1 ]] && continue
     timed "ksieve reader -t 1 (BGZF)" "$DRIVER" -t 1 "$BGZ"
     timed "ksieve reader -t 2 (BGZF)" "$DRIVER" -t 2 "$BGZ"
