@@ -346,6 +346,16 @@ void fit_filter(any_filter & filter, double const slack, unsigned const threads)
                          });
 }
 
+void drop_counts(any_filter & filter, unsigned const threads)
+{
+    detail::parallel_for(filter.num_shards(), threads,
+                         [&](std::size_t const s)
+                         {
+                             throw_if_stop_requested();
+                             (void)filter.drop_counts_shard(s);
+                         });
+}
+
 char const * operation_name(set_operation const op) noexcept
 {
     switch (op)

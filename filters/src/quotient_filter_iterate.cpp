@@ -165,6 +165,27 @@ bool quotient_filter::resize_slots(std::uint64_t const nslots)
     return true;
 }
 
+bool quotient_filter::drop_counts()
+{
+    if (table_ == nullptr)
+        return false;
+    fold_concurrent();
+    if (total_count() == distinct())
+        return false;
+    quotient_filter nf;
+    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
+    nf.set_geometry(nslots_);
+    nf.allocate_table();
+    qf_appender app{nf};
+    cursor c{*this};
+    while (c.next())
+        if (!app.append(c.fingerprint(), 1))
+            return false; // (cannot happen: fewer slots than the table holds now)
+    app.finish();
+    *this = std::move(nf);
+    return true;
+}
+
 bool quotient_filter::shrink()
 {
     if (nslots_ % 128 != 0 ||

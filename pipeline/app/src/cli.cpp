@@ -310,6 +310,10 @@ void add_build(CLI::App & app, cli_state & st)
                   "(dust:1.5) or 'dust:T' (a minimizer whose trinucleotide DUST score exceeds T; "
                   "needs --sampling minimizer:W; recorded in the filter)")
         ->default_val(build_default_mask);
+    c->add_flag("--no-counts", st.build.no_counts,
+                "Quotient filter: store every k-mer with count 1 (presence only), so that a filter "
+                "of several assemblies of one host grows only by their distinct k-mers; classify "
+                "--min-count above 1 then finds nothing");
     c->add_option("--part", st.part_text,
                   "Build only the k-mers of part I of S of the key space (I/S, I from 0; "
                   "S <= 65536): scatter over S jobs, then merge (--shard I/S: its older name)");
@@ -513,6 +517,8 @@ void dispatch(cli_state & st)
         parse_expected(st.build_expected, b.filter);
         parse_sampling(st.build_sampling, b.filter);
         parse_mask(st.build_mask, b.filter);
+        if (b.no_counts && b.filter.type != filter_type::quotient)
+            throw usage_error{"--no-counts needs --type qf (the other types keep no counts)"};
         if (!st.part_text.empty() && !st.shard_text.empty())
             throw usage_error{"--part and --shard (its older name) are one option: give it once"};
         if (!st.part_text.empty() || !st.shard_text.empty())

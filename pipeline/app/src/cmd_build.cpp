@@ -94,6 +94,8 @@ run_summary run_build(build_args const & args)
     detail::warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
     // Quotient-filter shards that ended far below their load (an estimate above the k-mers
     // inserted, or growth by doubling) are rebuilt at the fewest home slots that hold them.
+    if (args.no_counts) // every count 1: each k-mer one slot, the table then fitted to that
+        drop_counts(*filter, threads);
     fit_filter(*filter, filter->stats().bytes <= build_fit_bytes ? 0.0 : build_fit_slack, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());

@@ -373,3 +373,63 @@ TEST_F(commands, shard_is_the_older_name_of_part)
             0u)
             << line;
 }
+
+// build --no-counts of a reference given three times (every k-mer a repeat): the same k-mers as the
+// counted build (exact filters: the oracle is the counted one's answers), every count 1, one slot
+// each (a smaller file), classify answers equal at --min-count 1 and no hit at --min-count 2; the
+// same bytes for any thread count; refused for types that keep no counts.
+TEST_F(commands, no_counts_keeps_the_kmers_with_count_one)
+{
+    std::string const ref = data("lambda.fa").string();
+    std::string const reads = data("lambda_reads.fq").string();
+    std::string const three = "'" + ref + "' '" + ref + "' '" + ref + "'";
+    std::string const counted = tmp / "counted.ksf";
+    ASSERT_EQ(run_ksieve("build -q --fpr 0 -o '" + counted + "' " + three, tmp).status, 0);
+    std::string first;
+    for (int const t : {1, 3})
+    {
+        std::string const f = tmp / ("nc" + std::to_string(t) + ".ksf");
+        auto const b = run_ksieve("build -q --fpr 0 --no-counts -t " + std::to_string(t) + " -o '" +
+                                      f + "' " + three,
+                                  tmp);
+        ASSERT_EQ(b.status, 0) << b.err;
+        if (t == 1)
+            first = read_file(f);
+        else
+            EXPECT_EQ(read_file(f), first) << "threads " << t;
+    }
+    std::string const nc = tmp / "nc1.ksf";
+    auto const ic = run_ksieve("info --json '" + counted + "'", tmp).out;
+    auto const in = run_ksieve("info --json '" + nc + "'", tmp).out;
+    EXPECT_EQ(json_number(in, "distinct_kmers"), json_number(ic, "distinct_kmers"));
+    EXPECT_EQ(json_number(in, "total_count"), json_number(in, "distinct_kmers"));
+    EXPECT_GE(json_number(ic, "total_count"), 3 * json_number(ic, "distinct_kmers"));
+    EXPECT_LT(json_number(in, "file_bytes"), json_number(ic, "file_bytes"));
+    for (std::string const min_count : {"1", "2"})
+    {
+        auto report = [&](std::string const & f)
+        {
+            std::string const r = tmp / "r.tsv";
+            EXPECT_EQ(run_ksieve("classify -q --min-count " + min_count + " -f '" + f +
+                                     "' --report '" + r + "' '" + reads + "'",
+                                 tmp)
+                          .status,
+                      0);
+            return read_report(r);
+        };
+        auto const a = report(counted), b = report(nc);
+        ASSERT_EQ(a.size(), b.size());
+        std::uint64_t hits = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+        {
+            EXPECT_EQ(b[i].kmers, a[i].kmers);
+            EXPECT_EQ(b[i].hits, min_count == "1" ? a[i].hits : 0u) << i;
+            hits += a[i].hits;
+        }
+        EXPECT_GT(hits, 0u); // the counted filter has every k-mer three times
+    }
+    auto const bad =
+        run_ksieve("build -q --type bloom --no-counts -o '" + (tmp / "b.ksf") + "' " + three, tmp);
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--no-counts"), std::string::npos) << bad.err;
+}

@@ -92,6 +92,10 @@ public:
      * slots; the result depends only on the shard's contents and size. Others: nothing. Exclusive
      * per shard. \returns whether the shard changed. \throws std::bad_alloc */
     virtual bool fit_shard(std::size_t /*shard*/, double /*slack*/) { return false; }
+    /*! \brief Quotient filters: set every count of shard `shard` to 1 (quotient_filter::
+     * drop_counts). Others: nothing. Exclusive per shard. \returns whether the shard changed.
+     * \throws std::bad_alloc */
+    virtual bool drop_counts_shard(std::size_t /*shard*/) { return false; }
 
     /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys
      * add up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch
@@ -204,6 +208,11 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
  * thread count. \throws std::bad_alloc; interrupted_error on a stop request (cancel.hpp), checked
  * before each shard. */
 void fit_filter(any_filter & filter, double slack = 0.0, unsigned threads = 1);
+
+/*! \brief drop_counts_shard(s) for every shard, on up to `threads` threads (build --no-counts;
+ * follow it with fit_filter()). The same result for any thread count. \throws std::bad_alloc;
+ * interrupted_error on a stop request, checked before each shard. */
+void drop_counts(any_filter & filter, unsigned threads = 1);
 
 /*! \brief "merge", "intersect", "subtract" (also for subtract_counts): the command of an operation.
  */

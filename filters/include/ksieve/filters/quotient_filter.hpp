@@ -334,6 +334,11 @@ public:
      * fraction of the slots (a rebuild costs a pass over the table). Build and dedup call it before
      * saving. \returns whether it changed. \throws std::bad_alloc. */
     bool fit(double slack = 0.0);
+    /*! \brief Rebuild with every count set to 1 (presence only), at the same home slots: each
+     * fingerprint then takes one slot (call fit() afterwards to shrink the table). \returns
+     * whether it changed (false if every count is already 1, or this is a view). \throws
+     * std::bad_alloc. */
+    bool drop_counts();
 
     /*! \brief Parameters stored in the file (see view()). */
     [[nodiscard]] std::vector<std::uint64_t> params() const;

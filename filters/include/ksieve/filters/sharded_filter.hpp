@@ -139,6 +139,13 @@ public:
         else
             return false;
     }
+    bool drop_counts_shard(std::size_t const shard) override
+    {
+        if constexpr (requires(F & g) { g.drop_counts(); })
+            return shards_[shard].drop_counts();
+        else
+            return false;
+    }
 
     [[nodiscard]] bool collision_keys() const noexcept override
     {

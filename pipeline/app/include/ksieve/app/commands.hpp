@@ -104,6 +104,7 @@ struct build_args
     filter_args filter;
     std::string output;
     std::optional<key_part_range> part; //!< --part I/S: only the k-mers of part I of S
+    bool no_counts{false}; //!< --no-counts: every stored k-mer with count 1 (quotient filters)
 };
 
 struct classify_args
