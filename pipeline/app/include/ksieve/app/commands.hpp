@@ -66,7 +66,7 @@ inline constexpr char const * build_default_mask = "none";
  * chosen together by measured accuracy on host depletion (docs/design.md, "Why the defaults"). A
  * read of n looked-up k-mers is falsely known with probability about (n x FPR)^2 / 2
  * under a two-hit rule. */
-inline constexpr double classify_default_fraction = 0.005;
+inline constexpr double classify_default_fraction = 0.004;
 inline constexpr std::uint64_t classify_default_min_hits = 2;
 inline constexpr char const * build_default_sampling = "minimizer:11";
 inline constexpr double build_default_fpr = 0.0001;
