@@ -1,6 +1,7 @@
-// Deterministic human-like data for host-depletion benchmarks: a host genome with isochores and repeats,
-// individuals with variants, microbes with microsatellites, reads (short, paired, long, chimeric) whose
-// names carry their origin, and a repeated-31-mer estimate. The same arguments always give the same bytes.
+// Deterministic human-like data for host-depletion benchmarks (same arguments, same bytes): a host
+// genome with isochores and repeats, individuals with variants, microbes with microsatellites,
+// reads (short, paired, long, chimeric) named by their origin, and the host's share of repeated
+// 31-mers.
 #include "synth_common.hpp"
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,7 +19,16 @@
 namespace
 {
 
+using synth::between;
+using synth::gap;
+using synth::mutate;
+using synth::normal;
+using synth::other_base;
+using synth::random_base;
+using synth::random_sequence;
+using synth::reverse_complement;
 using synth::splitmix64;
+using synth::unit;
 
 constexpr char const * usage_text = R"(usage:
   synth_human host --bases N --seed S OUT.fa
@@ -45,29 +54,29 @@ constexpr char const * usage_text = R"(usage:
     std::exit(1);
 }
 
-// ------------------------------------------------------------------------------------------------
-// Arguments, random numbers, sequences, files
-// ------------------------------------------------------------------------------------------------
+// ---- Arguments and files ----
 
 struct arguments
 {
     std::vector<std::string> positional;
     std::map<std::string, std::string> options;
 
-    std::string text(std::string const & key, std::string const & fallback = {}) const
+    char const * get(std::string const & key) const
     {
         auto const it = options.find(key);
-        return it == options.end() ? fallback : it->second;
+        return it == options.end() ? nullptr : it->second.c_str();
+    }
+    std::string text(std::string const & key, std::string const & fallback = {}) const
+    {
+        return get(key) != nullptr ? get(key) : fallback;
     }
     std::uint64_t count(std::string const & key, std::uint64_t const fallback) const
     {
-        auto const it = options.find(key);
-        return it == options.end() ? fallback : std::strtoull(it->second.c_str(), nullptr, 10);
+        return get(key) != nullptr ? std::strtoull(get(key), nullptr, 10) : fallback;
     }
     double real(std::string const & key, double const fallback) const
     {
-        auto const it = options.find(key);
-        return it == options.end() ? fallback : std::strtod(it->second.c_str(), nullptr);
+        return get(key) != nullptr ? std::strtod(get(key), nullptr) : fallback;
     }
 };
 
@@ -89,96 +98,6 @@ arguments parse_arguments(int const argc, char ** argv)
     return a;
 }
 
-/*! \brief A uniform double in (0, 1]. */
-double unit(splitmix64 & rng) noexcept
-{
-    return static_cast<double>((rng() >> 11) + 1) * 0x1.0p-53;
-}
-
-/*! \brief A uniform double in [lo, hi). */
-double between(splitmix64 & rng, double const lo, double const hi) noexcept
-{
-    return lo + (hi - lo) * (unit(rng) - 0x1.0p-53);
-}
-
-/*! \brief A standard normal deviate (Box-Muller). */
-double normal(splitmix64 & rng) noexcept
-{
-    double const u = unit(rng);
-    double const v = unit(rng);
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
-}
-
-/*! \brief Bases to the next event of probability p per base (geometric, >= 0). */
-std::uint64_t gap(splitmix64 & rng, double const p) noexcept
-{
-    if (p <= 0)
-        return UINT64_MAX / 2;
-    double const g = std::floor(std::log(unit(rng)) / std::log1p(-p));
-    return g > 1e15 ? UINT64_MAX / 2 : static_cast<std::uint64_t>(g);
-}
-
-char random_base(splitmix64 & rng) noexcept
-{
-    return "ACGT"[rng() & 3];
-}
-
-char other_base(char const b, splitmix64 & rng) noexcept
-{
-    char c = b;
-    while (c == b)
-        c = random_base(rng);
-    return c;
-}
-
-void reverse_complement(std::string & s)
-{
-    std::reverse(s.begin(), s.end());
-    std::transform(s.begin(), s.end(), s.begin(), synth::complement);
-}
-
-/*! \brief A random sequence of `length` bases with G+C fraction `gc`. */
-std::string random_sequence(std::size_t const length, double const gc, splitmix64 & rng)
-{
-    std::string s(length, 'A');
-    for (auto & b : s)
-    {
-        std::uint64_t const r = rng();
-        b = unit(rng) < gc ? ((r & 1) ? 'C' : 'G') : ((r & 1) ? 'A' : 'T');
-    }
-    return s;
-}
-
-/*! \brief A copy of src with events at `rate` per base: substitutions, or with probability
- * `indel_share` an insertion or deletion of 1-3 bases. */
-std::string mutate(std::string const & src, double const rate, double const indel_share,
-                   splitmix64 & rng)
-{
-    std::string out;
-    out.reserve(src.size() + src.size() / 16 + 8);
-    std::size_t i = 0;
-    while (i < src.size())
-    {
-        std::uint64_t const g = std::min<std::uint64_t>(gap(rng, rate), src.size() - i);
-        out.append(src, i, g);
-        i += g;
-        if (i >= src.size())
-            break;
-        double const u = unit(rng);
-        std::size_t const len = 1 + rng() % 3;
-        if (u >= indel_share)
-            out.push_back(other_base(src[i++], rng));
-        else if (u < indel_share / 2)
-        {
-            for (std::size_t j = 0; j < len; ++j)
-                out.push_back(random_base(rng));
-        }
-        else
-            i += len;
-    }
-    return out;
-}
-
 struct genome
 {
     std::vector<std::string> names;
@@ -196,7 +115,8 @@ struct genome
     std::size_t pick(splitmix64 & rng) const
     {
         std::uint64_t const at = rng() % ends.back();
-        return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), at) - ends.begin());
+        return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), at) -
+                                        ends.begin());
     }
 };
 
@@ -207,10 +127,10 @@ genome read_fasta(std::string const & path)
         fail("cannot open '" + path + "'");
     genome g;
     std::vector<char> buf(1 << 20);
-    std::string line;
     bool header = false;
     std::size_t got = 0;
-    auto const take = [&](char const c) {
+    auto const take = [&](char const c)
+    {
         if (c == '\n' || c == '\r')
         {
             header = false;
@@ -221,7 +141,8 @@ genome read_fasta(std::string const & path)
             if (c == ' ' || c == '\t')
                 header = false; // the name is the header's first word, '|' and the like as '_'
             else
-                g.names.back().push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_');
+                g.names.back().push_back(
+                    std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_');
         }
         else if (c == '>')
         {
@@ -282,9 +203,7 @@ void write_fasta_record(output & out, std::string const & name, std::string_view
     }
 }
 
-// ------------------------------------------------------------------------------------------------
-// host: a genome built element by element
-// ------------------------------------------------------------------------------------------------
+// ---- host: a genome built element by element ----
 
 enum element : std::size_t
 {
@@ -387,7 +306,8 @@ struct host_builder
     /*! \brief A 3' fragment of the 6 kb L1 element (mostly about 1 kb), 3-25% divergence. */
     void add_l1()
     {
-        auto const len = static_cast<std::size_t>(std::min(6000.0, 150 - 950 * std::log(unit(rng))));
+        auto const len =
+            static_cast<std::size_t>(std::min(6000.0, 150 - 950 * std::log(unit(rng))));
         double const d = between(rng, 0.03, 0.25);
         append(line1, mutate(l1.substr(l1.size() - len), d, 0.1, rng) + poly_a());
     }
@@ -427,16 +347,16 @@ struct host_builder
         std::size_t e = 0;
         while (e + 2 < element_count && u > w[e])
             u -= w[e++];
-        switch (e)
-        {
-        case background:
+        if (e == background)
             add_background(static_cast<std::size_t>(1 - element_mean[0] * std::log(unit(rng))));
-            break;
-        case alu: add_alu(); break;
-        case line1: add_l1(); break;
-        case microsatellite: append(microsatellite, make_microsatellite(rng)); break;
-        default: add_duplication(); break;
-        }
+        else if (e == alu)
+            add_alu();
+        else if (e == line1)
+            add_l1();
+        else if (e == microsatellite)
+            append(microsatellite, make_microsatellite(rng));
+        else
+            add_duplication();
     }
 
     /*! \brief Appends a chromosome of exactly `size` bases. */
@@ -485,9 +405,7 @@ int run_host(arguments const & a)
     return 0;
 }
 
-// ------------------------------------------------------------------------------------------------
-// individual, microbe
-// ------------------------------------------------------------------------------------------------
+// ---- individual, microbe ----
 
 /*! \brief One haplotype of seq: SNPs at `snp`, indels of 1-10 bases at `indel` per base. */
 std::string haplotype(std::string const & seq, double const snp, double const indel,
@@ -566,9 +484,7 @@ int run_microbe(arguments const & a)
     return 0;
 }
 
-// ------------------------------------------------------------------------------------------------
-// reads
-// ------------------------------------------------------------------------------------------------
+// ---- reads ----
 
 /*! \brief Genomes to draw reads from: a file chosen uniformly, then a record by its length. */
 struct source
@@ -723,7 +639,8 @@ void write_chimeras(read_job & j, output & out)
         std::string const h = long_errors(j.host.cut(host_len, j.rng, where), 0.03, j.rng);
         std::string const f =
             long_errors(j.foreign.cut(len - host_len, j.rng, foreign_where), 0.03, j.rng);
-        double const share = static_cast<double>(h.size()) / static_cast<double>(h.size() + f.size());
+        double const share =
+            static_cast<double>(h.size()) / static_cast<double>(h.size() + f.size());
         std::snprintf(buf, sizeof buf, "%.2f", share);
         bool const host_first = j.rng() & 1;
         out.fastq(j.prefix + "_" + std::to_string(i) + "_host" + buf + "_" + where + "_" +
@@ -763,9 +680,7 @@ int run_reads(arguments const & a)
     return 0;
 }
 
-// ------------------------------------------------------------------------------------------------
-// stats: repeated 31-mers
-// ------------------------------------------------------------------------------------------------
+// ---- stats: repeated 31-mers ----
 
 std::uint64_t mix(std::uint64_t x) noexcept
 {
@@ -839,9 +754,8 @@ int run_stats(arguments const & a)
         std::sort(keys.begin(), keys.end());
         count_repeats(keys, counts);
     }
-    auto const share = [](std::uint64_t const x, std::uint64_t const n) {
-        return static_cast<double>(x) / static_cast<double>(std::max<std::uint64_t>(1, n));
-    };
+    auto const share = [](std::uint64_t const x, std::uint64_t const n)
+    { return static_cast<double>(x) / static_cast<double>(std::max<std::uint64_t>(1, n)); };
     std::printf("file\tbases\tpartitions_used\tpositions\trepeated_position_share\tdistinct\t"
                 "repeated_distinct_share\n%s\t%llu\t%llu/%llu\t%llu\t%.4f\t%llu\t%.4f\n",
                 a.positional[0].c_str(), static_cast<unsigned long long>(g.ends.back()),
