@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install dependencies, build (Release) and run the whole test suite; then the filter tests with
 # ThreadSanitizer, the whole suite with AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer
-# targets for a fixed number of inputs (tests/fuzz/fuzz.sh; at most KSIEVE_FUZZ_SECONDS per target, default 120).
+# targets for a fixed number of inputs (tests/fuzz/fuzz.sh; at most KSIEVE_FUZZ_SECONDS per target, default 60).
 # Usage: scripts/test.sh   (from anywhere; as root or with sudo)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,4 +31,4 @@ cmake --build build-asan -j "$jobs"
     ctest --output-on-failure -j "$jobs" --timeout 1500)
 
 echo "== Fuzzers"
-bash tests/fuzz/fuzz.sh "${KSIEVE_FUZZ_SECONDS:-120}" build-test/bin/ksieve
+bash tests/fuzz/fuzz.sh "${KSIEVE_FUZZ_SECONDS:-60}" build-test/bin/ksieve

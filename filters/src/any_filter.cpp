@@ -7,6 +7,7 @@
 #include <ksieve/filters/counting_bloom.hpp>
 #include <ksieve/filters/cuckoo.hpp>
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/low_complexity.hpp>
 #include <ksieve/filters/quotient_builder.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
@@ -187,7 +188,8 @@ std::string describe(kmer_params const & k)
 {
     return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") +
            ", seed " + std::to_string(k.seed) + ", sampling " +
-           (k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all k-mers"});
+           (k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all k-mers"}) +
+           ", mask " + mask_name(k);
 }
 
 // 'a', 'b', 'c' (at most 5 names, then "and N more": a merge of 1000 parts stays one readable line)
@@ -283,10 +285,10 @@ void check_query_compatible(std::span<any_filter const * const> const inputs,
 {
     for (std::size_t i = 1; i < inputs.size(); ++i)
         if (!(inputs[i]->kmer() == inputs[0]->kmer()))
-            throw incompatible_error{
-                "filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) + ") and '" +
-                names[i] + "' (" + describe(inputs[i]->kmer()) +
-                ") cannot be used together: k, canonical mode, hash seed and sampling must agree"};
+            throw incompatible_error{"filters '" + names[0] + "' (" + describe(inputs[0]->kmer()) +
+                                     ") and '" + names[i] + "' (" + describe(inputs[i]->kmer()) +
+                                     ") cannot be used together: k, canonical mode, hash seed, "
+                                     "sampling and mask must agree"};
 }
 
 namespace

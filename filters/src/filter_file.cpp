@@ -7,6 +7,7 @@
 #include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/low_complexity.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
 #include <atomic>
@@ -192,7 +193,8 @@ struct shard_record
 std::uint64_t header_size_for(filter_file_header const & h,
                               std::span<std::size_t const> const counts)
 {
-    std::uint64_t size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8;
+    std::uint64_t size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8 +
+                         (h.kmer.masked() ? 8 : 0);
     for (auto const n : counts)
         size += 32 + 8 * n;
     return size + 8; // header checksum
@@ -215,7 +217,7 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
 {
     byte_writer w;
     w.raw(file_magic, 8);
-    w.u32(filter_format_version);
+    w.u32(h.kmer.masked() ? filter_format_version : unmasked_format_version);
     w.u32(static_cast<std::uint32_t>(header_size));
     w.u32(static_cast<std::uint32_t>(h.type));
     w.u32(h.kmer.k);
@@ -233,6 +235,11 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
         w.u64(word);
     w.u32(h.kmer.window > 1 ? sampling_minimizer : sampling_none);
     w.u32(h.kmer.window);
+    if (h.kmer.masked())
+    {
+        w.u32(mask_dust);
+        w.u32(h.kmer.dust_threshold);
+    }
     for (auto const & r : records)
     {
         w.u64(r.offset);
@@ -593,6 +600,25 @@ unsigned read_sampling_window(byte_reader & hr, std::uint32_t const version, std
     return window;
 }
 
+/*! The low-complexity mask's threshold (format version 4 and later; none, 0, before). */
+std::uint32_t read_mask(byte_reader & hr, std::uint32_t const version, kmer_params const & kmer,
+                        std::string const & n)
+{
+    if (version < 4)
+        return 0;
+    std::uint32_t const scheme = hr.u32();
+    std::uint32_t const threshold = hr.u32();
+    bool const valid = scheme == mask_none ? threshold == 0
+                                           : scheme == mask_dust && threshold >= 1 &&
+                                                 threshold <= max_dust_threshold &&
+                                                 kmer.sampled() && kmer.k >= min_masked_k;
+    if (!valid)
+        throw corrupt(n, "invalid low-complexity mask " + std::to_string(scheme) +
+                             " with threshold " + std::to_string(threshold) +
+                             (kmer.sampled() ? "" : " (a mask needs minimizer sampling)"));
+    return threshold;
+}
+
 /*! Where the shard table leaves the payload: the end of the last payload, that end rounded up to 64
  * bytes, and the checksum over the shards' checksums. */
 struct payload_extent
@@ -670,6 +696,7 @@ void mapped_filter_file::parse(bool const verify_payload)
     header_.version = version;
     header_.parts = read_key_parts(hr, version, n);
     header_.kmer.window = read_sampling_window(hr, version, n);
+    header_.kmer.dust_threshold = read_mask(hr, version, header_.kmer, n);
     shards_.resize(std::size_t{1} << header_.shard_bits);
     payload_extent const extent = read_shard_table(hr, bytes_, size_, header_size, shards_, n);
     if (hr.pos() != header_size - 8)

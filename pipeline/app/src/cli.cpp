@@ -167,7 +167,7 @@ void add_classify_outputs(CLI::App & app, classify_output_args & o, double const
                    "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the "
                    "slow levels); "
                    "gzip 1 through ISA-L igzip (where built with it), 0 and 2-9 libdeflate; "
-                   "the -t threads compress in parallel")
+                   "half of the -t threads compress in parallel")
         ->check(CLI::Range(0, 9));
 }
 
@@ -285,7 +285,7 @@ struct cli_state
     merge_args merge, intersect, subtract;
     info_args info;
     std::string build_type, dedup_type, part_text, shard_text, build_expected, dedup_expected,
-        build_sampling, max_memory, prefilter_size, dedup_sampling;
+        build_sampling, build_mask, max_memory, prefilter_size, dedup_sampling;
     bool subtract_counts{false};
     CLI::App *cmd_build{}, *cmd_classify{}, *cmd_dedup{}, *cmd_merge{}, *cmd_intersect{},
         *cmd_subtract{}, *cmd_info{};
@@ -305,6 +305,11 @@ void add_build(CLI::App & app, cli_state & st)
          "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
          "consecutive ones; classify then looks up the same minimizers of each read)")
         ->default_val(build_default_sampling);
+    c->add_option("--mask", st.build_mask,
+                  "Skip low-complexity minimizers at build and classify time: 'none', 'dust' "
+                  "(dust:1.5) or 'dust:T' (a minimizer whose trinucleotide DUST score exceeds T; "
+                  "needs --sampling minimizer:W; recorded in the filter)")
+        ->default_val(build_default_mask);
     c->add_option("--part", st.part_text,
                   "Build only the k-mers of part I of S of the key space (I/S, I from 0; "
                   "S <= 65536): scatter over S jobs, then merge (--shard I/S: its older name)");
@@ -507,6 +512,7 @@ void dispatch(cli_state & st)
             b.filter.fpr = b.filter.type == filter_type::quotient ? build_default_fpr : 0.001;
         parse_expected(st.build_expected, b.filter);
         parse_sampling(st.build_sampling, b.filter);
+        parse_mask(st.build_mask, b.filter);
         if (!st.part_text.empty() && !st.shard_text.empty())
             throw usage_error{"--part and --shard (its older name) are one option: give it once"};
         if (!st.part_text.empty() || !st.shard_text.empty())

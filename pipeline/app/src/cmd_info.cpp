@@ -2,6 +2,7 @@
 #include "app_detail.hpp"
 
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/low_complexity.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,7 @@ void run_info(info_args const & args, std::ostream & out)
         j["hash"] = "mix2k_v1";
         j["hash_seed"] = seed;
         j["sampling"] = sampling_name(h.kmer);
+        j["mask"] = mask_name(h.kmer);
         j["shards"] = filter->num_shards();
         j["key_split"] = filter->parts().split;
         j["key_parts"] = filter->parts().describe();
@@ -83,6 +85,7 @@ void run_info(info_args const & args, std::ostream & out)
     row("k", h.kmer.k);
     row("canonical", h.kmer.canonical ? "yes" : "no");
     row("sampling", sampling_name(h.kmer));
+    row("mask", mask_name(h.kmer));
     row("hash", std::string{"mix2k_v1 seed "} + seed);
     row("shards", filter->num_shards());
     if (filter->parts().complete())

@@ -2,6 +2,7 @@
 #include "app_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/low_complexity.hpp>
 
 #include <bit>
 #include <cmath>
@@ -85,6 +86,42 @@ void parse_sampling(std::string const & text, filter_args & f)
         throw usage_error{"--sampling expects 'all' or 'minimizer:W' with 1 <= W <= " +
                           std::to_string(max_sampling_window) + ", got '" + text + "'"};
     f.window = static_cast<std::uint32_t>(std::stoul(w));
+}
+
+void parse_mask(std::string const & text, filter_args & f)
+{
+    f.dust_threshold = 0;
+    if (text.empty() || text == "none")
+        return;
+    auto bad = [&]
+    {
+        return usage_error{
+            "--mask expects 'none', 'dust' or 'dust:T' with 0 < T <= 15 (at most two "
+            "decimals), got '" +
+            text + "'"};
+    };
+    if (text == "dust")
+        f.dust_threshold = default_dust_threshold;
+    else if (text.rfind("dust:", 0) == 0)
+    {
+        std::string const t = text.substr(5);
+        std::size_t const dot = t.find('.');
+        std::string const whole = t.substr(0, dot);
+        std::string frac = dot == std::string::npos ? "" : t.substr(dot + 1);
+        if (whole.empty() || whole.size() > 2 || frac.size() > 2 ||
+            (whole + frac).find_first_not_of("0123456789") != std::string::npos)
+            throw bad();
+        frac.resize(2, '0');
+        f.dust_threshold = static_cast<std::uint32_t>(std::stoul(whole) * 100 + std::stoul(frac));
+        if (f.dust_threshold == 0 || f.dust_threshold > max_dust_threshold)
+            throw bad();
+    }
+    else
+        throw bad();
+    if (f.window < 2)
+        throw usage_error{"--mask needs --sampling minimizer:W with W >= 2 (it masks minimizers)"};
+    if (f.k < min_masked_k)
+        throw usage_error{"--mask needs k >= " + std::to_string(min_masked_k)};
 }
 
 namespace detail
@@ -254,7 +291,7 @@ filter_config make_config(filter_args const & f)
 {
     filter_config cfg;
     cfg.type = f.type;
-    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed, f.window};
+    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed, f.window, f.dust_threshold};
     cfg.fpr = f.fpr;
     cfg.expected = f.expected;
     // Default (0): 64 shards, fewer for tiny k so that every shard keeps at least 8 key bits.

@@ -223,6 +223,9 @@ batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
     : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(
                                                                                      1u, threads)}
 {
+    if (kmer.masked() && (!kmer.sampled() || kmer.k < min_masked_k))
+        throw error{"a low-complexity mask needs minimizer sampling and k >= " +
+                    std::to_string(min_masked_k)};
     reserve_openmp_threads(threads_);
     if (range != nullptr && range->count > 1)
     {

@@ -6,6 +6,8 @@
 
 #include "test_helpers.hpp"
 
+#include <map>
+#include <random>
 #include <set>
 #include <unordered_set>
 
@@ -14,10 +16,23 @@ namespace
 
 using namespace ksieve::test;
 
-// The hashed keys of the minimizers of one sequence, from the definition (naively).
-std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
-                                              std::size_t const w)
+// Letters-based DUST: masked iff the pairs of equal trinucleotides, times 100, exceed
+// threshold * (k - 3).
+bool naive_low_complexity(std::string const & s, std::uint32_t const threshold)
 {
+    std::map<std::string, std::uint64_t> counts;
+    std::uint64_t pairs = 0;
+    for (std::size_t i = 0; i + 3 <= s.size(); ++i)
+        pairs += counts[s.substr(i, 3)]++;
+    return threshold != 0 && pairs * 100 > std::uint64_t{threshold} * (s.size() - 3);
+}
+
+// The hashed keys of the minimizers of one sequence, from the definition (naively), less the
+// low-complexity ones for a mask threshold.
+std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
+                                              std::size_t const w, std::uint32_t const mask = 0)
+{
+    std::vector<std::string> letters;
     ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
     std::vector<std::uint64_t> codes;
     for (auto & c : seq)
@@ -31,6 +46,7 @@ std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
         (void)ksieve::encode_kmer(s, fw);
         (void)ksieve::encode_kmer(revcomp(s), rc);
         codes.push_back(std::min(fw, rc));
+        letters.push_back(s);
     }
     std::set<std::size_t> chosen;
     std::size_t const n = codes.size();
@@ -46,7 +62,8 @@ std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
     }
     std::vector<std::uint64_t> out;
     for (auto const i : chosen)
-        out.push_back(hash(codes[i]));
+        if (!naive_low_complexity(letters[i], mask))
+            out.push_back(hash(codes[i]));
     return out;
 }
 
@@ -193,7 +210,7 @@ TEST_F(sampled_commands, mixed_schemes_are_refused)
     auto const c = run_ksieve(
         "classify -q -f '" + all + "' -f '" + m15 + "' '" + data("hs_R1.fq").string() + "'", tmp);
     EXPECT_EQ(c.status, 1);
-    EXPECT_NE(c.err.find("sampling must agree"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("sampling and mask must agree"), std::string::npos) << c.err;
     auto const m =
         run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + all + "' '" + m15 + "'", tmp);
     EXPECT_EQ(m.status, 1);
@@ -282,4 +299,112 @@ TEST_F(sampled_commands, dedup_with_minimizers_equals_the_naive_serial_definitio
     }
     EXPECT_EQ(outs[0], outs[1]);
     EXPECT_FALSE(outs[0].empty());
+}
+
+// A reference and reads rich in microsatellites: build --mask dust:T and classify against the
+// definition (masked minimizers count neither as k-mers nor as hits), any thread count; info names
+// the mask; masked and unmasked filters are never used together; usage errors.
+TEST_F(sampled_commands, masked_filters_equal_the_naive_definition_and_refuse_unmasked_ones)
+{
+    std::mt19937_64 rng{5};
+    std::string const acgt = "ACGT";
+    std::string genome;
+    while (genome.size() < 60000)
+    {
+        for (int i = 0; i < 400; ++i)
+            genome += acgt[rng() % 4];
+        std::string unit;
+        for (std::size_t j = 0, n = 1 + rng() % 6; j < n; ++j)
+            unit += acgt[rng() % 4];
+        for (std::size_t len = 20 + rng() % 60; len > 0; --len)
+            genome += unit[len % unit.size()];
+    }
+    std::string const ref = tmp / "micro.fa", reads_fq = tmp / "micro.fq";
+    write_file(ref, ">micro\n" + genome + "\n");
+    std::string fq;
+    std::vector<std::string> seqs;
+    for (int i = 0; i < 600; ++i)
+    {
+        std::string seq = genome.substr(rng() % (genome.size() - 150), 150);
+        if (i % 3 == 0) // a foreign read with a microsatellite of the reference's kinds
+        {
+            for (auto & c : seq)
+                c = acgt[rng() % 4];
+            seq.replace(40, 50, std::string(25, 'C') + std::string(25, 'T'));
+        }
+        seqs.push_back(seq);
+        fq += "@r" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(150, 'I') + "\n";
+    }
+    write_file(reads_fq, fq);
+    for (auto const & [k, w, t] :
+         std::vector<std::tuple<unsigned, std::size_t, std::uint32_t>>{{31, 11, 150}, {21, 5, 90}})
+    {
+        std::unordered_set<std::uint64_t> set;
+        for (auto const key : naive_sampled_keys(genome, k, w, t))
+            set.insert(key);
+        std::string const f = tmp / ("mask" + std::to_string(k) + ".ksf");
+        std::string const mask = "dust:" + std::to_string(t / 100) + "." +
+                                 (t % 100 < 10 ? "0" : "") + std::to_string(t % 100);
+        auto const b = run_ksieve("build -q -t 2 --fpr 0 -k " + std::to_string(k) +
+                                      " --sampling minimizer:" + std::to_string(w) + " --mask " +
+                                      mask + " -o '" + f + "' '" + ref + "'",
+                                  tmp);
+        ASSERT_EQ(b.status, 0) << b.err;
+        auto const info = run_ksieve("info --json '" + f + "'", tmp);
+        EXPECT_EQ(json_number(info.out, "distinct_kmers"), static_cast<double>(set.size()));
+        EXPECT_EQ(json_number(info.out, "format_version"), 4.0);
+        EXPECT_NE(info.out.find("\"mask\": \"" + mask + "\""), std::string::npos) << info.out;
+        std::string first;
+        std::uint64_t masked_away = 0;
+        for (unsigned const threads : {1u, 3u})
+        {
+            std::string const report = tmp / ("r" + std::to_string(threads) + ".tsv");
+            auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f +
+                                          "' --report '" + report + "' '" + reads_fq + "'",
+                                      tmp);
+            ASSERT_EQ(r.status, 0) << r.err;
+            auto const rows = read_report(report);
+            ASSERT_EQ(rows.size(), seqs.size());
+            for (std::size_t i = 0; i < rows.size(); ++i)
+            {
+                auto const keys = naive_sampled_keys(seqs[i], k, w, t);
+                std::uint64_t hits = 0;
+                for (auto const key : keys)
+                    hits += set.count(key);
+                ASSERT_EQ(rows[i].kmers, keys.size()) << "k " << k << " read " << i;
+                ASSERT_EQ(rows[i].hits, hits) << "k " << k << " read " << i;
+                masked_away += naive_sampled_keys(seqs[i], k, w).size() - keys.size();
+            }
+            if (threads == 1)
+                first = read_file(report);
+            else
+                EXPECT_EQ(read_file(report), first);
+        }
+        EXPECT_GT(masked_away, 100u); // the data exercises the mask
+    }
+    std::string const plain = tmp / "plain.ksf", masked = tmp / "mask31.ksf";
+    ASSERT_EQ(
+        run_ksieve("build -q --sampling minimizer:11 -o '" + plain + "' '" + ref + "'", tmp).status,
+        0);
+    EXPECT_EQ(json_number(run_ksieve("info --json '" + plain + "'", tmp).out, "format_version"),
+              3.0);
+    auto const c =
+        run_ksieve("classify -q -f '" + plain + "' -f '" + masked + "' '" + reads_fq + "'", tmp);
+    EXPECT_EQ(c.status, 1);
+    EXPECT_NE(c.err.find("mask must agree"), std::string::npos) << c.err;
+    auto const m =
+        run_ksieve("merge -q -o '" + (tmp / "m.ksf") + "' '" + plain + "' '" + masked + "'", tmp);
+    EXPECT_EQ(m.status, 1);
+    EXPECT_NE(m.err.find("dust:1.50"), std::string::npos) << m.err;
+    EXPECT_FALSE(fs::exists(tmp / "m.ksf"));
+    for (std::string const bad :
+         {"--sampling all --mask dust", "--mask dust:0", "--mask dust:15.01", "--mask dusty",
+          "-k 7 --sampling minimizer:3 --mask dust"})
+    {
+        auto const u =
+            run_ksieve("build -q " + bad + " -o '" + (tmp / "x.ksf") + "' '" + ref + "'", tmp);
+        EXPECT_EQ(u.status, 2) << bad;
+        EXPECT_NE(u.err.find("--mask"), std::string::npos) << bad << ": " << u.err;
+        EXPECT_FALSE(fs::exists(tmp / "x.ksf"));
+    }
 }

@@ -54,9 +54,13 @@ struct kmer_params
     /*! \brief Sampling: 1 = every valid k-mer; W > 1 = the minimizers of windows of W valid k-mers
      * (sampling.hpp). Filters of different sampling are never combined. */
     std::uint32_t window{1};
+    /*! \brief Low-complexity mask: 0 = none; T > 0 = sampled k-mers whose DUST score exceeds T /
+     * 100 are skipped at build and lookup time (low_complexity.hpp). Only with window > 1. */
+    std::uint32_t dust_threshold{0};
 
     [[nodiscard]] unsigned key_bits() const noexcept { return 2 * k; }
     [[nodiscard]] bool sampled() const noexcept { return window > 1; }
+    [[nodiscard]] bool masked() const noexcept { return dust_threshold != 0; }
     [[nodiscard]] kmer_hasher hasher() const noexcept { return kmer_hasher{k, seed}; }
     friend bool operator==(kmer_params const &, kmer_params const &) = default;
 };

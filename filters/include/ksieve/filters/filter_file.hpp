@@ -16,8 +16,14 @@
 namespace ksieve
 {
 
-/*! \brief Current (and highest readable) format version. */
-inline constexpr std::uint32_t filter_format_version = 3;
+/*! \brief Highest readable format version; written for filters with a low-complexity mask (the
+ * others are written as version 3, which ksieve 0.2 reads). */
+inline constexpr std::uint32_t filter_format_version = 4;
+/*! \brief The version written for a filter without a mask. */
+inline constexpr std::uint32_t unmasked_format_version = 3;
+/*! \brief Mask scheme ids stored in the file (never renumber). */
+inline constexpr std::uint32_t mask_none = 0;
+inline constexpr std::uint32_t mask_dust = 1;
 
 /*! \brief Sampling scheme ids stored in the file (never renumber). */
 inline constexpr std::uint32_t sampling_none = 0;

@@ -12,6 +12,7 @@
  * threads.
  */
 #include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/low_complexity.hpp>
 #include <ksieve/filters/sampling.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
@@ -77,7 +78,12 @@ requires seqan3::nucleotide_alphabet<std::ranges::range_value_t<R>>
     if (km.sampled())
     {
         auto scratch = std::make_unique<minimizer_scratch>();
-        for_each_record_minimizer(scanner, text, km.window, km.seed, *scratch, ask);
+        for_each_record_minimizer(scanner, text, km.window, km.seed, *scratch,
+                                  [&](std::uint64_t const code)
+                                  {
+                                      if (!low_complexity(code, km.k, km.dust_threshold))
+                                          ask(code); // a masked minimizer is no k-mer
+                                  });
     }
     else
         scanner.for_each(text, [&](std::size_t, std::uint64_t const code) { ask(code); });

@@ -46,16 +46,25 @@ struct filter_args
     unsigned shards{0};        //!< power of two; 0 = default (64, fewer for k < 7)
     std::uint64_t seed{default_hash_seed};
     double max_load{0.9};
-    std::uint32_t window{1}; //!< --sampling minimizer:W (1 = every k-mer)
+    std::uint32_t window{1};         //!< --sampling minimizer:W (1 = every k-mer)
+    std::uint32_t dust_threshold{0}; //!< --mask dust:T, T in hundredths (0 = --mask none)
 };
 
 /*! \brief Parse the value of --sampling into f: "all", "minimizer:W" (1 <= W <= 1024; minimizer:1 =
  * every k-mer). \throws usage_error */
 void parse_sampling(std::string const & text, filter_args & f);
 
+/*! \brief Parse the value of --mask into f: "none", "dust" (dust:1.5) or "dust:T" (0 < T <= 15, two
+ * decimals at most). \pre f.window and f.k already set. \throws usage_error (also for a mask
+ * without minimizer sampling or with k < 8) */
+void parse_mask(std::string const & text, filter_args & f);
+
+/*! \brief build's default --mask. */
+inline constexpr char const * build_default_mask = "none";
+
 /*! \brief classify's default decision rule, and build's default sampling and false-positive rate:
- * chosen together by measured accuracy on host depletion (docs/design.md, "Defaults for host
- * depletion"). A read of n looked-up k-mers is falsely known with probability about (n x FPR)^2 / 2
+ * chosen together by measured accuracy on host depletion (docs/design.md, "Why the defaults"). A
+ * read of n looked-up k-mers is falsely known with probability about (n x FPR)^2 / 2
  * under a two-hit rule. */
 inline constexpr double classify_default_fraction = 0.1;
 inline constexpr std::uint64_t classify_default_min_hits = 2;

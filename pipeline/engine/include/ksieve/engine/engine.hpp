@@ -25,6 +25,7 @@
 #include <ksieve/engine/key_part_range.hpp>
 #include <ksieve/engine/unit_result.hpp>
 #include <ksieve/filters/hyperloglog.hpp>
+#include <ksieve/filters/low_complexity.hpp>
 #include <ksieve/filters/sampling.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 #include <ksieve/io/io.hpp>
@@ -86,7 +87,7 @@ public:
     /*! \brief An engine of `threads` threads (0 counts as 1) for k-mers of `kmer`; starts its
      * OpenMP threads for the calling thread (reserve_openmp_threads). \param range only keys in
      * this part of the key space are produced (build --part); nullptr = all. \throws resource_error
-     * if the threads cannot be started. */
+     * if the threads cannot be started; error if kmer has a mask without sampling. */
     batch_engine(kmer_params const & kmer, unsigned threads,
                  key_part_range const * range = nullptr);
     ~batch_engine();
@@ -119,7 +120,8 @@ public:
     }
 
     /*! \brief fn(key) for the hashed keys of a piece in sequence order: every valid k-mer, or with
-     * sampling (kmer_params::window > 1) the minimizers that belong to the piece. A range (build
+     * sampling (kmer_params::window > 1) the minimizers that belong to the piece, less the
+     * low-complexity ones where kmer_params::dust_threshold is set. A range (build
      * --part) is not applied here. No allocation once `s` has grown; \throws std::bad_alloc only
      * while `s` grows. */
     template <typename Fn>
@@ -145,13 +147,20 @@ public:
                 s.minimizers = std::make_unique<minimizer_scratch>();
             for_each_record_minimizer(scanner_, seq, kmer_.window, kmer_.seed, *s.minimizers,
                                       [&](std::uint64_t const code) noexcept
-                                      { fn(hasher_(code)); });
+                                      {
+                                          if (!low_complexity(code, kmer_.k, kmer_.dust_threshold))
+                                              fn(hasher_(code));
+                                      });
             return;
         }
         std::size_t own_first = 0, own_last = 0;
         std::size_t const n = sampled_context(piece, s, own_first, own_last);
         for_each_minimizer(s.order.data(), n, kmer_.window, own_first, own_last,
-                           [&](std::size_t const i) noexcept { fn(hasher_(s.keys[i])); });
+                           [&](std::size_t const i) noexcept
+                           {
+                               if (!low_complexity(s.keys[i], kmer_.k, kmer_.dust_threshold))
+                                   fn(hasher_(s.keys[i]));
+                           });
     }
 
     /*! \brief values[j] = max over filters of count(keys[j]) (0 = absent everywhere).
