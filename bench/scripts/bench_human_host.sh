@@ -20,8 +20,8 @@
 #   KSIEVE_HUMAN_MICROBE_SHORT [1000000] KSIEVE_HUMAN_MICROBE_LONG [2000]
 #   KSIEVE_HUMAN_CONFIGS  candidate filters, space-separated, each KEY=VALUE,... with W (minimizer
 #       window), FPR, MASK (build --mask; skipped when this ksieve has no --mask), PAN=1 (also the
-#       haplotypes of two more individuals in the filter). Default: W 11, 15, 19 at FPR 1e-4 and 1e-3, and
-#       W 11 and 15 at 1e-4 with MASK=dust.
+#       haplotypes of two more individuals in the filter). Default: W 11, 15, 19 at FPR 1e-4 and 1e-3; W 11
+#       at 1e-4 with MASK dust (T 1.5), dust:2.5 and dust:4; W 15 at 1e-4 with MASK dust.
 #   KSIEVE_HUMAN_SETS [tune heldout]  KSIEVE_HUMAN_STEPS [data stats build classify timing table]
 #   KSIEVE_BENCH_THREADS [2]  KSIEVE_BENCH_REPEATS [3]  KSIEVE (the executable; see bench_common.sh)
 # Writes under WORK/human-BASES/ (WORK: the first argument, or KSIEVE_BENCH_DIR): host.fa, SET/*.fq,
@@ -40,7 +40,8 @@ N_FLONG=${KSIEVE_HUMAN_FOREIGN_LONG:-2000}
 N_MSHORT=${KSIEVE_HUMAN_MICROBE_SHORT:-1000000}
 N_MLONG=${KSIEVE_HUMAN_MICROBE_LONG:-2000}
 CONFIGS=${KSIEVE_HUMAN_CONFIGS:-"W=11,FPR=1e-4 W=11,FPR=1e-3 W=15,FPR=1e-4 W=15,FPR=1e-3 W=19,FPR=1e-4 \
-W=19,FPR=1e-3 W=11,FPR=1e-4,MASK=dust W=15,FPR=1e-4,MASK=dust"}
+W=19,FPR=1e-3 W=11,FPR=1e-4,MASK=dust W=11,FPR=1e-4,MASK=dust:2.5 W=11,FPR=1e-4,MASK=dust:4 \
+W=15,FPR=1e-4,MASK=dust"}
 SETS=${KSIEVE_HUMAN_SETS:-tune heldout}
 STEPS=${KSIEVE_HUMAN_STEPS:-data stats build classify timing table}
 T=${KSIEVE_BENCH_THREADS:-2}
@@ -288,10 +289,10 @@ build_table()
 {
     echo "| filter | build wall | peak RSS MB | file bytes | distinct k-mers | bits/k-mer | est. FPR | load at start |"
     echo "|---|---|---|---|---|---|---|---|"
-    local c n
-    for c in $(usable_configs 2> /dev/null); do
-        n=$(config_name "$c")
-        [[ -s $RES/build_$n.time ]] || continue
+    local f n
+    for f in "$D"/filters/*.ksf; do
+        n=$(basename "$f" .ksf)
+        [[ -s $RES/build_$n.time && -s $f.info ]] || continue
         printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(time_field "build_$n" 'Elapsed (wall clock)')" \
             "$(($(time_field "build_$n" 'Maximum resident set size') / 1024))" "$(info_field "$n" file_bytes)" \
             "$(info_field "$n" distinct_kmers)" "$(info_field "$n" bits_per_kmer)" \

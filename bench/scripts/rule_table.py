@@ -110,6 +110,9 @@ def config_table(config, histograms, min_hits_list, fractions):
     print(f"\n### {config}\n")
     counts = ", ".join(f"{c[0]} {sum(histograms[c[0]].values())}" for c in present)
     print(f"Reads per set: {counts}.\n")
+    empty = ", ".join(f"{c[0]} {histograms[c[0]][(0, 0)]}" for c in present if histograms[c[0]][(0, 0)])
+    if empty:
+        print(f"Reads without a looked-up k-mer (kmers 0: too short, or masked): {empty}.\n")
     print("| A | F | " + " | ".join(c[1] for c in present) + " | meets all |")
     print("|---|---|" + "---|" * len(present) + "---|")
     passing = []
