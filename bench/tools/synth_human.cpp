@@ -120,43 +120,41 @@ struct genome
     }
 };
 
+/*! \brief The records of a FASTA file: names up to the first blank ('|' and the like as '_'),
+ * sequences in upper case. */
 genome read_fasta(std::string const & path)
 {
     FILE * const f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
         fail("cannot open '" + path + "'");
+    std::string text;
+    std::vector<char> buf(1 << 22);
+    for (std::size_t got = 0; (got = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
+        text.append(buf.data(), got);
+    std::fclose(f);
     genome g;
-    std::vector<char> buf(1 << 20);
-    bool header = false;
-    std::size_t got = 0;
-    auto const take = [&](char const c)
+    for (std::size_t at = 0; at < text.size();)
     {
-        if (c == '\n' || c == '\r')
+        std::size_t end = std::min(text.find('\n', at), text.size());
+        std::size_t const next = end + 1;
+        if (end > at && text[end - 1] == '\r')
+            --end;
+        if (text[at] == '>')
         {
-            header = false;
-            return;
-        }
-        if (header)
-        {
-            if (c == ' ' || c == '\t')
-                header = false; // the name is the header's first word, '|' and the like as '_'
-            else
-                g.names.back().push_back(
-                    std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_');
-        }
-        else if (c == '>')
-        {
-            header = true;
-            g.names.emplace_back();
+            std::string name =
+                text.substr(at + 1, std::min(text.find_first_of(" \t", at), end) - at - 1);
+            for (auto & c : name)
+                c = std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
+            g.names.push_back(std::move(name));
             g.seqs.emplace_back();
         }
         else if (!g.seqs.empty())
-            g.seqs.back().push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-    };
-    while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0)
-        for (std::size_t i = 0; i < got; ++i)
-            take(buf[i]);
-    std::fclose(f);
+            g.seqs.back().append(text, at, end - at);
+        at = next;
+    }
+    for (auto & s : g.seqs)
+        for (auto & c : s)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (g.seqs.empty() || g.seqs.front().empty())
         fail("'" + path + "' holds no FASTA record");
     g.index();
