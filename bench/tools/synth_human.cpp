@@ -128,6 +128,9 @@ genome read_fasta(std::string const & path)
     if (f == nullptr)
         fail("cannot open '" + path + "'");
     std::string text;
+    if (std::fseek(f, 0, SEEK_END) == 0 && std::ftell(f) > 0)
+        text.reserve(static_cast<std::size_t>(std::ftell(f)));
+    std::rewind(f);
     std::vector<char> buf(1 << 22);
     for (std::size_t got = 0; (got = std::fread(buf.data(), 1, buf.size(), f)) > 0;)
         text.append(buf.data(), got);
@@ -141,8 +144,8 @@ genome read_fasta(std::string const & path)
             --end;
         if (text[at] == '>')
         {
-            std::string name =
-                text.substr(at + 1, std::min(text.find_first_of(" \t", at), end) - at - 1);
+            std::string_view const line = std::string_view(text).substr(at + 1, end - at - 1);
+            std::string name(line.substr(0, line.find_first_of(" \t")));
             for (auto & c : name)
                 c = std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
             g.names.push_back(std::move(name));
@@ -154,7 +157,7 @@ genome read_fasta(std::string const & path)
     }
     for (auto & s : g.seqs)
         for (auto & c : s)
-            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            c = c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
     if (g.seqs.empty() || g.seqs.front().empty())
         fail("'" + path + "' holds no FASTA record");
     g.index();
