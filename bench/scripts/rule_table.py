@@ -50,6 +50,9 @@ TARGETS = [
 ]
 
 
+DEFAULT_FRACTION = 0.004  # classify's default --min-hit-fraction (with --min-hits 2)
+
+
 def open_text(path):
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path, encoding="utf-8")
 
@@ -69,7 +72,7 @@ def read_report(path, stem, histograms, default_rule_mismatch):
                 share = float(m.group(1)) if m else 0.0
                 key = "chim_ge10" if share >= 0.10 else "chim_5to10" if share >= 0.05 else "chim_lt5"
             histograms[key][(kmers, hits)] += 1
-            default_rule_mismatch[0] += (cls == "known") != known(kmers, hits, 2, 0.1)
+            default_rule_mismatch[0] += (cls == "known") != known(kmers, hits, 2, DEFAULT_FRACTION)
 
 
 def known(kmers, hits, min_hits, fraction):
@@ -130,29 +133,55 @@ def config_table(config, histograms, min_hits_list, fractions):
     return passing, near
 
 
+def load_config(report_dir, config):
+    histograms = collections.defaultdict(collections.Counter)
+    mismatch = [0]
+    d = os.path.join(report_dir, config)
+    for name in sorted(os.listdir(d)):
+        stem = re.sub(r"\.tsv(\.gz)?$", "", name)
+        if stem != name:
+            read_report(os.path.join(d, name), stem, histograms, mismatch)
+    return histograms, mismatch
+
+
+def compact_table(report_dir, configs, rules):
+    """One table: a row per (filter, rule) for the rules given as A:F."""
+    loaded = {c: load_config(report_dir, c)[0] for c in configs}
+    present = [c for c in COLUMNS if any(c[0] in h for h in loaded.values())]
+    print("| filter | A | F | " + " | ".join(c[1] for c in present) + " | targets missed |")
+    print("|---|---|---|" + "---|" * len(present) + "---|")
+    for config in configs:
+        h = loaded[config]
+        for a, f in rules:
+            results = {c[0]: evaluate(h[c[0]], a, f) for c in present}
+            failed = failed_targets(results)
+            cells = [cell(c[2], *results[c[0]]) for c in present]
+            print(f"| {config} | {a} | {f:g} | " + " | ".join(cells) + " | " +
+                  (" ".join(failed) or "none") + " |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("report_dir")
     p.add_argument("--min-hits", default="1,2,3,5")
-    p.add_argument("--fractions", default="0.002,0.005,0.01,0.02,0.03,0.05,0.1")
+    p.add_argument("--fractions", default="0.002,0.003,0.004,0.005,0.01,0.02,0.05,0.1")
+    p.add_argument("--compact", help="one table of these rules, A:F,A:F,... for every filter")
     args = p.parse_args()
     min_hits_list = [int(x) for x in args.min_hits.split(",")]
     fractions = [float(x) for x in args.fractions.split(",")]
     configs = sorted(d for d in os.listdir(args.report_dir)
                      if os.path.isdir(os.path.join(args.report_dir, d)))
+    if args.compact:
+        rules = [(int(r.split(":")[0]), float(r.split(":")[1])) for r in args.compact.split(",")]
+        compact_table(args.report_dir, configs, rules)
+        return
     summary = []
     for config in configs:
-        histograms = collections.defaultdict(collections.Counter)
-        mismatch = [0]
-        d = os.path.join(args.report_dir, config)
-        for name in sorted(os.listdir(d)):
-            stem = re.sub(r"\.tsv(\.gz)?$", "", name)
-            if stem != name:
-                read_report(os.path.join(d, name), stem, histograms, mismatch)
+        histograms, mismatch = load_config(args.report_dir, config)
         passing, near = config_table(config, histograms, min_hits_list, fractions)
         if mismatch[0]:
             print(f"\nWarning: {mismatch[0]} reads whose class differs from the default rule "
-                  "(A 2, F 0.1): the reports were not made with the defaults.")
+                  f"(A 2, F {DEFAULT_FRACTION:g}): the reports were not made with the defaults.")
         summary.append((config, passing, near))
     print("\n### Rules meeting every target (and those missing one)\n")
     for config, passing, near in summary:
