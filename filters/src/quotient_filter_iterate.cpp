@@ -149,6 +149,11 @@ bool quotient_filter::resize_slots(std::uint64_t const nslots)
         return true;
     if (used_ > nslots)
         return false;
+    return rebuild(nslots, false);
+}
+
+bool quotient_filter::rebuild(std::uint64_t const nslots, bool const presence_only)
+{
     quotient_filter nf;
     nf.set_key(key_bits_, p_, max_load_, auto_grow_);
     nf.set_geometry(nslots);
@@ -156,7 +161,7 @@ bool quotient_filter::resize_slots(std::uint64_t const nslots)
     qf_appender app{nf};
     cursor c{*this};
     while (c.next())
-        if (!app.append(c.fingerprint(), c.count()))
+        if (!app.append(c.fingerprint(), presence_only ? 1 : c.count()))
             return false;
     app.finish();
     if (nf.used_ > nf.nslots_)
@@ -172,18 +177,7 @@ bool quotient_filter::drop_counts()
     fold_concurrent();
     if (total_count() == distinct())
         return false;
-    quotient_filter nf;
-    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
-    nf.set_geometry(nslots_);
-    nf.allocate_table();
-    qf_appender app{nf};
-    cursor c{*this};
-    while (c.next())
-        if (!app.append(c.fingerprint(), 1))
-            return false; // (cannot happen: fewer slots than the table holds now)
-    app.finish();
-    *this = std::move(nf);
-    return true;
+    return rebuild(nslots_, true); // (fits: one slot an entry, fewer than the table holds now)
 }
 
 bool quotient_filter::shrink()

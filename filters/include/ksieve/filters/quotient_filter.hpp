@@ -434,6 +434,9 @@ private:
     void set_geometry(std::uint64_t nslots);
     void allocate_table(zeroed_memory * spare = nullptr);
     void fold_concurrent() noexcept;
+    // Rebuild at `nslots` home slots with the same entries (every count 1 when presence_only);
+    // false, and nothing changed, if they do not fit.
+    bool rebuild(std::uint64_t nslots, bool presence_only);
     /*! \brief Fill the scratch with the batch's fingerprints in table order and their batch
      * indices. \returns false (use the input order) unless ordered_batch(keys.size(), scratch) and
      * the scratch could grow. */
