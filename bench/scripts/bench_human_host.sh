@@ -360,8 +360,10 @@ page_section()
     echo "5-50% joined to a foreign read), foreign reads from real genomes and real SRA reads, and a"
     echo "Klebsiella genome with microsatellites inserted (\"microsat. microbe\"). Built by"
     echo "\`bench/scripts/bench_human_host.sh\` (generator: \`bench/tools/synth_human.cpp\`); rules are"
-    echo "evaluated from one \`classify --report\` per filter and read set. The \`_pan\` filter adds the"
-    echo "haplotypes of two more individuals (\`build --no-counts\`); \`_dust\` filters use \`build --mask\`."
+    echo "evaluated from one \`classify --report\` per filter and read set; \`_dust\` filters use"
+    echo "\`build --mask\`."
+    ! compgen -G "$D/filters/*_pan.ksf" > /dev/null ||
+        echo "The \`_pan\` filter adds the haplotypes of two more individuals (\`build --no-counts\`)."
     echo
     echo '```'
     cat "$D/host.composition.tsv"
