@@ -13,6 +13,7 @@
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include "parallel_for.hpp"
+#include "combine_layout.hpp"
 #include "quotient_reshard.hpp"
 
 #include <algorithm>
@@ -192,8 +193,9 @@ std::string describe(kmer_params const & k)
            ", mask " + mask_name(k);
 }
 
-// 'a', 'b', 'c' (at most 5 names, then "and N more": a merge of 1000 parts stays one readable line)
-std::string quoted_list(std::span<std::string const> const names)
+} // namespace
+
+std::string detail::quoted_list(std::span<std::string const> const names)
 {
     constexpr std::size_t shown = 5;
     std::string all;
@@ -203,6 +205,10 @@ std::string quoted_list(std::span<std::string const> const names)
         all += " and " + std::to_string(names.size() - shown) + " more";
     return all;
 }
+
+namespace
+{
+using detail::quoted_list;
 
 // Which operations each filter type supports.
 void check_operation_supported(any_filter const & f, std::string const & name,
@@ -402,6 +408,11 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
 namespace
 {
 
+} // namespace
+
+namespace detail
+{
+
 // The checks of a set operation's inputs that need no layout: their number, query compatibility,
 // the operation supported by their type, equal types, --fpr and (except quotient filters) --shards.
 void check_combinable(std::span<any_filter const * const> const inputs,
@@ -464,16 +475,6 @@ key_parts result_parts_of(std::span<any_filter const * const> const inputs,
     return result;
 }
 
-// The inputs of a set operation in one layout: as given, except quotient filters of other shard
-// counts than the input whose fingerprints keep the fewest bits (the first of those), which are
-// moved to its layout.
-struct common_layout
-{
-    filter_config cfg;                              // the result's configuration
-    std::vector<std::unique_ptr<any_filter>> moved; // the re-sharded inputs
-    std::vector<any_filter const *> inputs;         // every input, in the common layout
-};
-
 // Quotient filters are combined in the layout of the input whose fingerprints keep the fewest bits,
 // with the most shards any input has where that layout keeps as many bits: the others are moved to
 // it first, their fingerprints cut to that width (exactly the filter one build at that width gives,
@@ -521,6 +522,16 @@ common_layout layout_for(std::span<any_filter const * const> const inputs,
     return l;
 }
 
+} // namespace detail
+
+namespace
+{
+
+using detail::check_combinable;
+using detail::common_layout;
+using detail::layout_for;
+using detail::result_parts_of;
+
 // The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have
 // none).
 std::unique_ptr<any_filter> combine_in_layout(common_layout const & l,
@@ -554,6 +565,11 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
 {
     std::string const verb = operation_name(op);
     check_combinable(inputs, names, op, min_count);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i]->labeled())
+            throw incompatible_error{"'" + names[i] +
+                                     "' is a labeled filter: its counts are label classes, "
+                                     "combined only as labels (combine_labeled)"};
     key_parts const result_parts = result_parts_of(inputs, names, verb);
     common_layout const l = layout_for(inputs, names, threads);
     try

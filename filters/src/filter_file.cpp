@@ -45,6 +45,10 @@ constexpr std::uint64_t max_shard_bits = 24;
 constexpr std::uint64_t max_params = 1u << 16;
 constexpr std::uint64_t shard_entry_bytes = 32; // offset, words, checksum, parameter count, padding
 
+constexpr std::uint64_t align8(std::uint64_t const x) noexcept
+{
+    return (x + 7) & ~std::uint64_t{7};
+}
 constexpr std::uint64_t align64(std::uint64_t const x) noexcept
 {
     return (x + 63) & ~std::uint64_t{63};
@@ -84,6 +88,13 @@ public:
     std::uint32_t u32() { return little_endian<std::uint32_t>(); }
     std::uint64_t u64() { return little_endian<std::uint64_t>(); }
     std::uint64_t pos() const noexcept { return pos_; }
+    std::span<unsigned char const> bytes(std::uint64_t const n)
+    {
+        need(n);
+        std::span<unsigned char const> const b{p_ + pos_, static_cast<std::size_t>(n)};
+        pos_ += n;
+        return b;
+    }
     void need(std::uint64_t n) const
     {
         if (n > size_ || pos_ > size_ - n)
@@ -194,7 +205,8 @@ std::uint64_t header_size_for(filter_file_header const & h,
                               std::span<std::size_t const> const counts)
 {
     std::uint64_t size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8 +
-                         (h.kmer.masked() ? 8 : 0);
+                         (h.kmer.masked() || h.labels ? 8 : 0) +
+                         (h.labels ? 8 + align8(h.labels->encode().size()) : 0);
     for (auto const n : counts)
         size += 32 + 8 * n;
     return size + 8; // header checksum
@@ -217,7 +229,9 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
 {
     byte_writer w;
     w.raw(file_magic, 8);
-    w.u32(h.kmer.masked() ? filter_format_version : unmasked_format_version);
+    w.u32(h.labels          ? filter_format_version
+          : h.kmer.masked() ? masked_format_version
+                            : unmasked_format_version);
     w.u32(static_cast<std::uint32_t>(header_size));
     w.u32(static_cast<std::uint32_t>(h.type));
     w.u32(h.kmer.k);
@@ -235,10 +249,17 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
         w.u64(word);
     w.u32(h.kmer.window > 1 ? sampling_minimizer : sampling_none);
     w.u32(h.kmer.window);
-    if (h.kmer.masked())
+    if (h.kmer.masked() || h.labels)
     {
-        w.u32(mask_dust);
+        w.u32(h.kmer.masked() ? mask_dust : mask_none);
         w.u32(h.kmer.dust_threshold);
+    }
+    if (h.labels)
+    {
+        std::vector<unsigned char> const table = h.labels->encode();
+        w.u64(table.size());
+        w.raw(reinterpret_cast<char const *>(table.data()), table.size());
+        w.pad_to(w.bytes().size() + align8(table.size()) - table.size()); // zeros
     }
     for (auto const & r : records)
     {
@@ -619,6 +640,18 @@ std::uint32_t read_mask(byte_reader & hr, std::uint32_t const version, kmer_para
     return threshold;
 }
 
+/*! The label table (format version 5 and later; none before). */
+std::shared_ptr<label_table const> read_labels(byte_reader & hr, std::uint32_t const version,
+                                               std::string const & n)
+{
+    if (version < 5)
+        return nullptr;
+    std::uint64_t const size = hr.u64();
+    auto table = std::make_shared<label_table const>(label_table::decode(hr.bytes(size), n));
+    (void)hr.bytes(align8(size) - size); // padding
+    return table;
+}
+
 /*! Where the shard table leaves the payload: the end of the last payload, that end rounded up to 64
  * bytes, and the checksum over the shards' checksums. */
 struct payload_extent
@@ -697,6 +730,7 @@ void mapped_filter_file::parse(bool const verify_payload)
     header_.parts = read_key_parts(hr, version, n);
     header_.kmer.window = read_sampling_window(hr, version, n);
     header_.kmer.dust_threshold = read_mask(hr, version, header_.kmer, n);
+    header_.labels = read_labels(hr, version, n);
     shards_.resize(std::size_t{1} << header_.shard_bits);
     payload_extent const extent = read_shard_table(hr, bytes_, size_, header_size, shards_, n);
     if (hr.pos() != header_size - 8)

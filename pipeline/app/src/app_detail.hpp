@@ -184,6 +184,16 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
         flush();
 }
 
+// --- cmd_build_labels.cpp
+// ----------------------------------------------------------------------------------
+
+// The label options of build (--label, --label-by, --label-map). \throws usage_error
+void check_label_options(build_args const & args);
+// build of a labeled filter (args.labeled()) of configuration `cfg` (sized for all its inputs).
+// \throws error
+run_summary run_labeled_build(build_args const & args, filter_config const & cfg, unsigned threads,
+                              std::chrono::steady_clock::time_point t0);
+
 // --- outputs.cpp
 // -------------------------------------------------------------------------------------------
 
@@ -200,8 +210,10 @@ struct pending_output
 class output_set
 {
 public:
-    // Opens every output given in `a`. \throws usage_error (inconsistent options), io_error
-    output_set(classify_output_args const & a, unit_source & src, unsigned threads, bool paired);
+    // Opens every output given in `a`; `labels`: the labeled filter's (report column, --split-by-
+    // label), or null. \throws usage_error (inconsistent options), io_error
+    output_set(classify_output_args const & a, unit_source & src, unsigned threads, bool paired,
+               label_table const * labels = nullptr);
     output_set(output_set const &) = delete;
     output_set & operator=(output_set const &) = delete;
     ~output_set();
@@ -224,7 +236,15 @@ private:
     io::seq_format format_;
     std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
     std::unique_ptr<io::text_output> report_; // compressed by its name, like the read outputs
+    label_table const * labels_{nullptr};
+    // --split-by-label: per label, then ambiguous (mate 1, mate 2 where given), with their paths
+    std::vector<std::unique_ptr<io::writer>> split1_, split2_;
+    std::vector<std::string> split_paths1_, split_paths2_;
 };
+
+// The paths of --split-by-label PATTERN: {label} replaced by each label, then by "ambiguous".
+[[nodiscard]] std::vector<std::string> split_paths(std::string const & pattern,
+                                                   std::vector<std::string> const & labels);
 
 // Move every finished output into place, or none: every destination is checked before the first
 // rename (a directory in its place, its directory gone), each file replaced is kept under a second

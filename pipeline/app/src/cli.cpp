@@ -81,12 +81,12 @@ void add_max_memory(CLI::App & app, std::string & text)
                    "them; default: the machine's memory (or the container's limit)");
 }
 
-void add_inputs(CLI::App & app, input_args & in)
+void add_inputs(CLI::App & app, input_args & in, bool const required = true)
 {
     app.add_option("inputs", in.inputs,
                    "FASTA/FASTQ, GenBank/EMBL (plain, gzip, BGZF, zstd, xz, bzip2) or SAM/BAM/CRAM "
                    "files; - for stdin")
-        ->required();
+        ->required(required);
     app.add_flag("--paired", in.paired,
                  "Inputs are mate files in pairs: R1 R2 [R1 R2 ...]; a pair is one unit");
     app.add_flag("--interleaved", in.interleaved,
@@ -286,6 +286,7 @@ struct cli_state
     info_args info;
     std::string build_type, dedup_type, part_text, shard_text, build_expected, dedup_expected,
         build_sampling, build_mask, max_memory, prefilter_size, dedup_sampling;
+    std::vector<std::string> label_texts;
     bool subtract_counts{false};
     CLI::App *cmd_build{}, *cmd_classify{}, *cmd_dedup{}, *cmd_merge{}, *cmd_intersect{},
         *cmd_subtract{}, *cmd_info{};
@@ -318,9 +319,20 @@ void add_build(CLI::App & app, cli_state & st)
                   "Build only the k-mers of part I of S of the key space (I/S, I from 0; "
                   "S <= 65536): scatter over S jobs, then merge (--shard I/S: its older name)");
     c->add_option("--shard", st.shard_text, "The older name of --part")->group(""); // not listed
-    add_inputs(*c, st.build.input);
+    c->add_option("--label", st.label_texts,
+                  "NAME=FILE[,FILE...]: a labeled filter, whose every k-mer carries the set of "
+                  "labels whose files hold it (repeatable; no other input needed)")
+        ->allow_extra_args(false);
+    c->add_option("--label-by", st.build.label_by,
+                  "Label the inputs: 'file' (each input file is a label, named by its file name "
+                  "without directory and extensions) or 'record' (each record's name, or its label "
+                  "in --label-map)");
+    c->add_option("--label-map", st.build.label_map,
+                  "With --label-by record: a TSV of record name, tab, label");
+    add_inputs(*c, st.build.input, false);
     c->footer("Example:\n  ksieve build -o host.ksf host.fa.gz\n"
-              "  ksieve build --part 0/4 -o part0.ksf host.fa.gz   (then merge the parts)");
+              "  ksieve build --part 0/4 -o part0.ksf host.fa.gz   (then merge the parts)\n"
+              "  ksieve build -o screen.ksf --label human=GRCh38.fa.gz --label phix=phix.fa");
 }
 
 void add_classify(CLI::App & app, cli_state & st)
@@ -334,6 +346,11 @@ void add_classify(CLI::App & app, cli_state & st)
         ->required()
         ->allow_extra_args(false);
     add_classify_outputs(*c, st.classify.out, classify_default_fraction);
+    c->add_option("--split-by-label", st.classify.out.split_by_label,
+                  "Labeled filter: write the known reads of each label to PATTERN with {label} "
+                  "replaced by the label (and by 'ambiguous' for ties), such as out/{label}.fq.gz");
+    c->add_option("--split-by-label2", st.classify.out.split_by_label2,
+                  "Mate 2 of --split-by-label (otherwise pairs are interleaved)");
     c->add_option("--min-hits", st.classify.out.min_hits,
                   "Known also needs at least A hits (a pair: of both mates together)")
         ->default_val(classify_default_min_hits)
@@ -394,6 +411,10 @@ CLI::App * add_combine(CLI::App & app, cli_state & st, merge_args & m, set_opera
                     "Subtract the counts of the other filters instead: keep a k-mer whose count is "
                     "larger than their "
                     "sum, with the difference");
+    if (op == set_operation::unite)
+        c->add_flag("--label-inputs", m.label_inputs,
+                    "A labeled result: each unlabeled input is a label named by its file name "
+                    "(without directory and extensions); labeled inputs keep their labels");
     c->add_option("inputs", m.inputs, inputs_help)->required();
     c->footer(std::string{"Example:\n  "} + example);
     return c;
@@ -523,6 +544,8 @@ void dispatch(cli_state & st)
             throw usage_error{"--part and --shard (its older name) are one option: give it once"};
         if (!st.part_text.empty() || !st.shard_text.empty())
             b.part = parse_part(st.part_text.empty() ? st.shard_text : st.part_text);
+        for (std::string const & l : st.label_texts)
+            parse_label(l, b);
         auto const s = run_build(b);
         if (!b.common.quiet)
             print_summary("build", s);

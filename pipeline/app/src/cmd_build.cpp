@@ -28,8 +28,11 @@ constexpr double build_fit_slack = 1.0 / 16;
 filter_config build_config(build_args const & args, unsigned const threads)
 {
     filter_config cfg = detail::make_config(args.filter);
+    input_args all = args.input; // with the files of --label
+    for (auto const & [name, files] : args.labels)
+        all.inputs.insert(all.inputs.end(), files.begin(), files.end());
     bool const readable_twice =
-        std::all_of(args.input.inputs.begin(), args.input.inputs.end(),
+        std::all_of(all.inputs.begin(), all.inputs.end(),
                     [](std::string const & in)
                     {
                         std::error_code ec;
@@ -37,7 +40,7 @@ filter_config build_config(build_args const & args, unsigned const threads)
                     });
     if (cfg.expected == 0 &&
         (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
-        cfg.expected = detail::first_pass_expected(args.input, cfg.kmer, threads, cfg.type,
+        cfg.expected = detail::first_pass_expected(all, cfg.kmer, threads, cfg.type,
                                                    "built from", args.common.quiet);
     // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow
     // slots and on the spread of keys among shards: unless --shards is given, a shard holds at
@@ -58,11 +61,19 @@ run_summary run_build(build_args const & args)
     key_part_range const * const range = args.part ? &*args.part : nullptr; // build --part I/S
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_build_options(args);
+    detail::check_label_options(args);
     unsigned const threads = resolve_threads(args.common.threads);
     detail::check_filter_output_name("-o/--output", args.output);
     detail::check_output_paths({{"-o/--output", args.output}});
-    detail::check_outputs_are_not_inputs({args.output}, args.input.inputs);
+    std::vector<std::string> read = args.input.inputs;
+    for (auto const & [name, files] : args.labels)
+        read.insert(read.end(), files.begin(), files.end());
+    if (!args.label_map.empty())
+        read.push_back(args.label_map);
+    detail::check_outputs_are_not_inputs({args.output}, read);
     filter_config const cfg = build_config(args, threads);
+    if (args.labeled())
+        return detail::run_labeled_build(args, cfg, threads, t0);
 
     auto filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
     if (range != nullptr)

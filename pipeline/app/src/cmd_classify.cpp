@@ -3,7 +3,10 @@
 
 #include <ksieve/filters/error.hpp>
 
+#include <ksieve/engine/label_vote.hpp>
+
 #include <algorithm>
+#include <optional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -28,6 +31,17 @@ detail::loaded_filters load_classify_filters(classify_args const & args, unsigne
                                   "' is a " + std::string{to_string(filter.type())} + " filter"};
         });
     check_query_compatible(filters.views, args.filters);
+    for (std::size_t i = 0; i < filters.views.size(); ++i)
+        if (filters.views[i]->labeled() && filters.views.size() > 1)
+            throw usage_error{"'" + args.filters[i] +
+                              "' is a labeled filter: classify takes it as the only -f (merge "
+                              "filters, or parts of a split, into one first)"};
+        else if (filters.views[i]->labeled() && args.out.min_count > 1)
+            throw usage_error{"--min-count above 1 with the labeled filter '" + args.filters[i] +
+                              "': its counts are label sets"};
+    if (!args.out.split_by_label.empty() && !filters.views.front()->labeled())
+        throw usage_error{"--split-by-label needs a labeled filter ('" + args.filters.front() +
+                          "' has no labels)"};
     check_parts_complete(filters.views, args.filters);
     for (std::size_t i = 0; i < filters.views.size(); ++i)
         detail::check_saturation(*filters.views[i], args.filters[i], args.out.strict);
@@ -49,6 +63,8 @@ public:
                      decision_rule const & rule)
         : engine_{engine}, filters_{filters}, rule_{rule}
     {
+        if (filters.size() == 1 && filters.front()->labeled())
+            vote_.emplace(*filters.front()->labels());
     }
 
     void classify(work_item & item)
@@ -63,6 +79,8 @@ public:
                                        for (std::size_t w = 0; w < piece.units(); ++w)
                                            hits_[owner.empty() ? w : owner[w]] +=
                                                piece_results_[w].hits;
+                                       if (vote_)
+                                           add_votes(piece, owner);
                                    });
         item.results.resize(n);
         for (std::size_t u = 0; u < n; ++u)
@@ -72,15 +90,32 @@ public:
             auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits_[u], c));
             item.results[u] = unit_result{c, h, rule_.known(h, c)};
         }
+        if (vote_)
+        {
+            vote_->decide(item.results);
+            vote_->clear();
+        }
     }
 
 private:
+    void add_votes(batch_keys const & piece, std::span<std::size_t const> const owner)
+    {
+        for (std::size_t w = 0; w < piece.units(); ++w)
+        {
+            auto const unit = static_cast<std::uint32_t>(owner.empty() ? w : owner[w]);
+            std::uint64_t const * const v = piece.values.data() + piece.offset[w];
+            for (std::uint32_t j = 0; j < piece.count[w]; ++j)
+                vote_->add(unit, v[j]);
+        }
+    }
+
     batch_engine const & engine_;
     std::span<any_filter const * const> filters_;
     decision_rule rule_;
     batch_keys keys_;
     std::vector<std::uint64_t> kmers_, hits_; // per unit of the batch
     std::vector<unit_result> piece_results_;
+    std::optional<label_vote> vote_; // labeled filters
 };
 
 } // namespace
@@ -94,13 +129,22 @@ run_summary run_classify(classify_args const & args)
     unsigned const threads = resolve_threads(args.common.threads);
     detail::loaded_filters const filters = load_classify_filters(args, threads);
 
+    bool const labeled = filters.views.front()->labeled();
     unit_source source{args.input, detail::reader_opts(threads)};
-    detail::output_set outputs{args.out, source, threads, source.paired()};
+    detail::output_set outputs{args.out, source, threads, source.paired(),
+                               filters.views.front()->labels().get()};
     run_summary summary = detail::start_summary(threads, source);
+    if (labeled)
+    {
+        summary.label_names = filters.views.front()->labels()->names;
+        summary.label_names.push_back("ambiguous");
+        summary.label_reads.assign(summary.label_names.size(), 0);
+    }
     progress_line progress{"classify", args.common.quiet};
     // Only --report and --exact-hits ask for exact hit counts; without them a read's lookups stop
     // once its class is known.
-    bool const full_counts = detail::exact_hits_asked(args.out);
+    // A labeled filter needs every hit of a read to name its label.
+    bool const full_counts = detail::exact_hits_asked(args.out) || labeled;
     summary.hits_exact = full_counts;
     decision_rule const rule = detail::classify_rule(args.out);
     // One batch per thread at a time, each with its own single-threaded engine: the batches need no

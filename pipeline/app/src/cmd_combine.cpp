@@ -4,6 +4,7 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
+#include <algorithm>
 #include <new>
 
 namespace ksieve
@@ -50,7 +51,20 @@ combine_summary run_merge(merge_args const & args)
     filter_stats stats;
     try
     {
-        if (out.in_place())
+        bool const labeled =
+            args.label_inputs || std::any_of(inputs.views.begin(), inputs.views.end(),
+                                             [](any_filter const * f) { return f->labeled(); });
+        if (labeled)
+        {
+            if (args.min_count > 1)
+                throw usage_error{"--min-count above 1 with labeled filters: their counts are "
+                                  "label sets"};
+            std::vector<std::string> unlabeled_names;
+            for (std::string const & in : args.inputs)
+                unlabeled_names.push_back(args.label_inputs ? label_of_path(in) : std::string{});
+            merged = combine_labeled(inputs.views, args.inputs, unlabeled_names, args.op, threads);
+        }
+        else if (out.in_place())
             merged = combine_filters(inputs.views, args.inputs, args.op, args.min_count, threads);
         else
             stats = combine_filters_into(out.write_path(), inputs.views, args.inputs, args.op,

@@ -33,6 +33,47 @@ std::string_view distinct_kind(any_filter const & f)
     }
 }
 
+// Labels whose pairs info lists (the matrix grows with the square of the labels).
+constexpr std::size_t max_shared_labels = 256;
+
+nlohmann::ordered_json labels_json(label_table const & t)
+{
+    nlohmann::ordered_json labels = nlohmann::ordered_json::array();
+    auto const kmers = t.label_kmers();
+    for (std::size_t l = 0; l < t.names.size(); ++l)
+        labels.push_back({{"name", t.names[l]}, {"kmers", kmers[l]}});
+    return labels;
+}
+
+// shared[a][b]: k-mers holding both labels (null where there are too many labels).
+nlohmann::ordered_json shared_json(label_table const & t)
+{
+    if (t.names.size() > max_shared_labels)
+        return nullptr;
+    auto const m = t.shared_kmers();
+    std::size_t const n = t.names.size();
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (std::size_t a = 0; a < n; ++a)
+        rows.push_back(std::vector<std::uint64_t>(m.begin() + static_cast<std::ptrdiff_t>(a * n),
+                                                  m.begin() + static_cast<std::ptrdiff_t>(a * n + n)));
+    return rows;
+}
+
+void label_rows(label_table const & t, std::ostream & out)
+{
+    out << "labels\t" << t.names.size() << '\n' << "label_classes\t" << t.classes.size() << '\n';
+    auto const kmers = t.label_kmers();
+    for (std::size_t l = 0; l < t.names.size(); ++l)
+        out << "label\t" << t.names[l] << '\t' << kmers[l] << '\n';
+    if (t.names.size() > max_shared_labels)
+        return;
+    auto const m = t.shared_kmers();
+    std::size_t const n = t.names.size();
+    for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = a + 1; b < n; ++b)
+            out << "shared\t" << t.names[a] << '\t' << t.names[b] << '\t' << m[a * n + b] << '\n';
+}
+
 } // namespace
 
 void run_info(info_args const & args, std::ostream & out)
@@ -74,6 +115,12 @@ void run_info(info_args const & args, std::ostream & out)
         j["total_count"] = s.total_count;
         j["bits_per_kmer"] = bits_per_kmer;
         j["estimated_fpr"] = s.estimated_fpr;
+        if (auto const & t = filter->labels())
+        {
+            j["labels"] = labels_json(*t);
+            j["label_classes"] = t->classes.size();
+            j["shared_kmers"] = shared_json(*t);
+        }
         // bytes of the file name that are not UTF-8 become U+FFFD
         out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
         return;
@@ -111,6 +158,8 @@ void run_info(info_args const & args, std::ostream & out)
     row("total_count", s.total_count);
     row("bits_per_kmer", bits_per_kmer);
     row("estimated_fpr", s.estimated_fpr);
+    if (auto const & t = filter->labels())
+        label_rows(*t, out);
 }
 
 } // namespace ksieve

@@ -173,6 +173,8 @@ void check_build_options(build_args const & args)
     check_filter_options(args.filter);
     if (args.output.empty())
         throw usage_error{"build needs -o/--output"};
+    if (args.input.inputs.empty() && args.labels.empty())
+        throw usage_error{"build needs inputs (or --label NAME=FILE)"};
 }
 
 void check_classify_options(classify_args const & args)
@@ -180,6 +182,16 @@ void check_classify_options(classify_args const & args)
     check_rule_options(args.out);
     if (args.filters.empty())
         throw usage_error{"classify needs at least one -f/--filter"};
+    for (auto const & [option, pattern] :
+         {std::pair{"--split-by-label", &args.out.split_by_label},
+          std::pair{"--split-by-label2", &args.out.split_by_label2}})
+        if (!pattern->empty() && pattern->find("{label}") == std::string::npos)
+            throw usage_error{std::string{option} + " '" + *pattern +
+                              "': the pattern needs {label} (such as out/{label}.fq.gz)"};
+    if (!args.out.split_by_label2.empty() && args.out.split_by_label.empty())
+        throw usage_error{"--split-by-label2 needs --split-by-label"};
+    if (!args.out.split_by_label2.empty() && !args.input.paired && !args.input.interleaved)
+        throw usage_error{"--split-by-label2 needs --paired or --interleaved input"};
 }
 
 void check_dedup_options(dedup_args const & args)

@@ -156,6 +156,13 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
+    if (!s.label_names.empty())
+    {
+        nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+        for (std::size_t l = 0; l < s.label_names.size(); ++l)
+            labels[s.label_names[l]] = s.label_reads[l];
+        j["labels"] = labels;
+    }
     return j;
 }
 
@@ -178,6 +185,28 @@ nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c
     j["pconfig"] = {{"id", "ksieve_" + c.command + "_plot"},
                     {"title", "ksieve " + c.command + ": reads"},
                     {"ylab", "Reads"}};
+    if (!s.label_names.empty())
+    { // a stacked bar of the reads per label, like FastQ Screen's
+        j["id"] = "ksieve_" + c.command + "_labels";
+        j["section_name"] = "ksieve " + c.command + ": labels";
+        j["description"] = "Reads classified by ksieve against a labeled filter: known reads by "
+                           "the label with the most hits (ambiguous: a tie), and novel reads.";
+        j["pconfig"] = {{"id", "ksieve_" + c.command + "_labels_plot"},
+                        {"title", "ksieve " + c.command + ": reads per label"},
+                        {"ylab", "Reads"}};
+        nlohmann::ordered_json categories = nlohmann::ordered_json::object();
+        nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+        for (std::size_t l = 0; l < s.label_names.size(); ++l)
+        {
+            categories[s.label_names[l]] = {{"name", s.label_names[l]}};
+            counts[s.label_names[l]] = s.label_reads[l];
+        }
+        categories["novel"] = {{"name", "Novel"}};
+        counts["novel"] = s.novel_records;
+        j["categories"] = categories;
+        j["data"] = {{sample, counts}};
+        return j;
+    }
     j["categories"] = {{"novel", {{"name", "Novel"}}}, {"known", {{"name", "Known"}}}};
     j["data"] = {{sample, {{"novel", s.novel_records}, {"known", s.known_records}}}};
     return j;
@@ -185,9 +214,27 @@ nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c
 
 } // namespace
 
+std::vector<std::string> split_paths(std::string const & pattern,
+                                     std::vector<std::string> const & labels)
+{
+    std::string const key = "{label}";
+    if (pattern.find(key) == std::string::npos)
+        throw usage_error{"--split-by-label '" + pattern + "': the pattern needs {label}"};
+    std::vector<std::string> paths;
+    for (std::size_t l = 0; l <= labels.size(); ++l)
+    {
+        std::string p = pattern;
+        std::string const name = l < labels.size() ? labels[l] : std::string{"ambiguous"};
+        for (std::size_t at; (at = p.find(key)) != std::string::npos;)
+            p.replace(at, key.size(), name);
+        paths.push_back(std::move(p));
+    }
+    return paths;
+}
+
 output_set::output_set(classify_output_args const & a, unit_source & src, unsigned const threads,
-                       bool const paired)
-    : paired_{paired}
+                       bool const paired, label_table const * const labels)
+    : paired_{paired}, labels_{labels}
 {
     io::writer_options wo;
     wo.threads = std::max(1u, threads / 2);
@@ -217,7 +264,32 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
     {
         report_ = std::make_unique<io::text_output>(
             is_stdout(a.report) ? std::string{"-"} : a.report, wo);
-        report_->write("read_id\tkmers\thits\tclass\n");
+        report_->write(labels_ != nullptr ? "read_id\tkmers\thits\tclass\tlabel\n"
+                                          : "read_id\tkmers\thits\tclass\n");
+    }
+    if (labels_ != nullptr && !a.split_by_label.empty())
+    {
+        io::writer_options one = wo;
+        one.threads = 1; // (one file per label)
+        split_paths1_ = split_paths(a.split_by_label, labels_->names);
+        if (!a.split_by_label2.empty())
+            split_paths2_ = split_paths(a.split_by_label2, labels_->names);
+        std::vector<std::pair<std::string, std::string>> all{{"--novel", a.novel},
+                                                             {"--known", a.known},
+                                                             {"--novel2", a.novel2},
+                                                             {"--known2", a.known2},
+                                                             {"--report", a.report},
+                                                             {"--stats", a.stats},
+                                                             {"--multiqc", a.multiqc}};
+        for (auto const & p : split_paths1_)
+            all.emplace_back("--split-by-label", p);
+        for (auto const & p : split_paths2_)
+            all.emplace_back("--split-by-label2", p);
+        check_output_paths(all);
+        for (auto const & p : split_paths1_)
+            split1_.push_back(io::writer::open(p, src.format(), one));
+        for (auto const & p : split_paths2_)
+            split2_.push_back(io::writer::open(p, src.format(), one));
     }
 }
 
@@ -257,8 +329,28 @@ void output_set::write(work_item const & item)
                 row.push_back('\t');
                 row.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
             }
-            row.append(known ? "\tknown\n" : "\tnovel\n");
+            row.append(known ? "\tknown" : "\tnovel");
+            if (labels_ != nullptr)
+            {
+                std::uint32_t const l = item.results[u].label;
+                row.push_back('\t');
+                row.append(l == unit_result::no_label    ? std::string_view{"-"}
+                           : l == unit_result::ambiguous ? std::string_view{"ambiguous"}
+                                                         : std::string_view{labels_->names[l]});
+            }
+            row.push_back('\n');
             report_->appended();
+        }
+        if (known && !split1_.empty())
+        {
+            std::uint32_t const l = item.results[u].label;
+            std::size_t const i = l == unit_result::ambiguous ? labels_->names.size() : l;
+            if (i < split1_.size())
+            {
+                split1_[i]->write(item.r1[u]);
+                if (paired_)
+                    (split2_.empty() ? split1_[i] : split2_[i])->write(item.r2[u]);
+            }
         }
     }
 }
@@ -271,6 +363,9 @@ void output_set::finish()
             w->finish();
     if (report_ != nullptr)
         report_->finish();
+    for (auto const * v : {&split1_, &split2_})
+        for (auto const & w : *v)
+            w->finish();
 }
 
 void output_set::add_to(std::vector<pending_output> & pending)
@@ -281,6 +376,10 @@ void output_set::add_to(std::vector<pending_output> & pending)
             pending.push_back({paths_[i], [f = w[i]] { f->commit(); }});
     if (report_ != nullptr)
         pending.push_back({paths_[4], [f = report_.get()] { f->commit(); }});
+    for (std::size_t i = 0; i < split1_.size(); ++i)
+        pending.push_back({split_paths1_[i], [f = split1_[i].get()] { f->commit(); }});
+    for (std::size_t i = 0; i < split2_.size(); ++i)
+        pending.push_back({split_paths2_[i], [f = split2_[i].get()] { f->commit(); }});
 }
 
 namespace
@@ -422,6 +521,11 @@ void account(run_summary & s, work_item const & item)
         {
             ++s.known_units;
             s.known_records += per_unit;
+            if (!s.label_reads.empty())
+                s.label_reads[std::min<std::size_t>(r.label == unit_result::ambiguous
+                                                        ? s.label_reads.size() - 1
+                                                        : r.label,
+                                                    s.label_reads.size() - 1)] += per_unit;
         }
         else
         {

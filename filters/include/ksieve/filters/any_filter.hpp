@@ -23,6 +23,7 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/labels.hpp>
 
 namespace ksieve
 {
@@ -47,6 +48,17 @@ public:
      * Exclusive.
      */
     void set_parts(key_parts p) { parts_ = std::move(p); }
+    /*! \brief A labeled filter's label table (labels.hpp): every count is a class id + 1. Null for
+     * an unlabeled filter. */
+    [[nodiscard]] std::shared_ptr<label_table const> const & labels() const noexcept
+    {
+        return labels_;
+    }
+    /*! \brief Whether the filter is labeled. */
+    [[nodiscard]] bool labeled() const noexcept { return labels_ != nullptr; }
+    /*! \brief Make the filter labeled by `table` (saved with it). \pre every count is a class id +
+     * 1 of the table. Exclusive. */
+    void set_labels(std::shared_ptr<label_table const> table) { labels_ = std::move(table); }
 
     /*! \brief Shard of a hashed key. \pre key < 2^key_bits(). */
     [[nodiscard]] std::size_t shard_of(std::uint64_t const key) const noexcept
@@ -136,8 +148,8 @@ protected:
     }
     [[nodiscard]] filter_file_header file_header(std::vector<std::uint64_t> params = {}) const
     {
-        return filter_file_header{type_, kmer_, fpr_, expected_, shard_bits_, std::move(params),
-                                  parts_};
+        return filter_file_header{type_,       kmer_,  fpr_,   expected_, shard_bits_,
+                                  std::move(params), parts_, labels_};
     }
 
 private:
@@ -148,6 +160,7 @@ private:
     std::uint64_t expected_;
     std::uint64_t local_mask_;
     key_parts parts_;
+    std::shared_ptr<label_table const> labels_;
 };
 
 /*! \brief New empty filter of cfg.type. \throws usage_error for invalid parameters (e.g. fpr 0 on a
@@ -202,6 +215,22 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
                                   std::span<any_filter const * const> inputs,
                                   std::span<std::string const> names, set_operation op,
                                   std::uint64_t min_count, unsigned threads);
+
+/*! \brief A labeled set operation over quotient filters: the inputs' fingerprints (cut to the
+ * narrowest width among them and `max_fingerprint_bits`, in the layout merge would use), each with
+ * the union of its label sets. unite: every fingerprint of any input; intersect: those of every
+ * input; subtract: those of the first input that no other holds, with the first input's labels.
+ * A labeled input brings its own labels (equal names are one label); an unlabeled input i is one
+ * label, `unlabeled_names[i]` (its counts are not kept). `expected` (0: the inputs') is recorded as
+ * the result's expected k-mers. Labels are numbered in order of first
+ * appearance among the inputs; classes as labels.hpp says. The result is the same for any thread
+ * count and equals one labeled build of all inputs' k-mers. \throws incompatible_error naming the
+ * input (check_query_compatible, other types than quotient filters, an unlabeled input without a
+ * name, key parts as merge_filters); interrupted_error on a stop request. */
+[[nodiscard]] std::unique_ptr<any_filter>
+combine_labeled(std::span<any_filter const * const> inputs, std::span<std::string const> names,
+                std::span<std::string const> unlabeled_names, set_operation op, unsigned threads,
+                unsigned max_fingerprint_bits = 64, std::uint64_t expected = 0);
 
 /*! \brief fit_shard(s, slack) for every shard, on up to `threads` threads: quotient filters at the
  * fewest home slots that hold them (build and dedup call it before saving). The same result for any

@@ -12,14 +12,16 @@
 #include <vector>
 
 #include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/labels.hpp>
 
 namespace ksieve
 {
 
-/*! \brief Highest readable format version; written for filters with a low-complexity mask (the
- * others are written as version 3, which ksieve 0.2 reads). */
-inline constexpr std::uint32_t filter_format_version = 4;
-/*! \brief The version written for a filter without a mask. */
+/*! \brief Highest readable format version; written for labeled filters (labels.hpp). */
+inline constexpr std::uint32_t filter_format_version = 5;
+/*! \brief The version written for an unlabeled filter with a low-complexity mask. */
+inline constexpr std::uint32_t masked_format_version = 4;
+/*! \brief The version written for a filter with neither mask nor labels (ksieve 0.2 reads it). */
 inline constexpr std::uint32_t unmasked_format_version = 3;
 /*! \brief Mask scheme ids stored in the file (never renumber). */
 inline constexpr std::uint32_t mask_none = 0;
@@ -41,6 +43,7 @@ struct filter_file_header
     unsigned shard_bits{0};
     std::vector<std::uint64_t> params; //!< type-level parameters
     key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
+    std::shared_ptr<label_table const> labels; //!< labeled filters (version 5): their label table
     std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 

@@ -42,6 +42,7 @@ public:
           file_{std::move(file)}
     {
         set_parts(file_->header().parts);
+        set_labels(file_->header().labels);
         shards_.reserve(num_shards());
         for (std::size_t i = 0; i < num_shards(); ++i)
         {
@@ -210,6 +211,7 @@ public:
         filter_config cfg{F::type_id, kmer(), target_fpr(), expected(), shard_bits()};
         auto copy = std::make_unique<sharded_filter>(cfg, std::move(copies));
         copy->set_parts(parts());
+        copy->set_labels(labels());
         return copy;
     }
 

@@ -8,6 +8,7 @@
  */
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,9 @@ struct classify_output_args
     std::string stats;                        //!< JSON summary
     std::string multiqc; //!< MultiQC custom-content JSON (known / novel reads of the sample)
     std::string sample;  //!< sample name of the stats; empty: from the first input's name
+    /*! \brief --split-by-label PATTERN (with `{label}`): the known reads of each label (labeled
+     * filters); --split-by-label2 for mate 2. */
+    std::string split_by_label, split_by_label2;
     /*! \brief Look up every k-mer so that hits are exact (--exact-hits; implied by --report).
      * Slower; the classes are the same either way. */
     bool exact_hits{false};
@@ -105,7 +109,16 @@ struct build_args
     std::string output;
     std::optional<key_part_range> part; //!< --part I/S: only the k-mers of part I of S
     bool no_counts{false}; //!< --no-counts: every stored k-mer with count 1 (quotient filters)
+    /*! \brief --label NAME=FILE[,FILE...]: (label, its inputs), in the order given. */
+    std::vector<std::pair<std::string, std::vector<std::string>>> labels;
+    std::string label_by;  //!< --label-by file|record (empty: not given)
+    std::string label_map; //!< --label-map FILE: record name -> label (TSV), with --label-by record
+    /*! \brief Whether the filter is labeled. */
+    [[nodiscard]] bool labeled() const noexcept { return !labels.empty() || !label_by.empty(); }
 };
+
+/*! \brief Parse one --label value "NAME=FILE[,FILE...]" into args.labels. \throws usage_error */
+void parse_label(std::string const & text, build_args & args);
 
 struct classify_args
 {
@@ -138,6 +151,9 @@ struct merge_args
     std::string output;
     set_operation op{set_operation::unite};
     std::uint64_t min_count{1}; //!< a k-mer counts in an input only with a count >= this
+    /*! \brief --label-inputs: each unlabeled input is a label named by its file name (labels.hpp,
+     * label_of_path); labeled inputs keep their labels. */
+    bool label_inputs{false};
 };
 
 /*! \brief What merge, intersect and subtract report. */
@@ -173,6 +189,9 @@ struct run_summary
     double seconds{0};
     unsigned threads{1};
     bool paired{false};
+    /*! \brief Labeled filters: the label names, then "ambiguous"; reads (records) per entry. */
+    std::vector<std::string> label_names;
+    std::vector<std::uint64_t> label_reads;
 };
 
 /*! \brief `ksieve build`. */

@@ -1,6 +1,6 @@
 #pragma once
 /*! \file
- * \brief The result of one unit of work (a read or a pair): its k-mers, hits and class.
+ * \brief The result of one unit of work (a read or a pair): its k-mers, hits, class and label.
  */
 #include <cstdint>
 
@@ -11,9 +11,16 @@ namespace ksieve
  * Thread safety: a plain value. */
 struct unit_result
 {
+    /*! \brief label: none (unlabeled filters, novel units). */
+    static constexpr std::uint32_t no_label = ~std::uint32_t{0};
+    /*! \brief label: the top labels tie. */
+    static constexpr std::uint32_t ambiguous = no_label - 1;
+
     std::uint32_t kmers{0};
     std::uint32_t hits{0};
     bool known{false};
+    /*! \brief Against a labeled filter: the index of the known unit's label, or ambiguous. */
+    std::uint32_t label{no_label};
 };
 
 } // namespace ksieve

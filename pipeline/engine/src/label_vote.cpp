@@ -1,0 +1,52 @@
+// label_vote: the label with the most hits of each known unit.
+#include <ksieve/engine/label_vote.hpp>
+
+#include <algorithm>
+
+namespace ksieve
+{
+
+label_vote::label_vote(label_table const & table)
+    : table_{&table}, tally_(table.names.size(), 0)
+{
+}
+
+void label_vote::decide(std::vector<unit_result> & results)
+{
+    // (hits come unit by unit from the classifiers; sorted here should a caller interleave them)
+    if (!std::is_sorted(hits_.begin(), hits_.end(),
+                        [](auto const & a, auto const & b) { return a.first < b.first; }))
+        std::stable_sort(hits_.begin(), hits_.end(),
+                         [](auto const & a, auto const & b) { return a.first < b.first; });
+    for (auto & r : results)
+        r.label = unit_result::no_label;
+    auto const & classes = table_->classes;
+    for (std::size_t i = 0; i < hits_.size();)
+    {
+        std::uint32_t const unit = hits_[i].first;
+        for (; i < hits_.size() && hits_[i].first == unit; ++i)
+            if (hits_[i].second < classes.size()) // (a damaged file's count names no class)
+                for (std::uint32_t const l : classes[hits_[i].second])
+                    if (tally_[l]++ == 0)
+                        touched_.push_back(l);
+        std::uint32_t best = unit_result::no_label, most = 0;
+        bool tie = false;
+        for (std::uint32_t const l : touched_)
+        {
+            if (tally_[l] > most)
+            {
+                most = tally_[l];
+                best = l;
+                tie = false;
+            }
+            else if (tally_[l] == most)
+                tie = true;
+            tally_[l] = 0;
+        }
+        touched_.clear();
+        if (unit < results.size() && results[unit].known)
+            results[unit].label = tie ? unit_result::ambiguous : best;
+    }
+}
+
+} // namespace ksieve
