@@ -131,7 +131,7 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     filter_file_stream out{
         path,
         filter_file_header{
-            filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected, cfg.shard_bits, {}, parts},
+            filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected, cfg.shard_bits, {}, parts, nullptr},
         quotient_filter::max_param_count};
     std::vector<std::optional<quotient_filter>> done(shards);
     std::vector<std::uint64_t> sums(shards, 0);

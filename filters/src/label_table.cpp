@@ -154,6 +154,15 @@ label_table label_table::decode(std::span<unsigned char const> const bytes, std:
     return t;
 }
 
+void check_label_name(std::string const & name)
+{
+    if (name.empty() || name.find_first_of("\t\n\r") != std::string::npos ||
+        name == "ambiguous" || name == "-")
+        throw usage_error{"label '" + name +
+                          "': a label name needs some text, no tab or line break, and is neither "
+                          "'ambiguous' nor '-'"};
+}
+
 std::string label_of_path(std::string const & path)
 {
     std::string const name = std::filesystem::path{path}.filename().string();

@@ -54,7 +54,10 @@ global_labels number_labels(std::span<any_filter const * const> const inputs,
     {
         auto const [it, fresh] = index.try_emplace(name, static_cast<std::uint32_t>(g.names.size()));
         if (fresh)
+        {
+            check_label_name(name);
             g.names.push_back(name);
+        }
         return it->second;
     };
     for (std::size_t i = 0; i < inputs.size(); ++i)

@@ -9,7 +9,11 @@
 3. Without demo: true a missing sample's reads are an error (nothing is made up); a sample may not take the
    name of another filter, and the other filters (host.ksf, host.I.ksf, all_samples.ksf) are each made by
    their own rule, never taken for a sample's filter.
-4. The Nextflow modules have what nf-core requires (process, tag, label, input, output with versions,
+4. The screening example (examples/snakemake/screen.smk) lints clean and runs end to end (demo: true): the
+   labeled filter equals a merge --label-inputs of the sample filters, no read of a sample is given another
+   sample's label (a sample's own filter holds all its k-mers: at most a tie, `ambiguous`), and MultiQC's
+   data table lists each of the two samples' reads per label as its stats say.
+5. The Nextflow modules have what nf-core requires (process, tag, label, input, output with versions,
    when, script, stub, ext.args and ext.prefix; a meta.yml naming the same inputs and outputs), the labels
    give cpus, memory and time, and the ksieve command lines of the modules equal those of the Snakemake
    rules (options and their values; file names aside), rendered with the resources and ext.args of
@@ -61,6 +65,44 @@ def gz_bytes(path):
 
 
 # ---------------------------------------------------------------------------------------------- Snakemake
+
+SCREEN = os.path.join(SMK, "screen.smk")
+
+
+def check_screen_run(ksieve, env):
+    work = tempfile.mkdtemp(prefix="ksieve-screen-")
+    lint = run(["snakemake", "--snakefile", SCREEN, "--directory", work, "--lint", "--config", "demo=true"],
+               work, env)
+    check(lint.returncode == 0 and "good condition" in lint.stdout + lint.stderr, "screen.smk --lint is clean")
+    r = run(["snakemake", "--snakefile", SCREEN, "--directory", work, "--cores", "2", "--config", "demo=true"],
+            work, env)
+    if not check(r.returncode == 0, "screen.smk run (demo: true)"):
+        return
+    filters = [os.path.join(work, "filters", f"{s}.ksf") for s in ("A", "B")]
+    oracle = os.path.join(work, "oracle.ksf")
+    subprocess.run([ksieve, "merge", "-q", "--label-inputs", "-o", oracle] + filters, check=True)
+    check(open(oracle, "rb").read() == open(os.path.join(work, "filters", "samples.ksf"), "rb").read(),
+          "screen: the labeled filter is the labeled merge of the sample filters")
+    for sample, other in (("A", "B"), ("B", "A")):
+        rows = [l.rstrip("\n").split("\t") for l in gzip.open(os.path.join(work, "screen", f"{sample}.report.tsv.gz"), "rt")]
+        check(rows[0] == ["read_id", "kmers", "hits", "class", "label"], "screen: the report has a label column")
+        labels = [row[4] for row in rows[1:]]
+        check(other not in labels and labels.count(sample) > len(labels) // 2,
+              f"screen: {sample}'s reads carry {sample} or ambiguous, never {other}")
+    data = os.path.join(work, "multiqc", "multiqc_data")
+    tables = [f for f in os.listdir(data) if f.startswith("multiqc_ksieve_classify_labels")] \
+        if os.path.isdir(data) else []
+    if check(len(tables) == 1, "screen: MultiQC made the per-label table"):
+        rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(data, tables[0]))]
+        header = rows[0]
+        check(sorted(r[0] for r in rows[1:]) == ["A", "B"], "screen: MultiQC has a bar for each sample")
+        for row in rows[1:]:
+            stats = json.load(open(os.path.join(work, "screen", f"{row[0]}.stats.json")))
+            want = dict(stats["labels"], novel=stats["novel"])
+            got = dict(zip(header[1:], (float(x) for x in row[1:])))
+            check(got == {k: float(v) for k, v in want.items()}, f"screen: MultiQC bars of {row[0]} ({got} != {want})")
+    shutil.rmtree(work, ignore_errors=True)
+
 
 def check_snakemake_run(ksieve, env):
     work = tempfile.mkdtemp(prefix="ksieve-smk-")
@@ -346,6 +388,7 @@ def main():
     check(lint.returncode == 0 and "good condition" in lint.stdout + lint.stderr, "snakemake --lint is clean")
     check_snakemake_inputs(env)
     check_snakemake_run(ksieve, env)
+    check_screen_run(ksieve, env)
 
     config, main_nf = nextflow_checks()
     smk, nf = snakemake_dry_run(env), nextflow_shapes(config, main_nf)

@@ -21,6 +21,7 @@ void parse_label(std::string const & text, build_args & args)
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
         throw usage_error{"--label '" + text + "': expected NAME=FILE[,FILE...]"};
     std::string const name = text.substr(0, eq);
+    check_label_name(name);
     std::vector<std::string> files;
     for (std::size_t start = eq + 1;;)
     {

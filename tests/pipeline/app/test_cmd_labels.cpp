@@ -275,6 +275,7 @@ TEST_F(labels_test, label_misuse_is_a_clear_usage_error)
               "file or record"},
              {"build -o '" + tmp / "y.ksf" + "' --label a '" + tmp / "a.fa" + "'", "NAME=FILE"},
              {"build -o '" + tmp / "y.ksf" + "' --type bloom --label a=" + tmp / "a.fa", "qf"},
+             {"build -o '" + tmp / "y.ksf" + "' --label ambiguous=" + tmp / "a.fa", "'ambiguous'"},
          })
     {
         auto const r = run_ksieve(c.args, tmp);

@@ -51,6 +51,10 @@ struct label_table
     friend bool operator==(label_table const &, label_table const &) = default;
 };
 
+/*! \brief Refuse a label name that the outputs could not show: empty, with a tab or a line break,
+ * or one of the words the report reserves (`ambiguous`, `-`). \throws usage_error naming it. */
+void check_label_name(std::string const & name);
+
 /*! \brief The label name of a file: its name without directory and without every extension
  * (`dir/s1.ksf` -> `s1`, `a/mouse.fa.gz` -> `mouse`); the whole file name where that leaves
  * nothing. */
