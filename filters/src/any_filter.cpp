@@ -12,8 +12,8 @@
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
-#include "parallel_for.hpp"
 #include "combine_layout.hpp"
+#include "parallel_for.hpp"
 #include "quotient_reshard.hpp"
 
 #include <algorithm>
@@ -128,11 +128,16 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
                                    unsigned const threads)
 {
     std::size_t const shards = inputs.front()->num_shards();
-    filter_file_stream out{
-        path,
-        filter_file_header{
-            filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected, cfg.shard_bits, {}, parts, nullptr},
-        quotient_filter::max_param_count};
+    filter_file_stream out{path,
+                           filter_file_header{filter_type::quotient,
+                                              cfg.kmer,
+                                              cfg.fpr,
+                                              cfg.expected,
+                                              cfg.shard_bits,
+                                              {},
+                                              parts,
+                                              nullptr},
+                           quotient_filter::max_param_count};
     std::vector<std::optional<quotient_filter>> done(shards);
     std::vector<std::uint64_t> sums(shards, 0);
     std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));

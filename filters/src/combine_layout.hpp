@@ -24,8 +24,9 @@ struct common_layout
 
 // The checks of a set operation's inputs that need no layout (see any_filter.cpp). \throws
 // usage_error, incompatible_error
-void check_combinable(std::span<any_filter const * const> inputs, std::span<std::string const> names,
-                      set_operation op, std::uint64_t min_count);
+void check_combinable(std::span<any_filter const * const> inputs,
+                      std::span<std::string const> names, set_operation op,
+                      std::uint64_t min_count);
 
 // The key parts of the result. \throws incompatible_error where parts of a split meet whole
 // filters or another split.

@@ -108,7 +108,8 @@ std::vector<unsigned char> label_table::encode() const
     return out;
 }
 
-label_table label_table::decode(std::span<unsigned char const> const bytes, std::string const & file)
+label_table label_table::decode(std::span<unsigned char const> const bytes,
+                                std::string const & file)
 {
     label_reader r{bytes, file};
     label_table t;
@@ -156,8 +157,8 @@ label_table label_table::decode(std::span<unsigned char const> const bytes, std:
 
 void check_label_name(std::string const & name)
 {
-    if (name.empty() || name.find_first_of("\t\n\r") != std::string::npos ||
-        name == "ambiguous" || name == "-")
+    if (name.empty() || name.find_first_of("\t\n\r") != std::string::npos || name == "ambiguous" ||
+        name == "-")
         throw usage_error{"label '" + name +
                           "': a label name needs some text, no tab or line break, and is neither "
                           "'ambiguous' nor '-'"};

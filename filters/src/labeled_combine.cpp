@@ -52,7 +52,8 @@ global_labels number_labels(std::span<any_filter const * const> const inputs,
     std::map<std::string, std::uint32_t, std::less<>> index;
     auto id_of = [&](std::string const & name)
     {
-        auto const [it, fresh] = index.try_emplace(name, static_cast<std::uint32_t>(g.names.size()));
+        auto const [it, fresh] =
+            index.try_emplace(name, static_cast<std::uint32_t>(g.names.size()));
         if (fresh)
         {
             check_label_name(name);
@@ -173,7 +174,8 @@ private:
     }
     // Whether the operation keeps a fingerprint held by the inputs of `group` (in input order,
     // an input more than once where cutting joined its fingerprints).
-    [[nodiscard]] bool selected(std::vector<std::pair<std::size_t, std::uint64_t>> const & group) const
+    [[nodiscard]] bool
+    selected(std::vector<std::pair<std::size_t, std::uint64_t>> const & group) const
     {
         switch (op_)
         {
@@ -192,7 +194,8 @@ private:
         }
         case set_operation::subtract:
         case set_operation::subtract_counts:
-            return std::all_of(group.begin(), group.end(), [](auto const & e) { return e.first == 0; });
+            return std::all_of(group.begin(), group.end(),
+                               [](auto const & e) { return e.first == 0; });
         }
         return true;
     }
@@ -224,7 +227,8 @@ private:
                                 std::unordered_map<label_set, std::uint32_t, set_hash> & local,
                                 shard_walk & out)
     {
-        auto const [it, fresh] = local.try_emplace(s, static_cast<std::uint32_t>(out.classes.size()));
+        auto const [it, fresh] =
+            local.try_emplace(s, static_cast<std::uint32_t>(out.classes.size()));
         if (fresh)
         {
             out.classes.push_back(s);
@@ -335,8 +339,8 @@ std::unique_ptr<any_filter> combine_labeled(std::span<any_filter const * const> 
         unsigned p = max_fingerprint_bits;
         for (auto const * f : parts)
             p = std::min(p, f->fingerprint_bits());
-        return std::max(p, std::min(quotient_filter::min_fingerprint_bits,
-                                    parts[0]->fingerprint_bits()));
+        return std::max(
+            p, std::min(quotient_filter::min_fingerprint_bits, parts[0]->fingerprint_bits()));
     };
     // Pass 1: every shard walked, its fingerprints kept while they fit in memory_budget.
     constexpr std::uint64_t memory_budget = std::uint64_t{2} << 30;

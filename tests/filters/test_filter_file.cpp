@@ -1010,7 +1010,7 @@ TEST_F(filter_file_test, masks_round_trip_and_are_validated)
     fs::path const p = dir_ / "mask.ksf";
     write_hand_made(p, h);
     auto const f = mapped_filter_file::open(p);
-    EXPECT_EQ(f->header().version, ksieve::filter_format_version);
+    EXPECT_EQ(f->header().version, ksieve::masked_format_version);
     EXPECT_EQ(f->header().kmer, h.header.kmer);
     bytes_t const good = read_bytes(p);
     ASSERT_EQ(get_u32(good, 8), 4u);

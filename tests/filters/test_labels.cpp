@@ -203,9 +203,9 @@ TEST(combine_labeled, unlabeled_inputs_need_names)
     // and labeled filters are refused by the unlabeled set operations
     auto const labeled = combine_labeled(f.inputs, f.names, f.labels, set_operation::unite, 1);
     std::vector<any_filter const *> in{labeled.get(), f.inputs[0]};
-    EXPECT_THROW((void)combine_filters(in, std::vector<std::string>{"l.ksf", "a.ksf"},
-                                       set_operation::unite),
-                 incompatible_error);
+    EXPECT_THROW(
+        (void)combine_filters(in, std::vector<std::string>{"l.ksf", "a.ksf"}, set_operation::unite),
+        incompatible_error);
 }
 
 } // namespace

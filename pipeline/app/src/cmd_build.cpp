@@ -40,8 +40,8 @@ filter_config build_config(build_args const & args, unsigned const threads)
                     });
     if (cfg.expected == 0 &&
         (cfg.type != filter_type::quotient || args.filter.expected_auto || readable_twice))
-        cfg.expected = detail::first_pass_expected(all, cfg.kmer, threads, cfg.type,
-                                                   "built from", args.common.quiet);
+        cfg.expected = detail::first_pass_expected(all, cfg.kmer, threads, cfg.type, "built from",
+                                                   args.common.quiet);
     // A small quotient filter in 64 shards would spend much of its bytes on each shard's overflow
     // slots and on the spread of keys among shards: unless --shards is given, a shard holds at
     // least 2^18 expected k-mers.

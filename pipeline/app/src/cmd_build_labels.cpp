@@ -49,7 +49,8 @@ namespace detail
 namespace
 {
 
-// record name -> label, from a TSV of two columns (lines starting with '#' and empty lines skipped).
+// record name -> label, from a TSV of two columns (lines starting with '#' and empty lines
+// skipped).
 std::map<std::string, std::string, std::less<>> read_label_map(std::string const & path)
 {
     std::ifstream in{path};
@@ -202,7 +203,8 @@ void check_label_options(build_args const & args)
 }
 
 run_summary run_labeled_build(build_args const & args, filter_config const & cfg,
-                              unsigned const threads, std::chrono::steady_clock::time_point const t0)
+                              unsigned const threads,
+                              std::chrono::steady_clock::time_point const t0)
 {
     key_part_range const * const range = args.part ? &*args.part : nullptr;
     // Per-label filters share the layout and fingerprint width of an unsized filter (the widest),
@@ -233,9 +235,8 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
         }
     else if (args.label_by == "record")
     {
-        auto const map = args.label_map.empty()
-                             ? std::map<std::string, std::string, std::less<>>{}
-                             : read_label_map(args.label_map);
+        auto const map = args.label_map.empty() ? std::map<std::string, std::string, std::less<>>{}
+                                                : read_label_map(args.label_map);
         std::uint64_t record = 0;
         stream_labeled(args.input, threads, engine, filters, args.output, summary, progress,
                        [&](work_item const & item, std::size_t const u)
@@ -246,9 +247,9 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
                                return filters.index(std::string{name});
                            auto const it = map.find(name);
                            if (it == map.end())
-                               throw input_error{"record " + std::to_string(record) + " ('" +
-                                                 std::string{name} + "') has no label in --label-map '" +
-                                                 args.label_map + "'"};
+                               throw input_error{
+                                   "record " + std::to_string(record) + " ('" + std::string{name} +
+                                   "') has no label in --label-map '" + args.label_map + "'"};
                            return filters.index(it->second);
                        });
     }

@@ -6,9 +6,9 @@
 #include <ksieve/engine/label_vote.hpp>
 
 #include <algorithm>
-#include <optional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ksieve

@@ -54,8 +54,9 @@ nlohmann::ordered_json shared_json(label_table const & t)
     std::size_t const n = t.names.size();
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (std::size_t a = 0; a < n; ++a)
-        rows.push_back(std::vector<std::uint64_t>(m.begin() + static_cast<std::ptrdiff_t>(a * n),
-                                                  m.begin() + static_cast<std::ptrdiff_t>(a * n + n)));
+        rows.push_back(
+            std::vector<std::uint64_t>(m.begin() + static_cast<std::ptrdiff_t>(a * n),
+                                       m.begin() + static_cast<std::ptrdiff_t>(a * n + n)));
     return rows;
 }
 
@@ -74,6 +75,48 @@ void label_rows(label_table const & t, std::ostream & out)
             out << "shared\t" << t.names[a] << '\t' << t.names[b] << '\t' << m[a * n + b] << '\n';
 }
 
+// info --json: the filter's parameters and statistics as one JSON object.
+void info_json(info_args const & args, mapped_filter_file const & file, any_filter const & filter,
+               char const * const seed, double const bits_per_kmer, std::ostream & out)
+{
+    filter_stats const s = filter.stats();
+    auto const & h = file.header();
+    nlohmann::ordered_json j;
+    j["file"] = args.filter;
+    j["format_version"] = h.version;
+    j["type"] = std::string{to_string(filter.type())};
+    j["k"] = h.kmer.k;
+    j["canonical"] = h.kmer.canonical;
+    j["hash"] = "mix2k_v1";
+    j["hash_seed"] = seed;
+    j["sampling"] = sampling_name(h.kmer);
+    j["mask"] = mask_name(h.kmer);
+    j["shards"] = filter.num_shards();
+    j["key_split"] = filter.parts().split;
+    j["key_parts"] = filter.parts().describe();
+    j["target_fpr"] = h.fpr;
+    j["exact"] = filter.type() == filter_type::quotient && h.fpr == 0.0;
+    j["expected"] = h.expected;
+    j["file_bytes"] = file.file_size();
+    j["payload_bytes"] = s.bytes;
+    j["slots"] = s.slots;
+    j["used"] = s.used;
+    j["load"] = s.load;
+    j["distinct_kmers"] = s.distinct;
+    j["distinct_kind"] = std::string{distinct_kind(filter)};
+    j["total_count"] = s.total_count;
+    j["bits_per_kmer"] = bits_per_kmer;
+    j["estimated_fpr"] = s.estimated_fpr;
+    if (auto const & t = filter.labels())
+    {
+        j["labels"] = labels_json(*t);
+        j["label_classes"] = t->classes.size();
+        j["shared_kmers"] = shared_json(*t);
+    }
+    // bytes of the file name that are not UTF-8 become U+FFFD
+    out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
 } // namespace
 
 void run_info(info_args const & args, std::ostream & out)
@@ -89,40 +132,7 @@ void run_info(info_args const & args, std::ostream & out)
                         : 8.0 * static_cast<double>(s.bytes) / static_cast<double>(s.distinct);
     if (args.json)
     {
-        nlohmann::ordered_json j;
-        j["file"] = args.filter;
-        j["format_version"] = h.version;
-        j["type"] = std::string{to_string(filter->type())};
-        j["k"] = h.kmer.k;
-        j["canonical"] = h.kmer.canonical;
-        j["hash"] = "mix2k_v1";
-        j["hash_seed"] = seed;
-        j["sampling"] = sampling_name(h.kmer);
-        j["mask"] = mask_name(h.kmer);
-        j["shards"] = filter->num_shards();
-        j["key_split"] = filter->parts().split;
-        j["key_parts"] = filter->parts().describe();
-        j["target_fpr"] = h.fpr;
-        j["exact"] = filter->type() == filter_type::quotient && h.fpr == 0.0;
-        j["expected"] = h.expected;
-        j["file_bytes"] = file->file_size();
-        j["payload_bytes"] = s.bytes;
-        j["slots"] = s.slots;
-        j["used"] = s.used;
-        j["load"] = s.load;
-        j["distinct_kmers"] = s.distinct;
-        j["distinct_kind"] = std::string{distinct_kind(*filter)};
-        j["total_count"] = s.total_count;
-        j["bits_per_kmer"] = bits_per_kmer;
-        j["estimated_fpr"] = s.estimated_fpr;
-        if (auto const & t = filter->labels())
-        {
-            j["labels"] = labels_json(*t);
-            j["label_classes"] = t->classes.size();
-            j["shared_kmers"] = shared_json(*t);
-        }
-        // bytes of the file name that are not UTF-8 become U+FFFD
-        out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+        info_json(args, *file, *filter, seed, bits_per_kmer, out);
         return;
     }
     auto row = [&](char const * key, auto const & value) { out << key << '\t' << value << '\n'; };

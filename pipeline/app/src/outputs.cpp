@@ -274,13 +274,10 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
         split_paths1_ = split_paths(a.split_by_label, labels_->names);
         if (!a.split_by_label2.empty())
             split_paths2_ = split_paths(a.split_by_label2, labels_->names);
-        std::vector<std::pair<std::string, std::string>> all{{"--novel", a.novel},
-                                                             {"--known", a.known},
-                                                             {"--novel2", a.novel2},
-                                                             {"--known2", a.known2},
-                                                             {"--report", a.report},
-                                                             {"--stats", a.stats},
-                                                             {"--multiqc", a.multiqc}};
+        std::vector<std::pair<std::string, std::string>> all{
+            {"--novel", a.novel},    {"--known", a.known},   {"--novel2", a.novel2},
+            {"--known2", a.known2},  {"--report", a.report}, {"--stats", a.stats},
+            {"--multiqc", a.multiqc}};
         for (auto const & p : split_paths1_)
             all.emplace_back("--split-by-label", p);
         for (auto const & p : split_paths2_)
@@ -522,10 +519,9 @@ void account(run_summary & s, work_item const & item)
             ++s.known_units;
             s.known_records += per_unit;
             if (!s.label_reads.empty())
-                s.label_reads[std::min<std::size_t>(r.label == unit_result::ambiguous
-                                                        ? s.label_reads.size() - 1
-                                                        : r.label,
-                                                    s.label_reads.size() - 1)] += per_unit;
+                s.label_reads[std::min<std::size_t>(
+                    r.label == unit_result::ambiguous ? s.label_reads.size() - 1 : r.label,
+                    s.label_reads.size() - 1)] += per_unit;
         }
         else
         {

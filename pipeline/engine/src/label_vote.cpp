@@ -6,10 +6,7 @@
 namespace ksieve
 {
 
-label_vote::label_vote(label_table const & table)
-    : table_{&table}, tally_(table.names.size(), 0)
-{
-}
+label_vote::label_vote(label_table const & table) : table_{&table}, tally_(table.names.size(), 0) {}
 
 void label_vote::decide(std::vector<unit_result> & results)
 {

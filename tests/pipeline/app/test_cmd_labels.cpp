@@ -72,8 +72,8 @@ protected:
     std::string build(std::string const & name, std::string const & args)
     {
         std::string const path = tmp / name;
-        auto const r = run_ksieve("build -q --fpr 0 --sampling all -k 21 -o '" + path + "' " + args,
-                                  tmp);
+        auto const r =
+            run_ksieve("build -q --fpr 0 --sampling all -k 21 -o '" + path + "' " + args, tmp);
         EXPECT_EQ(r.status, 0) << r.err;
         return path;
     }
@@ -170,19 +170,16 @@ TEST_F(labels_test, merge_of_per_sample_filters_equals_the_labeled_build)
     ASSERT_EQ(r.status, 0) << r.err;
     expect_oracle_labels(m);
     // the same classify answers, read by read
-    auto const rj = run_ksieve("classify -q -f '" + joint + "' --report '" + tmp / "j.tsv" + "' '" +
-                                   reads + "'",
-                               tmp);
-    auto const rm = run_ksieve("classify -q -f '" + m + "' --report '" + tmp / "m.tsv" + "' '" +
-                                   reads + "'",
-                               tmp);
+    auto const rj = run_ksieve(
+        "classify -q -f '" + joint + "' --report '" + tmp / "j.tsv" + "' '" + reads + "'", tmp);
+    auto const rm = run_ksieve(
+        "classify -q -f '" + m + "' --report '" + tmp / "m.tsv" + "' '" + reads + "'", tmp);
     ASSERT_EQ(rj.status, 0) << rj.err;
     ASSERT_EQ(rm.status, 0) << rm.err;
     EXPECT_EQ(read_file(tmp / "j.tsv"), read_file(tmp / "m.tsv"));
     // a labeled merge without --label-inputs refuses an unlabeled input, naming it
-    auto const bad = run_ksieve("merge -q -o '" + tmp / "x.ksf" + "' '" + joint + "' '" +
-                                    tmp / "a.ksf" + "'",
-                                tmp);
+    auto const bad = run_ksieve(
+        "merge -q -o '" + tmp / "x.ksf" + "' '" + joint + "' '" + tmp / "a.ksf" + "'", tmp);
     EXPECT_EQ(bad.status, 1);
     EXPECT_NE(bad.err.find("a.ksf"), std::string::npos) << bad.err;
 }
@@ -191,13 +188,14 @@ TEST_F(labels_test, classify_names_each_reads_label_as_the_oracle_does)
 {
     auto const f = labeled_build("l.ksf");
     std::string const base = "classify -q -f '" + f + "' --min-hits 1 --min-hit-fraction 0.01 ";
-    auto const r1 = run_ksieve(base + "-t 1 --report '" + tmp / "r1.tsv" + "' --stats '" +
-                                   tmp / "s.json" + "' --multiqc '" + tmp / "x_mqc.json" +
-                                   "' --split-by-label '" + tmp / "out_{label}.fq" + "' '" + reads +
-                                   "'",
-                               tmp);
+    auto const r1 =
+        run_ksieve(base + "-t 1 --report '" + tmp / "r1.tsv" + "' --stats '" + tmp / "s.json" +
+                       "' --multiqc '" + tmp / "x_mqc.json" + "' --split-by-label '" +
+                       tmp / "out_{label}.fq" + "' '" + reads + "'",
+                   tmp);
     ASSERT_EQ(r1.status, 0) << r1.err;
-    auto const r2 = run_ksieve(base + "-t 2 --report '" + tmp / "r2.tsv" + "' '" + reads + "'", tmp);
+    auto const r2 =
+        run_ksieve(base + "-t 2 --report '" + tmp / "r2.tsv" + "' '" + reads + "'", tmp);
     ASSERT_EQ(r2.status, 0) << r2.err;
     EXPECT_EQ(read_file(tmp / "r1.tsv"), read_file(tmp / "r2.tsv"));
 
@@ -252,8 +250,7 @@ TEST_F(labels_test, info_lists_labels_and_shared_kmers)
         ab += set.count("a") && set.count("b");
     }
     for (std::string const l : {"a", "b", "c"})
-        EXPECT_NE(r.out.find("label\t" + l + "\t" + std::to_string(n[l]) + "\n"),
-                  std::string::npos)
+        EXPECT_NE(r.out.find("label\t" + l + "\t" + std::to_string(n[l]) + "\n"), std::string::npos)
             << r.out;
     EXPECT_NE(r.out.find("shared\ta\tb\t" + std::to_string(ab) + "\n"), std::string::npos) << r.out;
     auto const j = run_ksieve("info --json '" + f + "'", tmp);
@@ -337,9 +334,8 @@ TEST_F(real_labels_test, labels_of_real_genomes_equal_the_oracle)
     auto const two = labeled_build("two.ksf", "-t 2");
     expect_oracle_labels(one);
     EXPECT_EQ(read_file(one), read_file(two));
-    auto const r = run_ksieve("classify -q -t 2 -f '" + one + "' --report '" + tmp / "r.tsv" + "' '" +
-                                  reads + "'",
-                              tmp);
+    auto const r = run_ksieve(
+        "classify -q -t 2 -f '" + one + "' --report '" + tmp / "r.tsv" + "' '" + reads + "'", tmp);
     ASSERT_EQ(r.status, 0) << r.err;
     auto const want = oracle_read_labels();
     std::istringstream rep{read_file(tmp / "r.tsv")};

@@ -148,8 +148,8 @@ protected:
     }
     [[nodiscard]] filter_file_header file_header(std::vector<std::uint64_t> params = {}) const
     {
-        return filter_file_header{type_,       kmer_,  fpr_,   expected_, shard_bits_,
-                                  std::move(params), parts_, labels_};
+        return filter_file_header{type_,  kmer_,  fpr_, expected_, shard_bits_, std::move(params),
+                                  parts_, labels_};
     }
 
 private:

@@ -8,8 +8,8 @@
  */
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ksieve/engine/key_part_range.hpp>
