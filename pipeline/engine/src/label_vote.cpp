@@ -21,11 +21,26 @@ void label_vote::decide(std::vector<unit_result> & results)
     for (std::size_t i = 0; i < hits_.size();)
     {
         std::uint32_t const unit = hits_[i].first;
-        for (; i < hits_.size() && hits_[i].first == unit; ++i)
-            if (hits_[i].second < classes.size()) // (a damaged file's count names no class)
-                for (std::uint32_t const l : classes[hits_[i].second])
-                    if (tally_[l]++ == 0)
+        std::size_t end = i;
+        while (end < hits_.size() && hits_[end].first == unit)
+            ++end;
+        // the unit's hits by class: each class's labels are counted once, with its hits
+        std::sort(hits_.begin() + static_cast<std::ptrdiff_t>(i),
+                  hits_.begin() + static_cast<std::ptrdiff_t>(end));
+        while (i < end)
+        {
+            std::uint32_t const c = hits_[i].second;
+            std::uint32_t n = 0;
+            for (; i < end && hits_[i].second == c; ++i)
+                ++n;
+            if (c < classes.size()) // (a damaged file's count names no class)
+                for (std::uint32_t const l : classes[c])
+                {
+                    if (tally_[l] == 0)
                         touched_.push_back(l);
+                    tally_[l] += n;
+                }
+        }
         std::uint32_t best = unit_result::no_label, most = 0;
         bool tie = false;
         for (std::uint32_t const l : touched_)
