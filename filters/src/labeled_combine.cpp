@@ -9,14 +9,14 @@
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include "combine_layout.hpp"
+#include "loser_tree.hpp"
 #include "parallel_for.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <map>
 #include <optional>
-#include <queue>
-#include <unordered_map>
 
 namespace ksieve
 {
@@ -35,6 +35,56 @@ struct set_hash
             h = (h ^ l) * 0xff51afd7ed558ccdull;
         return static_cast<std::size_t>(h ^ (h >> 29));
     }
+};
+
+// Label set -> local class id: open addressing over the sets' hashes, each hit checked against the
+// class it names (no node per set).
+class set_table
+{
+public:
+    // The id of `s` among `classes`, or classes.size() after add() appended it.
+    template <typename Add>
+    std::uint32_t find_or_add(label_set const & s, std::vector<label_set> const & classes,
+                              Add && add)
+    {
+        if (2 * (used_ + 1) > slots_.size())
+            grow();
+        std::uint64_t const h = set_hash{}(s) | 1; // (0: an empty slot)
+        std::size_t const mask = slots_.size() - 1;
+        for (std::size_t j = h & mask;; j = (j + 1) & mask)
+        {
+            auto & slot = slots_[j];
+            if (slot.first == 0)
+            {
+                slot = {h, static_cast<std::uint32_t>(classes.size())};
+                ++used_;
+                add();
+                return slot.second;
+            }
+            if (slot.first == h && classes[slot.second] == s)
+                return slot.second;
+        }
+    }
+
+private:
+    void grow()
+    {
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> old(
+            std::max<std::size_t>(64, 2 * slots_.size()));
+        old.swap(slots_);
+        std::size_t const mask = slots_.size() - 1;
+        for (auto const & e : old)
+            if (e.first != 0)
+            {
+                std::size_t j = e.first & mask;
+                while (slots_[j].first != 0)
+                    j = (j + 1) & mask;
+                slots_[j] = e;
+            }
+    }
+
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> slots_;
+    std::size_t used_{0};
 };
 
 // The labels of the inputs in one numbering: every input's classes as sets of global label indices.
@@ -101,6 +151,29 @@ struct shard_walk
     std::vector<std::uint64_t> class_kmers;
 };
 
+// One input's shard, read 256 (fingerprint, count) entries at a time.
+class input_stream
+{
+public:
+    explicit input_stream(quotient_filter const & f) : cursor_{f} {}
+    // The first entry. \returns false if there is none.
+    bool refill() noexcept
+    {
+        n_ = cursor_.read(fps_.data(), counts_.data(), fps_.size());
+        pos_ = 0;
+        return n_ > 0;
+    }
+    // The next entry. \returns false at the end.
+    bool advance() noexcept { return ++pos_ < n_ || refill(); }
+    [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fps_[pos_]; }
+    [[nodiscard]] std::uint64_t count() const noexcept { return counts_[pos_]; }
+
+private:
+    quotient_filter::cursor cursor_;
+    std::array<std::uint64_t, 256> fps_{}, counts_{};
+    std::size_t pos_{0}, n_{0};
+};
+
 // The k-way walk of one shard of every input, fingerprints cut to p bits.
 class shard_walker
 {
@@ -116,37 +189,36 @@ public:
     shard_walk run(bool const keep)
     {
         shard_walk out;
-        std::vector<quotient_filter::cursor> cur;
-        cur.reserve(parts_.size());
-        using item = std::pair<std::uint64_t, std::size_t>; // (cut fingerprint, input)
-        std::priority_queue<item, std::vector<item>, std::greater<>> heap;
+        std::vector<input_stream> in;
+        in.reserve(parts_.size());
+        detail::loser_tree tree{parts_.size()};
         for (std::size_t i = 0; i < parts_.size(); ++i)
         {
-            cur.emplace_back(*parts_[i]);
-            if (cur[i].next())
-                heap.emplace(cut(i, cur[i].fingerprint()), i);
+            in.emplace_back(*parts_[i]);
+            if (in[i].refill())
+                tree.set(i, cut(i, in[i].fingerprint()));
         }
-        std::unordered_map<label_set, std::uint32_t, set_hash> local;
+        tree.build();
+        set_table local;
         std::vector<std::pair<std::size_t, std::uint64_t>> group; // (input, class id)
-        label_set merged, scratch;
+        label_set merged;
         std::uint64_t groups = 0;
-        while (!heap.empty())
+        while (!tree.empty())
         {
-            std::uint64_t const fp = heap.top().first;
+            std::uint64_t const fp = tree.top();
             group.clear();
-            while (!heap.empty() && heap.top().first == fp)
+            while (!tree.empty() && tree.top() == fp)
             {
-                std::size_t const i = heap.top().second;
-                heap.pop();
-                group.emplace_back(i, class_of(i, cur[i].count()));
-                if (cur[i].next())
-                    heap.emplace(cut(i, cur[i].fingerprint()), i);
+                std::uint32_t const i = tree.winner();
+                group.emplace_back(i, class_of(i, in[i].count()));
+                bool const next = in[i].advance();
+                tree.replace_top(next ? cut(i, in[i].fingerprint()) : 0, next);
             }
             if ((++groups & 4095) == 0)
                 throw_if_stop_requested();
             if (!selected(group))
                 continue;
-            std::uint32_t const id = class_id(group, local, merged, scratch, out);
+            std::uint32_t const id = class_id(group, local, merged, out);
             ++out.class_kmers[id];
             if (keep)
             {
@@ -201,8 +273,7 @@ private:
     }
     // The local class of the union of the group's label sets (an input's single class cached).
     std::uint32_t class_id(std::vector<std::pair<std::size_t, std::uint64_t>> const & group,
-                           std::unordered_map<label_set, std::uint32_t, set_hash> & local,
-                           label_set & merged, label_set & scratch, shard_walk & out)
+                           set_table & local, label_set & merged, shard_walk & out)
     {
         if (group.size() == 1)
         {
@@ -216,25 +287,20 @@ private:
         for (auto const & [i, c] : group)
         {
             label_set const & s = g_.input_classes[i][c];
-            scratch.clear();
-            std::set_union(merged.begin(), merged.end(), s.begin(), s.end(),
-                           std::back_inserter(scratch));
-            merged.swap(scratch);
+            merged.insert(merged.end(), s.begin(), s.end());
         }
+        std::sort(merged.begin(), merged.end());
+        merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
         return intern(merged, local, out);
     }
-    static std::uint32_t intern(label_set const & s,
-                                std::unordered_map<label_set, std::uint32_t, set_hash> & local,
-                                shard_walk & out)
+    static std::uint32_t intern(label_set const & s, set_table & local, shard_walk & out)
     {
-        auto const [it, fresh] =
-            local.try_emplace(s, static_cast<std::uint32_t>(out.classes.size()));
-        if (fresh)
-        {
-            out.classes.push_back(s);
-            out.class_kmers.push_back(0);
-        }
-        return it->second;
+        return local.find_or_add(s, out.classes,
+                                 [&]
+                                 {
+                                     out.classes.push_back(s);
+                                     out.class_kmers.push_back(0);
+                                 });
     }
 
     std::span<quotient_filter const * const> parts_;
