@@ -24,6 +24,11 @@ void label_vote::decide(std::vector<unit_result> & results)
         std::size_t end = i;
         while (end < hits_.size() && hits_[end].first == unit)
             ++end;
+        if (unit >= results.size() || !results[unit].known)
+        { // (novel: no label)
+            i = end;
+            continue;
+        }
         // the unit's hits by class: each class's labels are counted once, with its hits
         std::sort(hits_.begin() + static_cast<std::ptrdiff_t>(i),
                   hits_.begin() + static_cast<std::ptrdiff_t>(end));
@@ -56,8 +61,7 @@ void label_vote::decide(std::vector<unit_result> & results)
             tally_[l] = 0;
         }
         touched_.clear();
-        if (unit < results.size() && results[unit].known)
-            results[unit].label = tie ? unit_result::ambiguous : best;
+        results[unit].label = tie ? unit_result::ambiguous : best;
     }
 }
 
