@@ -11,6 +11,8 @@
 #   fpr       bench_fpr.sh             measured false-positive rate and bits per k-mer against --fpr, per type
 #   filters   bench_filters.sh         the filters alone (Google Benchmark, tables of 2^26 keys)
 #   human     bench_human_host.sh      a human-sized host (when that script exists)
+#   labels    bench_labels.sh          labeled filters: screening against bbduk refstats, per-sample labeled
+#                                      merges, exact "which samples" answers
 # Each step leaves its report in WORK_DIR (STEP.md and the tables the plots read; STEP.rows.tsv in
 # bench_common.sh's row format puts its rows with a panel into the peers plots) and this script writes
 # STEP.meta next to it (commit, settings, duration). Then plot_benchmarks.py draws docs/plots/*.png and the
@@ -32,10 +34,10 @@
 # Needs 12 GB of memory (kmc on the 1 Gbp host).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
-ALL_STEPS="host scaling pipeline normalize algebra fpr filters"
+ALL_STEPS="host scaling pipeline normalize algebra labels fpr filters"
 [[ -f $BENCH_SCRIPTS/bench_human_host.sh ]] && ALL_STEPS+=" human"
 # the sections' order on the page
-PAGE_STEPS="host human scaling pipeline normalize algebra fpr filters"
+PAGE_STEPS="host human scaling pipeline normalize algebra labels fpr filters"
 STEPS=${KSIEVE_BENCH_STEPS_ALL-$ALL_STEPS}
 DOC_DIR=${KSIEVE_BENCH_DOC_DIR:-$REPO/docs}
 DOC=$DOC_DIR/benchmarks.md
@@ -58,6 +60,7 @@ script_of()
         fpr) echo bench_fpr.sh ;;
         filters) echo bench_filters.sh ;;
         human) echo bench_human_host.sh ;;
+        labels) echo bench_labels.sh ;;
         *) return 1 ;;
     esac
 }
@@ -194,6 +197,7 @@ title_of()
         fpr) echo "False-positive rate and bits per k-mer" ;;
         filters) echo "The filters alone" ;;
         human) echo "Human-sized host" ;;
+        labels) echo "Labeled filters: screening and which samples" ;;
     esac
 }
 
@@ -210,6 +214,7 @@ steps_table()
             fpr) runs="1 per filter (counts, not times)" ;;
             filters) runs="$r repetitions in random order" ;;
             human) runs="-" ;;
+            labels) runs="$r; bbduk $rs" ;;
             *) runs=$r ;;
         esac
         case $s in
@@ -218,6 +223,7 @@ steps_table()
             normalize) sizes="$(meta_of "$s" reads), $(meta_of "$s" meta_reads) and $(meta_of "$s" meta_large_reads) reads" ;;
             fpr) sizes="$(meta_of "$s" fpr_kmers) k-mers stored, $(meta_of "$s" fpr_queries) looked up" ;;
             filters) sizes="2^$(meta_of "$s" filter_log2n) keys" ;;
+            labels) sizes="host ${KSIEVE_LABELS_HOST_BASES:-100000000} bp, ${KSIEVE_LABELS_READS:-1000000} reads, ${KSIEVE_LABELS_SAMPLES:-100} samples" ;;
             *) sizes="-" ;;
         esac
         d=$(($(meta_of "$s" finished) - $(meta_of "$s" started)))

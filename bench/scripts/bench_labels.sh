@@ -268,8 +268,6 @@ make_report()
     d_l=$(info_field "$L/samples/labeled.ksf" distinct_kmers)
     classes=$(info_field "$L/samples/labeled.ksf" label_classes)
     {
-        echo "## Labeled filters"
-        echo
         echo "Screening: $SCREEN_READS simulated 150 bp reads (art_illumina HiSeq 2500) from a human-like host of"
         echo "$HOST_LABEL_BASES bases (40%), Klebsiella pneumoniae HS11286 (20%), the lambda phage, the honey bee"
         echo "viruses DWV and VDV1 (related: they share part of their k-mers; 5% each) and a random genome found in"
