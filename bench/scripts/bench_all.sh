@@ -104,6 +104,9 @@ run_step()
         echo "filter_log2n=$FILTER_LOG2N"
         echo "fpr_kmers=$FPR_KMERS"
         echo "fpr_queries=$FPR_QUERIES"
+        echo "labels_host_bases=${KSIEVE_LABELS_HOST_BASES:-100000000}"
+        echo "labels_reads=${KSIEVE_LABELS_READS:-1000000}"
+        echo "labels_samples=${KSIEVE_LABELS_SAMPLES:-100}"
     } > "$WORK/$step.meta.tmp"
     mv "$WORK/$step.meta.tmp" "$WORK/$step.meta"
     log "step $step done in $(($(date +%s) - start)) s"
@@ -223,7 +226,7 @@ steps_table()
             normalize) sizes="$(meta_of "$s" reads), $(meta_of "$s" meta_reads) and $(meta_of "$s" meta_large_reads) reads" ;;
             fpr) sizes="$(meta_of "$s" fpr_kmers) k-mers stored, $(meta_of "$s" fpr_queries) looked up" ;;
             filters) sizes="2^$(meta_of "$s" filter_log2n) keys" ;;
-            labels) sizes="host ${KSIEVE_LABELS_HOST_BASES:-100000000} bp, ${KSIEVE_LABELS_READS:-1000000} reads, ${KSIEVE_LABELS_SAMPLES:-100} samples" ;;
+            labels) sizes="host $(meta_of "$s" labels_host_bases) bp, $(meta_of "$s" labels_reads) reads, $(meta_of "$s" labels_samples) samples" ;;
             *) sizes="-" ;;
         esac
         d=$(($(meta_of "$s" finished) - $(meta_of "$s" started)))
