@@ -159,6 +159,36 @@ TEST_F(labels_test, labeled_build_holds_each_kmers_label_set_for_any_thread_coun
     EXPECT_EQ(read_file(one), read_file(by_record));
 }
 
+TEST_F(labels_test, lossy_labeled_filters_never_lose_a_label_and_add_few)
+{
+    double const fpr = 0.01;
+    auto const path = tmp / "lossy.ksf";
+    auto const r = run_ksieve("build -q --fpr 0.01 --sampling all -k 21 -o '" + path +
+                                  "' --label a=" + tmp / "a.fa" + " --label b=" + tmp / "b.fa" +
+                                  " --label c=" + tmp / "c.fa",
+                              tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto const f = ksieve::load_filter(path);
+    ksieve::kmer_scanner const scanner{k, true};
+    ksieve::kmer_hasher const hasher{k, f->kmer().seed};
+    std::size_t extra = 0;
+    for (auto const & [kmer, want] : oracle)
+        scanner.for_each(kmer,
+                         [&](std::size_t, std::uint64_t const code)
+                         {
+                             std::uint64_t const c = f->count(hasher(code));
+                             ASSERT_GT(c, 0u) << kmer;
+                             label_set got;
+                             for (auto const l : f->labels()->classes.at(c - 1))
+                                 got.insert(f->labels()->names.at(l));
+                             for (auto const & l : want)
+                                 EXPECT_TRUE(got.count(l)) << kmer << " lost " << l;
+                             extra += got.size() - want.size();
+                         });
+    // a false label comes from a fingerprint shared with a k-mer of another label
+    EXPECT_LE(static_cast<double>(extra), 2 * fpr * static_cast<double>(oracle.size()) + 2);
+}
+
 TEST_F(labels_test, merge_of_per_sample_filters_equals_the_labeled_build)
 {
     auto const joint = labeled_build("joint.ksf");
