@@ -132,8 +132,8 @@ global_labels number_labels(std::span<any_filter const * const> const inputs,
         {
             if (i >= unlabeled_names.size() || unlabeled_names[i].empty())
                 throw incompatible_error{"'" + names[i] +
-                                         "' is not a labeled filter (give its inputs labels, or "
-                                         "label each unlabeled filter by its file name)"};
+                                         "' is not a labeled filter: build it with labels, or let "
+                                         "merge --label-inputs name it by its file name"};
             classes.push_back(label_set{id_of(unlabeled_names[i])});
         }
         g.input_classes.push_back(std::move(classes));
