@@ -159,6 +159,36 @@ TEST(combine_labeled, union_gives_every_key_its_label_set_for_any_thread_count)
     }
 }
 
+TEST(combine_labeled, a_thousand_labels_keep_their_sets)
+{
+    std::mt19937_64 rng{5};
+    std::vector<std::uint64_t> pool(2000);
+    for (auto & k : pool)
+        k = rng() & ((std::uint64_t{1} << 30) - 1);
+    std::vector<std::unique_ptr<any_filter>> owned;
+    std::vector<any_filter const *> inputs;
+    std::vector<std::string> names, labels;
+    std::map<std::uint64_t, label_names> oracle;
+    for (std::size_t i = 0; i < 1000; ++i)
+    {
+        owned.push_back(exact_filter(0));
+        labels.push_back("sample" + std::to_string(i));
+        names.push_back(labels.back() + ".ksf");
+        for (int j = 0; j < 20; ++j)
+        {
+            std::uint64_t const key = pool[rng() % pool.size()];
+            EXPECT_EQ(owned.back()->insert(key), insert_status::ok);
+            oracle[key].insert(labels.back());
+        }
+        inputs.push_back(owned.back().get());
+    }
+    auto const merged = combine_labeled(inputs, names, labels, set_operation::unite, 2);
+    EXPECT_EQ(merged->labels()->names.size(), 1000u);
+    for (auto const & [key, want] : oracle)
+        ASSERT_EQ(labels_of(*merged, key), want) << key;
+    EXPECT_EQ(merged->stats().distinct, oracle.size());
+}
+
 TEST(combine_labeled, merges_of_labeled_filters_equal_one_labeled_union)
 {
     fixture f{{2, 2, 2}};
