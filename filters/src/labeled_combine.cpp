@@ -174,6 +174,67 @@ private:
     std::size_t pos_{0}, n_{0};
 };
 
+// One input's entry of a fingerprint: (input, class id in that input).
+using member = std::pair<std::uint32_t, std::uint32_t>;
+
+// The inputs and classes of a fingerprint (a "group") -> its local class: a fingerprint of several
+// inputs is looked up by its members, so that the union of their label sets is made once per
+// distinct group (open addressing over the members' hash; members kept in one pool).
+class group_table
+{
+public:
+    template <typename Make> std::uint32_t find_or_add(std::vector<member> const & g, Make && make)
+    {
+        if (2 * (used_ + 1) > slots_.size())
+            grow();
+        std::uint64_t h = 0x9E3779B97F4A7C15ull;
+        for (auto const & [i, c] : g)
+            h = (h ^ ((std::uint64_t{i} << 32) | c)) * 0xff51afd7ed558ccdull;
+        h = (h ^ (h >> 31)) | 1; // (0: an empty slot)
+        std::size_t const mask = slots_.size() - 1;
+        for (std::size_t j = h & mask;; j = (j + 1) & mask)
+        {
+            entry & e = slots_[j];
+            if (e.hash == 0)
+            {
+                std::uint32_t const id = make();
+                slots_[j] = {h, static_cast<std::uint32_t>(pool_.size()),
+                             static_cast<std::uint32_t>(g.size()), id};
+                pool_.insert(pool_.end(), g.begin(), g.end());
+                ++used_;
+                return id;
+            }
+            if (e.hash == h && e.size == g.size() &&
+                std::equal(g.begin(), g.end(), pool_.begin() + e.offset))
+                return e.id;
+        }
+    }
+
+private:
+    struct entry
+    {
+        std::uint64_t hash{0};
+        std::uint32_t offset{0}, size{0}, id{0};
+    };
+    void grow()
+    {
+        std::vector<entry> old(std::max<std::size_t>(64, 2 * slots_.size()));
+        old.swap(slots_);
+        std::size_t const mask = slots_.size() - 1;
+        for (auto const & e : old)
+            if (e.hash != 0)
+            {
+                std::size_t j = e.hash & mask;
+                while (slots_[j].hash != 0)
+                    j = (j + 1) & mask;
+                slots_[j] = e;
+            }
+    }
+    std::vector<entry> slots_;
+    std::vector<member> pool_;
+    std::size_t used_{0};
+};
+
 // The k-way walk of one shard of every input, fingerprints cut to p bits.
 class shard_walker
 {
@@ -200,7 +261,7 @@ public:
         }
         tree.build();
         set_table local;
-        std::vector<std::pair<std::size_t, std::uint64_t>> group; // (input, class id)
+        std::vector<member> group; // (input, class id)
         label_set merged;
         std::uint64_t groups = 0;
         while (!tree.empty())
@@ -210,7 +271,7 @@ public:
             while (!tree.empty() && tree.top() == fp)
             {
                 std::uint32_t const i = tree.winner();
-                group.emplace_back(i, class_of(i, in[i].count()));
+                group.emplace_back(i, static_cast<std::uint32_t>(class_of(i, in[i].count())));
                 bool const next = in[i].advance();
                 tree.replace_top(next ? cut(i, in[i].fingerprint()) : 0, next);
             }
@@ -246,8 +307,7 @@ private:
     }
     // Whether the operation keeps a fingerprint held by the inputs of `group` (in input order,
     // an input more than once where cutting joined its fingerprints).
-    [[nodiscard]] bool
-    selected(std::vector<std::pair<std::size_t, std::uint64_t>> const & group) const
+    [[nodiscard]] bool selected(std::vector<member> const & group) const
     {
         switch (op_)
         {
@@ -272,8 +332,8 @@ private:
         return true;
     }
     // The local class of the union of the group's label sets (an input's single class cached).
-    std::uint32_t class_id(std::vector<std::pair<std::size_t, std::uint64_t>> const & group,
-                           set_table & local, label_set & merged, shard_walk & out)
+    std::uint32_t class_id(std::vector<member> const & group, set_table & local, label_set & merged,
+                           shard_walk & out)
     {
         if (group.size() == 1)
         {
@@ -283,15 +343,20 @@ private:
                 cached = intern(g_.input_classes[i][c], local, out);
             return cached;
         }
-        merged.clear();
-        for (auto const & [i, c] : group)
-        {
-            label_set const & s = g_.input_classes[i][c];
-            merged.insert(merged.end(), s.begin(), s.end());
-        }
-        std::sort(merged.begin(), merged.end());
-        merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-        return intern(merged, local, out);
+        return groups_.find_or_add(group,
+                                   [&]
+                                   {
+                                       merged.clear();
+                                       for (auto const & [i, c] : group)
+                                       {
+                                           label_set const & s = g_.input_classes[i][c];
+                                           merged.insert(merged.end(), s.begin(), s.end());
+                                       }
+                                       std::sort(merged.begin(), merged.end());
+                                       merged.erase(std::unique(merged.begin(), merged.end()),
+                                                    merged.end());
+                                       return intern(merged, local, out);
+                                   });
     }
     static std::uint32_t intern(label_set const & s, set_table & local, shard_walk & out)
     {
@@ -308,6 +373,7 @@ private:
     set_operation op_;
     unsigned p_;
     std::vector<std::vector<std::uint32_t>> single_; // [input][class] -> local id (none: not yet)
+    group_table groups_;                             // the groups of several inputs seen
 };
 
 // Class ids of the union of every shard's classes: by decreasing fingerprints, then label sets in

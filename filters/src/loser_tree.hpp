@@ -1,7 +1,8 @@
 // loser_tree: the k-way merge's choice of the smallest head among k sorted streams (a tournament
-// tree that keeps each match's loser): after the winner's stream advances, one comparison per level
-// of the tree finds the next winner. Ties go to the lower stream index, so that equal keys come out
-// in stream order.
+// tree that keeps each match's loser with its key): after the winner's stream advances, one
+// comparison per level of the tree finds the next winner. A stream that ran out is kept as a head
+// of the largest key that loses every tie. Equal keys of live streams come out in an order fixed by
+// the streams' contents.
 #pragma once
 
 #include <cstddef>
@@ -20,25 +21,27 @@ public:
     {
         while (leaves_ < streams)
             leaves_ *= 2;
-        key_.assign(leaves_, 0);
         live_.assign(leaves_, 0);
-        node_.assign(leaves_, 0);
+        head_.assign(leaves_, head{dead_key, 0});
+        for (std::size_t i = 0; i < leaves_; ++i)
+            head_[i].stream = static_cast<std::uint32_t>(i);
+        node_.assign(leaves_, head{dead_key, 0});
     }
     // The head of stream i (before build()).
     void set(std::size_t const i, std::uint64_t const key) noexcept
     {
-        key_[i] = key;
+        head_[i].key = key;
         live_[i] = 1;
     }
     // The tournament over the heads set.
     void build()
     {
-        std::vector<std::uint32_t> win(2 * leaves_);
+        std::vector<head> win(2 * leaves_);
         for (std::size_t i = 0; i < leaves_; ++i)
-            win[leaves_ + i] = static_cast<std::uint32_t>(i);
+            win[leaves_ + i] = head_[i];
         for (std::size_t j = leaves_; j-- > 1;)
         {
-            std::uint32_t const a = win[2 * j], b = win[2 * j + 1];
+            head const a = win[2 * j], b = win[2 * j + 1];
             bool const a_wins = less(a, b);
             win[j] = a_wins ? a : b;
             node_[j] = a_wins ? b : a;
@@ -46,34 +49,42 @@ public:
         node_[0] = win[1];
     }
     // Whether any stream has a head left.
-    [[nodiscard]] bool empty() const noexcept { return live_[node_[0]] == 0; }
+    [[nodiscard]] bool empty() const noexcept { return live_[node_[0].stream] == 0; }
     // The stream of the smallest head, and that head. \pre !empty()
-    [[nodiscard]] std::uint32_t winner() const noexcept { return node_[0]; }
-    [[nodiscard]] std::uint64_t top() const noexcept { return key_[node_[0]]; }
+    [[nodiscard]] std::uint32_t winner() const noexcept { return node_[0].stream; }
+    [[nodiscard]] std::uint64_t top() const noexcept { return node_[0].key; }
     // The winner's stream moved on to `key`, or (next = false) ran out.
     void replace_top(std::uint64_t const key, bool const next) noexcept
     {
-        std::uint32_t w = node_[0];
-        key_[w] = key;
-        live_[w] = next ? 1 : 0;
-        for (std::size_t j = (w + leaves_) / 2; j >= 1; j /= 2)
+        head w = node_[0];
+        w.key = next ? key : dead_key;
+        live_[w.stream] = next ? 1 : 0;
+        for (std::size_t j = (w.stream + leaves_) / 2; j >= 1; j /= 2)
             if (less(node_[j], w))
                 std::swap(node_[j], w);
         node_[0] = w;
     }
 
 private:
-    [[nodiscard]] bool less(std::uint32_t const a, std::uint32_t const b) const noexcept
+    static constexpr std::uint64_t dead_key = ~std::uint64_t{0};
+    struct head
     {
-        if (live_[a] != live_[b])
-            return live_[a] > live_[b];
-        return key_[a] < key_[b] || (key_[a] == key_[b] && a < b);
+        std::uint64_t key;
+        std::uint32_t stream;
+    };
+    [[nodiscard]] bool less(head const & a, head const & b) const noexcept
+    {
+        if (a.key != b.key)
+            return a.key < b.key;
+        // (a live head of the largest key before the streams that ran out; then stream order)
+        return live_[a.stream] != live_[b.stream] ? live_[a.stream] > live_[b.stream]
+                                                  : a.stream < b.stream;
     }
 
     std::size_t leaves_{1};
-    std::vector<std::uint64_t> key_;
     std::vector<unsigned char> live_;
-    std::vector<std::uint32_t> node_; // node_[0]: the winner; node_[j]: the loser of match j
+    std::vector<head> head_;
+    std::vector<head> node_; // node_[0]: the winner; node_[j]: the loser of match j
 };
 
 } // namespace ksieve::detail

@@ -6,7 +6,10 @@
 namespace ksieve
 {
 
-label_vote::label_vote(label_table const & table) : table_{&table}, tally_(table.names.size(), 0) {}
+label_vote::label_vote(label_table const & table)
+    : table_{&table}, tally_(table.names.size(), 0), class_hits_(table.classes.size(), 0)
+{
+}
 
 void label_vote::decide(std::vector<unit_result> & results)
 {
@@ -29,23 +32,23 @@ void label_vote::decide(std::vector<unit_result> & results)
             i = end;
             continue;
         }
-        // the unit's hits by class: each class's labels are counted once, with its hits
-        std::sort(hits_.begin() + static_cast<std::ptrdiff_t>(i),
-                  hits_.begin() + static_cast<std::ptrdiff_t>(end));
-        while (i < end)
+        // the unit's hits per class, then each class's labels counted once with its hits
+        for (; i < end; ++i)
+            if (std::uint32_t const c = hits_[i].second; c < classes.size()) // (else: damaged file)
+                if (class_hits_[c]++ == 0)
+                    classes_seen_.push_back(c);
+        for (std::uint32_t const c : classes_seen_)
         {
-            std::uint32_t const c = hits_[i].second;
-            std::uint32_t n = 0;
-            for (; i < end && hits_[i].second == c; ++i)
-                ++n;
-            if (c < classes.size()) // (a damaged file's count names no class)
-                for (std::uint32_t const l : classes[c])
-                {
-                    if (tally_[l] == 0)
-                        touched_.push_back(l);
-                    tally_[l] += n;
-                }
+            std::uint32_t const n = class_hits_[c];
+            class_hits_[c] = 0;
+            for (std::uint32_t const l : classes[c])
+            {
+                if (tally_[l] == 0)
+                    touched_.push_back(l);
+                tally_[l] += n;
+            }
         }
+        classes_seen_.clear();
         std::uint32_t best = unit_result::no_label, most = 0;
         bool tie = false;
         for (std::uint32_t const l : touched_)

@@ -44,6 +44,8 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> hits_; // (unit, class id)
     std::vector<std::uint32_t> tally_;                          // per label
     std::vector<std::uint32_t> touched_;                        // labels with tally_ > 0
+    std::vector<std::uint32_t> class_hits_;                     // per class, of the unit
+    std::vector<std::uint32_t> classes_seen_;                   // classes with class_hits_ > 0
 };
 
 } // namespace ksieve
