@@ -324,7 +324,7 @@ timing_table()
 
 report()
 {
-    local cpu s
+    local cpu s f
     cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
     {
         echo "# Human-like host depletion: $(date -u +%Y-%m-%d), commit $(git -C "$REPO" rev-parse --short HEAD), $cpu, $(nproc) cores"
@@ -335,7 +335,9 @@ report()
         echo
         echo '```'
         cat "$D/host.composition.tsv"
-        cat "$D"/host.fa.stats "$D"/tune/microbe.fa.stats "$FOREIGN"/MGH78578.fa.stats 2> /dev/null | awk 'NR == 1 || !/^file/'
+        for f in "$D"/host.fa.stats "$D/${SETS%% *}"/microbe.fa.stats "$FOREIGN"/MGH78578.fa.stats; do
+            [[ ! -s $f ]] || cat "$f"
+        done | awk 'NR == 1 || !/^file/'
         echo '```'
         echo
         build_table
