@@ -3,7 +3,7 @@
 # of 150 bp (default 2 M; half from the host with 0.3% substitutions, half from an unrelated genome).
 # Measures at KSIEVE_BENCH_THREADS threads, in alternated rounds (bench_common.sh: KSIEVE_BENCH_REPEATS runs
 # of each ksieve command and fast peer, KSIEVE_BENCH_REPEATS_SLOW of kmc):
-#   build: ksieve defaults (minimizer:11), --sampling minimizer:15, --sampling all, a Bloom filter of
+#   build: ksieve defaults (minimizer:8), --sampling minimizer:15, --sampling all, a Bloom filter of
 #          every k-mer; kmc -ci1 (peer)
 #   classify: each of those filters, plain outputs, against `pigz -dc` and `igzip -d -c` decompression;
 #          host and foreign reads called known (accuracy)
@@ -139,12 +139,12 @@ info_of()
 
 # the rows: NAME PANEL TOOL LABEL
 ROW_SPECS=(
-    "build_default|build|ksieve|ksieve build, defaults (minimizer:11)"
+    "build_default|build|ksieve|ksieve build, defaults (minimizer:8)"
     "build_m15|-|ksieve|ksieve build --sampling minimizer:15"
     "build_all|build|ksieve|ksieve build --sampling all (every k-mer)"
     "build_all_bloom|-|ksieve|ksieve build --type bloom --sampling all --fpr 1e-4"
     "build_kmc|build|kmc|kmc -k31 -ci1 (k-mer counting)"
-    "classify_default|host|ksieve|ksieve classify, default filter (minimizer:11)"
+    "classify_default|host|ksieve|ksieve classify, default filter (minimizer:8)"
     "classify_m15|-|ksieve|ksieve classify, minimizer:15 filter"
     "classify_all|-|ksieve|ksieve classify, all-k-mer filter"
     "classify_all_bloom|-|ksieve|ksieve classify, all-k-mer Bloom filter"
@@ -171,7 +171,7 @@ write_rows()
 
 # sampling | classify row | filter file | known reads
 ACC_SPECS=(
-    "minimizer:11 (default)|classify_default|default"
+    "minimizer:8 (default)|classify_default|default"
     "minimizer:15|classify_m15|m15"
     "all k-mers|classify_all|all"
     "all k-mers, Bloom|classify_all_bloom|all_bloom"

@@ -77,7 +77,7 @@ printf 'figure\tseries\tx\tid\treads\twall_min\twall_med\twall_max\n' > "$TSV.tm
 {
     echo "$ROWS_HEADER"
     for t in $THREAD_LIST; do
-        point threads "minimizer:11 filter (default)" "$t" "thr_default_$t" "$READS"
+        point threads "minimizer:8 filter (default)" "$t" "thr_default_$t" "$READS"
         point threads "all-k-mer filter" "$t" "thr_all_$t" "$READS"
         point threads "pigz -dc decompression" "$t" "thr_pigz_$t" "$READS"
         point threads "igzip -d -c decompression (one thread)" "$t" thr_igzip "$READS"
@@ -87,10 +87,10 @@ printf 'figure\tseries\tx\tid\treads\twall_min\twall_med\twall_max\n' > "$TSV.tm
     done
     row_tsv "$S" thr_igzip - igzip "igzip -d -c decompression (one thread)"
     for n in $SIZES; do
-        point input "minimizer:11 filter (default)" "$n" "size_$n" "$n"
+        point input "minimizer:8 filter (default)" "$n" "size_$n" "$n"
         row_tsv "$S" "size_$n" - ksieve "ksieve classify, default filter, $n reads"
     done
-    point input "minimizer:11 filter (default)" "$READS" "thr_default_$T" "$READS"
+    point input "minimizer:8 filter (default)" "$READS" "thr_default_$T" "$READS"
     point filter classify "$(stat -L -c %s "$H/lambda.ksf")" filter_lambda "$READS"
     row_tsv "$S" filter_lambda - ksieve "ksieve classify, lambda filter ($(stat -L -c %s "$H/lambda.ksf") bytes)"
     for b in $PARTS; do

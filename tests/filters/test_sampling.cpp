@@ -130,9 +130,9 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
                         c = rng() % 3 == 0 ? static_cast<char>(c | 0x20) : c;
                 if (t % 11 == 6 && !seq.empty())
                     seq[rng() % seq.size()] = "n-\x01\xc1 U"[rng() % 6];
-                // (the windows with code of their own, 11 and 15, in a quarter of the cases)
+                // (the windows with code of their own, 8, 11 and 15, in a third of the cases)
                 std::size_t const w = t % 100 == 0 ? ksieve::minimizer_scratch::ring_size
-                                      : t % 4 == 1 ? (t % 8 == 1 ? 11 : 15)
+                                      : t % 3 == 1 ? std::size_t{8} + t % 9 / 3 * 3 + t % 9 / 6
                                                    : 1 + rng() % 24;
                 std::uint64_t const seed = rng();
                 std::vector<std::uint64_t> codes, order;

@@ -168,6 +168,17 @@ void early_classifier::spread_keys(scratch & s, chunk const & c) const
     }
 }
 
+// A noisy unit's next round beyond its fewest deciding lookups: doubling while it has no hit, else
+// the lookups that reach its need at its hit rate so far, plus a quarter (at most doubling).
+std::uint32_t early_classifier::next_lookups(scratch const & s, std::uint32_t const i)
+{
+    std::uint64_t const queried = s.queried[i], hits = s.hits[i];
+    if (hits == 0)
+        return s.queried[i];
+    std::uint64_t const at_rate = ((s.need[i] - hits) * queried + hits - 1) / hits;
+    return static_cast<std::uint32_t>(std::min(queried, at_rate + at_rate / 4));
+}
+
 // Rounds of lookups over a chunk's undecided units: each asks for the fewest further k-mers that
 // could decide it, until every unit is decided (the last round takes all that remain).
 void early_classifier::rounds(scratch & s, chunk const & c) const
@@ -176,9 +187,10 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
     bool const sampled = engine_.kmer().sampled();
     for (unsigned round = 0; !s.active.empty(); ++round)
     {
-        // Per undecided unit: the fewest further lookups that could decide it, or as many as it
-        // has had (doubling), whichever is more, so that a unit with a low hit rate (a noisy long
-        // read) is decided in a few rounds and about twice the lookups it needs, not all of them.
+        // Per undecided unit: the fewest further lookups that could decide it, or more where its
+        // hit rate is low (a noisy long read): as many as it has had (doubling), or, once it has
+        // hits, the lookups that reach its need at the rate seen so far plus a quarter, whichever
+        // is fewer. It is decided in a few rounds, not after all its lookups.
         std::size_t total = 0;
         for (std::uint32_t const i : s.active)
         {
@@ -186,8 +198,9 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
             std::uint32_t const left = s.count[i] - s.queried[i];
             std::uint32_t const fewest =
                 std::min(s.need[i] - s.hits[i], s.count[i] - s.need[i] + 1 - misses);
-            std::uint32_t const d =
-                round + 1 >= max_rounds ? left : std::min(left, std::max(fewest, s.queried[i]));
+            std::uint32_t const d = round + 1 >= max_rounds
+                                        ? left
+                                        : std::min(left, std::max(fewest, next_lookups(s, i)));
             s.qstart[i] = static_cast<std::uint32_t>(total);
             total += d;
         }

@@ -459,8 +459,12 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
     std::string const reads = tmp / "noisy.fq", f = tmp / "default.ksf";
     write_file(reads, fq);
     ASSERT_EQ(run_ksieve("build -q --fpr 0 -o '" + f + "' '" + ref + "'", tmp).status, 0);
+    // the default window, from build's default scheme "minimizer:W"
+    std::string const scheme{ksieve::build_default_sampling};
+    ASSERT_EQ(scheme.rfind("minimizer:", 0), 0U);
+    std::size_t const window = std::stoul(scheme.substr(10));
     std::unordered_set<std::uint64_t> set;
-    for (auto const key : naive_sampled_keys(genome, 31, 11))
+    for (auto const key : naive_sampled_keys(genome, 31, window))
         set.insert(key);
     for (unsigned const threads : {1u, 3u})
     {
@@ -474,7 +478,7 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
         std::size_t agree = 0, hosts = 0;
         for (std::size_t i = 0; i < rows.size(); ++i)
         {
-            auto const keys = naive_sampled_keys(seqs[i], 31, 11);
+            auto const keys = naive_sampled_keys(seqs[i], 31, window);
             std::uint64_t hits = 0;
             for (auto const key : keys)
                 hits += set.count(key);

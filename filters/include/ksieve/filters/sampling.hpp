@@ -390,8 +390,10 @@ void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view co
                                std::size_t const w, std::uint64_t const seed, minimizer_scratch & s,
                                Fn && fn) noexcept(noexcept(fn(std::uint64_t{0})))
 {
-    // (the default window and the common one, the others through the general code)
-    if (w == 11)
+    // (the default window and two common ones, the others through the general code)
+    if (w == 8)
+        detail::record_minimizers<8>(scanner, seq, w, seed, s, fn);
+    else if (w == 11)
         detail::record_minimizers<11>(scanner, seq, w, seed, s, fn);
     else if (w == 15)
         detail::record_minimizers<15>(scanner, seq, w, seed, s, fn);

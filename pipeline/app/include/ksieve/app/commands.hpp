@@ -69,7 +69,7 @@ inline constexpr char const * build_default_mask = "none";
  * under a two-hit rule. */
 inline constexpr double classify_default_fraction = 0.004;
 inline constexpr std::uint64_t classify_default_min_hits = 2;
-inline constexpr char const * build_default_sampling = "minimizer:11";
+inline constexpr char const * build_default_sampling = "minimizer:8";
 inline constexpr double build_default_fpr = 0.0001;
 
 /*! \brief classify and dedup warn about (with --strict: refuse) a filter whose estimated

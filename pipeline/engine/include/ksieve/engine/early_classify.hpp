@@ -75,6 +75,7 @@ private:
     void drop_long_units(scratch & s, chunk const & c) const;
     void spread_keys(scratch & s, chunk const & c) const;
     void rounds(scratch & s, chunk const & c) const;
+    static std::uint32_t next_lookups(scratch const & s, std::uint32_t i);
     void windowed_units(scratch & s, chunk const & c) const;
 
     batch_engine const & engine_;
