@@ -412,6 +412,7 @@ page_section()
 need_tools pigz xz gzip python3 /usr/bin/time lscpu
 find_ksieve
 find_synth
+mkdir -p "$RES"
 log "load: $(uptime)"
 has_step data && make_data
 make_foreign
