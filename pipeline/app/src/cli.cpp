@@ -642,6 +642,7 @@ int run_cli(int argc, char ** argv)
     }
 
     install_interrupt_handler();
+    fit_allocator_to_address_limit();
     std::string const command_line = join_command_line(static_cast<int>(args.size()), args.data());
     st.build.common.command_line = st.classify.common.command_line = st.dedup.common.command_line =
         command_line;

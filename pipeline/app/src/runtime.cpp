@@ -16,7 +16,9 @@
 #include <cstring>
 #include <ctime>
 
+#include <malloc.h>
 #include <omp.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace ksieve
@@ -119,6 +121,17 @@ void install_interrupt_handler() noexcept
     // cleaned up like any write error, instead of killing the process with temporary files left
     // behind.
     std::signal(SIGPIPE, SIG_IGN);
+}
+
+void fit_allocator_to_address_limit() noexcept
+{
+    // glibc gives each thread that allocates an arena of its own, and each arena reserves 64 MiB
+    // of address space that it mostly never touches: under a limit on address space (ulimit -v, a
+    // batch scheduler's h_vmem) that reservation, not the data, is what runs out. One arena then:
+    // the hot paths do not allocate, so the threads rarely meet in it.
+    rlimit limit{};
+    if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        mallopt(M_ARENA_MAX, 1);
 }
 
 void reset_interrupt() noexcept

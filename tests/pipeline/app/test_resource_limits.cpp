@@ -49,8 +49,11 @@ struct limited_run
 limited_run run_limited(std::string const & dir, std::string const & args, unsigned const kib)
 {
     std::string cmd = "cd '" + dir + "' && ";
+    // threads' stacks are reserved at the size of the stack limit: the common 8 MiB, so that the
+    // address space a run needs does not depend on the limits of the shell that runs the tests
     if (kib > 0)
-        cmd += "ulimit -v " + std::to_string(kib) + " && ";
+        cmd +=
+            "{ ulimit -s 8192 2>/dev/null || true; } && ulimit -v " + std::to_string(kib) + " && ";
     cmd += "exec '" + binary() + "' " + args + " >stdout.txt 2>stderr.txt";
     int const raw = std::system(cmd.c_str());
     limited_run r;

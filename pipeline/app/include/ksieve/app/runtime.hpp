@@ -20,6 +20,10 @@ namespace ksieve
  * SIGBUS in a mapped filter file (truncated while in use) ends the process with an error naming it,
  * exit 1, temporaries removed. */
 void install_interrupt_handler() noexcept;
+/*! \brief Under a limit on address space (RLIMIT_AS), keep the allocator to one arena, so that
+ * the limit goes to data rather than to the address space each thread's arena reserves. Call before
+ * any thread starts; no effect without such a limit. */
+void fit_allocator_to_address_limit() noexcept;
 /*! \brief Clear the cancel token and forget an earlier signal (tests). */
 void reset_interrupt() noexcept;
 
