@@ -125,8 +125,11 @@ label_table label_table::decode(std::span<unsigned char const> const bytes,
         if (len == 0)
             r.fail("an empty label name");
         t.names.push_back(r.text(len));
+        if (!is_label_name(t.names.back()))
+            r.fail("label '" + printable_label(t.names.back()) +
+                   "' is not a label name: " + label_name_rule());
         if (!seen.insert(t.names.back()).second)
-            r.fail("label '" + t.names.back() + "' twice");
+            r.fail("label '" + printable_label(t.names.back()) + "' twice");
     }
     std::uint64_t const nclasses = r.uint(8);
     r.need(nclasses * 16); // (at least a size, one label and a count each)
@@ -155,13 +158,55 @@ label_table label_table::decode(std::span<unsigned char const> const bytes,
     return t;
 }
 
+bool is_label_name(std::string_view const name) noexcept
+{
+    if (name.empty() || name.size() > max_label_name_bytes || name.front() == '.' ||
+        name.front() == '-' || name == "ambiguous")
+        return false;
+    return std::all_of(name.begin(), name.end(),
+                       [](char const c)
+                       {
+                           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' ||
+                                  c == '+';
+                       });
+}
+
+std::string printable_label(std::string_view const name)
+{
+    constexpr std::size_t shown = 80;
+    std::string out;
+    for (std::size_t i = 0; i < name.size() && i < shown; ++i)
+    {
+        auto const c = static_cast<unsigned char>(name[i]);
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            out.push_back(static_cast<char>(c));
+        else
+        {
+            static char const hex[] = "0123456789abcdef";
+            out += "\\x";
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    if (name.size() > shown)
+        out += "... (" + std::to_string(name.size()) + " bytes)";
+    return out;
+}
+
+std::string const & label_name_rule()
+{
+    static std::string const rule =
+        "a label name is 1 to " + std::to_string(max_label_name_bytes) +
+        " letters, digits and '_', '-', '.', '+', starts with neither '.' nor '-', and is not "
+        "'ambiguous'";
+    return rule;
+}
+
 void check_label_name(std::string const & name)
 {
-    if (name.empty() || name.find_first_of("\t\n\r") != std::string::npos || name == "ambiguous" ||
-        name == "-")
-        throw usage_error{"label '" + name +
-                          "': a label name needs some text, no tab or line break, and is neither "
-                          "'ambiguous' nor '-'"};
+    if (!is_label_name(name))
+        throw usage_error{"label '" + printable_label(name) + "': " + label_name_rule()};
 }
 
 std::string label_of_path(std::string const & path)

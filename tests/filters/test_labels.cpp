@@ -132,6 +132,74 @@ TEST(label_table, labels_of_paths_drop_directory_and_extensions)
     EXPECT_EQ(label_of_path(".hidden"), ".hidden");
 }
 
+TEST(label_names, follow_one_rule_that_never_makes_a_path)
+{
+    for (std::string const & ok :
+         std::vector<std::string>{"human", "E.coli_K-12", "s1", "a+b", "x.fa", "A9", "_x",
+                                  std::string(max_label_name_bytes, 'n')})
+        EXPECT_TRUE(is_label_name(ok)) << ok;
+    for (std::string const & bad : std::vector<std::string>{
+             "",     ".",           "..",   "../x", "/abs/x",
+             "a/b",  ".hidden",     "-",    "-x",   "ambiguous",
+             "a b",  "a\tb",        "a\nb", "a\rb", std::string{"a\0b", 3},
+             "a\\b", "caf\xc3\xa9", "a:b",  "a*b",  std::string(max_label_name_bytes + 1, 'n')})
+    {
+        EXPECT_FALSE(is_label_name(bad)) << printable_label(bad);
+        EXPECT_THROW(check_label_name(bad), usage_error) << printable_label(bad);
+    }
+    // a name shown in a message keeps no control byte, and a long one is cut
+    EXPECT_EQ(printable_label("a\nb/\x01"), "a\\x0ab/\\x01");
+    EXPECT_LT(printable_label(std::string(10000, 'x')).size(), 120u);
+}
+
+// A table whose names break the rule, written byte by byte as a file from elsewhere holds it.
+std::vector<unsigned char> table_bytes(std::string const & name)
+{
+    std::vector<unsigned char> b;
+    auto put = [&](std::uint64_t const v, unsigned const width)
+    {
+        for (unsigned i = 0; i < width; ++i)
+            b.push_back(static_cast<unsigned char>(v >> (8 * i)));
+    };
+    put(2, 4);
+    for (std::string const & n : {std::string{"ok"}, name})
+    {
+        put(n.size(), 4);
+        b.insert(b.end(), n.begin(), n.end());
+    }
+    put(1, 8); // one class
+    put(2, 4); // of two labels
+    put(0, 4);
+    put(1, 4);
+    put(7, 8); // with 7 k-mers
+    return b;
+}
+
+TEST(label_names, a_table_naming_a_path_is_refused_naming_the_file_and_the_label)
+{
+    ASSERT_NO_THROW((void)label_table::decode(table_bytes("fine"), "from_elsewhere.ksf"));
+    for (std::string const & bad :
+         std::vector<std::string>{"../x", "/abs/x", "a/b", ".", "..", "", "line\nbreak",
+                                  "ambiguous", std::string(300, 'n')})
+    {
+        try
+        {
+            (void)label_table::decode(table_bytes(bad), "from_elsewhere.ksf");
+            FAIL() << "accepted " << printable_label(bad);
+        }
+        catch (format_error const & e)
+        {
+            std::string const what = e.what();
+            EXPECT_NE(what.find("from_elsewhere.ksf"), std::string::npos) << what;
+            if (!bad.empty())
+            {
+                EXPECT_NE(what.find(printable_label(bad).substr(0, 40)), std::string::npos) << what;
+            }
+            EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+    }
+}
+
 TEST(combine_labeled, union_gives_every_key_its_label_set_for_any_thread_count)
 {
     for (auto const & layout : std::vector<std::vector<unsigned>>{{2, 2, 2}, {1, 3, 2}})

@@ -35,6 +35,17 @@ namespace ksieve::detail
     return path == "-" || path == "/dev/stdout";
 }
 
+// 'a', 'b', 'c', 'd' and N more: input names in a message.
+[[nodiscard]] inline std::string quoted_names(std::vector<std::string> const & names)
+{
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < 4; ++i)
+        s += (i == 0 ? "'" : ", '") + names[i] + "'";
+    if (names.size() > 4)
+        s += " and " + std::to_string(names.size() - 4) + " more";
+    return s;
+}
+
 // --- options.cpp
 // -------------------------------------------------------------------------------------------
 
@@ -242,7 +253,12 @@ private:
     std::vector<std::string> split_paths1_, split_paths2_;
 };
 
+// Refuse a --split-by-label pattern without {label} exactly once in its file name (the last path
+// component), so that every file it names is inside the pattern's directory. \throws usage_error
+void check_split_pattern(std::string const & option, std::string const & pattern);
+
 // The paths of --split-by-label PATTERN: {label} replaced by each label, then by "ambiguous".
+// \throws usage_error (check_split_pattern), format_error for a label outside the name rule
 [[nodiscard]] std::vector<std::string> split_paths(std::string const & pattern,
                                                    std::vector<std::string> const & labels);
 

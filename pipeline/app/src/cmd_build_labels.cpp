@@ -71,6 +71,9 @@ std::map<std::string, std::string, std::less<>> read_label_map(std::string const
                               ": expected 'record<TAB>label'"};
         std::string const record = line.substr(0, tab);
         std::string const label = line.substr(tab + 1);
+        if (!is_label_name(label))
+            throw input_error{"--label-map '" + path + "', line " + std::to_string(n) +
+                              ": label '" + printable_label(label) + "': " + label_name_rule()};
         auto const [it, fresh] = map.emplace(record, label);
         if (!fresh && it->second != label)
             throw input_error{"--label-map '" + path + "', line " + std::to_string(n) +
@@ -198,6 +201,12 @@ void check_label_options(build_args const & args)
         throw usage_error{"--no-counts with labels: a labeled filter keeps label sets, not counts"};
     if (!args.input.inputs.empty() && args.label_by.empty())
         throw usage_error{"inputs besides --label need --label-by file or record to be labeled"};
+    if (args.label_by == "file")
+        for (std::string const & file : args.input.inputs)
+            if (!is_label_name(label_of_path(file)))
+                throw usage_error{"--label-by file: input '" + file + "' gives the label '" +
+                                  printable_label(label_of_path(file)) +
+                                  "' (its file name without extensions): " + label_name_rule()};
     if (args.input.inputs.empty() && args.labels.empty())
         throw usage_error{"--label-by needs inputs"};
 }
@@ -244,7 +253,15 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
                            std::string_view const name = item.r1[u].name;
                            ++record;
                            if (map.empty())
+                           {
+                               if (!is_label_name(name))
+                                   throw input_error{"record " + std::to_string(record) + " of " +
+                                                     quoted_names(args.input.inputs) +
+                                                     ": the record name '" + printable_label(name) +
+                                                     "' is not a label name (" + label_name_rule() +
+                                                     "); give labels with --label-map"};
                                return filters.index(std::string{name});
+                           }
                            auto const it = map.find(name);
                            if (it == map.end())
                                throw input_error{

@@ -2,6 +2,7 @@
 #include "app_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/labels.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
 #include <algorithm>
@@ -9,22 +10,6 @@
 
 namespace ksieve
 {
-
-namespace
-{
-
-// 'a', 'b', 'c', 'd' and N more.
-std::string quoted_names(std::vector<std::string> const & names)
-{
-    std::string s;
-    for (std::size_t i = 0; i < names.size() && i < 4; ++i)
-        s += (i == 0 ? "'" : ", '") + names[i] + "'";
-    if (names.size() > 4)
-        s += " and " + std::to_string(names.size() - 4) + " more";
-    return s;
-}
-
-} // namespace
 
 combine_summary run_merge(merge_args const & args)
 {
@@ -60,8 +45,16 @@ combine_summary run_merge(merge_args const & args)
                 throw usage_error{"--min-count above 1 with labeled filters: their counts are "
                                   "label sets"};
             std::vector<std::string> unlabeled_names;
-            for (std::string const & in : args.inputs)
-                unlabeled_names.push_back(args.label_inputs ? label_of_path(in) : std::string{});
+            for (std::size_t i = 0; i < args.inputs.size(); ++i)
+            {
+                std::string const & in = args.inputs[i];
+                std::string const name = args.label_inputs ? label_of_path(in) : std::string{};
+                if (args.label_inputs && !inputs.views[i]->labeled() && !is_label_name(name))
+                    throw usage_error{"--label-inputs: input '" + in + "' gives the label '" +
+                                      printable_label(name) +
+                                      "' (its file name without extensions): " + label_name_rule()};
+                unlabeled_names.push_back(name);
+            }
             merged = combine_labeled(inputs.views, args.inputs, unlabeled_names, args.op, threads);
         }
         else if (out.in_place())
@@ -72,13 +65,13 @@ combine_summary run_merge(merge_args const & args)
     }
     catch (memory_limit_error const & e)
     {
-        throw error{"cannot " + verb + " " + quoted_names(args.inputs) + " into '" + args.output +
-                    "': " + e.what()};
+        throw error{"cannot " + verb + " " + detail::quoted_names(args.inputs) + " into '" +
+                    args.output + "': " + e.what()};
     }
     catch (std::bad_alloc const &)
     {
-        throw error{"cannot " + verb + " " + quoted_names(args.inputs) + " into '" + args.output +
-                    "': out of memory"};
+        throw error{"cannot " + verb + " " + detail::quoted_names(args.inputs) + " into '" +
+                    args.output + "': out of memory"};
     }
     throw_if_interrupted();
     if (merged)

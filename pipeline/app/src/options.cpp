@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace ksieve
 {
@@ -185,9 +186,8 @@ void check_classify_options(classify_args const & args)
     for (auto const & [option, pattern] :
          {std::pair{"--split-by-label", &args.out.split_by_label},
           std::pair{"--split-by-label2", &args.out.split_by_label2}})
-        if (!pattern->empty() && pattern->find("{label}") == std::string::npos)
-            throw usage_error{std::string{option} + " '" + *pattern +
-                              "': the pattern needs {label} (such as out/{label}.fq.gz)"};
+        if (!pattern->empty())
+            check_split_pattern(option, *pattern);
     if (!args.out.split_by_label2.empty() && args.out.split_by_label.empty())
         throw usage_error{"--split-by-label2 needs --split-by-label"};
     if (!args.out.split_by_label2.empty() && !args.input.paired && !args.input.interleaved)
@@ -209,39 +209,38 @@ void check_dedup_options(dedup_args const & args)
 namespace
 {
 
-// Whether two output paths name one file: the same existing file by any name (links, `./`, `//`,
-// absolute or relative), or, for a file still to be made, the same place once the links to it and
-// the directories above it are resolved. A character device (/dev/null) takes any number of
-// outputs.
-bool same_output(std::string const & a, std::string const & b)
+// The places an output path names, as keys: two outputs name one file when they share a key.
+// Standard output by any name; an existing file by its identity (links, `./`, `//`, absolute or
+// relative), and a file still to be made by its place once the links to it and the directories
+// above it are resolved. A character device (/dev/null) takes any number of outputs: no key.
+std::vector<std::string> output_keys(std::string const & p)
 {
-    if (is_stdout(a) && is_stdout(b))
-        return true;
-    // an existing file by its identity (stdout: what descriptor 1 is), so that `-` and /dev/fd/1 or
-    // the file stdout was redirected to are one
-    auto identity = [](std::string const & p, struct stat & st)
-    { return p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0; };
-    struct stat sa
+    std::vector<std::string> keys;
+    if (is_stdout(p))
+        keys.emplace_back("stdout");
+    struct stat st
     {
-    }, sb{};
-    if (identity(a, sa) && identity(b, sb))
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
-    if (a == "-" || b == "-")
-        return false;
-    namespace fs = std::filesystem;
-    auto place = [](std::string const & p)
-    {
-        std::error_code e;
-        fs::path const t = fs::weakly_canonical(fs::absolute(io::final_target(p), e), e);
-        return e ? fs::absolute(fs::path{p}, e).lexically_normal() : t;
     };
-    return a == b || place(a) == place(b);
+    bool const exists = p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0;
+    if (exists && S_ISCHR(st.st_mode))
+        return keys;
+    if (exists)
+        keys.push_back("id:" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino));
+    if (p == "-")
+        return keys;
+    namespace fs = std::filesystem;
+    std::error_code e;
+    fs::path const t = fs::weakly_canonical(fs::absolute(io::final_target(p), e), e);
+    keys.push_back("at:" + (e ? fs::absolute(fs::path{p}, e).lexically_normal() : t).string());
+    keys.push_back("name:" + p);
+    return keys;
 }
 
 } // namespace
 
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs)
 {
+    std::unordered_map<std::string, std::size_t> seen; // key of output_keys() -> first output
     for (std::size_t i = 0; i < outputs.size(); ++i)
     {
         auto const & [opt, path] = outputs[i];
@@ -256,10 +255,13 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
             throw usage_error{opt + " " + e.what()};
         }
         io::check_output_name(path);
-        for (std::size_t j = 0; j < i; ++j)
-            if (!outputs[j].second.empty() && same_output(outputs[j].second, path))
-                throw usage_error{outputs[j].first + " and " + opt + " both write to '" + path +
-                                  "'"};
+        for (std::string & key : output_keys(path))
+        {
+            auto const [at, fresh] = seen.try_emplace(std::move(key), i);
+            if (!fresh)
+                throw usage_error{outputs[at->second].first + " and " + opt + " both write to '" +
+                                  path + "'"};
+        }
         if (path == "-" || path.starts_with("/dev/"))
             continue;
         std::filesystem::path const dir = std::filesystem::path{path}.parent_path();

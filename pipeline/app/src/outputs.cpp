@@ -3,6 +3,7 @@
 #include "app_detail.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/labels.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -214,23 +215,60 @@ nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c
 
 } // namespace
 
+void check_split_pattern(std::string const & option, std::string const & pattern)
+{
+    std::string const key = "{label}";
+    std::size_t const at = pattern.find(key);
+    std::size_t const slash = pattern.rfind('/');
+    auto bad = [&](std::string const & why)
+    {
+        return usage_error{option + " '" + pattern + "': " + why +
+                           " (such as by_label/{label}.fq.gz)"};
+    };
+    if (at == std::string::npos)
+        throw bad("the pattern needs {label}");
+    if (pattern.find(key, at + 1) != std::string::npos)
+        throw bad("the pattern holds {label} more than once");
+    if (slash != std::string::npos && at < slash)
+        throw bad("{label} must be in the file name, not in a directory");
+}
+
 std::vector<std::string> split_paths(std::string const & pattern,
                                      std::vector<std::string> const & labels)
 {
+    check_split_pattern("--split-by-label", pattern);
     std::string const key = "{label}";
-    if (pattern.find(key) == std::string::npos)
-        throw usage_error{"--split-by-label '" + pattern + "': the pattern needs {label}"};
+    std::size_t const at = pattern.find(key);
     std::vector<std::string> paths;
     for (std::size_t l = 0; l <= labels.size(); ++l)
     {
-        std::string p = pattern;
         std::string const name = l < labels.size() ? labels[l] : std::string{"ambiguous"};
-        for (std::size_t at; (at = p.find(key)) != std::string::npos;)
-            p.replace(at, key.size(), name);
-        paths.push_back(std::move(p));
+        // (the labels of a filter follow the rule: checked when it was opened; checked again here,
+        // where a name becomes a path)
+        if (name != "ambiguous" && !is_label_name(name))
+            throw format_error{"label '" + printable_label(name) + "': " + label_name_rule()};
+        paths.push_back(pattern.substr(0, at) + name + pattern.substr(at + key.size()));
     }
     return paths;
 }
+
+namespace
+{
+
+// Create the directory of a --split-by-label pattern where it is missing. \throws io_error
+void make_split_directory(std::string const & pattern)
+{
+    std::filesystem::path const dir = std::filesystem::path{pattern}.parent_path();
+    if (dir.empty() || pattern.starts_with("/dev/"))
+        return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        throw io_error{"cannot create the directory '" + dir.string() + "' of --split-by-label '" +
+                       pattern + "': " + ec.message()};
+}
+
+} // namespace
 
 output_set::output_set(classify_output_args const & a, unit_source & src, unsigned const threads,
                        bool const paired, label_table const * const labels)
@@ -274,6 +312,19 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
         split_paths1_ = split_paths(a.split_by_label, labels_->names);
         if (!a.split_by_label2.empty())
             split_paths2_ = split_paths(a.split_by_label2, labels_->names);
+        // one file per label (and mate), besides the inputs and outputs open now
+        ensure_open_files(
+            split_paths1_.size() + split_paths2_.size(),
+            "--split-by-label (" + std::to_string(labels_->names.size()) + " labels and ambiguous" +
+                (split_paths2_.empty() ? std::string{")"} : std::string{", two mates)"}));
+        // many label files share 128 MiB of buffers (at least 64 KiB each)
+        std::size_t const files = split_paths1_.size() + split_paths2_.size();
+        if (files > 16)
+            one.buffer_bytes =
+                std::max<std::size_t>(std::size_t{64} << 10, (std::size_t{128} << 20) / files);
+        make_split_directory(a.split_by_label);
+        if (!a.split_by_label2.empty())
+            make_split_directory(a.split_by_label2);
         std::vector<std::pair<std::string, std::string>> all{
             {"--novel", a.novel},    {"--known", a.known},   {"--novel2", a.novel2},
             {"--known2", a.known2},  {"--report", a.report}, {"--stats", a.stats},

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <omp.h>
 #include <sys/resource.h>
@@ -132,6 +133,37 @@ void fit_allocator_to_address_limit() noexcept
     rlimit limit{};
     if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
         mallopt(M_ARENA_MAX, 1);
+}
+
+void ensure_open_files(std::uint64_t const more, std::string const & what)
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return; // unknown: opening the files will tell
+    // the descriptors open now (inputs, outputs already open, the standard streams), below the
+    // soft limit, where every descriptor of this process is
+    std::uint64_t open_now = 0;
+    std::uint64_t const probe =
+        limit.rlim_cur == RLIM_INFINITY ? 65536 : std::min<std::uint64_t>(limit.rlim_cur, 65536);
+    for (std::uint64_t fd = 0; fd < probe; ++fd)
+        if (::fcntl(static_cast<int>(fd), F_GETFD) != -1)
+            ++open_now;
+    constexpr std::uint64_t spare = 4; // the next input file, --stats and --multiqc at the end
+    std::uint64_t const needed = open_now + more + spare;
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed)
+        return;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed)
+        throw error{what + " needs " + std::to_string(needed) +
+                    " open files, but this process may open at most " +
+                    std::to_string(limit.rlim_max) +
+                    " (the hard limit of open files, ulimit -Hn): raise it, or write fewer files"};
+    rlimit raised = limit;
+    raised.rlim_cur = static_cast<rlim_t>(needed);
+    if (setrlimit(RLIMIT_NOFILE, &raised) != 0)
+        throw error{what + " needs " + std::to_string(needed) +
+                    " open files, but the limit of open files is " +
+                    std::to_string(limit.rlim_cur) +
+                    " and could not be raised: " + std::strerror(errno)};
 }
 
 void reset_interrupt() noexcept

@@ -20,10 +20,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <utility>
 
 namespace ksieve::io
@@ -112,12 +114,38 @@ std::uint64_t name_hash(std::string_view const text) noexcept
     return h;
 }
 
-// The temporary beside `target`: "<target>.ksieve-tmp.<pid>[.<n>]" (n: the process's n-th output).
-// A file name that would pass name_max keeps the start of the target's and a hash of all of it
-// instead.
+// A token of this process among others that may write beside it: processes in other containers or
+// on other machines of a shared file system can have the same process id.
+std::string const & process_token()
+{
+    static std::string const token = []
+    {
+        std::uint64_t bits = 0;
+        try
+        {
+            std::random_device rd;
+            bits = (std::uint64_t{rd()} << 32) ^ rd();
+        }
+        catch (std::exception const &) // no entropy source: the clock and an address
+        {
+        }
+        bits ^=
+            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+        bits ^= reinterpret_cast<std::uintptr_t>(&bits);
+        char hex[24];
+        std::snprintf(hex, sizeof hex, "%08llx",
+                      static_cast<unsigned long long>((bits ^ (bits >> 32)) & 0xffffffffU));
+        return std::to_string(::getpid()) + "-" + hex;
+    }();
+    return token;
+}
+
+// The temporary beside `target`: "<target>.ksieve-tmp.<pid>-<token>[.<n>]" (token: 8 random hex
+// digits of this process; n: the process's n-th output). A file name that would pass name_max keeps
+// the start of the target's and a hash of all of it instead.
 std::string temporary_name(std::string const & target, unsigned const n)
 {
-    std::string suffix = ".ksieve-tmp." + std::to_string(::getpid());
+    std::string suffix = ".ksieve-tmp." + process_token();
     if (n != 0)
     {
         suffix += '.';
@@ -320,8 +348,10 @@ text_output::text_output(std::string const & path, writer_options const & option
     }
     // Compressed output is handed to the compressor in pieces of at least 8 MiB, which its threads
     // compress in parallel.
-    limit_ = s_->comp != nullptr ? std::size_t{8} << 20 : std::size_t{1} << 20;
-    buf_.reserve(limit_ + (64 << 10));
+    limit_ = options.buffer_bytes != 0 ? options.buffer_bytes
+             : s_->comp != nullptr     ? std::size_t{8} << 20
+                                       : std::size_t{1} << 20;
+    buf_.reserve(limit_ + (options.buffer_bytes != 0 ? 0 : std::size_t{64} << 10));
 }
 
 text_output::~text_output() = default;

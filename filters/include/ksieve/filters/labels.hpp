@@ -12,9 +12,11 @@
  *
  * Thread safety: a value type; const members from any thread.
  */
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ksieve
@@ -51,8 +53,24 @@ struct label_table
     friend bool operator==(label_table const &, label_table const &) = default;
 };
 
-/*! \brief Refuse a label name that the outputs could not show: empty, with a tab or a line break,
- * or one of the words the report reserves (`ambiguous`, `-`). \throws usage_error naming it. */
+/*! \brief The longest label name, in bytes. */
+inline constexpr std::size_t max_label_name_bytes = 255;
+
+/*! \brief Whether `name` follows the one rule for label names, at every route (build, merge, a
+ * filter file read from elsewhere): 1 to max_label_name_bytes bytes of ASCII letters, digits and
+ * `_ - . +`, not starting with `.` or `-`, and not the word the report reserves (`ambiguous`).
+ * Such a name is never a path: it holds no `/`, is neither `.` nor `..`, and no control byte. */
+[[nodiscard]] bool is_label_name(std::string_view name) noexcept;
+
+/*! \brief The rule of is_label_name() in words, for error messages. */
+[[nodiscard]] std::string const & label_name_rule();
+
+/*! \brief `name` with bytes outside printable ASCII (and `\\`) written as `\\xHH`, cut after 80
+ * bytes: a name from an untrusted file shown in a message. */
+[[nodiscard]] std::string printable_label(std::string_view name);
+
+/*! \brief Refuse a label name outside the rule of is_label_name(). \throws usage_error naming it
+ * (printable_label()) and saying the rule. */
 void check_label_name(std::string const & name);
 
 /*! \brief The label name of a file: its name without directory and without every extension

@@ -27,6 +27,13 @@ void fit_allocator_to_address_limit() noexcept;
 /*! \brief Clear the cancel token and forget an earlier signal (tests). */
 void reset_interrupt() noexcept;
 
+/*! \brief Make room for `more` files besides those this process has open now (and a few spare): the
+ * soft limit on open files (RLIMIT_NOFILE) is raised to what that needs where it is lower and the
+ * hard limit allows it. Call before any work. \param what the option that needs them, for the
+ * message. \throws error saying how many files are needed and the hard limit where that is lower.
+ * Thread safety: call from the main thread before worker threads open files. */
+void ensure_open_files(std::uint64_t more, std::string const & what);
+
 /*! \brief A progress line on stderr, shown only when stderr is a terminal and not quiet;
  * rate-limited. */
 class progress_line

@@ -51,7 +51,7 @@ struct record_view
                           //!< stored (reverse-strand reads stay reverse-complemented); '*' -> empty
     std::string_view qual; //!< FASTQ qualities (empty for FASTA); SAM/BAM: QUAL as Phred+33 text,
                            //!< empty for '*'
-    std::string_view raw; //!< verbatim bytes of the record (see above)
+    std::string_view raw;  //!< verbatim bytes of the record (see above)
 };
 
 /*! \brief A batch of consecutive records of one input.
@@ -187,7 +187,7 @@ public:
 [[nodiscard]] std::string final_target(std::string path);
 
 /*! \brief An output destination that appears complete or not at all.
- * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>[.<n>]` in the same
+ * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>-<token>[.<n>]` in the same
  * directory (a file name that would pass NAME_MAX keeps its start and a hash of the whole name) and
  * renamed over `path` on commit(); filter files written there name `path` in their errors. A
  * symbolic link is followed to the file it finally names, and that file is handled by these rules
@@ -249,6 +249,9 @@ struct writer_options
     int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
     std::string
         sam_header; //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
+    //! bytes a FASTA/FASTQ or text output gathers before it writes (or compresses, as one piece)
+    //! them; 0: 1 MiB plain, 8 MiB compressed. Outputs opened by the thousand take less.
+    std::size_t buffer_bytes{0};
 };
 
 /*! \brief Whether a path's name ends with a compression suffix (.gz, .bgz, .zst, .xz, .bz2, or one
