@@ -1,6 +1,6 @@
-// The filter file format: the writers (whole or shard by shard), the mapping of a file and the
-// checks of its header, shard table, end marker and payloads (the bytes reach the disk through
-// file_sink).
+// The filter file format: the writers (whole or shard by shard) and the checks of a file's header,
+// label table, shard table, end marker and payloads (the bytes reach the disk through file_sink;
+// mapped_ranges.cpp maps files and calls parse()).
 #include "file_sink.hpp"
 #include "mapped_ranges.hpp"
 
@@ -8,21 +8,13 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/filters/low_complexity.hpp>
-#include <ksieve/filters/memory_budget.hpp>
 
 #include <atomic>
 #include <bit>
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static_assert(std::endian::native == std::endian::little,
               "ksieve filter payloads are little-endian words and are mmap'd directly");
@@ -33,11 +25,9 @@ namespace ksieve
 namespace
 {
 
-using detail::errno_text;
+using detail::file_magic;
 using detail::file_sink;
-using detail::huge_mapping_bytes;
 
-constexpr char file_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'f', 'l'};
 constexpr char end_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'n', 'd'};
 constexpr std::uint64_t end_size = 24;
 constexpr std::uint64_t fixed_header = 64;
@@ -119,77 +109,6 @@ private:
     std::string const & name_;
     std::uint64_t pos_{0};
 };
-
-// With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into
-// anonymous memory backed by transparent huge pages instead of being mapped from the page cache in
-// 4 KiB pages, so that a lookup in a table of gigabytes costs no TLB miss. Not the default: on the
-// machines measured, zeroing the fresh huge pages cost more than the page walks it saved
-// (docs/design.md).
-constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
-
-// The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on
-// failure.
-void * load_anonymous(int const fd, std::uint64_t const size, std::string const & name)
-{
-    void * const m =
-        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return m;
-    ::madvise(m, size, MADV_HUGEPAGE); // a hint only
-    auto * const p = static_cast<unsigned char *>(m);
-    std::uint64_t done = 0;
-    while (done < size)
-    {
-        std::size_t const chunk =
-            static_cast<std::size_t>(std::min<std::uint64_t>(size - done, std::uint64_t{1} << 30));
-        ssize_t const n = ::pread(fd, p + done, chunk, static_cast<off_t>(done));
-        if (n <= 0)
-        {
-            int const saved = n == 0 ? EIO : errno;
-            ::munmap(m, size);
-            if (n == 0)
-                throw format_error{"'" + name + "': the file shrank while it was read"};
-            errno = saved;
-            return MAP_FAILED;
-        }
-        done += static_cast<std::uint64_t>(n);
-    }
-    return m;
-}
-
-// Pipes and devices cannot be mapped: their bytes are read into memory, after the magic is checked
-// (so that
-// `/dev/zero` is refused at once) and never more than the memory budget allows.
-std::vector<std::byte> read_stream(int const fd, std::string const & name)
-{
-    std::vector<std::byte> bytes;
-    std::uint64_t const limit = memory_limit() / 2;
-    std::byte buf[1 << 16];
-    for (;;)
-    {
-        ssize_t const n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            throw io_error{"cannot read filter file '" + name + "': " + errno_text()};
-        if (n == 0)
-            return bytes;
-        bytes.insert(bytes.end(), buf, buf + n);
-        if (bytes.size() >= 8 && std::memcmp(bytes.data(), file_magic, 8) != 0)
-            throw format_error{"'" + name + "' is not a ksieve filter file (bad magic)"};
-        if (bytes.size() > limit)
-            throw format_error{"'" + name + "': more than " + format_bytes(limit) +
-                               " read from a stream without reaching the end of a filter file (" +
-                               (memory_limit_is_explicit() ? "half of --max-memory"
-                                                           : "half of the machine's memory") +
-                               ")"};
-    }
-}
-
-} // namespace
-
-namespace
-{
 
 // Where a shard's payload lies in the file and what the shard table says of it.
 struct shard_record
@@ -387,125 +306,6 @@ void filter_file_stream::finish()
     byte_writer w = header_image(s.header, s.records, header_size, s.path);
     s.out.write_at(0, w.bytes().data(), w.bytes().size());
     s.out.close();
-}
-
-void mapped_filter_file::release(std::span<std::uint64_t const> const words) const noexcept
-{
-    if (!file_backed_ || words.empty())
-        return;
-    long const page_size = ::sysconf(_SC_PAGESIZE);
-    auto const page = static_cast<std::uintptr_t>(page_size > 0 ? page_size : 4096);
-    auto const begin = reinterpret_cast<std::uintptr_t>(words.data());
-    auto const end = begin + words.size_bytes();
-    std::uintptr_t const first =
-        (begin + page - 1) / page * page; // whole pages inside the payload only
-    std::uintptr_t const last = end / page * page;
-    if (last > first)
-        ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
-}
-
-mapped_filter_file::~mapped_filter_file()
-{
-    detail::forget_mapping(mapping_slot_);
-    if (map_ != nullptr)
-        ::munmap(map_, size_);
-}
-
-std::shared_ptr<mapped_filter_file const>
-mapped_filter_file::open(std::filesystem::path const & path, bool const verify_payload)
-{
-    return open(path, load_options{.verify_payload = verify_payload});
-}
-
-std::shared_ptr<mapped_filter_file const>
-mapped_filter_file::open(std::filesystem::path const & path, load_options const & options)
-{
-    bool const verify_payload = options.verify_payload;
-    std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
-    f->name_ = path.string();
-    int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw io_error{"cannot open filter file '" + f->name_ + "': " + errno_text()};
-    struct stat st
-    {
-    };
-    if (::fstat(fd, &st) != 0)
-    {
-        ::close(fd);
-        throw io_error{"cannot stat filter file '" + f->name_ + "': " + errno_text()};
-    }
-    if (!S_ISREG(st.st_mode))
-    {
-        std::vector<std::byte> bytes;
-        try
-        {
-            bytes = read_stream(fd, f->name_);
-        }
-        catch (...)
-        {
-            ::close(fd);
-            throw;
-        }
-        ::close(fd);
-        return from_bytes(bytes, f->name_, verify_payload);
-    }
-    f->size_ = static_cast<std::uint64_t>(st.st_size);
-    if (f->size_ == 0)
-    {
-        ::close(fd);
-        throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
-    }
-    void * const m =
-        f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr
-            ? load_anonymous(fd, f->size_, f->name_)
-            : ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (m == MAP_FAILED)
-        throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
-    f->map_ = m;
-    f->file_backed_ =
-        !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
-    // A fault in a mapping of the file (it was truncated while mapped) is named by
-    // mapped_filter_name().
-    if (f->file_backed_)
-        f->mapping_slot_ = detail::remember_mapping(m, f->size_, f->name_);
-#if defined(MADV_HUGEPAGE)
-    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
-    // so that lookups in a table of gigabytes cost no page walk (advice only).
-    if (f->file_backed_ && f->size_ >= huge_mapping_bytes)
-        ::madvise(m, f->size_, MADV_HUGEPAGE);
-#endif
-#if defined(MADV_POPULATE_READ)
-    // The file read in (or what the page cache holds of it mapped) in one sequential pass before
-    // its payload is checked on several threads: their interleaved first touches share the file's
-    // one readahead state, which then leaves parts of a file that was not cached in small pages
-    // (13% of a 390 MB filter: lookups there cost a page walk each, +50% on average); one pass
-    // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
-    // (release_verified: memory holds a few shards only).
-    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && verify_payload &&
-        !options.release_verified)
-        ::madvise(m, f->size_, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
-#endif
-    f->bytes_ = static_cast<unsigned char const *>(m);
-    f->parse(false);
-    if (verify_payload)
-        f->verify_payload(options.threads, options.release_verified);
-    return f;
-}
-
-std::shared_ptr<mapped_filter_file const>
-mapped_filter_file::from_bytes(std::span<std::byte const> const bytes, std::string name,
-                               bool const verify_payload)
-{
-    std::shared_ptr<mapped_filter_file> f{new mapped_filter_file{}};
-    f->name_ = std::move(name);
-    f->size_ = bytes.size();
-    f->owned_ = std::make_unique<std::uint64_t[]>((bytes.size() + 7) / 8 + 1);
-    if (!bytes.empty())
-        std::memcpy(f->owned_.get(), bytes.data(), bytes.size());
-    f->bytes_ = reinterpret_cast<unsigned char const *>(f->owned_.get());
-    f->parse(verify_payload);
-    return f;
 }
 
 namespace
