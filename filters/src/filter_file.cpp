@@ -33,6 +33,7 @@ constexpr std::uint64_t end_size = 24;
 constexpr std::uint64_t fixed_header = 64;
 constexpr std::uint64_t max_shard_bits = 24;
 constexpr std::uint64_t max_params = 1u << 16;
+constexpr double max_fpr = 0.5;
 constexpr std::uint64_t shard_entry_bytes = 32; // offset, words, checksum, parameter count, padding
 
 constexpr std::uint64_t align8(std::uint64_t const x) noexcept
@@ -365,11 +366,13 @@ void read_fixed_fields(byte_reader & hr, std::uint64_t const header_size, filter
     h.kmer.hash = static_cast<hash_id>(hid);
     h.kmer.seed = hr.u64();
     h.fpr = std::bit_cast<double>(hr.u64());
-    if (!(h.fpr >= 0.0 && h.fpr < 1.0))
+    // (below 0.5, as make_filter builds them: a merge plans the sizes of such filters only)
+    if (!(h.fpr >= 0.0 && h.fpr < max_fpr))
         throw corrupt(n, "false positive rate " + std::to_string(h.fpr) + " out of range");
     h.expected = hr.u64();
     h.shard_bits = hr.u32();
-    if (h.shard_bits > max_shard_bits || h.shard_bits > 2 * h.kmer.k)
+    // (every shard's local keys keep at least one bit)
+    if (h.shard_bits > max_shard_bits || h.shard_bits >= 2 * h.kmer.k)
         throw corrupt(n, "shard bits " + std::to_string(h.shard_bits) + " out of range");
     std::uint64_t const nparams = hr.u32();
     if (nparams > max_params)
@@ -440,14 +443,49 @@ std::uint32_t read_mask(byte_reader & hr, std::uint32_t const version, kmer_para
     return threshold;
 }
 
-/*! The label table (format version 5 and later; none before). */
+/*! The class count of an encoded label table against the bytes after it, before the table is
+ * decoded (and room reserved for its classes): each class takes at least 16 bytes (its size, one
+ * label, its count). A table too short to hold the count is left to label_table::decode. */
+void check_label_classes(std::span<unsigned char const> const t, std::string const & n)
+{
+    auto const at = [&](std::uint64_t const pos, unsigned const width)
+    {
+        std::uint64_t v = 0;
+        for (unsigned i = 0; i < width; ++i)
+            v |= std::uint64_t{t[pos + i]} << (8 * i);
+        return v;
+    };
+    if (t.size() < 4)
+        return;
+    std::uint64_t const nlabels = at(0, 4);
+    std::uint64_t pos = 4;
+    for (std::uint64_t l = 0; l < nlabels; ++l)
+    {
+        if (t.size() - pos < 4 || at(pos, 4) > t.size() - pos - 4)
+            return;
+        pos += 4 + at(pos, 4);
+    }
+    if (t.size() - pos < 8)
+        return;
+    std::uint64_t const nclasses = at(pos, 8);
+    if (nclasses > (t.size() - pos - 8) / 16)
+        throw corrupt(n, "label table: " + std::to_string(nclasses) + " classes in " +
+                             std::to_string(t.size() - pos - 8) + " bytes");
+}
+
+/*! The label table (format version 5 and later; none before); only quotient filters carry one
+ * (their counts are the classes). */
 std::shared_ptr<label_table const> read_labels(byte_reader & hr, std::uint32_t const version,
-                                               std::string const & n)
+                                               filter_type const type, std::string const & n)
 {
     if (version < 5)
         return nullptr;
     std::uint64_t const size = hr.u64();
-    auto table = std::make_shared<label_table const>(label_table::decode(hr.bytes(size), n));
+    std::span<unsigned char const> const bytes = hr.bytes(size);
+    if (type != filter_type::quotient)
+        throw corrupt(n, "a label table in a " + std::string{to_string(type)} + " filter");
+    check_label_classes(bytes, n);
+    auto table = std::make_shared<label_table const>(label_table::decode(bytes, n));
     (void)hr.bytes(align8(size) - size); // padding
     return table;
 }
@@ -530,7 +568,7 @@ void mapped_filter_file::parse(bool const verify_payload)
     header_.parts = read_key_parts(hr, version, n);
     header_.kmer.window = read_sampling_window(hr, version, n);
     header_.kmer.dust_threshold = read_mask(hr, version, header_.kmer, n);
-    header_.labels = read_labels(hr, version, n);
+    header_.labels = read_labels(hr, version, header_.type, n);
     shards_.resize(std::size_t{1} << header_.shard_bits);
     payload_extent const extent = read_shard_table(hr, bytes_, size_, header_size, shards_, n);
     if (hr.pos() != header_size - 8)

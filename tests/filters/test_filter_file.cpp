@@ -1,21 +1,27 @@
 // Tests of the one filter file format (filter_file.hpp): round trip through save / mmap / view, and
-// refusal of corrupted, truncated, extended, foreign, newer-version and missing files, each with a
-// message naming the file. Filters are sharded cuckoo filters; hand-made shard blobs exercise odd
-// layouts (empty payloads, parameters of several lengths).
+// refusal of corrupted, truncated, extended, foreign, newer-version, crafted (hostile headers and
+// label tables with valid checksums) and missing files, each with a message naming the file.
+// Filters are sharded cuckoo filters; hand-made shard blobs exercise odd layouts (empty payloads,
+// parameters of several lengths).
 #include <ksieve/filters/checksum.hpp>
 #include <ksieve/filters/cuckoo.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/labels.hpp>
+#include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -1047,4 +1053,249 @@ TEST_F(filter_file_test, masks_round_trip_and_are_validated)
     EXPECT_TRUE(refused_with(ksieve::mask_dust, 150, 1));    // no sampling
     EXPECT_FALSE(refused_with(ksieve::mask_dust, 1500, 11)); // the largest
     EXPECT_FALSE(refused_with(ksieve::mask_none, 0, 11));    // none, written as 4
+}
+
+// Crafted files: every field the loader reads is checked against the file before it is used, so
+// that a hostile header (resealed: its checksum matches) is refused with an error naming the file,
+// never read out of bounds and never sized by a count the file's bytes cannot hold.
+namespace
+{
+
+//! A resealed `b` is refused by the loader and the view (a ksieve error naming `name`).
+::testing::AssertionResult crafted_refused(bytes_t b, std::string const & name)
+{
+    if (b.size() >= 16 && get_u32(b, 12) >= 72 && std::uint64_t{get_u32(b, 12)} + 24 <= b.size())
+        reseal_header(b);
+    try
+    {
+        auto const f = mapped_filter_file::from_bytes(as_bytes(b), name);
+        (void)ksieve::view_filter(f);
+        return ::testing::AssertionFailure() << "accepted";
+    }
+    catch (ksieve::error const & e)
+    {
+        if (std::string{e.what()}.find("'" + name + "'") == std::string::npos)
+            return ::testing::AssertionFailure() << "message does not name the file: " << e.what();
+        return ::testing::AssertionSuccess() << e.what();
+    }
+    catch (std::exception const & e)
+    {
+        return ::testing::AssertionFailure() << "not a ksieve error: " << e.what();
+    }
+}
+
+//! A blocked Bloom filter (k = 5, 4 shards of 3 parameters each, version 3 unless labeled) as
+//! file bytes.
+bytes_t bloom_file(fs::path const & p, std::shared_ptr<ksieve::label_table const> labels = nullptr)
+{
+    ksieve::filter_config cfg;
+    cfg.type = ksieve::filter_type::bloom;
+    cfg.kmer = ksieve::kmer_params{5, true, ksieve::hash_id::mix2k_v1, 99};
+    cfg.fpr = 0.01;
+    cfg.expected = 300;
+    cfg.shard_bits = 2;
+    auto const f = ksieve::make_filter(cfg);
+    for (std::uint64_t key = 0; key < 200; ++key)
+        EXPECT_EQ(f->insert(key * 5 & ksieve::kmer_mask(5)), ksieve::insert_status::ok);
+    f->set_labels(std::move(labels));
+    f->save(p);
+    return read_bytes(p);
+}
+
+// The shard table of bloom_file(): after the fixed header, key split, bitmap and sampling fields;
+// entries of 32 bytes and 3 parameters.
+constexpr std::size_t bloom_shard_table = 64 + 8 + 8 + 8;
+constexpr std::size_t bloom_shard_entry = 32 + 3 * 8;
+
+//! A labeled quotient filter (labels a and b, classes {a}, {b}, {a, b}) as file bytes.
+bytes_t labeled_file(fs::path const & p)
+{
+    ksieve::filter_config cfg;
+    cfg.type = ksieve::filter_type::quotient;
+    cfg.kmer = ksieve::kmer_params{11, true, ksieve::hash_id::mix2k_v1, 7};
+    cfg.fpr = 0;
+    cfg.expected = 1000;
+    cfg.shard_bits = 1;
+    ksieve::sharded_filter<ksieve::quotient_filter> f{cfg};
+    std::mt19937_64 rng{5};
+    for (int i = 0; i < 600; ++i)
+        EXPECT_EQ(f.insert(rng() & ksieve::kmer_mask(11), 1 + i % 3), ksieve::insert_status::ok);
+    auto table = std::make_shared<ksieve::label_table>();
+    table->names = {"a", "b"};
+    table->classes = {{0}, {1}, {0, 1}};
+    table->class_kmers = {200, 200, 200};
+    f.set_labels(table);
+    f.save(p);
+    return read_bytes(p);
+}
+
+// The label table of a labeled file: its size field, then (at label_table_at + 8) the table.
+constexpr std::size_t label_table_at = 64 + 16 + 8 + 8;
+
+} // namespace
+
+// Declared counts (type-level parameters, shards, shard parameters) larger than the header can hold
+// are refused before anything is allocated for them.
+TEST_F(filter_file_test, crafted_counts_are_refused_before_allocation)
+{
+    fs::path const p = dir_ / "counts.ksf";
+    bytes_t const good = bloom_file(p);
+    ASSERT_NO_THROW((void)ksieve::view_filter(mapped_filter_file::from_bytes(as_bytes(good), "x")));
+    std::string const name = p.string();
+    for (std::uint32_t const nparams : {65536u, 65537u, 1000u, 0xFFFFFFFFu})
+    {
+        bytes_t bad = good;
+        put_u32(bad, 60, nparams);
+        EXPECT_TRUE(crafted_refused(bad, name)) << nparams << " parameters";
+    }
+    for (std::uint32_t const bits : {9u, 24u, 25u, 64u, 0xFFFFFFFFu})
+    {
+        bytes_t bad = good;
+        put_u32(bad, 56, bits);
+        EXPECT_TRUE(crafted_refused(bad, name)) << "shard bits " << bits;
+    }
+    std::size_t const entry = bloom_shard_table;
+    for (std::uint32_t const np : {0u, 4u, 65536u, 65537u, 0x7FFFFFFFu, 0xFFFFFFFFu})
+    {
+        bytes_t bad = good;
+        put_u32(bad, entry + 24, np);
+        EXPECT_TRUE(crafted_refused(bad, name)) << np << " shard parameters";
+    }
+    for (std::uint32_t const hs : {0u, 71u, static_cast<std::uint32_t>(good.size()), 0xFFFFFFFFu})
+    {
+        bytes_t bad = good;
+        put_u32(bad, 12, hs);
+        EXPECT_TRUE(crafted_refused(bad, name)) << "header size " << hs;
+    }
+}
+
+// Payload offsets and lengths past the end of the file, or whose sum overflows, are refused.
+TEST_F(filter_file_test, crafted_payload_extents_are_refused)
+{
+    fs::path const p = dir_ / "extents.ksf";
+    bytes_t const good = bloom_file(p);
+    ASSERT_NO_THROW((void)ksieve::view_filter(mapped_filter_file::from_bytes(as_bytes(good), "x")));
+    std::string const name = p.string();
+    std::size_t const last = bloom_shard_table + 3 * bloom_shard_entry; // shard 3
+    std::uint64_t const offset = get_u64(good, last);
+    std::uint64_t const words = get_u64(good, last + 8);
+    ASSERT_EQ(offset + 8 * words + 24, good.size());
+    std::uint64_t const max = ~std::uint64_t{0};
+    for (auto const & [off, n] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+             {max & ~std::uint64_t{63}, 1},         // offset past the end
+             {good.size() & ~std::uint64_t{63}, 1}, // into the end marker
+             {offset, std::uint64_t{1} << 61},      // 8 x words wraps to 0
+             {offset, (std::uint64_t{1} << 61) + 1},
+             {offset, max},
+             {offset, (good.size() - offset) / 8}, // over the end marker
+             {offset - 64, words},                 // before the previous payload's end
+             {offset + 64, words},                 // over the end marker
+             {offset + 8, words},                  // not aligned
+             {offset, words - 1}})                 // not where the end marker is
+    {
+        bytes_t bad = good;
+        put_u64(bad, last, off);
+        put_u64(bad, last + 8, n);
+        EXPECT_TRUE(crafted_refused(bad, name)) << off << " " << n;
+    }
+}
+
+// Header parameters outside the ranges the filters are built for: k, shard bits against k, the
+// false-positive rate, the filter type, the version.
+TEST_F(filter_file_test, crafted_header_parameters_are_refused)
+{
+    fs::path const p = dir_ / "params.ksf";
+    bytes_t const good = bloom_file(p); // k = 5, 4 shards
+    ASSERT_NO_THROW((void)ksieve::view_filter(mapped_filter_file::from_bytes(as_bytes(good), "x")));
+    std::string const name = p.string();
+    // (k = 1: 2^2 shards of 2-bit keys would leave no bit of a key to a shard)
+    for (std::uint32_t const k : {0u, 1u, 33u, 64u, 0xFFFFFFFFu})
+    {
+        bytes_t bad = good;
+        put_u32(bad, 20, k);
+        EXPECT_TRUE(crafted_refused(bad, name)) << "k = " << k;
+    }
+    bytes_t bad;
+    double const nan = std::numeric_limits<double>::quiet_NaN();
+    double const inf = std::numeric_limits<double>::infinity();
+    for (double const fpr : {0.5, 0.9999, 1.0, -0.0001, nan, inf, -inf})
+    {
+        bad = good;
+        put_u64(bad, 40, std::bit_cast<std::uint64_t>(fpr));
+        EXPECT_TRUE(crafted_refused(bad, name)) << "fpr " << fpr;
+    }
+    for (std::uint32_t const type : {0u, 6u, 0xFFFFFFFFu})
+    {
+        bad = good;
+        put_u32(bad, 16, type);
+        EXPECT_TRUE(crafted_refused(bad, name)) << "type " << type;
+    }
+    for (std::uint32_t const hash : {0u, 2u})
+    {
+        bad = good;
+        put_u32(bad, 28, hash);
+        EXPECT_TRUE(crafted_refused(bad, name)) << "hash " << hash;
+    }
+    for (std::uint32_t const version : {0u, 6u, 0xFFFFFFFFu})
+    {
+        bad = good;
+        put_u32(bad, 8, version);
+        EXPECT_TRUE(crafted_refused(bad, name)) << "version " << version;
+    }
+}
+
+// A labeled file reads back its labels; a label table whose length, counts or entries lie is
+// refused (counts that would wrap when multiplied by an entry's size included), and so is a label
+// table in a filter that is not a quotient filter.
+TEST_F(filter_file_test, crafted_label_tables_are_refused)
+{
+    fs::path const p = dir_ / "labeled.ksf";
+    bytes_t const good = labeled_file(p);
+    std::string const name = p.string();
+    {
+        auto const f = ksieve::view_filter(mapped_filter_file::from_bytes(as_bytes(good), name));
+        ASSERT_TRUE(f->labeled());
+        EXPECT_EQ(f->labels()->names, (std::vector<std::string>{"a", "b"}));
+        EXPECT_EQ(f->labels()->classes.size(), 3u);
+    }
+    ASSERT_EQ(get_u32(good, 8), ksieve::filter_format_version);
+    std::uint64_t const size = get_u64(good, label_table_at);
+    std::size_t const table = label_table_at + 8;
+    ASSERT_EQ(get_u32(good, table), 2u) << "two labels";
+    std::size_t const classes = table + 4 + 2 * (4 + 1); // the class count
+    ASSERT_EQ(get_u64(good, classes), 3u);
+    std::uint64_t const max = ~std::uint64_t{0};
+    auto patched = [&](std::size_t const at, std::uint64_t const v, unsigned const width)
+    {
+        bytes_t bad = good;
+        if (width == 4)
+            put_u32(bad, at, static_cast<std::uint32_t>(v));
+        else
+            put_u64(bad, at, v);
+        return bad;
+    };
+    for (std::uint64_t const l : {std::uint64_t{0}, size - 1, size + 8, std::uint64_t{1} << 32,
+                                  std::uint64_t{1} << 63, max - 6, max})
+        EXPECT_TRUE(crafted_refused(patched(label_table_at, l, 8), name)) << "table of " << l;
+    for (std::uint64_t const n : {0u, 3u, 1000u, 0x33333334u, 0xFFFFFFFFu})
+        EXPECT_TRUE(crafted_refused(patched(table, n, 4), name)) << n << " labels";
+    for (std::uint64_t const len : {0u, 2u, 1000u, 0xFFFFFFFFu})
+        EXPECT_TRUE(crafted_refused(patched(table + 4, len, 4), name)) << "name of " << len;
+    for (std::uint64_t const c :
+         {std::uint64_t{0}, std::uint64_t{4}, std::uint64_t{1} << 32, (std::uint64_t{1} << 60) + 1,
+          (std::uint64_t{1} << 60) + 2, max / 16 + 1, max})
+        EXPECT_TRUE(crafted_refused(patched(classes, c, 8), name)) << c << " classes";
+    std::size_t const first_class = classes + 8;
+    for (std::uint64_t const m : {0u, 3u, 0x40000000u, 0xFFFFFFFFu})
+        EXPECT_TRUE(crafted_refused(patched(first_class, m, 4), name)) << "class of " << m;
+    EXPECT_TRUE(crafted_refused(patched(first_class + 4, 2, 4), name)) << "label out of range";
+    EXPECT_TRUE(crafted_refused(patched(first_class + 4, 1, 4), name)) << "class repeated";
+    auto const one = std::make_shared<ksieve::label_table>();
+    one->names = {"a"};
+    one->classes = {{0}};
+    one->class_kmers = {200};
+    fs::path const bloom = dir_ / "labeled-bloom.ksf";
+    EXPECT_TRUE(crafted_refused(bloom_file(bloom, one), bloom.string()))
+        << "labels in a Bloom filter";
+    EXPECT_NO_THROW((void)mapped_filter_file::from_bytes(as_bytes(good), name));
 }
