@@ -43,6 +43,19 @@ if [ -x "$ksieve" ]; then
     done
     "$ksieve" build -q -k 11 --shards 1 --fpr 0 --expected 5000 -o "$seeds/fuzz_filter_file/exact.ksf" \
         "$seeds/fuzz_reader/ref.fa"
+    # Labeled filters: labels a and b over two halves of the reference that share its middle third
+    # (k-mers of both), and labels by record (three overlapping records).
+    sequence=$(grep -v '^>' "$seeds/fuzz_reader/ref.fa" | tr -d '\n')
+    n=${#sequence}
+    printf '>a\n%s\n' "${sequence:0:$((n * 2 / 3))}" > "$seeds/label_a.fa"
+    printf '>b\n%s\n' "${sequence:$((n / 3))}" > "$seeds/label_b.fa"
+    printf '>left\n%s\n>middle\n%s\n>right\n%s\n' "${sequence:0:$((n / 2))}" \
+        "${sequence:$((n / 4)):$((n / 2))}" "${sequence:$((n / 2))}" > "$seeds/label_records.fa"
+    "$ksieve" build -q -k 11 --shards 1 --expected 5000 --sampling all --label a="$seeds/label_a.fa" \
+        --label b="$seeds/label_b.fa" -o "$seeds/fuzz_filter_file/labeled.ksf"
+    "$ksieve" build -q -k 11 --shards 1 --expected 5000 --sampling all --label-by record \
+        -o "$seeds/fuzz_filter_file/labeled_records.ksf" "$seeds/label_records.fa"
+    rm -f "$seeds/label_a.fa" "$seeds/label_b.fa" "$seeds/label_records.fa"
     rm -f "$seeds/filter.tmp"
 else
     echo "fuzz.sh: $ksieve not found: no SAM/BAM or filter seeds" >&2
