@@ -58,6 +58,12 @@ public:
         if (n > bytes_.size() - pos_)
             fail("truncated");
     }
+    // `n` items of at least `size` bytes each (no product that could wrap)
+    void need_items(std::uint64_t const n, std::uint64_t const size) const
+    {
+        if (n > (bytes_.size() - pos_) / size)
+            fail("truncated");
+    }
     [[nodiscard]] bool at_end() const noexcept { return pos_ == bytes_.size(); }
 
 private:
@@ -116,7 +122,7 @@ label_table label_table::decode(std::span<unsigned char const> const bytes,
     auto const nlabels = static_cast<std::uint32_t>(r.uint(4));
     if (nlabels == 0)
         r.fail("no label");
-    r.need(std::uint64_t{nlabels} * 5);
+    r.need_items(nlabels, 5);
     std::set<std::string, std::less<>> seen;
     t.names.reserve(nlabels);
     for (std::uint32_t i = 0; i < nlabels; ++i)
@@ -132,7 +138,7 @@ label_table label_table::decode(std::span<unsigned char const> const bytes,
             r.fail("label '" + printable_label(t.names.back()) + "' twice");
     }
     std::uint64_t const nclasses = r.uint(8);
-    r.need(nclasses * 16); // (at least a size, one label and a count each)
+    r.need_items(nclasses, 16); // (at least a size, one label and a count each)
     t.classes.reserve(nclasses);
     t.class_kmers.reserve(nclasses);
     std::set<std::vector<std::uint32_t>> sets;

@@ -246,10 +246,15 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     // mapped_filter_name().
     if (f->file_backed_)
         f->mapping_slot_ = detail::remember_mapping(m, f->size_, f->name_);
+    // A filter larger than the memory left to it (the machine's or the cgroup's, less what a run
+    // keeps for its reads) cannot stay in the page cache: every lookup may read its page from the
+    // file again. Then each reads the 4 KiB it needs, not a 2 MiB huge page or a readahead window,
+    // and the checksums are checked with each shard's pages given back once checked.
+    bool const exceeds_memory = f->file_backed_ && f->size_ > memory_limit();
 #if defined(MADV_HUGEPAGE)
     // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
     // so that lookups in a table of gigabytes cost no page walk (advice only).
-    if (f->file_backed_ && f->size_ >= huge_mapping_bytes)
+    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && !exceeds_memory)
         ::madvise(m, f->size_, MADV_HUGEPAGE);
 #endif
 #if defined(MADV_POPULATE_READ)
@@ -260,13 +265,15 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
     // (release_verified: memory holds a few shards only).
     if (f->file_backed_ && f->size_ >= huge_mapping_bytes && verify_payload &&
-        !options.release_verified)
+        !options.release_verified && !exceeds_memory)
         ::madvise(m, f->size_, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
 #endif
     f->bytes_ = static_cast<unsigned char const *>(m);
     f->parse(false);
     if (verify_payload)
-        f->verify_payload(options.threads, options.release_verified);
+        f->verify_payload(options.threads, options.release_verified || exceeds_memory);
+    if (exceeds_memory)
+        ::posix_madvise(m, f->size_, POSIX_MADV_RANDOM); // advice only
     return f;
 }
 

@@ -524,11 +524,37 @@ int parse_failure(CLI::App & app, CLI::ParseError const & e)
     return 2;
 }
 
+// The memory a run keeps besides its filter tables (reads in flight, buffers, the program), which
+// the default memory limit leaves aside: measured at about 36 MiB and 12 MiB per thread.
+void reserve_memory(cli_state const & st)
+{
+    common_args const * const common = st.cmd_build->parsed()       ? &st.build.common
+                                       : st.cmd_classify->parsed()  ? &st.classify.common
+                                       : st.cmd_dedup->parsed()     ? &st.dedup.common
+                                       : st.cmd_merge->parsed()     ? &st.merge.common
+                                       : st.cmd_intersect->parsed() ? &st.intersect.common
+                                       : st.cmd_subtract->parsed()  ? &st.subtract.common
+                                                                    : nullptr;
+    if (common == nullptr)
+        return; // info
+    unsigned const threads = resolve_threads(common->threads);
+    std::uint64_t const reserve = (std::uint64_t{32} << 20) + (std::uint64_t{16} << 20) * threads;
+    set_memory_reserve(reserve);
+    std::uint64_t const machine = physical_memory();
+    if (!memory_limit_is_explicit() && machine != 0 && machine < reserve)
+        throw error{"ksieve needs about " + format_bytes(reserve) + " of memory with " +
+                    std::to_string(threads) + (threads == 1 ? " thread" : " threads") + ", but " +
+                    (memory_limit_from_cgroup() ? "the memory limit of this process's cgroup"
+                                                : "the machine's memory") +
+                    " is " + format_bytes(machine) + ": raise it, or use fewer threads (-t)"};
+}
+
 // Run the parsed subcommand and print its summary line. \throws ksieve::error
 void dispatch(cli_state & st)
 {
     if (!st.max_memory.empty())
         set_memory_limit(parse_size(st.max_memory, "--max-memory"));
+    reserve_memory(st);
     if (st.cmd_build->parsed())
     {
         auto & b = st.build;

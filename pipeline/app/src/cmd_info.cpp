@@ -3,9 +3,12 @@
 
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/filters/low_complexity.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -18,6 +21,33 @@ namespace
 std::string sampling_name(kmer_params const & k)
 {
     return k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all"};
+}
+
+// What a million reads of 150 bases make a lookup touch: a filter larger than the memory left to
+// it is read from its file as it is used (the kernel keeps what fits in the page cache), in pages
+// of 4 KiB, one per lookup.
+struct page_reads
+{
+    double lookups{0}; // per million reads: every k-mer, or every distinct minimizer
+    double bytes{0};   // distinct 4 KiB pages of the tables those lookups touch, in bytes
+};
+
+page_reads reads_per_million(kmer_params const & k, std::uint64_t const payload_bytes)
+{
+    constexpr double read_length = 150;
+    constexpr double reads = 1e6;
+    constexpr double page = 4096;
+    double const kmers = std::max(0.0, read_length - k.k + 1);
+    // a random sequence has about 2 / (W + 1) distinct minimizers per k-mer, and one at least
+    double const per_read =
+        k.sampled() ? std::min(kmers, 1.0 + 2.0 * kmers / (k.window + 1.0)) : kmers;
+    page_reads r;
+    r.lookups = reads * per_read;
+    double const pages = std::max(1.0, std::ceil(static_cast<double>(payload_bytes) / page));
+    // distinct pages hit by n uniform lookups into P pages: P (1 - e^(-n / P))
+    r.bytes = std::min(static_cast<double>(payload_bytes),
+                       page * pages * -std::expm1(-r.lookups / pages));
+    return r;
 }
 
 std::string_view distinct_kind(any_filter const & f)
@@ -107,6 +137,9 @@ void info_json(info_args const & args, mapped_filter_file const & file, any_filt
     j["total_count"] = s.total_count;
     j["bits_per_kmer"] = bits_per_kmer;
     j["estimated_fpr"] = s.estimated_fpr;
+    page_reads const pr = reads_per_million(h.kmer, s.bytes);
+    j["lookups_per_million_reads"] = static_cast<std::uint64_t>(pr.lookups);
+    j["bytes_read_per_million_reads"] = static_cast<std::uint64_t>(pr.bytes);
     if (auto const & t = filter.labels())
     {
         j["labels"] = labels_json(*t);
@@ -168,6 +201,13 @@ void run_info(info_args const & args, std::ostream & out)
     row("total_count", s.total_count);
     row("bits_per_kmer", bits_per_kmer);
     row("estimated_fpr", s.estimated_fpr);
+    page_reads const pr = reads_per_million(h.kmer, s.bytes);
+    row("lookups_per_million_reads", static_cast<std::uint64_t>(pr.lookups));
+    row("bytes_read_per_million_reads",
+        std::to_string(static_cast<std::uint64_t>(pr.bytes)) + " (" +
+            format_bytes(static_cast<std::uint64_t>(pr.bytes)) +
+            " of its tables, in 4 KiB pages, for 150-base reads: read from the file where the "
+            "filter is larger than the memory left to it)");
     if (auto const & t = filter->labels())
         label_rows(*t, out);
 }

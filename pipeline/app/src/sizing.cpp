@@ -74,7 +74,7 @@ std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
         throw error{"a filter for " + what + " does not fit in " + format_bytes(memory_limit()) +
                     (memory_limit_is_explicit()
                          ? " (--max-memory)"
-                         : " (the machine's memory; --max-memory sets the limit)") +
+                         : " (" + memory_limit_origin() + "; --max-memory sets the limit)") +
                     ": " + e.what()};
     }
 }

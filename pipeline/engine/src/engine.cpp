@@ -33,7 +33,8 @@ std::string full_message(any_filter const & filter, std::string const & filter_n
         used + 2 * (used / filter.num_shards()) > memory_limit())
         return what + " cannot grow: it holds " + format_bytes(used) + " of the memory limit of " +
                format_bytes(memory_limit()) +
-               (memory_limit_is_explicit() ? " (raise --max-memory)" : " (the machine's memory)");
+               (memory_limit_is_explicit() ? std::string{" (raise --max-memory)"}
+                                           : " (" + memory_limit_origin() + ")");
     if (filter.type() == filter_type::quotient)
         return what + " is full: the quotient filter cannot grow further, its fingerprints (sized "
                       "by --expected) "

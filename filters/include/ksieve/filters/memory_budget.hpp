@@ -38,15 +38,34 @@ private:
 /*! \brief Set the limit in bytes; 0 restores the default (physical_memory()). */
 void set_memory_limit(std::uint64_t bytes) noexcept;
 
-/*! \brief The limit in bytes now in force. */
+/*! \brief Keep `bytes` of the default limit (the machine's or the cgroup's memory) for what is not
+ * a filter table: reads in flight, buffers, the program itself (default 64 MiB). A limit set by
+ * set_memory_limit() is not reduced. */
+void set_memory_reserve(std::uint64_t bytes) noexcept;
+
+/*! \brief The bytes set_memory_reserve() keeps. */
+[[nodiscard]] std::uint64_t memory_reserve() noexcept;
+
+/*! \brief Whether the default limit is a cgroup's (a container or batch job) rather than the
+ * machine's memory. */
+[[nodiscard]] bool memory_limit_from_cgroup() noexcept;
+
+/*! \brief The limit in bytes now in force: set_memory_limit()'s, or physical_memory() less
+ * memory_reserve() (a quarter of it where the reserve is not smaller). */
 [[nodiscard]] std::uint64_t memory_limit() noexcept;
 
 /*! \brief Whether set_memory_limit() set the limit (false: the machine's memory). */
 [[nodiscard]] bool memory_limit_is_explicit() noexcept;
 
 /*! \brief The machine's memory, or the memory limit of the cgroup (container) this process runs in
- * if that is smaller; 0 if unknown. */
+ * if that is smaller (the smallest of cgroup v2 memory.max and memory.high, and v1
+ * memory.limit_in_bytes, from its cgroup up to the root); 0 if unknown. */
 [[nodiscard]] std::uint64_t physical_memory() noexcept;
+
+/*! \brief Where the limit in force comes from, for messages: "--max-memory", or "the memory limit
+ * of this process's cgroup, 2.0 GiB, less 96 MiB kept for reads and buffers" (or the machine's
+ * memory). */
+[[nodiscard]] std::string memory_limit_origin();
 
 /*! \brief Bytes charged now. */
 [[nodiscard]] std::uint64_t charged_memory() noexcept;

@@ -1,0 +1,317 @@
+// The limits of cluster jobs: two runs writing one output path at the same time (one wins whole, no
+// temporary left), a cgroup memory limit (read and kept to, or refused up front naming it; cgroup
+// v2 where its memory controller can be used, else v1; skipped without root or a writable cgroup
+// file system, and in sanitizer builds, whose shadow memory no such limit fits), a filter larger
+// than the cgroup's memory used from its file mapping, and info's estimate of the filter bytes a
+// million reads touch.
+#include "test_helpers.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <set>
+
+namespace
+{
+
+using namespace ksieve::test;
+
+std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
+{
+    std::string s(n, 'A');
+    for (auto & c : s)
+        c = "ACGT"[rng() % 4];
+    return s;
+}
+
+// A reference of `bases` random bases and `reads` reads of 150 bases, half of them from it.
+void write_data(temp_dir const & tmp, std::size_t const bases, std::size_t const reads,
+                std::uint64_t const seed)
+{
+    std::mt19937_64 rng{seed};
+    std::string const ref = random_dna(rng, bases);
+    write_file(tmp / "ref.fa", ">ref\n" + ref + "\n");
+    std::string fq;
+    fq.reserve(reads * 330);
+    for (std::size_t i = 0; i < reads; ++i)
+    {
+        std::string const seq =
+            i % 2 == 0 ? ref.substr(rng() % (ref.size() - 150), 150) : random_dna(rng, 150);
+        fq += "@q" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(150, 'I') + "\n";
+    }
+    write_file(tmp / "reads.fq", fq);
+}
+
+// Names in `dir` that a run leaves only while it writes.
+std::vector<std::string> temporaries_in(std::string const & dir)
+{
+    std::vector<std::string> left;
+    for (auto const & e : fs::directory_iterator{dir})
+        if (std::string const n = e.path().filename().string();
+            n.find(".ksieve-tmp.") != std::string::npos ||
+            n.find(".ksieve-old.") != std::string::npos)
+            left.push_back(n);
+    return left;
+}
+
+int status_of(int const raw)
+{
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+}
+
+TEST(concurrent_writers, one_run_wins_each_output_whole_and_no_temporary_is_left)
+{
+    temp_dir tmp;
+    write_data(tmp, 40000, 60000, 7);
+    std::string const k = "'" + binary() + "'";
+    ASSERT_EQ(run_ksieve("build -q --sampling all -k 21 -o '" + tmp / "a.ksf" + "' '" +
+                             tmp / "ref.fa" + "'",
+                         tmp)
+                  .status,
+              0);
+    ASSERT_EQ(run_ksieve("build -q -k 25 -o '" + tmp / "b.ksf" + "' '" + tmp / "ref.fa" + "'", tmp)
+                  .status,
+              0);
+    // each alone: what a whole output of each looks like
+    auto classify =
+        [&](std::string const & filter, std::string const & report, std::string const & novel)
+    {
+        return k + " classify -q -t 1 -f '" + tmp / filter + "' --report '" + report +
+               "' --novel '" + novel + "' '" + tmp / "reads.fq" + "'";
+    };
+    ASSERT_EQ(std::system(classify("a.ksf", tmp / "a.tsv", tmp / "a.fq").c_str()), 0);
+    ASSERT_EQ(std::system(classify("b.ksf", tmp / "b.tsv", tmp / "b.fq").c_str()), 0);
+    std::string const a_tsv = read_file(tmp / "a.tsv"), b_tsv = read_file(tmp / "b.tsv");
+    std::string const a_fq = read_file(tmp / "a.fq"), b_fq = read_file(tmp / "b.fq");
+    ASSERT_NE(a_tsv, b_tsv);
+    ASSERT_NE(a_fq, b_fq);
+    std::string const out = tmp / "out";
+    fs::create_directories(out);
+    std::set<std::string> winners;
+    for (int round = 0; round < 4; ++round)
+    {
+        // the same outputs from two runs started together; then two builds of one filter path
+        std::string const both = "( " + classify("a.ksf", out + "/r.tsv", out + "/n.fq") + " & " +
+                                 classify("b.ksf", out + "/r.tsv", out + "/n.fq") + " & " + k +
+                                 " build -q -t 1 --sampling all -k 21 -o '" + out + "/f.ksf' '" +
+                                 tmp / "ref.fa" + "' & " + k + " build -q -t 1 -k 25 -o '" + out +
+                                 "/f.ksf' '" + tmp / "ref.fa" +
+                                 "' & wait %1 && wait %2 && wait %3 && wait %4 )";
+        ASSERT_EQ(status_of(std::system(both.c_str())), 0) << both;
+        std::string const r = read_file(out + "/r.tsv"), n = read_file(out + "/n.fq");
+        EXPECT_TRUE(r == a_tsv || r == b_tsv) << "report mixes the runs, round " << round;
+        EXPECT_TRUE(n == a_fq || n == b_fq) << "reads mix the runs, round " << round;
+        winners.insert(r == a_tsv ? "a" : "b");
+        std::string const f = read_file(out + "/f.ksf");
+        EXPECT_TRUE(f == read_file(tmp / "a.ksf") || f == read_file(tmp / "b.ksf"))
+            << "filter mixes the runs, round " << round;
+        EXPECT_EQ(run_ksieve("info '" + out + "/f.ksf'", tmp).status, 0);
+        EXPECT_EQ(temporaries_in(out), std::vector<std::string>{});
+    }
+}
+
+// A memory cgroup of this test's own, with a limit: v2 where the memory controller can be enabled
+// for a child of the root, else v1. ok() is false where neither can be made (no root, no cgroup
+// file system, a container that hides it).
+class memory_cgroup
+{
+public:
+    explicit memory_cgroup(std::uint64_t const bytes)
+    {
+        std::random_device rd;
+        std::string const name = "ksieve-test-" + std::to_string(rd());
+        for (std::string const root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"})
+            if (read_file(root + "/cgroup.controllers").find("memory") != std::string::npos)
+            {
+                (void)put(root + "/cgroup.subtree_control", "+memory");
+                if (make(root + "/" + name) && put(dir_ + "/memory.max", std::to_string(bytes)))
+                {
+                    (void)put(dir_ + "/memory.swap.max", "0");
+                    return;
+                }
+                remove();
+            }
+        if (fs::exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") &&
+            make("/sys/fs/cgroup/memory/" + name) &&
+            put(dir_ + "/memory.limit_in_bytes", std::to_string(bytes)))
+        {
+            (void)put(dir_ + "/memory.memsw.limit_in_bytes", std::to_string(bytes));
+            return;
+        }
+        remove();
+    }
+    ~memory_cgroup() { remove(); }
+    memory_cgroup(memory_cgroup const &) = delete;
+    memory_cgroup & operator=(memory_cgroup const &) = delete;
+
+    [[nodiscard]] bool ok() const noexcept { return !dir_.empty(); }
+
+    // `ksieve ARGS` in the cgroup; its exit status (128 + signal where it was killed).
+    [[nodiscard]] run_result run(std::string const & args, temp_dir const & tmp) const
+    {
+        std::string const cmd = "bash -c 'echo $$ > " + dir_ + "/cgroup.procs && exec \"" +
+                                binary() + "\" " + args + "' >'" + tmp / "cg.out" + "' 2>'" +
+                                tmp / "cg.err" + "'";
+        run_result r;
+        r.status = status_of(std::system(cmd.c_str()));
+        r.out = read_file(tmp / "cg.out");
+        r.err = read_file(tmp / "cg.err");
+        return r;
+    }
+
+private:
+    bool make(std::string const & dir)
+    {
+        std::error_code ec;
+        if (!fs::create_directory(dir, ec) || ec)
+            return false;
+        dir_ = dir;
+        return true;
+    }
+    static bool put(std::string const & file, std::string const & text)
+    {
+        int const fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        bool const ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+        ::close(fd);
+        return ok;
+    }
+    void remove() noexcept
+    {
+        if (!dir_.empty())
+            (void)::rmdir(dir_.c_str());
+        dir_.clear();
+    }
+
+    std::string dir_;
+};
+
+class cgroup_limits : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+#ifdef KSIEVE_SANITIZED
+        GTEST_SKIP() << "sanitizer builds reserve shadow memory that no small limit fits";
+#endif
+        if (::geteuid() != 0)
+            GTEST_SKIP() << "not root: no cgroup of the test's own";
+    }
+    temp_dir tmp;
+};
+
+TEST_F(cgroup_limits, a_filter_that_cannot_fit_is_refused_up_front_naming_the_limit)
+{
+    memory_cgroup const cg{std::uint64_t{96} << 20};
+    if (!cg.ok())
+        GTEST_SKIP() << "no memory cgroup can be made here";
+    write_data(tmp, 20000, 100, 3);
+    for (std::string const & args :
+         {"build -q -t 1 --sampling all --fpr 0 --expected 1000000000 -o '" + tmp / "x.ksf" +
+              "' '" + tmp / "ref.fa" + "'",
+          "build -q -t 2 --sampling all --fpr 0 --expected 100000000 -o '" + tmp / "x.ksf" + "' '" +
+              tmp / "ref.fa" + "'",
+          "dedup -q -t 1 --fpr 0 --expected 1000000000 --novel '" + tmp / "n.fq" + "' '" +
+              tmp / "reads.fq" + "'"})
+    {
+        auto const r = cg.run(args, tmp);
+        EXPECT_EQ(r.status, 1) << args << "\n" << r.err; // not killed (137)
+        EXPECT_NE(r.err.find("cgroup, 96 MiB"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(tmp / "x.ksf"));
+        EXPECT_FALSE(fs::exists(tmp / "n.fq"));
+        EXPECT_EQ(temporaries_in(tmp.path().string()), std::vector<std::string>{});
+    }
+    // a run that fits the limit does its work
+    auto const r = cg.run(
+        "build -q -t 1 --sampling all -o '" + tmp / "x.ksf" + "' '" + tmp / "ref.fa" + "'", tmp);
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(cgroup_limits, a_limit_below_what_a_run_needs_is_refused_before_any_work)
+{
+    memory_cgroup const cg{std::uint64_t{40} << 20};
+    if (!cg.ok())
+        GTEST_SKIP() << "no memory cgroup can be made here";
+    write_data(tmp, 20000, 100, 4);
+    auto const r = cg.run(
+        "classify -q -t 2 -f x.ksf --novel '" + tmp / "n.fq" + "' '" + tmp / "reads.fq" + "'", tmp);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("cgroup is 40 MiB"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("2 threads"), std::string::npos) << r.err;
+}
+
+TEST_F(cgroup_limits, a_filter_larger_than_the_memory_runs_from_its_mapping)
+{
+    write_data(tmp, 17'000'000, 600, 5);
+    std::string const filter = tmp / "big.ksf";
+    ASSERT_EQ(
+        run_ksieve("build -q --sampling all --fpr 0 -o '" + filter + "' '" + tmp / "ref.fa" + "'",
+                   tmp)
+            .status,
+        0);
+    std::uint64_t const filter_bytes = fs::file_size(filter);
+    ASSERT_GT(filter_bytes, std::uint64_t{90} << 20);
+    std::string const args = "classify -q -t 1 -f '" + filter + "' --report '";
+    ASSERT_EQ(run_ksieve(args + tmp / "free.tsv" + "' '" + tmp / "reads.fq" + "'", tmp).status, 0);
+    std::string const free_report = read_file(tmp / "free.tsv");
+    // every read of the reference is known (the oracle of an exact filter)
+    std::size_t known = 0;
+    std::istringstream rows{free_report};
+    std::string row;
+    std::getline(rows, row);
+    for (std::size_t i = 0; std::getline(rows, row); ++i)
+        if (row.ends_with("\tknown"))
+        {
+            ++known;
+            EXPECT_EQ(std::stoul(row.substr(1)) % 2, 0u) << row;
+        }
+    EXPECT_EQ(known, 300u);
+    memory_cgroup const cg{std::uint64_t{72} << 20};
+    if (!cg.ok())
+        GTEST_SKIP() << "no memory cgroup can be made here";
+    // drop the filter from the page cache, so that the run reads it within the limit
+    int const fd = ::open(filter.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+    auto const r = cg.run(args + tmp / "limited.tsv" + "' '" + tmp / "reads.fq" + "'", tmp);
+    ASSERT_EQ(r.status, 0) << "a 72 MiB cgroup, a filter of " << filter_bytes << " bytes\n"
+                           << r.err;
+    EXPECT_EQ(read_file(tmp / "limited.tsv"), free_report);
+}
+
+TEST(info_estimates, the_filter_bytes_a_million_reads_touch)
+{
+    temp_dir tmp;
+    write_data(tmp, 200000, 10, 6);
+    for (std::string const sampling : {"all", "minimizer:8"})
+    {
+        std::string const f = tmp / "f.ksf";
+        ASSERT_EQ(run_ksieve("build -q --sampling " + sampling + " -o '" + f + "' '" +
+                                 tmp / "ref.fa" + "'",
+                             tmp)
+                      .status,
+                  0);
+        auto const r = run_ksieve("info --json '" + f + "'", tmp);
+        ASSERT_EQ(r.status, 0) << r.err;
+        double const lookups = json_number(r.out, "lookups_per_million_reads");
+        double const bytes = json_number(r.out, "bytes_read_per_million_reads");
+        double const payload = json_number(r.out, "payload_bytes");
+        // 120 k-mers of 31 in a read of 150; about 2 / 9 of them minimizers of windows of 8, and
+        // one
+        double const want = sampling == "all" ? 120e6 : 1e6 * (1 + 2 * 120.0 / 9);
+        EXPECT_NEAR(lookups, want, 1.0) << sampling;
+        // that many lookups touch every 4 KiB page of so small a filter
+        EXPECT_LE(bytes, payload) << sampling;
+        EXPECT_GE(bytes, 0.99 * payload) << sampling;
+        auto const text = run_ksieve("info '" + f + "'", tmp);
+        EXPECT_NE(text.out.find("bytes_read_per_million_reads\t" +
+                                std::to_string(static_cast<std::uint64_t>(bytes))),
+                  std::string::npos)
+            << text.out;
+    }
+}
+
+} // namespace
