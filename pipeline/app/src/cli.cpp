@@ -77,8 +77,9 @@ void add_max_memory(CLI::App & app, std::string & text)
 {
     app.add_option("--max-memory", text,
                    "Refuse filters that would need more than SIZE of memory (such as 8G or 512M), "
-                   "before allocating "
-                   "them; default: the machine's memory (or the container's limit)");
+                   "before allocating them; default: the machine's memory or the cgroup's limit "
+                   "(a container or batch job), less 32 MiB + 16 MiB per thread for reads and "
+                   "buffers");
 }
 
 void add_inputs(CLI::App & app, input_args & in, bool const required = true)
