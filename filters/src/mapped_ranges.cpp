@@ -106,6 +106,32 @@ using detail::huge_mapping_bytes;
 // (docs/design.md).
 constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
 
+// Advice for the mapping of a filter file (hints only).
+void advise_file_mapping(void * const m, std::uint64_t const size, bool const huge,
+                         bool const populate) noexcept
+{
+#if defined(MADV_HUGEPAGE)
+    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
+    // so that lookups in a table of gigabytes cost no page walk (advice only).
+    if (huge)
+        ::madvise(m, size, MADV_HUGEPAGE);
+#endif
+#if defined(MADV_POPULATE_READ)
+    // The file read in (or what the page cache holds of it mapped) in one sequential pass before
+    // its payload is checked on several threads: their interleaved first touches share the file's
+    // one readahead state, which then leaves parts of a file that was not cached in small pages
+    // (13% of a 390 MB filter: lookups there cost a page walk each, +50% on average); one pass
+    // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
+    // (release_verified: memory holds a few shards only).
+    if (populate)
+        ::madvise(m, size, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
+#endif
+    (void)m;
+    (void)size;
+    (void)huge;
+    (void)populate;
+}
+
 // The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on
 // failure.
 void * load_anonymous(int const fd, std::uint64_t const size, std::string const & name)
@@ -251,23 +277,8 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     // file again. Then each reads the 4 KiB it needs, not a 2 MiB huge page or a readahead window,
     // and the checksums are checked with each shard's pages given back once checked.
     bool const exceeds_memory = f->file_backed_ && f->size_ > memory_limit();
-#if defined(MADV_HUGEPAGE)
-    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
-    // so that lookups in a table of gigabytes cost no page walk (advice only).
-    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && !exceeds_memory)
-        ::madvise(m, f->size_, MADV_HUGEPAGE);
-#endif
-#if defined(MADV_POPULATE_READ)
-    // The file read in (or what the page cache holds of it mapped) in one sequential pass before
-    // its payload is checked on several threads: their interleaved first touches share the file's
-    // one readahead state, which then leaves parts of a file that was not cached in small pages
-    // (13% of a 390 MB filter: lookups there cost a page walk each, +50% on average); one pass
-    // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
-    // (release_verified: memory holds a few shards only).
-    if (f->file_backed_ && f->size_ >= huge_mapping_bytes && verify_payload &&
-        !options.release_verified && !exceeds_memory)
-        ::madvise(m, f->size_, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
-#endif
+    bool const large = f->file_backed_ && f->size_ >= huge_mapping_bytes && !exceeds_memory;
+    advise_file_mapping(m, f->size_, large, large && verify_payload && !options.release_verified);
     f->bytes_ = static_cast<unsigned char const *>(m);
     f->parse(false);
     if (verify_payload)

@@ -34,7 +34,15 @@ TEST_F(memory_budget, charges_add_up_to_the_limit_and_are_released)
     EXPECT_EQ(ksieve::charged_memory(), base);
     ksieve::set_memory_limit(0);
     EXPECT_FALSE(ksieve::memory_limit_is_explicit());
-    EXPECT_EQ(ksieve::memory_limit(), ksieve::physical_memory());
+    // the default: the machine's (or cgroup's) memory less what a run keeps for reads and buffers
+    std::uint64_t const machine = ksieve::physical_memory();
+    ASSERT_GT(machine, ksieve::memory_reserve());
+    EXPECT_EQ(ksieve::memory_limit(), machine - ksieve::memory_reserve());
+    std::uint64_t const kept = ksieve::memory_reserve();
+    ksieve::set_memory_reserve(machine + 1); // more than there is: a quarter is left
+    EXPECT_EQ(ksieve::memory_limit(), machine / 4);
+    ksieve::set_memory_reserve(kept);
+    EXPECT_EQ(ksieve::memory_limit(), machine - kept);
 }
 
 TEST_F(memory_budget, filter_tables_are_charged_and_refused_over_the_limit)
