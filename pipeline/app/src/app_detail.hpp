@@ -301,4 +301,11 @@ void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summ
 // Seconds since t0.
 [[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t0);
 
+// --- cmd_dedup_exact.cpp
+// -----------------------------------------------------------------------------------
+
+// dedup --exact (args.exact): a read (or pair) is known iff its sequence was seen in an earlier
+// one. \throws usage_error for options of k-mer dedup that do not apply; error as run_dedup
+[[nodiscard]] run_summary run_dedup_exact(dedup_args const & args);
+
 } // namespace ksieve::detail

@@ -370,8 +370,17 @@ void add_dedup(CLI::App & app, cli_state & st)
                  "seen in earlier novel reads; novel reads' k-mers are inserted");
     add_max_memory(*c, st.max_memory);
     add_common(*c, st.dedup.common);
-    add_filter_options(*c, st.dedup.filter, st.dedup_type, st.dedup_expected, "0.001");
+    add_filter_options(*c, st.dedup.filter, st.dedup_type, st.dedup_expected,
+                       "0.001; 0 with --exact");
     add_classify_outputs(*c, st.dedup.out, 0.5);
+    c->add_flag("--exact", st.dedup.exact,
+                "Exact duplicates: a read (pair) is known iff its sequence (both mates') was seen "
+                "in an earlier read (pair), also as its reverse complement (a pair: mates swapped) "
+                "unless --no-canonical; case is ignored. Keeps a 64-bit hash per distinct "
+                "sequence (exact keys with the default --fpr 0); no k-mer options");
+    c->get_option("--no-canonical")
+        ->description("Use forward k-mers instead of canonical ones; with --exact, compare "
+                      "sequences only as given (not their reverse complements, nor swapped mates)");
     c->add_option("--save-filter", st.dedup.save_filter, "Write the accumulated filter here");
     c->add_flag("--prefilter", st.dedup.prefilter,
                 "Normalization (--min-count >= 3, a quotient filter): a small Bloom filter "
@@ -391,7 +400,21 @@ void add_dedup(CLI::App & app, cli_state & st)
               "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to "
               "depth 20)\n"
               "  ksieve dedup --min-count 20 --sampling minimizer:9 --novel normalized.fq.gz "
-              "reads.fq.gz   (faster)");
+              "reads.fq.gz   (faster)\n"
+              "  ksieve dedup --exact --paired --novel u_R1.fq.gz --novel2 u_R2.fq.gz R1.fq.gz "
+              "R2.fq.gz   (exact duplicates)");
+}
+
+// dedup --exact: the k-mer options of dedup, given at all, are usage errors (run_dedup refuses
+// values other than their defaults). \throws usage_error
+void refuse_kmer_options_of_exact(CLI::App const & dedup)
+{
+    for (std::string const option : {"--kmer", "--sampling", "--min-count", "--min-hit-fraction",
+                                     "--prefilter", "--prefilter-size", "--save-filter"})
+        if (dedup.count(option) > 0)
+            throw usage_error{"dedup --exact compares whole sequences, not k-mers: " +
+                              (option == "--kmer" ? std::string{"-k/--kmer"} : option) +
+                              " does not apply to it (leave it out)"};
 }
 
 // merge, intersect or subtract.
@@ -588,7 +611,9 @@ void dispatch(cli_state & st)
         auto & d = st.dedup;
         d.filter.type = parse_filter_type(st.dedup_type);
         if (std::isnan(d.filter.fpr))
-            d.filter.fpr = 0.001;
+            d.filter.fpr = d.exact ? 0.0 : 0.001; // --exact: exact 64-bit keys by default
+        if (d.exact)
+            refuse_kmer_options_of_exact(*st.cmd_dedup);
         parse_expected(st.dedup_expected, d.filter);
         parse_sampling(st.dedup_sampling, d.filter);
         if (!st.prefilter_size.empty())

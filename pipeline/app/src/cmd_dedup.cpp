@@ -181,6 +181,8 @@ std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, an
 
 run_summary run_dedup(dedup_args const & args)
 {
+    if (args.exact)
+        return detail::run_dedup_exact(args);
     auto const t0 = std::chrono::steady_clock::now();
     detail::check_dedup_options(args);
     check_dedup_outputs(args);

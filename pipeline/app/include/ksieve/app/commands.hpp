@@ -140,6 +140,10 @@ struct dedup_args
      * 3 and no save_filter. */
     bool prefilter{false};
     std::uint64_t prefilter_bytes{0}; //!< the prefilter's size; 0: from the inputs (see run_dedup)
+    /*! \brief --exact: a unit is known iff its sequence (a pair: both mates') was seen in an
+     * earlier unit, on either strand unless filter.canonical is false (--no-canonical); the k-mer
+     * options (k, sampling, min_count, min_hit_fraction, prefilter, save_filter) do not apply. */
+    bool exact{false};
 };
 
 /*! \brief merge, intersect and subtract. */
