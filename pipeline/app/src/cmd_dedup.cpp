@@ -3,11 +3,13 @@
 #include "app_detail.hpp"
 
 #include <ksieve/engine/dedup.hpp>
+#include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/prefiltered_filter.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 namespace ksieve
@@ -100,6 +102,28 @@ void check_dedup_outputs(dedup_args const & args)
                                          args.input.inputs);
 }
 
+// The bytes that a growing quotient filter's tables may take in dedup (0: no limit): the memory
+// limit less what is charged besides those tables (the prefilter). The default limit's reserve is
+// taken for every core of the machine, not for -t, so that what is forgotten, and so the outputs,
+// are the same for any thread count.
+std::uint64_t dedup_budget_bytes(any_filter const & filter, bool const growing)
+{
+    if (!growing)
+        return 0;
+    std::uint64_t limit = memory_limit();
+    if (!memory_limit_is_explicit())
+    {
+        std::uint64_t const machine = physical_memory();
+        std::uint64_t const reserve =
+            (std::uint64_t{32} << 20) + (std::uint64_t{16} << 20) * resolve_threads(0);
+        limit = machine == 0 ? 0 : machine > reserve ? machine - reserve : machine / 4;
+    }
+    std::uint64_t const tables = filter.stats().bytes;
+    std::uint64_t const charged = charged_memory();
+    std::uint64_t const besides = charged > tables ? charged - tables : 0;
+    return limit > besides ? limit - besides : 1;
+}
+
 // dedup batch by batch, on the path that fits the filter and the outputs asked for. Every path
 // gives the classes of the serial definition.
 class deduplicator
@@ -111,15 +135,36 @@ public:
           threads_{threads}, resolvable_{filter.collision_keys()},
           query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads}, speculator_{threads},
           rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
-          exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)}
+          exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)},
+          budget_bytes_{dedup_budget_bytes(filter, resolvable_)}, budget_{filter, budget_bytes_}
     {
     }
 
     [[nodiscard]] bool exact_hits() const noexcept { return exact_hits_; }
 
+    // What the memory budget made it forget, into the run's summary.
+    void account(run_summary & s) const noexcept
+    {
+        s.memory_budget = budget_bytes_;
+        s.forgotten_kmers = budget_.forgotten();
+        s.forgetting_from_unit = first_forgetting_;
+    }
+
     void dedup(work_item & item)
     {
         engine_.extract(item.r1, &item.r2, keys_);
+        // within the memory budget: shards that this batch could outgrow forget first
+        if (budget_.make_room(filter_, keys_) != 0 && first_forgetting_ == 0)
+        {
+            first_forgetting_ = units_ + 1;
+            std::fprintf(stderr,
+                         "ksieve: warning: the dedup filter reached its memory budget of %s at "
+                         "read %llu: from here on it forgets the k-mers of the lowest counts "
+                         "(more reads are kept, never fewer; --max-memory sets the budget)\n",
+                         format_bytes(budget_bytes_).c_str(),
+                         static_cast<unsigned long long>(first_forgetting_));
+        }
+        units_ += item.r1.size();
         // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter
         // operations but does not count exact hits for known reads.
         if (resolvable_ && !exact_hits_)
@@ -152,6 +197,10 @@ private:
     // additions.
     bool const exact_hits_;
     std::uint64_t const skip_at_; // engine.insert's skip_at
+    std::uint64_t const budget_bytes_;
+    dedup_budget budget_;
+    std::uint64_t units_{0};            // units before this batch
+    std::uint64_t first_forgetting_{0}; // unit (from 1) before which it first forgot; 0: never
 
     batch_keys keys_;
 };
@@ -195,7 +244,14 @@ run_summary run_dedup(dedup_args const & args)
     if (prefilter)
         filter = std::make_unique<prefiltered_filter>(std::move(filter), prefilter_bytes(args));
 
-    unit_source source{args.input, detail::reader_opts(threads)};
+    // Under a small memory budget, smaller batches: each shard must take a batch's keys within its
+    // share (about 6 bytes a key at most; 64 shards, two thirds each of their share of it).
+    io::reader_options reading = detail::reader_opts(threads);
+    if (std::uint64_t const budget = dedup_budget_bytes(*filter, filter->collision_keys());
+        budget != 0)
+        reading.batch_bases = static_cast<std::size_t>(
+            std::clamp<std::uint64_t>(budget / 24, std::uint64_t{64} << 10, reading.batch_bases));
+    unit_source source{args.input, reading};
     detail::output_set outputs{args.out, source, threads, source.paired()};
     deduplicator dedup{args, *filter, cfg.kmer, threads};
     run_summary summary = detail::start_summary(threads, source);
@@ -206,6 +262,7 @@ run_summary run_dedup(dedup_args const & args)
         detail::batch_writer(outputs, summary, progress, source));
     progress.finish();
     throw_if_interrupted();
+    dedup.account(summary);
     auto const saved = finish_dedup_filter(args, *filter, threads);
     detail::run_context const context{"dedup", &args.input.inputs,
                                       args.save_filter.empty() ? std::vector<std::string>{}

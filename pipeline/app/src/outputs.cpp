@@ -157,6 +157,15 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
+    if (c.command == "dedup")
+    {
+        j["memory_budget"] = s.memory_budget;
+        j["forgotten_kmers"] = s.forgotten_kmers;
+        if (s.forgetting_from_unit != 0)
+            j["forgetting_from_read"] = s.forgetting_from_unit;
+        else
+            j["forgetting_from_read"] = nullptr;
+    }
     if (!s.label_names.empty())
     {
         nlohmann::ordered_json labels = nlohmann::ordered_json::object();

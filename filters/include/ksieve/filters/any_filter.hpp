@@ -108,6 +108,15 @@ public:
      * drop_counts). Others: nothing. Exclusive per shard. \returns whether the shard changed.
      * \throws std::bad_alloc */
     virtual bool drop_counts_shard(std::size_t /*shard*/) { return false; }
+    /*! \brief Growing quotient filters: room in shard `shard` for `incoming` more used slots within
+     * a table of at most `cap_bytes`, forgetting its entries of the lowest counts where growth
+     * cannot make it (quotient_filter::make_room). Others: nothing. Exclusive per shard.
+     * \returns the fingerprints forgotten. \throws std::bad_alloc */
+    virtual std::uint64_t make_room_shard(std::size_t /*shard*/, std::uint64_t /*cap_bytes*/,
+                                          std::uint64_t /*incoming*/)
+    {
+        return 0;
+    }
 
     /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys
      * add up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch

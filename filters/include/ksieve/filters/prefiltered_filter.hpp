@@ -78,6 +78,11 @@ public:
     {
         return main_->fit_shard(shard, slack);
     }
+    std::uint64_t make_room_shard(std::size_t shard, std::uint64_t cap_bytes,
+                                  std::uint64_t incoming) override
+    {
+        return main_->make_room_shard(shard, cap_bytes, incoming);
+    }
     [[nodiscard]] bool collision_keys() const noexcept override { return true; }
     [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
     {

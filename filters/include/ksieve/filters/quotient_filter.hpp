@@ -339,6 +339,19 @@ public:
      * whether it changed (false if every count is already 1, or this is a view). \throws
      * std::bad_alloc. */
     bool drop_counts();
+    /*! \brief The table bytes of this filter at `nslots` home slots (its fingerprint width). */
+    [[nodiscard]] std::uint64_t bytes_at(std::uint64_t nslots) const noexcept;
+    /*! \brief Make room for `incoming` more used slots without a table larger than `cap_bytes`: if
+     * the table cannot hold them within max_load, even grown as far as the cap allows, forget()
+     * down to what leaves that room. \returns the fingerprints forgotten (0: nothing changed).
+     * Deterministic: a function of the contents, the table size and the arguments. \throws
+     * std::bad_alloc (a rebuild of the table at its size). */
+    std::uint64_t make_room(std::uint64_t cap_bytes, std::uint64_t incoming);
+    /*! \brief Keep the entries of the highest counts (ties: a hash of the fingerprint) so that at
+     * most `target_used` slots are used, at the same home slots; the rest are forgotten (their
+     * counts start again from zero). \returns the fingerprints forgotten. \throws std::bad_alloc.
+     */
+    std::uint64_t forget(std::uint64_t target_used);
 
     /*! \brief Parameters stored in the file (see view()). */
     [[nodiscard]] std::vector<std::uint64_t> params() const;

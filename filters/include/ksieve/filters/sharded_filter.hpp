@@ -140,6 +140,14 @@ public:
         else
             return false;
     }
+    std::uint64_t make_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
+                                  std::uint64_t const incoming) override
+    {
+        if constexpr (requires(F & g, std::uint64_t b) { g.make_room(b, b); })
+            return shards_[shard].make_room(cap_bytes, incoming);
+        else
+            return 0;
+    }
     bool drop_counts_shard(std::size_t const shard) override
     {
         if constexpr (requires(F & g) { g.drop_counts(); })

@@ -193,6 +193,12 @@ struct run_summary
     double seconds{0};
     unsigned threads{1};
     bool paired{false};
+    /*! \brief dedup: the bytes its filter's tables may take (0: no limit), the fingerprints it
+     * forgot to stay within them, and the unit (read or pair, from 1) before which it first forgot
+     * (0: never). */
+    std::uint64_t memory_budget{0};
+    std::uint64_t forgotten_kmers{0};
+    std::uint64_t forgetting_from_unit{0};
     /*! \brief Labeled filters: the label names, then "ambiguous"; reads (records) per entry. */
     std::vector<std::string> label_names;
     std::vector<std::uint64_t> label_reads;
