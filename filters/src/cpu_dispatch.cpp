@@ -115,10 +115,7 @@ bool environment_caps_v3() noexcept
 bool environment_forces_generic() noexcept
 {
     char const * const simd = std::getenv("KSIEVE_SIMD");
-    if (simd != nullptr && std::strcmp(simd, "generic") == 0)
-        return true;
-    char const * const qf = std::getenv("KSIEVE_QF_GENERIC");
-    return qf != nullptr && qf[0] == '1';
+    return simd != nullptr && std::strcmp(simd, "generic") == 0;
 }
 
 // The choice for `level`; the automatic one (fast_pdep_only) keeps the generic select on a slow

@@ -1,6 +1,6 @@
 // The quotient filter's CPU-level dispatch: the branch-free portable select64 and the x86-64-v3
 // (pdep) one against a naive select, both copies of the hot paths against an unordered_map oracle
-// and against each other (byte-identical tables), the KSIEVE_SIMD / KSIEVE_QF_GENERIC switch, and
+// and against each other (byte-identical tables), the KSIEVE_SIMD switch, and
 // the regression test of the insert hang on tiny key spaces with many duplicates.
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
@@ -118,20 +118,16 @@ TEST(QuotientIsa, KernelSelectMatchesNaive)
                  63, "x86-64-v3");
 }
 
-// The automatic choice: KSIEVE_SIMD=generic and its older name KSIEVE_QF_GENERIC=1 force the
-// generic copies, KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 ones off; without them each level's
-// copies are chosen where the CPU has them; forcing an unsupported level falls back to the generic
-// one.
+// The automatic choice: KSIEVE_SIMD=generic forces the generic copies, KSIEVE_SIMD=x86-64-v3
+// keeps the AVX-512 ones off; without them each level's copies are chosen where the CPU has them;
+// forcing an unsupported level falls back to the generic one.
 TEST(QuotientIsa, EnvironmentAndForcing)
 {
-    for (char const * const name : {"KSIEVE_SIMD", "KSIEVE_QF_GENERIC"})
-    {
-        ASSERT_EQ(::setenv(name, std::string{name} == "KSIEVE_SIMD" ? "generic" : "1", 1), 0);
-        ksieve::detail::reset_simd_level();
-        EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic) << name;
-        EXPECT_FALSE(ksieve::detail::use_pdep_kernels()) << name;
-        ASSERT_EQ(::unsetenv(name), 0);
-    }
+    ASSERT_EQ(::setenv("KSIEVE_SIMD", "generic", 1), 0);
+    ksieve::detail::reset_simd_level();
+    EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
+    EXPECT_FALSE(ksieve::detail::use_pdep_kernels());
+    ASSERT_EQ(::unsetenv("KSIEVE_SIMD"), 0);
     ksieve::detail::reset_simd_level();
     if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
     {

@@ -3,7 +3,7 @@
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
-#include <ksieve/engine/cancel.hpp>
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
@@ -654,7 +654,7 @@ int report_interruption()
 {
     try
     {
-        throw_if_interrupted();
+        throw_if_stop_requested();
     }
     catch (interrupted_error const & e)
     {
@@ -704,7 +704,7 @@ int run_cli(int argc, char ** argv)
     }
     catch (error const & e)
     {
-        if (interrupted() && dynamic_cast<interrupted_error const *>(&e) == nullptr)
+        if (stop_requested() && dynamic_cast<interrupted_error const *>(&e) == nullptr)
             return report_interruption(); // an open or write that the signal cut short, a reader
                                           // gone
         std::cerr << "ksieve: error: " << e.what() << '\n';

@@ -1,6 +1,7 @@
 // ksieve build: a filter of the k-mers of the input.
 #include "app_detail.hpp"
 
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 
 #include <algorithm>
@@ -101,7 +102,7 @@ run_summary run_build(build_args const & args)
         },
         {});
     progress.finish();
-    throw_if_interrupted();
+    throw_if_stop_requested();
     detail::warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
     // Quotient-filter shards that ended far below their load (an estimate above the k-mers
     // inserted, or growth by doubling) are rebuilt at the fewest home slots that hold them.
@@ -110,7 +111,7 @@ run_summary run_build(build_args const & args)
     fit_filter(*filter, filter->stats().bytes <= build_fit_bytes ? 0.0 : build_fit_slack, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());
-    throw_if_interrupted();
+    throw_if_stop_requested();
     out.commit();
     summary.novel_units = summary.novel_records = 0;
     summary.seconds = detail::seconds_since(t0);

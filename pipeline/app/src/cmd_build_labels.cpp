@@ -3,6 +3,7 @@
 // build and a labeled merge of per-label filters give the same filter.
 #include "app_detail.hpp"
 
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/labels.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
@@ -271,14 +272,14 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
                        });
     }
     progress.finish();
-    throw_if_interrupted();
+    throw_if_stop_requested();
     auto const views = filters.views();
     auto filter = combine_labeled(views, filters.names(), filters.names(), set_operation::unite,
                                   threads, sized_fingerprint_bits(cfg), cfg.expected);
     fit_filter(*filter, 0.0, threads);
     io::output_file out{args.output};
     filter->save(out.write_path());
-    throw_if_interrupted();
+    throw_if_stop_requested();
     out.commit();
     summary.novel_units = summary.novel_records = 0;
     summary.seconds = seconds_since(t0);

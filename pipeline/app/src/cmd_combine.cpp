@@ -1,6 +1,7 @@
 // ksieve merge, intersect and subtract: one filter from the k-mers of several (set_operation).
 #include "app_detail.hpp"
 
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/labels.hpp>
 #include <ksieve/filters/memory_budget.hpp>
@@ -73,13 +74,13 @@ combine_summary run_merge(merge_args const & args)
         throw error{"cannot " + verb + " " + detail::quoted_names(args.inputs) + " into '" +
                     args.output + "': out of memory"};
     }
-    throw_if_interrupted();
+    throw_if_stop_requested();
     if (merged)
     {
         merged->save(out.write_path());
         stats = merged->stats();
     }
-    throw_if_interrupted();
+    throw_if_stop_requested();
     detail::warn_if_combined_above_target(stats, inputs.views.front()->target_fpr(), args.output);
     out.commit();
     combine_summary s;

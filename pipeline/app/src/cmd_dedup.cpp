@@ -4,6 +4,7 @@
 
 #include <ksieve/engine/dedup.hpp>
 #include <ksieve/engine/dedup_budget.hpp>
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/prefiltered_filter.hpp>
@@ -261,7 +262,7 @@ run_summary run_dedup(dedup_args const & args)
         source, [&](work_item & item) { dedup.dedup(item); },
         detail::batch_writer(outputs, summary, progress, source));
     progress.finish();
-    throw_if_interrupted();
+    throw_if_stop_requested();
     dedup.account(summary);
     auto const saved = finish_dedup_filter(args, *filter, threads);
     detail::run_context const context{"dedup", &args.input.inputs,

@@ -4,6 +4,7 @@
 #include "app_detail.hpp"
 
 #include <ksieve/engine/exact_dedup.hpp>
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 
 #include <cstdio>
@@ -108,7 +109,7 @@ run_summary run_dedup_exact(dedup_args const & args)
         { dedup.dedup(*filter, item.r1, item.r2, item.results, exact_filter_name); },
         batch_writer(outputs, summary, progress, source));
     progress.finish();
-    throw_if_interrupted();
+    throw_if_stop_requested();
     check_filter_rate(*filter, args);
     // --stats gives the rule as one of k-mer dedup: a unit of one key is known iff that key is a
     // hit (hits / kmers >= 1).

@@ -2,6 +2,7 @@
 // (output_set), the run summary, and the --stats and --multiqc JSON files.
 #include "app_detail.hpp"
 
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/labels.hpp>
 
@@ -110,7 +111,7 @@ write_text_output(std::string const & path, std::string const & text, int const 
 {
     if (path.empty())
         return nullptr;
-    throw_if_interrupted();
+    throw_if_stop_requested();
     if (is_stdout(path))
     {
         std::cout << text << std::flush;
@@ -414,7 +415,7 @@ void output_set::write(work_item const & item)
 
 void output_set::finish()
 {
-    throw_if_interrupted();
+    throw_if_stop_requested();
     for (io::writer * const w : writers())
         if (w != nullptr)
             w->finish();
@@ -619,7 +620,7 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
         out.multiqc, json_text(multiqc_json(summary, context, out), "--multiqc", out.multiqc),
         out.compression_level);
     // Every output is complete: only now are they moved into place, all of them or none.
-    throw_if_interrupted();
+    throw_if_stop_requested();
     std::vector<pending_output> pending;
     outputs.add_to(pending);
     if (saved != nullptr)

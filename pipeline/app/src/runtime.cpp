@@ -2,7 +2,7 @@
 // signal), the thread count, and the progress line on stderr.
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
-#include <ksieve/engine/cancel.hpp>
+#include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
 #include <ksieve/io/io.hpp>
@@ -42,7 +42,7 @@ extern "C" void on_signal(int const sig) noexcept
     std::int64_t expected = 0;
     if (first_signal_ns.compare_exchange_strong(expected, now))
     {
-        request_interrupt(true, sig);
+        request_stop(true, sig);
         return;
     }
     // A second signal ends the process at once, unless it is the same event delivered twice
@@ -169,7 +169,7 @@ void ensure_open_files(std::uint64_t const more, std::string const & what)
 void reset_interrupt() noexcept
 {
     first_signal_ns.store(0);
-    request_interrupt(false);
+    request_stop(false);
 }
 
 unsigned max_threads() noexcept

@@ -1,9 +1,9 @@
 // The reader -> processing -> writer stream of batches: bounded queues, the reader, writer and
 // worker threads, and the errors of any of them (running out of threads or memory included)
 // rethrown once on the calling thread after every thread has stopped.
-#include <ksieve/engine/cancel.hpp>
 #include <ksieve/engine/resources.hpp>
 #include <ksieve/engine/stream.hpp>
+#include <ksieve/filters/cancel.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -261,7 +261,7 @@ private:
                 auto item = to_process_.pop();
                 if (item == nullptr)
                     break;
-                throw_if_interrupted();
+                throw_if_stop_requested();
                 process_(*item, worker);
                 if (write_)
                     to_write_.push(std::move(item));

@@ -6,7 +6,7 @@
  *
  * The checks read one relaxed atomic per chunk of entries (never per key on a hot path) and throw
  * interrupted_error once the flag is set, so that a run stops within a fraction of a second and its
- * caller removes its outputs. The pipeline's cancel token (ksieve/engine/cancel.hpp) is this flag.
+ * caller removes its outputs. The pipeline's batch loops and its signal handler use this flag too.
  * Thread safety: request_stop() and stop_requested() are async-signal-safe atomic operations;
  * throw_if_stop_requested() may be called from any thread.
  */

@@ -17,10 +17,9 @@
  * The v3 kernels run when the CPU has all of x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C,
  * MOVBE); the v4 kernels besides need AVX-512 F, BW, CD, DQ and VL; the pdep kernels besides need a
  * fast pdep, which AMD Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs
- * keep the generic select. The environment variable KSIEVE_SIMD=generic (or its older name
- * KSIEVE_QF_GENERIC=1), read at that first call, forces the generic kernels everywhere;
- * KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All copies compute the same results
- * (byte-identical tables).
+ * keep the generic select. The environment variable KSIEVE_SIMD=generic, read at that first call,
+ * forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All
+ * copies compute the same results (byte-identical tables).
  *
  * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
  * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.

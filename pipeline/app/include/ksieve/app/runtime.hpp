@@ -1,14 +1,14 @@
 #pragma once
 /*! \file
  * \brief Process-level helpers of the pipeline: interrupt flag (SIGINT/SIGTERM/SIGHUP), progress
- * line, thread count. Thread safety: the handler only touches atomics (see
- * ksieve/engine/cancel.hpp); progress is used by one thread.
+ * line, thread count. Thread safety: the handler only touches atomics (the stop request of
+ * ksieve/filters/cancel.hpp); progress is used by one thread.
  */
 #include <chrono>
 #include <cstdint>
 #include <string>
 
-#include <ksieve/engine/cancel.hpp>
+#include <ksieve/filters/cancel.hpp>
 
 namespace ksieve
 {
@@ -24,7 +24,7 @@ void install_interrupt_handler() noexcept;
  * the limit goes to data rather than to the address space each thread's arena reserves. Call before
  * any thread starts; no effect without such a limit. */
 void fit_allocator_to_address_limit() noexcept;
-/*! \brief Clear the cancel token and forget an earlier signal (tests). */
+/*! \brief Clear the stop request and forget an earlier signal (tests). */
 void reset_interrupt() noexcept;
 
 /*! \brief Make room for `more` files besides those this process has open now (and a few spare): the
