@@ -61,7 +61,9 @@ std::uint64_t quotient_filter::make_room(std::uint64_t const cap_bytes,
     auto const room = static_cast<std::uint64_t>(max_load_ * static_cast<double>(n));
     if (used_ + incoming <= room)
         return 0;
-    return forget(room > incoming ? room - incoming : 0);
+    // down to half the room at most, so that a stream forgets now and then rather than before
+    // every batch (each time costs a rebuild of the table)
+    return forget(std::min(room / 2, room > incoming ? room - incoming : 0));
 }
 
 std::uint64_t quotient_filter::forget(std::uint64_t const target_used)

@@ -562,6 +562,17 @@ void reserve_memory(cli_state const & st)
     if (common == nullptr)
         return; // info
     unsigned const threads = resolve_threads(common->threads);
+    if (!st.max_memory.empty())
+    {
+        // the whole process within the limit: batches in flight (classify's workers each hold
+        // one; dedup and build three) and output buffers kept from the filter tables' share
+        std::uint64_t const limit = parse_size(st.max_memory, "--max-memory");
+        unsigned const in_flight = st.cmd_classify->parsed() ? threads + 2 : 3;
+        memory_plan const plan = plan_memory(limit, in_flight);
+        set_memory_plan(plan);
+        set_memory_limit(limit, plan.kept);
+        return;
+    }
     std::uint64_t const reserve = (std::uint64_t{32} << 20) + (std::uint64_t{16} << 20) * threads;
     set_memory_reserve(reserve);
     std::uint64_t const machine = physical_memory();
@@ -576,7 +587,7 @@ void reserve_memory(cli_state const & st)
 // Run the parsed subcommand and print its summary line. \throws ksieve::error
 void dispatch(cli_state & st)
 {
-    if (!st.max_memory.empty())
+    if (!st.max_memory.empty() && st.cmd_info->parsed())
         set_memory_limit(parse_size(st.max_memory, "--max-memory"));
     reserve_memory(st);
     if (st.cmd_build->parsed())

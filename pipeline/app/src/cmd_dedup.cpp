@@ -125,6 +125,25 @@ std::uint64_t dedup_budget_bytes(any_filter const & filter, bool const growing)
     return limit > besides ? limit - besides : 1;
 }
 
+// The dedup filter. A growing quotient filter under a small memory budget has fewer shards (unless
+// --shards is given), so that its empty tables take at most a quarter of the budget: each shard
+// forgets within its own share, which must hold a batch. \throws error where even one shard does
+// not fit (make_filter_within_memory)
+std::unique_ptr<any_filter> make_dedup_filter(dedup_args const & args, filter_config & cfg)
+{
+    std::unique_ptr<any_filter> filter =
+        detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    std::uint64_t const budget = dedup_budget_bytes(*filter, filter->collision_keys());
+    while (budget != 0 && args.filter.shards == 0 && cfg.shard_bits > 0 &&
+           filter->stats().bytes > budget / 4)
+    {
+        filter.reset();
+        --cfg.shard_bits;
+        filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    }
+    return filter;
+}
+
 // dedup batch by batch, on the path that fits the filter and the outputs asked for. Every path
 // gives the classes of the serial definition.
 class deduplicator
@@ -239,19 +258,12 @@ run_summary run_dedup(dedup_args const & args)
     unsigned const threads = resolve_threads(args.common.threads);
     bool const prefilter =
         use_prefilter(args, detail::make_config(args.filter)); // before the first pass
-    filter_config const cfg = dedup_config(args, threads);
-    std::unique_ptr<any_filter> filter =
-        detail::make_filter_within_memory(cfg, args.filter.expected != 0);
+    filter_config cfg = dedup_config(args, threads);
+    std::unique_ptr<any_filter> filter = make_dedup_filter(args, cfg);
     if (prefilter)
         filter = std::make_unique<prefiltered_filter>(std::move(filter), prefilter_bytes(args));
 
-    // Under a small memory budget, smaller batches: each shard must take a batch's keys within its
-    // share (about 6 bytes a key at most; 64 shards, two thirds each of their share of it).
-    io::reader_options reading = detail::reader_opts(threads);
-    if (std::uint64_t const budget = dedup_budget_bytes(*filter, filter->collision_keys());
-        budget != 0)
-        reading.batch_bases = static_cast<std::size_t>(
-            std::clamp<std::uint64_t>(budget / 24, std::uint64_t{64} << 10, reading.batch_bases));
+    io::reader_options const reading = detail::reader_opts(threads);
     unit_source source{args.input, reading};
     detail::output_set outputs{args.out, source, threads, source.paired()};
     deduplicator dedup{args, *filter, cfg.kmer, threads};

@@ -321,7 +321,7 @@ io::reader_options reader_opts(unsigned const threads, bool const keep_raw)
     o.threads = threads;
     o.keep_raw = keep_raw;
     o.batch_records = 16384;
-    o.batch_bases = 2u << 20;
+    o.batch_bases = current_memory_plan().batch_bases; // 2 MiB, less under a small --max-memory
     return o;
 }
 

@@ -286,6 +286,7 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
 {
     io::writer_options wo;
     wo.threads = std::max(1u, threads / 2);
+    wo.buffer_bytes = current_memory_plan().output_buffer_bytes; // smaller under --max-memory
     wo.compression_level = a.compression_level;
     wo.sam_header = src.sam_header();
     auto open = [&](std::string const & path) -> std::unique_ptr<io::writer>
@@ -329,7 +330,8 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
                 (split_paths2_.empty() ? std::string{")"} : std::string{", two mates)"}));
         // many label files share 128 MiB of buffers (at least 64 KiB each)
         std::size_t const files = split_paths1_.size() + split_paths2_.size();
-        if (files > 16)
+        if (files > 16 &&
+            (one.buffer_bytes == 0 || one.buffer_bytes > (std::size_t{128} << 20) / files))
             one.buffer_bytes =
                 std::max<std::size_t>(std::size_t{64} << 10, (std::size_t{128} << 20) / files);
         make_split_directory(a.split_by_label);
@@ -461,7 +463,7 @@ std::string move_error(std::string const & path, std::string const & why)
 destination check_destination(std::string const & path)
 {
     destination d;
-    if (path.empty() || is_stdout(path) || path.starts_with("/dev/") || path.starts_with("/proc/"))
+    if (path.empty() || is_stdout(path) || io::is_kernel_path(path))
         return d;
     std::string target = io::final_target(path);
     struct stat st

@@ -7,6 +7,8 @@
 #include "test_helpers.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -280,6 +282,66 @@ TEST_F(cgroup_limits, a_filter_larger_than_the_memory_runs_from_its_mapping)
     ASSERT_EQ(r.status, 0) << "a 72 MiB cgroup, a filter of " << filter_bytes << " bytes\n"
                            << r.err;
     EXPECT_EQ(read_file(tmp / "limited.tsv"), free_report);
+}
+
+// `ksieve ARGS` (through sh, which execs it); its exit status and peak resident memory in bytes.
+std::pair<int, std::uint64_t> run_measured(std::string const & args, temp_dir const & tmp)
+{
+    std::string const cmd = "exec '" + binary() + "' " + args + " 2>'" + tmp / "m.err" + "'";
+    pid_t const pid = ::fork();
+    if (pid == 0)
+    {
+        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
+        ::_exit(127);
+    }
+    int raw = 0;
+    rusage ru{};
+    if (pid < 0 || ::wait4(pid, &raw, 0, &ru) != pid)
+        return {-1, 0};
+    return {status_of(raw), static_cast<std::uint64_t>(ru.ru_maxrss) * 1024};
+}
+
+TEST(memory_limit, the_whole_process_stays_within_max_memory)
+{
+#ifdef KSIEVE_SANITIZED
+    GTEST_SKIP() << "sanitizer builds keep shadow and quarantine memory beyond the limit";
+#endif
+    temp_dir tmp;
+    // a metagenome of 20 genomes of 25 kbp, 120,000 reads at 0.5% errors
+    std::mt19937_64 rng{44};
+    std::vector<std::string> genomes;
+    for (int g = 0; g < 20; ++g)
+        genomes.push_back(random_dna(rng, 25000));
+    std::string fq;
+    for (int i = 0; i < 120000; ++i)
+    {
+        std::string const & g = genomes[rng() % genomes.size()];
+        std::string seq = g.substr(rng() % (g.size() - 150), 150);
+        for (char & c : seq)
+            if (rng() % 200 == 0)
+                c = "ACGT"[rng() % 4];
+        fq += "@m" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(150, 'I') + "\n";
+    }
+    write_file(tmp / "meta.fq", fq);
+    std::string fa;
+    for (std::size_t g = 0; g < genomes.size(); ++g)
+        fa += ">g" + std::to_string(g) + "\n" + genomes[g] + "\n";
+    write_file(tmp / "ref.fa", fa);
+    std::uint64_t const limit = std::uint64_t{40} << 20;
+    std::string const reads = "'" + tmp / "meta.fq" + "'";
+    for (std::string const & args :
+         {"dedup -q -t 2 --max-memory 40M --novel '" + tmp / "n.fq.gz" + "' " + reads,
+          "dedup -q -t 2 --max-memory 40M --min-count 20 --novel '" + tmp / "n.fq" +
+              "' --report '" + tmp / "d.tsv" + "' " + reads,
+          "build -q -t 2 --max-memory 40M --sampling all -o '" + tmp / "f.ksf" + "' '" +
+              tmp / "ref.fa" + "'",
+          "classify -q -t 2 --max-memory 40M -f '" + tmp / "f.ksf" + "' --report '" +
+              tmp / "c.tsv" + "' --novel '" + tmp / "c.fq.gz" + "' " + reads})
+    {
+        auto const [status, peak] = run_measured(args, tmp);
+        EXPECT_EQ(status, 0) << args << "\n" << read_file(tmp / "m.err");
+        EXPECT_LE(peak, limit + limit / 10) << args << ": peak " << peak;
+    }
 }
 
 TEST(info_estimates, the_filter_bytes_a_million_reads_touch)

@@ -390,9 +390,9 @@ TEST_F(dedup_exact, a_filter_that_cannot_grow_within_max_memory_stops_the_run)
     std::string const in = tmp / "in.fq";
     write_file(in, fastq(reads));
     auto const r = run_ksieve(
-        "dedup --exact -q --max-memory 400K --novel '" + (tmp / "n.fq") + "' '" + in + "'", tmp);
+        "dedup --exact -q --max-memory 2M --novel '" + (tmp / "n.fq") + "' '" + in + "'", tmp);
     EXPECT_EQ(r.status, 1) << r.err;
-    EXPECT_NE(r.err.find("the dedup filter cannot grow"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the dedup filter"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(tmp / "n.fq"));
     EXPECT_EQ(
         run_ksieve("dedup --exact -q --max-memory 8M --novel '" + (tmp / "n.fq") + "' '" + in + "'",

@@ -71,7 +71,9 @@ TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)
         std::string const json = read_file(tmp / ("limited" + std::to_string(t) + ".json"));
         EXPECT_GT(json_number(json, "forgotten_kmers"), 0.0);
         EXPECT_GE(json_number(json, "forgetting_from_read"), 1.0);
-        EXPECT_EQ(json_number(json, "memory_budget"), 3.0 * 1024 * 1024);
+        // the tables' part of the process's 3 MiB (the rest is kept for reads and buffers)
+        EXPECT_GT(json_number(json, "memory_budget"), 0.0);
+        EXPECT_LT(json_number(json, "memory_budget"), 3.0 * 1024 * 1024);
         EXPECT_GE(json_number(json, "novel"), free_kept);
         EXPECT_EQ(json_number(json, "known") + json_number(json, "novel"), 50000.0);
         std::string const out = read_file(tmp / ("limited" + std::to_string(t) + ".fq"));
