@@ -6,6 +6,7 @@
 
 #include "bloom_blocked_kernels.hpp"
 #include "bloom_common.hpp"
+#include "platform.hpp"
 #include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <algorithm>
@@ -20,10 +21,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -79,10 +76,8 @@ word_storage::word_storage(std::size_t const words) : size_{words}, align_{64}
         throw error{"out of memory: cannot allocate " + std::to_string(bytes) +
                     " bytes for a filter"};
     }
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (align_ == huge_page)
-        ::madvise(p, bytes, MADV_HUGEPAGE); // advice only: failure is harmless
-#endif
+        detail::platform::advise_huge_pages(p, bytes);
     std::memset(p, 0, bytes);
     data_ = static_cast<std::uint64_t *>(p);
 }

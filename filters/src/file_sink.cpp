@@ -2,6 +2,7 @@
 // writeback as the file grows, flush at close) and the names under which write errors report the
 // files written.
 #include "file_sink.hpp"
+#include "platform.hpp"
 
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
@@ -103,12 +104,8 @@ file_sink::file_sink(std::filesystem::path const & path, bool const direct)
     {
     };
     regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
-#if defined(O_DIRECT)
     if (direct && regular_)
         start_direct();
-#else
-    (void)direct;
-#endif
 }
 
 file_sink::~file_sink()
@@ -140,17 +137,13 @@ void file_sink::write(void const * const data, std::uint64_t const size)
     all(data, size,
         [&](unsigned char const * const p, std::size_t const n) { return ::write(fd_, p, n); });
     written_ += size;
-#if defined(SYNC_FILE_RANGE_WRITE)
     // The disk write of a large file is started as it grows (it runs while the caller computes the
     // next bytes), so that close() waits only for the last part.
     if (regular_ && written_ - writeback_ >= writeback_step)
     {
-        ::sync_file_range(fd_, static_cast<off_t>(writeback_),
-                          static_cast<off_t>(written_ - writeback_),
-                          SYNC_FILE_RANGE_WRITE); // advice only
+        platform::start_writeback(fd_, writeback_, written_ - writeback_);
         writeback_ = written_;
     }
-#endif
 }
 
 void file_sink::close()
@@ -170,29 +163,26 @@ void file_sink::close()
     own_ = false;
     if (written_ >= huge_mapping_bytes && regular_)
     {
-        if (::fdatasync(fd_) != 0)
+        if (platform::sync_data(fd_) != 0)
         {
             std::string const why = errno_text();
             ::close(fd_);
             throw io_error{"cannot write '" + name_ + "': " + why};
         }
-        ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); // advice only
+        platform::drop_cached_pages(fd_);
     }
     if (::close(fd_) != 0)
         throw io_error{"cannot write '" + name_ + "': " + errno_text()};
 }
 
-// O_DIRECT on the open file and a staging buffer, if both can be had (else plain writes).
+// Direct I/O on the open file and a staging buffer, if both can be had (else plain writes).
 void file_sink::start_direct() noexcept
 {
-#if defined(O_DIRECT)
-    int const flags = ::fcntl(fd_, F_GETFL);
-    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_DIRECT) != 0)
+    if (!platform::set_direct_io(fd_, true))
         return;
     stage_ = static_cast<unsigned char *>(std::aligned_alloc(direct_align, stage_bytes));
     if (stage_ == nullptr)
-        ::fcntl(fd_, F_SETFL, flags);
-#endif
+        platform::set_direct_io(fd_, false);
 }
 
 // Bytes into the staging buffer; each full buffer written directly.
@@ -234,11 +224,7 @@ void file_sink::flush_stage(std::size_t const bytes)
 
 void file_sink::drop_direct_flag() noexcept
 {
-#if defined(O_DIRECT)
-    int const flags = ::fcntl(fd_, F_GETFL);
-    if (flags >= 0)
-        ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT);
-#endif
+    platform::set_direct_io(fd_, false);
     direct_ = false;
 }
 

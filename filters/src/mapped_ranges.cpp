@@ -5,6 +5,7 @@
 // lookup).
 #include "mapped_ranges.hpp"
 #include "file_sink.hpp"
+#include "platform.hpp"
 
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
@@ -110,13 +111,10 @@ constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
 void advise_file_mapping(void * const m, std::uint64_t const size, bool const huge,
                          bool const populate) noexcept
 {
-#if defined(MADV_HUGEPAGE)
     // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
     // so that lookups in a table of gigabytes cost no page walk (advice only).
     if (huge)
-        ::madvise(m, size, MADV_HUGEPAGE);
-#endif
-#if defined(MADV_POPULATE_READ)
+        detail::platform::advise_huge_pages(m, size);
     // The file read in (or what the page cache holds of it mapped) in one sequential pass before
     // its payload is checked on several threads: their interleaved first touches share the file's
     // one readahead state, which then leaves parts of a file that was not cached in small pages
@@ -124,12 +122,7 @@ void advise_file_mapping(void * const m, std::uint64_t const size, bool const hu
     // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
     // (release_verified: memory holds a few shards only).
     if (populate)
-        ::madvise(m, size, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
-#endif
-    (void)m;
-    (void)size;
-    (void)huge;
-    (void)populate;
+        detail::platform::populate_read(m, size);
 }
 
 // The file read into a fresh anonymous mapping (huge pages advised); MAP_FAILED with errno set on
@@ -140,7 +133,7 @@ void * load_anonymous(int const fd, std::uint64_t const size, std::string const 
         ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return m;
-    ::madvise(m, size, MADV_HUGEPAGE); // a hint only
+    detail::platform::advise_huge_pages(m, size);
     auto * const p = static_cast<unsigned char *>(m);
     std::uint64_t done = 0;
     while (done < size)
@@ -204,7 +197,7 @@ void mapped_filter_file::release(std::span<std::uint64_t const> const words) con
         (begin + page - 1) / page * page; // whole pages inside the payload only
     std::uintptr_t const last = end / page * page;
     if (last > first)
-        ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+        detail::platform::release_pages(reinterpret_cast<void *>(first), last - first);
 }
 
 mapped_filter_file::~mapped_filter_file()
@@ -284,7 +277,7 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     if (verify_payload)
         f->verify_payload(options.threads, options.release_verified || exceeds_memory);
     if (exceeds_memory)
-        ::posix_madvise(m, f->size_, POSIX_MADV_RANDOM); // advice only
+        detail::platform::advise_random(m, f->size_);
     return f;
 }
 

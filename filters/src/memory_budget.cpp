@@ -2,14 +2,13 @@
 // against, its default (machine or container memory) and the parsing of sizes such as 8G.
 #include <ksieve/filters/memory_budget.hpp>
 
+#include "platform.hpp"
+
 #include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 namespace ksieve
 {
@@ -20,88 +19,6 @@ std::atomic<std::uint64_t> explicit_limit{0};
 std::atomic<std::uint64_t> reserve{std::uint64_t{64} << 20};
 std::atomic<std::uint64_t> charged{0};
 
-// A limit in a cgroup file ("max", or a number of bytes), 0 where there is none (v1 reports "no
-// limit" as a huge number).
-std::uint64_t read_limit(std::string const & path) noexcept
-{
-    std::ifstream in{path};
-    std::string text;
-    if (!(in >> text) || text.empty() || std::isdigit(static_cast<unsigned char>(text[0])) == 0)
-        return 0;
-    std::uint64_t v = 0;
-    for (char const c : text)
-    {
-        if (std::isdigit(static_cast<unsigned char>(c)) == 0 || v > UINT64_MAX / 10 - 10)
-            break;
-        v = v * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return v > 0 && v < (std::uint64_t{1} << 60) ? v : 0;
-}
-
-// The smallest limit of `file` in the cgroup at `dir` + `group` and every cgroup above it, 0 if
-// none: a limit set on a parent (a batch job's cgroup above its step's) binds the child too.
-std::uint64_t limit_up_the_tree(std::string const & dir, std::string group,
-                                std::string const & file) noexcept
-{
-    std::uint64_t smallest = 0;
-    for (;;)
-    {
-        std::uint64_t const v =
-            read_limit(dir + (group == "/" ? std::string{} : group) + "/" + file);
-        if (v != 0 && (smallest == 0 || v < smallest))
-            smallest = v;
-        if (group.empty() || group == "/")
-            break;
-        std::size_t const slash = group.rfind('/');
-        group =
-            slash == 0 || slash == std::string::npos ? std::string{"/"} : group.substr(0, slash);
-    }
-    return smallest;
-}
-
-// The memory limit of this process's cgroups, 0 if none is set: cgroup v2 (memory.max and
-// memory.high, where Slurm, systemd, Docker and Kubernetes set it) and v1 (memory.limit_in_bytes),
-// from the cgroup /proc/self/cgroup names up to the root of each hierarchy. Where the process sees
-// no such file (another system, no cgroup file system), 0.
-std::uint64_t cgroup_limit() noexcept
-{
-    std::uint64_t smallest = 0;
-    auto take = [&](std::uint64_t const v)
-    {
-        if (v != 0 && (smallest == 0 || v < smallest))
-            smallest = v;
-    };
-    std::string v2 = "/", v1 = "/";
-    try
-    {
-        std::ifstream in{"/proc/self/cgroup"};
-        std::string line;
-        while (std::getline(in, line))
-        {
-            std::size_t const a = line.find(':');
-            std::size_t const b = a == std::string::npos ? a : line.find(':', a + 1);
-            if (b == std::string::npos || b + 1 >= line.size() || line[b + 1] != '/')
-                continue;
-            std::string controllers{","}; // (appended: a GCC 12 -Wrestrict false positive)
-            controllers.append(line, a + 1, b - a - 1).push_back(',');
-            if (line.compare(0, a, "0") == 0 && b == a + 1)
-                v2 = line.substr(b + 1);
-            else if (controllers.find(",memory,") != std::string::npos)
-                v1 = line.substr(b + 1);
-        }
-        for (char const * const file : {"memory.max", "memory.high"})
-            take(limit_up_the_tree("/sys/fs/cgroup", v2, file));
-        take(limit_up_the_tree("/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes"));
-    }
-    catch (std::exception const &) // (allocation of a path): no limit known
-    {
-    }
-    return smallest;
-}
-} // namespace
-
-namespace
-{
 // The machine's memory and the cgroup limit, read once.
 struct default_limit
 {
@@ -114,12 +31,8 @@ default_limit const & machine_limit() noexcept
     static default_limit const d = []
     {
         default_limit l;
-        long const pages = ::sysconf(_SC_PHYS_PAGES);
-        long const page = ::sysconf(_SC_PAGESIZE);
-        l.bytes = pages > 0 && page > 0
-                      ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-                      : 0;
-        std::uint64_t const group = cgroup_limit();
+        l.bytes = detail::platform::physical_memory_bytes();
+        std::uint64_t const group = detail::platform::cgroup_memory_limit();
         if (group != 0 && (l.bytes == 0 || group < l.bytes))
         {
             l.bytes = group;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the source tree's house rules: the top-level layout, the include direction between the layers,
-an opening comment in every product file, file and function lengths, and one CPU-dispatch mechanism.
+an opening comment in every product file, file and function lengths, one CPU-dispatch mechanism, and
+Linux-only calls only in the portability files.
 
 Usage: check_house.py [REPO_ROOT]   (exit 0 when every rule holds; each violation on its own line)
 
@@ -28,6 +29,15 @@ FORBIDDEN = {
 TARGET_PATTERNS = [re.compile(p) for p in (r"#\s*pragma\s+GCC\s+target", r"gnu::target",
                                            r"__attribute__\s*\(\(\s*target", r"#\s*pragma\s+clang\s+attribute")]
 SUFFIXES = (".cpp", ".hpp", ".h", ".inc")
+# Linux-only calls, headers and paths: only the portability files (one per library, each with the fallback
+# that macOS builds compile) may name them in code; comments may.
+LINUX_ONLY = ("<malloc.h>", "mallopt", "/proc/", "/sys/fs/cgroup", "MADV_", "madvise", "sync_file_range",
+              "fdatasync", "posix_fadvise", "O_DIRECT", "MSG_NOSIGNAL")
+PORTABILITY_FILES = {"filters/src/platform.cpp", "filters/src/platform.hpp", "pipeline/io/src/platform_io.cpp",
+                     "pipeline/io/src/platform_io.hpp", "pipeline/app/src/platform_app.cpp",
+                     "pipeline/app/src/platform_app.hpp"}
+# comments (replaced by their line breaks) and the string and character literals left as they are
+CODE_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
 def product_files(root):
@@ -45,6 +55,26 @@ def opens_with_comment(lines):
         if s.startswith("//") or s.startswith("/*") or s.startswith("*"):
             return True
     return False
+
+
+def code_lines(text):
+    """The lines of `text` without its comments (string literals kept), numbered as in the file."""
+    def blank(m):
+        t = m.group(0)
+        return t if t[0] in "\"'" else "\n" * t.count("\n")
+    return CODE_TOKENS.sub(blank, text).split("\n")
+
+
+def linux_only_calls(rel, text):
+    if rel.replace(os.sep, "/") in PORTABILITY_FILES:
+        return []
+    found = []
+    for i, line in enumerate(code_lines(text), 1):
+        names = [name for name in LINUX_ONLY if name in line]
+        if names:
+            found.append(f"{rel}:{i}: Linux-only {', '.join(names)} outside the portability files "
+                         f"(call a function of the layer's platform*.cpp, which has the fallback)")
+    return found
 
 
 def long_functions(root, files):
@@ -75,7 +105,9 @@ def main():
         rel = os.path.relpath(path, root)
         files.append(path)
         with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+            text = f.read()
+        lines = text.splitlines()
+        problems += linux_only_calls(rel, text)
         if len(lines) > MAX_FILE_LINES:
             problems.append(f"{rel}: {len(lines)} lines (at most {MAX_FILE_LINES})")
         if not opens_with_comment(lines):

@@ -1,5 +1,7 @@
 // Process-level helpers: the SIGINT/SIGTERM/SIGHUP handler (interrupt, then exit on a second
 // signal), the thread count, and the progress line on stderr.
+#include "platform_app.hpp"
+
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
 #include <ksieve/filters/cancel.hpp>
@@ -17,7 +19,6 @@
 #include <ctime>
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -132,7 +133,7 @@ void fit_allocator_to_address_limit() noexcept
     // the hot paths do not allocate, so the threads rarely meet in it.
     rlimit limit{};
     if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-        mallopt(M_ARENA_MAX, 1);
+        app_platform::limit_allocator_arenas();
 }
 
 void ensure_open_files(std::uint64_t const more, std::string const & what)

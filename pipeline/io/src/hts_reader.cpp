@@ -2,6 +2,7 @@
 // that feeds inputs in extra gzip layers to htslib through a socket, and the reader of records into
 // batches.
 #include "file_reader.hpp"
+#include "platform_io.hpp"
 
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
@@ -91,6 +92,7 @@ public:
             throw io_error{std::string{"cannot create socket pair: "} + std::strerror(errno)};
         read_fd_ = fds[0];
         write_fd_ = fds[1];
+        platform::keep_sigpipe_off(write_fd_);
         thread_ = std::thread{[this] { run(); }};
     }
     ~socket_feeder() { join(); }
@@ -121,7 +123,8 @@ private:
                 std::size_t sent = 0;
                 while (sent < n)
                 {
-                    ssize_t const k = ::send(write_fd_, buf.data() + sent, n - sent, MSG_NOSIGNAL);
+                    ssize_t const k =
+                        platform::send_without_sigpipe(write_fd_, buf.data() + sent, n - sent);
                     if (k < 0 && errno == EINTR)
                         continue;
                     if (k <= 0)

@@ -186,6 +186,10 @@ public:
  * io_error on a loop of links. Thread-safe. */
 [[nodiscard]] std::string final_target(std::string path);
 
+/*! \brief Whether `path` names a file of the kernel's (under /dev/ or /proc/), which output_file
+ * writes in place. Thread-safe. */
+[[nodiscard]] bool is_kernel_path(std::string const & path) noexcept;
+
 /*! \brief An output destination that appears complete or not at all.
  * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>-<token>[.<n>]` in the same
  * directory (a file name that would pass NAME_MAX keeps its start and a hash of the whole name) and
