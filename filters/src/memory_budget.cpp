@@ -4,6 +4,7 @@
 
 #include "platform.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cmath>
@@ -16,6 +17,7 @@ namespace ksieve
 namespace
 {
 std::atomic<std::uint64_t> explicit_limit{0};
+std::atomic<std::uint64_t> explicit_kept{0}; // of explicit_limit, for what is not a filter table
 std::atomic<std::uint64_t> reserve{std::uint64_t{64} << 20};
 std::atomic<std::uint64_t> charged{0};
 
@@ -52,7 +54,14 @@ std::uint64_t physical_memory() noexcept
 std::string memory_limit_origin()
 {
     if (memory_limit_is_explicit())
-        return "--max-memory";
+    {
+        std::uint64_t const e = explicit_limit.load();
+        std::uint64_t const k = explicit_kept.load();
+        return k == 0 ? std::string{"--max-memory"}
+                      : "--max-memory " + format_bytes(e) + ", less " +
+                            format_bytes(e - std::max(e > k ? e - k : 0, e / 4)) +
+                            " kept for reads and buffers";
+    }
     default_limit const & d = machine_limit();
     std::string const what =
         d.from_cgroup ? "the memory limit of this process's cgroup, " : "the machine's memory, ";
@@ -61,8 +70,9 @@ std::string memory_limit_origin()
            " kept for reads and buffers";
 }
 
-void set_memory_limit(std::uint64_t const bytes) noexcept
+void set_memory_limit(std::uint64_t const bytes, std::uint64_t const kept) noexcept
 {
+    explicit_kept.store(bytes == 0 ? 0 : kept);
     explicit_limit.store(bytes);
 }
 
@@ -90,7 +100,10 @@ std::uint64_t memory_limit() noexcept
 {
     std::uint64_t const e = explicit_limit.load();
     if (e != 0)
-        return e;
+    {
+        std::uint64_t const k = explicit_kept.load();
+        return k == 0 ? e : std::max(e > k ? e - k : 0, e / 4);
+    }
     std::uint64_t const machine = physical_memory();
     if (machine == 0)
         return UINT64_MAX;

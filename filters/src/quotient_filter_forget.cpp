@@ -39,12 +39,8 @@ std::uint64_t quotient_filter::bytes_at(std::uint64_t const nslots) const noexce
     return 8 * words_for(blocks_for(nslots), remainder_bits_for(p_, nslots));
 }
 
-std::uint64_t quotient_filter::make_room(std::uint64_t const cap_bytes,
-                                         std::uint64_t const incoming)
+std::uint64_t quotient_filter::room_within(std::uint64_t const cap_bytes) const noexcept
 {
-    if (table_ == nullptr)
-        return 0;
-    fold_concurrent();
     // the largest table that growth reaches within the cap (this one if it is already larger)
     std::uint64_t n = nslots_;
     for (;;)
@@ -58,7 +54,22 @@ std::uint64_t quotient_filter::make_room(std::uint64_t const cap_bytes,
             break;
         n = next;
     }
-    auto const room = static_cast<std::uint64_t>(max_load_ * static_cast<double>(n));
+    return static_cast<std::uint64_t>(max_load_ * static_cast<double>(n));
+}
+
+bool quotient_filter::has_room(std::uint64_t const cap_bytes,
+                               std::uint64_t const incoming) const noexcept
+{
+    return table_ == nullptr || used_slots() + incoming <= room_within(cap_bytes);
+}
+
+std::uint64_t quotient_filter::make_room(std::uint64_t const cap_bytes,
+                                         std::uint64_t const incoming)
+{
+    if (table_ == nullptr)
+        return 0;
+    fold_concurrent();
+    std::uint64_t const room = room_within(cap_bytes);
     if (used_ + incoming <= room)
         return 0;
     // down to half the room at most, so that a stream forgets now and then rather than before
@@ -124,6 +135,27 @@ std::uint64_t quotient_filter::forget(std::uint64_t const target_used)
         while (again.next())
             ++by_count[count_class(again.count())];
     }
+    return before - distinct_;
+}
+
+std::uint64_t quotient_filter::keep_sample(unsigned const level)
+{
+    if (table_ == nullptr || level == 0)
+        return 0;
+    fold_concurrent();
+    std::uint64_t const before = distinct_;
+    std::uint64_t const mask = (std::uint64_t{1} << level) - 1;
+    quotient_filter nf;
+    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
+    nf.set_geometry(nslots_);
+    nf.allocate_table();
+    qf_appender app{nf};
+    cursor c{*this};
+    while (c.next())
+        if (((c.fingerprint() >> shl_) & mask) == 0 && !app.append(c.fingerprint(), c.count()))
+            return 0; // (cannot happen: fewer entries than the table held)
+    app.finish();
+    *this = std::move(nf);
     return before - distinct_;
 }
 

@@ -162,6 +162,7 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     {
         j["memory_budget"] = s.memory_budget;
         j["forgotten_kmers"] = s.forgotten_kmers;
+        j["kmer_sample"] = 1.0 / static_cast<double>(std::uint64_t{1} << s.kmer_sample_level);
         if (s.forgetting_from_unit != 0)
             j["forgetting_from_read"] = s.forgetting_from_unit;
         else

@@ -136,6 +136,41 @@ void fit_allocator_to_address_limit() noexcept
         app_platform::limit_allocator_arenas();
 }
 
+namespace
+{
+memory_plan the_plan{};
+} // namespace
+
+memory_plan plan_memory(std::uint64_t const bytes, unsigned const in_flight) noexcept
+{
+    constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+    constexpr std::uint64_t fixed = 8 * mib; // the program, its libraries, thread stacks
+    constexpr std::uint64_t per_base = 32;    // a batch's records, keys and results, per base
+    memory_plan p;
+    std::uint64_t const per_batch_base = per_base * std::max(1u, in_flight);
+    std::uint64_t const for_batches = bytes / 2 > fixed ? (bytes / 2 - fixed) : 0;
+    p.batch_bases = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(for_batches / per_batch_base, 64 << 10, 2 * mib));
+    // outputs: the writer's buffers (1 MiB, 8 MiB compressed) where the limit is large
+    p.output_buffer_bytes =
+        bytes >= 512 * mib
+            ? 0
+            : static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes / 64, 64 << 10, mib));
+    std::uint64_t const buffers = p.output_buffer_bytes == 0 ? 48 * mib : 6 * p.output_buffer_bytes;
+    p.kept = fixed + p.batch_bases * per_batch_base + buffers;
+    return p;
+}
+
+memory_plan const & current_memory_plan() noexcept
+{
+    return the_plan;
+}
+
+void set_memory_plan(memory_plan const & plan) noexcept
+{
+    the_plan = plan;
+}
+
 void ensure_open_files(std::uint64_t const more, std::string const & what)
 {
     rlimit limit{};

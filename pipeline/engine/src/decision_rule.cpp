@@ -13,7 +13,7 @@ std::uint64_t decision_rule::hits_needed(std::uint64_t const kmers) const noexce
         return 1; // never known
     // The smallest h that meets the fraction, from a guess corrected both ways (the guess may be
     // off by one where fraction * kmers rounds); then min_hits, capped at kmers + 1 (never known).
-    decision_rule const by_fraction{min_count, min_hit_fraction, 0};
+    decision_rule const by_fraction{min_count, min_hit_fraction, 0, sample_margin};
     double const guess = std::ceil(min_hit_fraction * static_cast<double>(kmers));
     std::uint64_t h =
         guess <= 0

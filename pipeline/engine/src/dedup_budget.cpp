@@ -1,5 +1,6 @@
-// dedup within a memory budget (dedup_budget): the keys of a batch counted per shard, and the
-// shards that could outgrow their share made to forget before the batch.
+// dedup within a memory budget (dedup_budget): the keys of a batch counted per shard; a deeper
+// sample of the key space wherever a shard could outgrow its share, then the lowest counts; the
+// batch's keys cut to the sample.
 #include <ksieve/engine/dedup_budget.hpp>
 
 #include <algorithm>
@@ -11,21 +12,70 @@ dedup_budget::dedup_budget(any_filter const & filter, std::uint64_t const budget
     : share_{budget_bytes == 0
                  ? 0
                  : std::max<std::uint64_t>(1, budget_bytes / (2 * filter.num_shards()))},
-      per_shard_(filter.num_shards(), 0)
+      shift_{filter.sample_shift()}, per_shard_(filter.num_shards(), 0)
 {
 }
 
-std::uint64_t dedup_budget::make_room(any_filter & filter, batch_keys const & keys)
+bool dedup_budget::sampled(std::uint64_t const key) const noexcept
+{
+    return level_ == 0 ||
+           ((key >> static_cast<unsigned>(shift_)) & ((std::uint64_t{1} << level_) - 1)) == 0;
+}
+
+bool dedup_budget::count_keys(any_filter const & filter, batch_keys const & keys)
+{
+    std::fill(per_shard_.begin(), per_shard_.end(), 0);
+    for (std::size_t u = 0; u < keys.units(); ++u)
+    {
+        std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
+        for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+            if (sampled(k[j]))
+                per_shard_[filter.shard_of(k[j])] += 2; // (an insert takes two slots at most: a
+                                                        // prefilter admits a k-mer with count 2)
+    }
+    for (std::size_t s = 0; s < per_shard_.size(); ++s)
+        if (per_shard_[s] != 0 && !filter.has_room_shard(s, share_, per_shard_[s] + 64))
+            return false;
+    return true;
+}
+
+void dedup_budget::cut_to_sample(batch_keys & keys) const
+{
+    std::uint64_t at = 0;
+    std::size_t const n = keys.units();
+    for (std::size_t u = 0; u < n; ++u)
+    {
+        std::uint64_t const from = keys.offset[u];
+        std::uint32_t kept = 0;
+        for (std::uint32_t j = 0; j < keys.count[u]; ++j)
+            if (std::uint64_t const key = keys.keys[from + j]; sampled(key))
+                keys.keys[at + kept++] = key;
+        keys.offset[u] = at;
+        keys.count[u] = kept;
+        at += kept;
+    }
+    keys.offset[n] = at;
+}
+
+std::uint64_t dedup_budget::make_room(any_filter & filter, batch_keys & keys)
 {
     if (share_ == 0)
         return 0;
-    std::fill(per_shard_.begin(), per_shard_.end(), 0);
-    for (std::uint64_t const key : keys.keys) // (each insert takes one slot at most)
-        ++per_shard_[filter.shard_of(key)];
     std::uint64_t now = 0;
+    // a sample of half the keys of the one before, while a shard cannot take the batch: decisions
+    // on the sample keep their hit fractions, where forgetting at random would not
+    while (!count_keys(filter, keys) && shift_ >= 0 && level_ < max_level)
+    {
+        ++level_;
+        for (std::size_t s = 0; s < per_shard_.size(); ++s)
+            now += filter.keep_sample_shard(s, level_);
+    }
+    // beyond the deepest sample: the lowest counts
     for (std::size_t s = 0; s < per_shard_.size(); ++s)
         if (per_shard_[s] != 0)
             now += filter.make_room_shard(s, share_, per_shard_[s] + 64);
+    if (level_ > 0)
+        cut_to_sample(keys);
     forgotten_ += now;
     return now;
 }

@@ -117,6 +117,21 @@ public:
     {
         return 0;
     }
+    /*! \brief Growing quotient filters: whether shard `shard` has room for `incoming` more used
+     * slots within a table of at most `cap_bytes` (grown as far as that allows), without changing
+     * it. Others: true. Thread-safe (const). */
+    [[nodiscard]] virtual bool has_room_shard(std::size_t /*shard*/, std::uint64_t /*cap_bytes*/,
+                                              std::uint64_t /*incoming*/) const noexcept
+    {
+        return true;
+    }
+    /*! \brief Quotient filters: the position of the key bits that keep_sample_shard() tests; -1 for
+     * other filters (they cannot sample). */
+    [[nodiscard]] virtual int sample_shift() const noexcept { return -1; }
+    /*! \brief Quotient filters: keep in shard `shard` only the keys whose `level` bits at
+     * sample_shift() are zero (quotient_filter::keep_sample). Exclusive per shard. \returns the
+     * fingerprints dropped. \throws std::bad_alloc */
+    virtual std::uint64_t keep_sample_shard(std::size_t /*shard*/, unsigned /*level*/) { return 0; }
 
     /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys
      * add up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch

@@ -35,8 +35,11 @@ private:
     std::uint64_t limit_;
 };
 
-/*! \brief Set the limit in bytes; 0 restores the default (physical_memory()). */
-void set_memory_limit(std::uint64_t bytes) noexcept;
+/*! \brief Set the limit of the whole process in bytes (--max-memory), of which `kept` is for what
+ * is not a filter table (reads in flight, buffers): filter tables may take bytes - kept, and at
+ * least a quarter of bytes. 0 restores the default (physical_memory() less
+ * memory_reserve()). */
+void set_memory_limit(std::uint64_t bytes, std::uint64_t kept = 0) noexcept;
 
 /*! \brief Keep `bytes` of the default limit (the machine's or the cgroup's memory) for what is not
  * a filter table: reads in flight, buffers, the program itself (default 64 MiB). A limit set by

@@ -83,6 +83,16 @@ public:
     {
         return main_->make_room_shard(shard, cap_bytes, incoming);
     }
+    [[nodiscard]] bool has_room_shard(std::size_t shard, std::uint64_t cap_bytes,
+                                      std::uint64_t incoming) const noexcept override
+    {
+        return main_->has_room_shard(shard, cap_bytes, incoming);
+    }
+    [[nodiscard]] int sample_shift() const noexcept override { return main_->sample_shift(); }
+    std::uint64_t keep_sample_shard(std::size_t shard, unsigned level) override
+    {
+        return main_->keep_sample_shard(shard, level);
+    }
     [[nodiscard]] bool collision_keys() const noexcept override { return true; }
     [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
     {

@@ -347,11 +347,21 @@ public:
      * Deterministic: a function of the contents, the table size and the arguments. \throws
      * std::bad_alloc (a rebuild of the table at its size). */
     std::uint64_t make_room(std::uint64_t cap_bytes, std::uint64_t incoming);
+    /*! \brief Whether `incoming` more used slots fit within max_load of a table of at most
+     * `cap_bytes` (grown as far as that allows), as make_room() would find without forgetting. */
+    [[nodiscard]] bool has_room(std::uint64_t cap_bytes, std::uint64_t incoming) const noexcept;
     /*! \brief Keep the entries of the highest counts (ties: a hash of the fingerprint) so that at
      * most `target_used` slots are used, at the same home slots; the rest are forgotten (their
      * counts start again from zero). \returns the fingerprints forgotten. \throws std::bad_alloc.
      */
     std::uint64_t forget(std::uint64_t target_used);
+    /*! \brief The position in a key of the bits that keep_sample() tests (the lowest bits that the
+     * fingerprint holds). */
+    [[nodiscard]] unsigned sample_shift() const noexcept { return shr_; }
+    /*! \brief Keep only the entries whose keys have `level` zero bits at sample_shift() (a
+     * 2^-level sample of the key space), at the same home slots. \returns the fingerprints
+     * dropped. \pre level < 32. \throws std::bad_alloc */
+    std::uint64_t keep_sample(unsigned level);
 
     /*! \brief Parameters stored in the file (see view()). */
     [[nodiscard]] std::vector<std::uint64_t> params() const;
@@ -458,6 +468,9 @@ private:
     /*! \brief The home slots of the table growth would make (0: it cannot grow); set by
      * set_geometry(). */
     [[nodiscard]] std::uint64_t grown_slots() const noexcept;
+    /*! \brief The used slots that max_load allows in the largest table growth reaches within
+     * `cap_bytes` (this table's if it is larger). */
+    [[nodiscard]] std::uint64_t room_within(std::uint64_t cap_bytes) const noexcept;
     [[nodiscard]] bool try_grow() noexcept;
 
     // Geometry.

@@ -148,6 +148,28 @@ public:
         else
             return 0;
     }
+    [[nodiscard]] bool has_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
+                                      std::uint64_t const incoming) const noexcept override
+    {
+        if constexpr (requires(F const & g, std::uint64_t b) { g.has_room(b, b); })
+            return shards_[shard].has_room(cap_bytes, incoming);
+        else
+            return true;
+    }
+    [[nodiscard]] int sample_shift() const noexcept override
+    {
+        if constexpr (requires(F const & g) { g.sample_shift(); })
+            return shards_.empty() ? -1 : static_cast<int>(shards_.front().sample_shift());
+        else
+            return -1;
+    }
+    std::uint64_t keep_sample_shard(std::size_t const shard, unsigned const level) override
+    {
+        if constexpr (requires(F & g, unsigned l) { g.keep_sample(l); })
+            return shards_[shard].keep_sample(level);
+        else
+            return 0;
+    }
     bool drop_counts_shard(std::size_t const shard) override
     {
         if constexpr (requires(F & g) { g.drop_counts(); })

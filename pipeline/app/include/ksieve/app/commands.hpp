@@ -199,6 +199,8 @@ struct run_summary
     std::uint64_t memory_budget{0};
     std::uint64_t forgotten_kmers{0};
     std::uint64_t forgetting_from_unit{0};
+    /*! \brief dedup: its rule looked at 2^-kmer_sample_level of the k-mers at the end. */
+    unsigned kmer_sample_level{0};
     /*! \brief Labeled filters: the label names, then "ambiguous"; reads (records) per entry. */
     std::vector<std::string> label_names;
     std::vector<std::uint64_t> label_reads;

@@ -5,6 +5,7 @@
  * ksieve/filters/cancel.hpp); progress is used by one thread.
  */
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -26,6 +27,26 @@ void install_interrupt_handler() noexcept;
 void fit_allocator_to_address_limit() noexcept;
 /*! \brief Clear the stop request and forget an earlier signal (tests). */
 void reset_interrupt() noexcept;
+
+/*! \brief How a run keeps within --max-memory: the bases of a batch of reads, the buffer of each
+ * output (0: the writer's default), and the bytes kept for them and the program besides the filter
+ * tables. */
+struct memory_plan
+{
+    std::size_t batch_bases{std::size_t{2} << 20};
+    std::size_t output_buffer_bytes{0};
+    std::uint64_t kept{0};
+};
+
+/*! \brief The plan for a process limit of `bytes` with `in_flight` batches of reads in memory at
+ * once: batches and buffers as large as they are without a limit where the limit is large, smaller
+ * where it is small (at least 64 KiB of bases). A function of its arguments only. */
+[[nodiscard]] memory_plan plan_memory(std::uint64_t bytes, unsigned in_flight) noexcept;
+
+/*! \brief The plan in force (the default plan until set_memory_plan()). Thread safety: set before
+ * any worker thread starts; read from any thread. */
+[[nodiscard]] memory_plan const & current_memory_plan() noexcept;
+void set_memory_plan(memory_plan const & plan) noexcept;
 
 /*! \brief Make room for `more` files besides those this process has open now (and a few spare): the
  * soft limit on open files (RLIMIT_NOFILE) is raised to what that needs where it is lower and the

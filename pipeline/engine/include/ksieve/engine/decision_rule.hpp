@@ -3,6 +3,8 @@
  * \brief The decision rule of classify and dedup: when a k-mer is a hit, and when a unit (a read,
  * or a pair) is known.
  */
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace ksieve
@@ -20,6 +22,10 @@ struct decision_rule
     double min_hit_fraction{0.5}; //!< known needs hits / kmers >= this (--min-hit-fraction)
     std::uint64_t min_hits{
         0}; //!< known also needs at least this many hits (--min-hits; 0 = no bound)
+    //! dedup on a sample of the k-mers (dedup_budget): the fraction needed rises by this many
+    //! standard errors of a fraction measured on `kmers` of them, so that a sample errs towards
+    //! keeping a read (0: the plain rule)
+    double sample_margin{0};
 
     /*! \brief Whether a k-mer whose count in the filters is `count` is a hit. */
     [[nodiscard]] bool hit(std::uint64_t const count) const noexcept { return count >= min_count; }
@@ -30,8 +36,14 @@ struct decision_rule
     {
         // hits / kmers is correctly rounded, so a ratio equal to the user's decimal F compares
         // equal to it.
-        return kmers > 0 && hits >= min_hits &&
-               static_cast<double>(hits) / static_cast<double>(kmers) >= min_hit_fraction;
+        if (kmers == 0 || hits < min_hits)
+            return false;
+        double const ratio = static_cast<double>(hits) / static_cast<double>(kmers);
+        if (sample_margin == 0)
+            return ratio >= min_hit_fraction;
+        double const f = min_hit_fraction;
+        return ratio >= std::min(1.0, f + sample_margin *
+                                              std::sqrt(f * (1 - f) / static_cast<double>(kmers)));
     }
 
     /*! \brief The fewest hits that make a unit of `kmers` k-mers known: the smallest h with

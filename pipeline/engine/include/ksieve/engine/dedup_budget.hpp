@@ -1,8 +1,10 @@
 #pragma once
 /*! \file
- * \brief dedup within a memory budget: before each batch, every shard of a growing quotient filter
- * that the batch's keys could push past its share of the budget forgets its entries of the lowest
- * counts (quotient_filter::make_room), so that dedup never stops for memory. Forgetting only ever
+ * \brief dedup within a memory budget: before each batch, where a shard of a growing quotient
+ * filter could be pushed past its share of the budget by the batch's keys, dedup samples the key
+ * space one level deeper (keeps half the keys, by a bit of their hash, in the filter and in the
+ * reads), and beyond the deepest sample forgets the entries of the lowest counts
+ * (quotient_filter::make_room), so that dedup never stops for memory. Forgetting only ever
  * makes later reads look newer (more reads kept, never fewer), and the load, so the false-positive
  * rate, stays within the filter's design.
  *
@@ -23,23 +25,41 @@ class dedup_budget
 {
 public:
     /*! \brief \param filter the dedup filter \param budget_bytes what its tables may take in all
-     * (0: no limit). Each shard may take 2/3 of budget / shards: a table that grows holds its old
-     * half beside the new one for a moment, and a table that forgets is rebuilt beside itself. */
+     * (0: no limit). Each shard may take half of budget / shards: tables that grow (all shards of a
+     * batch at once) hold their old halves beside the new ones for a moment, and a table that
+     * forgets is rebuilt beside itself. */
     dedup_budget(any_filter const & filter, std::uint64_t budget_bytes);
 
-    /*! \brief Before a batch of `keys`: each shard that its keys of the batch (an insert takes a
-     * slot at most) could fill beyond its share forgets (any_filter::make_room_shard). Deterministic: a function of the
-     * filter's contents and table sizes and of the keys. \returns the fingerprints forgotten now.
-     * \throws std::bad_alloc */
-    std::uint64_t make_room(any_filter & filter, batch_keys const & keys);
+    /*! \brief Before a batch of `keys`: while a shard could not take its keys of the batch within
+     * its share (an insert takes two slots at most), the key space is sampled one level deeper: every
+     * shard keeps only the keys with one more zero bit at the filter's sample_shift() (half of
+     * them), and dedup looks at those keys alone from then on, so that a read's hit fraction is
+     * measured on a sample of its k-mers. Beyond 2^-max_level, a shard forgets its lowest counts
+     * (any_filter::make_room_shard). Then the batch's keys are cut to the sample. Deterministic: a
+     * function of the filter's contents and table sizes and of the keys. \returns the fingerprints
+     * forgotten now. \throws std::bad_alloc */
+    std::uint64_t make_room(any_filter & filter, batch_keys & keys);
 
     /*! \brief Fingerprints forgotten so far. */
     [[nodiscard]] std::uint64_t forgotten() const noexcept { return forgotten_; }
+    /*! \brief The depth of the sample: dedup looks at 2^-level of the keys. */
+    [[nodiscard]] unsigned level() const noexcept { return level_; }
     /*! \brief Whether a budget applies (0 was not given). */
     [[nodiscard]] bool limited() const noexcept { return share_ != 0; }
+    /*! \brief The deepest sample: 1/64 of the keys. */
+    static constexpr unsigned max_level = 6;
 
 private:
+    // Whether a key is in the sample of the current level.
+    [[nodiscard]] bool sampled(std::uint64_t key) const noexcept;
+    // Count the sampled keys of the batch per shard; whether every shard has room for them.
+    bool count_keys(any_filter const & filter, batch_keys const & keys);
+    // Keep the sampled keys of each unit (offsets and counts made to match).
+    void cut_to_sample(batch_keys & keys) const;
+
     std::uint64_t share_{0}; // bytes per shard; 0: no limit
+    int shift_{-1};          // the filter's sample_shift(); -1: it cannot sample
+    unsigned level_{0};
     std::uint64_t forgotten_{0};
     std::vector<std::uint64_t> per_shard_;
 };
