@@ -34,6 +34,21 @@ std::size_t count_class(std::uint64_t const count) noexcept
 
 } // namespace
 
+template <typename Keep> void quotient_filter::rebuild_keeping(Keep && keep)
+{
+    quotient_filter nf;
+    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
+    nf.set_geometry(nslots_);
+    nf.allocate_table();
+    qf_appender app{nf};
+    cursor c{*this};
+    while (c.next())
+        if (keep(c.fingerprint(), c.count()))
+            (void)app.append(c.fingerprint(), c.count()); // (fits: fewer entries than before)
+    app.finish();
+    *this = std::move(nf);
+}
+
 std::uint64_t quotient_filter::bytes_at(std::uint64_t const nslots) const noexcept
 {
     return 8 * words_for(blocks_for(nslots), remainder_bits_for(p_, nslots));
@@ -112,25 +127,15 @@ std::uint64_t quotient_filter::forget(std::uint64_t const target_used)
             while (tie_below < by_mix.size() && by_mix[tie_below] <= left)
                 left -= by_mix[tie_below++];
         }
-        quotient_filter nf;
-        nf.set_key(key_bits_, p_, max_load_, auto_grow_);
-        nf.set_geometry(nslots_);
-        nf.allocate_table();
-        qf_appender app{nf};
-        cursor c{*this};
-        while (c.next())
-        {
-            std::size_t const cc = count_class(c.count());
-            bool const kept =
-                cc >= boundary || (boundary > 0 && cc == boundary - 1 &&
-                                   (mix(c.fingerprint()) >> (64 - tie_bits)) < tie_below);
-            if (kept && !app.append(c.fingerprint(), c.count()))
-                return 0; // (cannot happen: fewer entries than the table held)
-        }
-        app.finish();
+        rebuild_keeping(
+            [&](std::uint64_t const fp, std::uint64_t const count)
+            {
+                std::size_t const cc = count_class(count);
+                return cc >= boundary || (boundary > 0 && cc == boundary - 1 &&
+                                          (mix(fp) >> (64 - tie_bits)) < tie_below);
+            });
         for (auto & v : by_count)
             v = 0;
-        *this = std::move(nf);
         cursor again{*this};
         while (again.next())
             ++by_count[count_class(again.count())];
@@ -145,17 +150,8 @@ std::uint64_t quotient_filter::keep_sample(unsigned const level)
     fold_concurrent();
     std::uint64_t const before = distinct_;
     std::uint64_t const mask = (std::uint64_t{1} << level) - 1;
-    quotient_filter nf;
-    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
-    nf.set_geometry(nslots_);
-    nf.allocate_table();
-    qf_appender app{nf};
-    cursor c{*this};
-    while (c.next())
-        if (((c.fingerprint() >> shl_) & mask) == 0 && !app.append(c.fingerprint(), c.count()))
-            return 0; // (cannot happen: fewer entries than the table held)
-    app.finish();
-    *this = std::move(nf);
+    rebuild_keeping([&](std::uint64_t const fp, std::uint64_t)
+                    { return ((fp >> shl_) & mask) == 0; });
     return before - distinct_;
 }
 

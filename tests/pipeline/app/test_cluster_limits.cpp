@@ -19,14 +19,6 @@ namespace
 
 using namespace ksieve::test;
 
-std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
-{
-    std::string s(n, 'A');
-    for (auto & c : s)
-        c = "ACGT"[rng() % 4];
-    return s;
-}
-
 // A reference of `bases` random bases and `reads` reads of 150 bases, half of them from it.
 void write_data(temp_dir const & tmp, std::size_t const bases, std::size_t const reads,
                 std::uint64_t const seed)
@@ -307,21 +299,13 @@ TEST(memory_limit, the_whole_process_stays_within_max_memory)
     GTEST_SKIP() << "sanitizer builds keep shadow and quarantine memory beyond the limit";
 #endif
     temp_dir tmp;
-    // a metagenome of 20 genomes of 25 kbp, 120,000 reads at 0.5% errors
+    // a metagenome of 20 genomes of 25 kbp, 120,000 reads at 0.5% errors, and its genomes
     std::mt19937_64 rng{44};
+    std::string const fq = metagenome_fastq(rng, 20, 25000, 120000);
+    std::mt19937_64 again{44};
     std::vector<std::string> genomes;
     for (int g = 0; g < 20; ++g)
-        genomes.push_back(random_dna(rng, 25000));
-    std::string fq;
-    for (int i = 0; i < 120000; ++i)
-    {
-        std::string const & g = genomes[rng() % genomes.size()];
-        std::string seq = g.substr(rng() % (g.size() - 150), 150);
-        for (char & c : seq)
-            if (rng() % 200 == 0)
-                c = "ACGT"[rng() % 4];
-        fq += "@m" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(150, 'I') + "\n";
-    }
+        genomes.push_back(random_dna(again, 25000));
     write_file(tmp / "meta.fq", fq);
     std::string fa;
     for (std::size_t g = 0; g < genomes.size(); ++g)

@@ -16,14 +16,6 @@ using namespace ksieve::test;
 using label_set = std::set<std::string>;
 constexpr unsigned k = 21;
 
-std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
-{
-    std::string s(n, 'A');
-    for (auto & c : s)
-        c = "ACGT"[rng() % 4];
-    return s;
-}
-
 std::string canonical(std::string const & s)
 {
     return std::min(s, revcomp(s));

@@ -14,30 +14,12 @@ namespace
 
 using namespace ksieve::test;
 
-// Reads of a metagenome: 20 random genomes of 10 kbp, reads of 150 bases at 0.5% errors, about
-// 40x each.
+// Reads of a metagenome: 20 random genomes of 10 kbp, 50,000 reads of 150 bases at 0.5% errors,
+// about 40x each.
 void write_metagenome(std::string const & path)
 {
     std::mt19937_64 rng{42};
-    std::vector<std::string> genomes;
-    for (int g = 0; g < 20; ++g)
-    {
-        std::string s(10000, 'A');
-        for (char & c : s)
-            c = "ACGT"[rng() % 4];
-        genomes.push_back(std::move(s));
-    }
-    std::string fq;
-    for (int i = 0; i < 50000; ++i)
-    {
-        std::string const & g = genomes[rng() % genomes.size()];
-        std::string seq = g.substr(rng() % (g.size() - 150), 150);
-        for (char & c : seq)
-            if (rng() % 200 == 0)
-                c = "ACGT"[rng() % 4];
-        fq += "@m" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(150, 'I') + "\n";
-    }
-    write_file(path, fq);
+    write_file(path, metagenome_fastq(rng, 20, 10000, 50000));
 }
 
 TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)

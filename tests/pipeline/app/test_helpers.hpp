@@ -140,6 +140,37 @@ inline std::string gunzip(std::string const & path, temp_dir const & tmp)
 }
 
 /*! Naive FASTQ split: 4 lines per record, each record's exact bytes. */
+/*! Random bases A, C, G, T. */
+inline std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
+{
+    std::string s(n, 'A');
+    for (auto & c : s)
+        c = "ACGT"[rng() % 4];
+    return s;
+}
+
+/*! FASTQ of `reads` reads of 150 bases from `genomes` random genomes of `length` bases each (a read
+ * from a random one, at a random place), each base changed with probability 1/200 (0.5% errors):
+ * a synthetic metagenome. */
+inline std::string metagenome_fastq(std::mt19937_64 & rng, std::size_t const genomes,
+                                    std::size_t const length, std::size_t const reads)
+{
+    std::vector<std::string> g;
+    for (std::size_t i = 0; i < genomes; ++i)
+        g.push_back(random_dna(rng, length));
+    std::string fq;
+    for (std::size_t i = 0; i < reads; ++i)
+    {
+        std::string const & from = g[rng() % g.size()];
+        std::string seq = from.substr(rng() % (from.size() - 150), 150);
+        for (char & c : seq)
+            if (rng() % 200 == 0)
+                c = "ACGT"[rng() % 4];
+        fq += "@m" + std::to_string(i) + "\n" + seq + "\n+\n" + std::string(150, 'I') + "\n";
+    }
+    return fq;
+}
+
 inline std::vector<std::string> split_fastq(std::string const & text)
 {
     std::vector<std::string> recs;

@@ -16,14 +16,6 @@ namespace
 
 using namespace ksieve::test;
 
-std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
-{
-    std::string s(n, 'A');
-    for (auto & c : s)
-        c = "ACGT"[rng() % 4];
-    return s;
-}
-
 // Every file and directory under `dir`, relative to it.
 std::set<std::string> tree(std::string const & dir)
 {

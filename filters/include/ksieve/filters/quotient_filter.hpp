@@ -471,6 +471,9 @@ private:
     /*! \brief The used slots that max_load allows in the largest table growth reaches within
      * `cap_bytes` (this table's if it is larger). */
     [[nodiscard]] std::uint64_t room_within(std::uint64_t cap_bytes) const noexcept;
+    /*! \brief Rebuild at the same home slots with the entries for which keep(fingerprint, count)
+     * (quotient_filter_forget.cpp). \throws std::bad_alloc */
+    template <typename Keep> void rebuild_keeping(Keep && keep);
     [[nodiscard]] bool try_grow() noexcept;
 
     // Geometry.
