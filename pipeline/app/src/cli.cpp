@@ -70,7 +70,8 @@ void add_common(CLI::App & app, common_args & c)
     app.add_option("-t,--threads", c.threads, "Worker threads (0 = all cores)")
         ->default_val(0)
         ->check(whole_number);
-    app.add_flag("-q,--quiet", c.quiet, "No progress line");
+    app.add_flag("-q,--quiet", c.quiet,
+                 "No progress line and no summary line (warnings and errors are still printed)");
 }
 
 void add_max_memory(CLI::App & app, std::string & text)
@@ -112,11 +113,15 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
            "Target false-positive rate per k-mer, 0 <= EPS < 0.5; 0 = exact quotient filter")
         ->default_str(default_fpr_text)
         ->check(real_number);
-    app.add_option(
-        "--expected", expected,
-        "Expected distinct k-mers, or 'auto' (build: counted in a first pass over the input; "
-        "Bloom/cuckoo "
-        "filters do that when it is absent, also in dedup; from stdin they need a number)");
+    bool const dedup = app.get_name() == "dedup";
+    app.add_option("--expected", expected,
+                   dedup
+                       ? "Expected distinct k-mers (a quotient filter grows without it; Bloom and "
+                         "cuckoo filters are sized from a first pass over the input files when "
+                         "it is absent; from stdin they need a number)"
+                       : "Expected distinct k-mers, or 'auto' (counted in a first pass over the "
+                         "input; Bloom/cuckoo filters do that when it is absent; from stdin "
+                         "they need a number)");
     app.add_option("--shards", f.shards,
                    "Shards inside the filter file (power of two; default 64, fewer for k < 7)")
         ->check(whole_number);
@@ -164,7 +169,7 @@ void add_classify_outputs(CLI::App & app, classify_output_args & o, double const
                  "(default: warn)");
     app.add_option("--compression-level", o.compression_level,
                    "Level of compressed outputs (by extension: .gz as BGZF, .zst, .xz, .bz2), 0-9 "
-                   "(bzip2 1-9); "
+                   "(bzip2 0 is taken as 1); "
                    "default: gzip 1, zstd 3, xz 3, bzip2 9 (fast, a few percent larger than the "
                    "slow levels); "
                    "gzip 1 through ISA-L igzip (where built with it), 0 and 2-9 libdeflate; "
