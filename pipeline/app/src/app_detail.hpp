@@ -304,6 +304,13 @@ void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summ
 // --- cmd_dedup_exact.cpp
 // -----------------------------------------------------------------------------------
 
+// The bytes that a growing quotient filter's tables may take in dedup (0: no limit, or not a
+// growing filter): the memory limit less what is charged besides those tables (the prefilter); the
+// default limit's reserve counts every core, not -t, so that the outputs are the same for any -t.
+[[nodiscard]] std::uint64_t dedup_budget_bytes(any_filter const & filter, bool growing);
+// The warning, once, that dedup reached its budget at read (or pair) `unit`, counted from 1.
+void warn_dedup_budget(std::uint64_t budget, std::uint64_t unit);
+
 // dedup --exact (args.exact): a read (or pair) is known iff its sequence was seen in an earlier
 // one. \throws usage_error for options of k-mer dedup that do not apply; error as run_dedup
 [[nodiscard]] run_summary run_dedup_exact(dedup_args const & args);

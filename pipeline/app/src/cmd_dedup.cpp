@@ -103,28 +103,6 @@ void check_dedup_outputs(dedup_args const & args)
                                          args.input.inputs);
 }
 
-// The bytes that a growing quotient filter's tables may take in dedup (0: no limit): the memory
-// limit less what is charged besides those tables (the prefilter). The default limit's reserve is
-// taken for every core of the machine, not for -t, so that what is forgotten, and so the outputs,
-// are the same for any thread count.
-std::uint64_t dedup_budget_bytes(any_filter const & filter, bool const growing)
-{
-    if (!growing)
-        return 0;
-    std::uint64_t limit = memory_limit();
-    if (!memory_limit_is_explicit())
-    {
-        std::uint64_t const machine = physical_memory();
-        std::uint64_t const reserve =
-            (std::uint64_t{32} << 20) + (std::uint64_t{16} << 20) * resolve_threads(0);
-        limit = machine == 0 ? 0 : machine > reserve ? machine - reserve : machine / 4;
-    }
-    std::uint64_t const tables = filter.stats().bytes;
-    std::uint64_t const charged = charged_memory();
-    std::uint64_t const besides = charged > tables ? charged - tables : 0;
-    return limit > besides ? limit - besides : 1;
-}
-
 // The dedup filter. A growing quotient filter under a small memory budget has fewer shards (unless
 // --shards is given), so that its empty tables take at most a quarter of the budget: each shard
 // forgets within its own share, which must hold a batch. \throws error where even one shard does
@@ -133,7 +111,7 @@ std::unique_ptr<any_filter> make_dedup_filter(dedup_args const & args, filter_co
 {
     std::unique_ptr<any_filter> filter =
         detail::make_filter_within_memory(cfg, args.filter.expected != 0);
-    std::uint64_t const budget = dedup_budget_bytes(*filter, filter->collision_keys());
+    std::uint64_t const budget = detail::dedup_budget_bytes(*filter, filter->collision_keys());
     while (budget != 0 && args.filter.shards == 0 && cfg.shard_bits > 0 &&
            filter->stats().bytes > budget / 4)
     {
@@ -163,7 +141,8 @@ public:
           query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads}, speculator_{threads},
           rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
           exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)},
-          budget_bytes_{dedup_budget_bytes(filter, resolvable_)}, budget_{filter, budget_bytes_}
+          budget_bytes_{detail::dedup_budget_bytes(filter, resolvable_)}, budget_{filter,
+                                                                                  budget_bytes_}
     {
     }
 
@@ -186,13 +165,7 @@ public:
             first_forgetting_ == 0)
         {
             first_forgetting_ = units_ + 1;
-            std::fprintf(stderr,
-                         "ksieve: warning: the dedup filter reached its memory budget of %s at "
-                         "read %llu: from here on it looks at a sample of the k-mers and "
-                         "forgets the others (more reads are kept, never fewer; --max-memory sets "
-                         "the budget)\n",
-                         format_bytes(budget_bytes_).c_str(),
-                         static_cast<unsigned long long>(first_forgetting_));
+            detail::warn_dedup_budget(budget_bytes_, first_forgetting_);
         }
         if (budget_.level() > 0)
             rule_.sample_margin = sample_margin;
@@ -295,5 +268,41 @@ run_summary run_dedup(dedup_args const & args)
     detail::finish_read_outputs(outputs, saved.get(), summary, t0, context, args.out, args.common);
     return summary;
 }
+
+namespace detail
+{
+
+// The bytes that a growing quotient filter's tables may take in dedup (0: no limit): the memory
+// limit less what is charged besides those tables (the prefilter). The default limit's reserve is
+// taken for every core of the machine, not for -t, so that what is forgotten, and so the outputs,
+// are the same for any thread count.
+std::uint64_t dedup_budget_bytes(any_filter const & filter, bool const growing)
+{
+    if (!growing)
+        return 0;
+    std::uint64_t limit = memory_limit();
+    if (!memory_limit_is_explicit())
+    {
+        std::uint64_t const machine = physical_memory();
+        std::uint64_t const reserve =
+            (std::uint64_t{32} << 20) + (std::uint64_t{16} << 20) * resolve_threads(0);
+        limit = machine == 0 ? 0 : machine > reserve ? machine - reserve : machine / 4;
+    }
+    std::uint64_t const tables = filter.stats().bytes;
+    std::uint64_t const charged = charged_memory();
+    std::uint64_t const besides = charged > tables ? charged - tables : 0;
+    return limit > besides ? limit - besides : 1;
+}
+
+void warn_dedup_budget(std::uint64_t const budget, std::uint64_t const unit)
+{
+    std::fprintf(stderr,
+                 "ksieve: warning: the dedup filter reached its memory budget of %s at read %llu: "
+                 "from here on it looks at a sample of the k-mers and forgets the others (more "
+                 "reads are kept, never fewer; --max-memory sets the budget)\n",
+                 format_bytes(budget).c_str(), static_cast<unsigned long long>(unit));
+}
+
+} // namespace detail
 
 } // namespace ksieve

@@ -3,6 +3,7 @@
 // the novel ones are kept in a quotient filter (exact keys with --fpr 0, the default).
 #include "app_detail.hpp"
 
+#include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/exact_dedup.hpp>
 #include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
@@ -100,14 +101,26 @@ run_summary run_dedup_exact(dedup_args const & args)
     unit_source source{args.input, reader_opts(threads)};
     output_set outputs{args.out, source, threads, source.paired()};
     exact_deduplicator dedup{key_options, threads};
+    std::uint64_t const budget_bytes = dedup_budget_bytes(*filter, true);
+    dedup_budget budget{*filter, budget_bytes};
     run_summary summary = start_summary(threads, source);
     progress_line progress{"dedup", args.common.quiet};
     summary.hits_exact = true; // one key per unit, always looked up
+    std::uint64_t units = 0, first_forgetting = 0;
     run_stream(
         source,
         [&](work_item & item)
-        { dedup.dedup(*filter, item.r1, item.r2, item.results, exact_filter_name); },
+        {
+            dedup.dedup(*filter, item.r1, item.r2, item.results, exact_filter_name, &budget);
+            if (first_forgetting == 0 && (budget.level() > 0 || budget.forgotten() > 0))
+                warn_dedup_budget(budget_bytes, first_forgetting = units + 1);
+            units += item.r1.size();
+        },
         batch_writer(outputs, summary, progress, source));
+    summary.memory_budget = budget_bytes;
+    summary.forgotten_kmers = budget.forgotten();
+    summary.forgetting_from_unit = first_forgetting;
+    summary.kmer_sample_level = budget.level();
     progress.finish();
     throw_if_stop_requested();
     check_filter_rate(*filter, args);

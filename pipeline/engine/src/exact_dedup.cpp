@@ -146,9 +146,11 @@ void exact_deduplicator::hash_units(io::record_batch const & r1, io::record_batc
 
 void exact_deduplicator::dedup(any_filter & filter, io::record_batch const & r1,
                                io::record_batch const & r2, std::vector<unit_result> & results,
-                               std::string const & filter_name)
+                               std::string const & filter_name, dedup_budget * const budget)
 {
     hash_units(r1, r2);
+    if (budget != nullptr)
+        (void)budget->make_room(filter, keys_);
     // One key per unit: known iff its one key is a hit (count >= 1), i.e. hits / kmers >= 1.
     decision_rule const rule{1, 1.0, 0};
     std::array<any_filter const *, 1> const filters{&filter};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <ksieve/engine/dedup.hpp>
+#include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/unit_result.hpp>
 #include <ksieve/filters/any_filter.hpp>
@@ -73,10 +74,13 @@ public:
     /*! \brief Decide the units of a batch (r1[u], with r2[u] when r2 is not empty) and insert the
      * keys of the novel ones into `filter`. \pre filter.collision_keys() (a quotient filter) with
      * the key parameters sequence_key_params(options); r2 empty or r2.size() == r1.size(); no other
-     * thread uses the filter. \throws full_error naming filter_name if the filter cannot grow;
+     * thread uses the filter. With a `budget`, a batch that could push the filter past it first
+     * samples the keys (dedup_budget::make_room): a unit whose key is outside the sample is novel
+     * and not remembered. \throws full_error naming filter_name if the filter cannot grow;
      * std::bad_alloc */
     void dedup(any_filter & filter, io::record_batch const & r1, io::record_batch const & r2,
-               std::vector<unit_result> & results, std::string const & filter_name);
+               std::vector<unit_result> & results, std::string const & filter_name,
+               dedup_budget * budget = nullptr);
 
 private:
     void hash_units(io::record_batch const & r1, io::record_batch const & r2);
