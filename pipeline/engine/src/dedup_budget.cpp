@@ -61,6 +61,11 @@ std::uint64_t dedup_budget::make_room(any_filter & filter, batch_keys & keys)
 {
     if (share_ == 0)
         return 0;
+    // far from the budget (every table, doubled, and the batch's keys at 16 bytes a slot fit in one
+    // shard's share): nothing to count
+    std::uint64_t const batch = keys.units() == 0 ? 0 : keys.offset[keys.units()];
+    if (level_ == 0 && 2 * filter.stats().bytes + 32 * batch <= share_)
+        return 0;
     std::uint64_t now = 0;
     // a sample of half the keys of the one before, while a shard cannot take the batch: decisions
     // on the sample keep their hit fractions, where forgetting at random would not
