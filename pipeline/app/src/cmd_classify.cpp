@@ -3,7 +3,7 @@
 
 #include <ksieve/filters/error.hpp>
 
-#include <ksieve/engine/label_vote.hpp>
+#include <ksieve/engine/exact_classifier.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -53,70 +53,6 @@ detail::loaded_filters load_classify_filters(classify_args const & args, unsigne
                                          read);
     return filters;
 }
-
-// Classification with every k-mer looked up, so that hits are exact (--report, --exact-hits). Long
-// records (chromosomes, contigs) are taken in windows, so that memory stays bounded by the batch.
-class exact_classifier
-{
-public:
-    exact_classifier(batch_engine const & engine, std::span<any_filter const * const> const filters,
-                     decision_rule const & rule)
-        : engine_{engine}, filters_{filters}, rule_{rule}
-    {
-        if (filters.size() == 1 && filters.front()->labeled())
-            vote_.emplace(*filters.front()->labels());
-    }
-
-    void classify(work_item & item)
-    {
-        std::size_t const n = item.r1.size();
-        hits_.assign(n, 0);
-        detail::for_each_key_piece(engine_, item, keys_, kmers_,
-                                   [&](batch_keys & piece, std::span<std::size_t const> const owner)
-                                   {
-                                       engine_.query(filters_, piece);
-                                       engine_.decide(piece, rule_, piece_results_);
-                                       for (std::size_t w = 0; w < piece.units(); ++w)
-                                           hits_[owner.empty() ? w : owner[w]] +=
-                                               piece_results_[w].hits;
-                                       if (vote_)
-                                           add_votes(piece, owner);
-                                   });
-        item.results.resize(n);
-        for (std::size_t u = 0; u < n; ++u)
-        {
-            auto const c = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(kmers_[u], std::numeric_limits<std::uint32_t>::max()));
-            auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits_[u], c));
-            item.results[u] = unit_result{c, h, rule_.known(h, c)};
-        }
-        if (vote_)
-        {
-            vote_->decide(item.results);
-            vote_->clear();
-        }
-    }
-
-private:
-    void add_votes(batch_keys const & piece, std::span<std::size_t const> const owner)
-    {
-        for (std::size_t w = 0; w < piece.units(); ++w)
-        {
-            auto const unit = static_cast<std::uint32_t>(owner.empty() ? w : owner[w]);
-            std::uint64_t const * const v = piece.values.data() + piece.offset[w];
-            for (std::uint32_t j = 0; j < piece.count[w]; ++j)
-                vote_->add(unit, v[j]);
-        }
-    }
-
-    batch_engine const & engine_;
-    std::span<any_filter const * const> filters_;
-    decision_rule rule_;
-    batch_keys keys_;
-    std::vector<std::uint64_t> kmers_, hits_; // per unit of the batch
-    std::vector<unit_result> piece_results_;
-    std::optional<label_vote> vote_; // labeled filters
-};
 
 } // namespace
 
