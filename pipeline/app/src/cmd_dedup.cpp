@@ -2,8 +2,7 @@
 // reads; the k-mers of the novel ones are added to the filter.
 #include "app_detail.hpp"
 
-#include <ksieve/engine/dedup.hpp>
-#include <ksieve/engine/dedup_budget.hpp>
+#include <ksieve/engine/kmer_dedup.hpp>
 #include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
@@ -122,94 +121,6 @@ std::unique_ptr<any_filter> make_dedup_filter(dedup_args const & args, filter_co
     return filter;
 }
 
-// Standard errors added to the hit fraction a read needs, once dedup looks at a sample of the
-// k-mers, so that the sample errs towards keeping a read (a read whose fraction of all its k-mers
-// is one standard error below --min-hit-fraction is called known with a probability of about 7%).
-// Measured on 200,000 metagenome reads (docs/design.md): 0 kept 0.6% fewer reads than the run
-// without a limit, 0.5 kept 5% more at half the k-mers, 2 kept 22% more.
-constexpr double sample_margin = 0.5;
-
-// dedup batch by batch, on the path that fits the filter and the outputs asked for. Every path
-// gives the classes of the serial definition.
-class deduplicator
-{
-public:
-    deduplicator(dedup_args const & args, any_filter & filter, kmer_params const & kmer,
-                 unsigned const threads)
-        : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)},
-          threads_{threads}, resolvable_{filter.collision_keys()},
-          query_filters_{&filter}, engine_{kmer, threads}, resolver_{threads}, speculator_{threads},
-          rule_{detail::dedup_rule(args.out)}, filter_name_{dedup_filter_name(args)},
-          exact_hits_{detail::exact_hits_asked(args.out)}, skip_at_{dedup_skip_at(args)},
-          budget_bytes_{detail::dedup_budget_bytes(filter, resolvable_)}, budget_{filter,
-                                                                                  budget_bytes_}
-    {
-    }
-
-    [[nodiscard]] bool exact_hits() const noexcept { return exact_hits_; }
-
-    // What the memory budget made it forget, into the run's summary.
-    void account(run_summary & s) const noexcept
-    {
-        s.memory_budget = budget_bytes_;
-        s.forgotten_kmers = budget_.forgotten();
-        s.forgetting_from_unit = first_forgetting_;
-        s.kmer_sample_level = budget_.level();
-    }
-
-    void dedup(work_item & item)
-    {
-        engine_.extract(item.r1, &item.r2, keys_);
-        // within the memory budget: shards that this batch could outgrow forget first
-        if ((budget_.make_room(filter_, keys_) != 0 || budget_.level() > 0) &&
-            first_forgetting_ == 0)
-        {
-            first_forgetting_ = units_ + 1;
-            detail::warn_dedup_budget(budget_bytes_, first_forgetting_);
-        }
-        if (budget_.level() > 0)
-            rule_.sample_margin = sample_margin;
-        units_ += item.r1.size();
-        // Both quotient-filter paths equal the serial definition. Speculation needs fewer filter
-        // operations but does not count exact hits for known reads.
-        if (resolvable_ && !exact_hits_)
-            speculator_.run(filter_, keys_, rule_, item.results, filter_name_);
-        else if (resolvable_)
-        {
-            // parallel query, serial in-batch resolution, parallel insert
-            engine_.query(query_filters_, keys_);
-            resolver_.resolve(filter_, keys_, rule_, exact_hits_, item.results);
-            engine_.insert(filter_, keys_, &item.results, filter_name_, skip_at_);
-        }
-        else
-            engine_.dedup_serial(filter_, keys_, rule_, item.results, filter_name_);
-        if (prefiltered_ != nullptr) // the end of a batch for the prefilter
-            commit_round(*prefiltered_, threads_);
-    }
-
-private:
-    any_filter & filter_;
-    prefiltered_filter * const prefiltered_; // the filter, when it has a prefilter
-    unsigned const threads_;
-    bool const resolvable_; // a quotient filter: collision keys make in-batch resolution exact
-    std::vector<any_filter const *> const query_filters_;
-    batch_engine engine_;
-    dedup_resolver resolver_;
-    dedup_speculator speculator_;
-    decision_rule rule_;            // (on a sample of the k-mers, with a margin towards keeping)
-    std::string const filter_name_; // for errors
-    // Without exact hits a unit already known before its batch is not looked up in the batch's own
-    // additions.
-    bool const exact_hits_;
-    std::uint64_t const skip_at_; // engine.insert's skip_at
-    std::uint64_t const budget_bytes_;
-    dedup_budget budget_;
-    std::uint64_t units_{0};            // units before this batch
-    std::uint64_t first_forgetting_{0}; // unit (from 1) before which it first forgot; 0: never
-
-    batch_keys keys_;
-};
-
 // After the run: warnings about the filter, and with --save-filter the filter written under a
 // temporary name (committed with the other outputs; null without --save-filter).
 std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, any_filter & filter,
@@ -251,16 +162,31 @@ run_summary run_dedup(dedup_args const & args)
     io::reader_options const reading = detail::reader_opts(threads);
     unit_source source{args.input, reading};
     detail::output_set outputs{args.out, source, threads, source.paired()};
-    deduplicator dedup{args, *filter, cfg.kmer, threads};
+    kmer_deduplicator dedup{*filter,
+                            cfg.kmer,
+                            threads,
+                            {detail::dedup_rule(args.out), detail::exact_hits_asked(args.out),
+                             dedup_skip_at(args), dedup_filter_name(args),
+                             detail::dedup_budget_bytes(*filter, filter->collision_keys())}};
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"dedup", args.common.quiet};
     summary.hits_exact = dedup.exact_hits();
     run_stream(
-        source, [&](work_item & item) { dedup.dedup(item); },
+        source,
+        [&](work_item & item)
+        {
+            bool const forgetting = dedup.forgetting_from_unit() != 0;
+            dedup.dedup(item);
+            if (!forgetting && dedup.forgetting_from_unit() != 0) // said once
+                detail::warn_dedup_budget(dedup.budget_bytes(), dedup.forgetting_from_unit());
+        },
         detail::batch_writer(outputs, summary, progress, source));
     progress.finish();
     throw_if_stop_requested();
-    dedup.account(summary);
+    summary.memory_budget = dedup.budget_bytes();
+    summary.forgotten_kmers = dedup.budget().forgotten();
+    summary.forgetting_from_unit = dedup.forgetting_from_unit();
+    summary.kmer_sample_level = dedup.budget().level();
     auto const saved = finish_dedup_filter(args, *filter, threads);
     detail::run_context const context{"dedup", &args.input.inputs,
                                       args.save_filter.empty() ? std::vector<std::string>{}
