@@ -77,10 +77,11 @@ void add_common(CLI::App & app, common_args & c)
 void add_max_memory(CLI::App & app, std::string & text)
 {
     app.add_option("--max-memory", text,
-                   "Refuse filters that would need more than SIZE of memory (such as 8G or 512M), "
-                   "before allocating them; default: the machine's memory or the cgroup's limit "
-                   "(a container or batch job), less 32 MiB + 16 MiB per thread for reads and "
-                   "buffers");
+                   "Memory of the whole process, SIZE such as 8G or 512M: batches of reads and "
+                   "output buffers are sized from it, filter tables get the rest (a table that "
+                   "would not fit is refused before it is allocated); default: the machine's "
+                   "memory or the cgroup's limit (a container or batch job), less 32 MiB + 16 MiB "
+                   "per thread for reads and buffers");
 }
 
 void add_inputs(CLI::App & app, input_args & in, bool const required = true)
@@ -114,16 +115,19 @@ void add_filter_options(CLI::App & app, filter_args & f, std::string & type, std
         ->default_str(default_fpr_text)
         ->check(real_number);
     bool const dedup = app.get_name() == "dedup";
-    app.add_option("--expected", expected,
-                   dedup
-                       ? "Expected distinct k-mers (a quotient filter grows without it; Bloom and "
-                         "cuckoo filters are sized from a first pass over the input files when "
-                         "it is absent; from stdin they need a number)"
-                       : "Expected distinct k-mers, or 'auto' (counted in a first pass over the "
-                         "input; Bloom/cuckoo filters do that when it is absent; from stdin "
-                         "they need a number)");
+    app.add_option(
+        "--expected", expected,
+        dedup ? "Expected distinct k-mers (a quotient filter grows without it; Bloom and "
+                "cuckoo filters are sized from a first pass over the input files when "
+                "it is absent; from stdin they need a number)"
+              : "Expected distinct k-mers, or 'auto' (counted in a first pass over the "
+                "input); default: counted in a first pass when every input is a regular "
+                "file (from stdin a quotient filter grows, the other types need a number)");
     app.add_option("--shards", f.shards,
-                   "Shards inside the filter file (power of two; default 64, fewer for k < 7)")
+                   dedup ? "Shards inside the filter (power of two; default 64, fewer for k < 7 "
+                           "and under a small --max-memory)"
+                         : "Shards inside the filter file (power of two; default 64, fewer for "
+                           "k < 7 and for small quotient filters)")
         ->check(whole_number);
     app.add_option("--seed", f.seed, "Hash seed (filters used together must share it)")
         ->default_val(default_hash_seed)
@@ -306,7 +310,7 @@ void add_build(CLI::App & app, cli_state & st)
     add_common(*c, st.build.common);
     c->add_option("-o,--output", st.build.output, "Filter file to write")->required();
     add_filter_options(*c, st.build.filter, st.build_type, st.build_expected,
-                       "0.0001 for qf, 0.001 for bloom, cuckoo and counting-bloom");
+                       "0.0001 for qf, 0.001 for the others");
     c->add_option(
          "--sampling", st.build_sampling,
          "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
@@ -323,7 +327,8 @@ void add_build(CLI::App & app, cli_state & st)
                 "--min-count above 1 then finds nothing");
     c->add_option("--part", st.part_text,
                   "Build only the k-mers of part I of S of the key space (I/S, I from 0; "
-                  "S <= 65536): scatter over S jobs, then merge (--shard I/S: its older name)");
+                  "S <= 65536; default: the whole key space): scatter over S jobs, then merge "
+                  "(--shard I/S: its older name)");
     c->add_option("--shard", st.shard_text, "The older name of --part")->group(""); // not listed
     c->add_option("--label", st.label_texts,
                   "NAME=FILE[,FILE...]: a labeled filter, whose every k-mer carries the set of "
@@ -386,6 +391,13 @@ void add_dedup(CLI::App & app, cli_state & st)
     c->get_option("--no-canonical")
         ->description("Use forward k-mers instead of canonical ones; with --exact, compare "
                       "sequences only as given (not their reverse complements, nor swapped mates)");
+    c->get_option("--max-memory")
+        ->description("Memory of the whole process, SIZE such as 8G or 512M: batches of reads and "
+                      "output buffers are sized from it, the filter's tables get the rest and a "
+                      "quotient filter samples or forgets k-mers to stay within it; default: the "
+                      "machine's memory or the cgroup's limit (a container or batch job), less "
+                      "32 MiB + 16 MiB per core for reads and buffers (for any -t, so that the "
+                      "outputs are the same)");
     c->add_option("--save-filter", st.dedup.save_filter, "Write the accumulated filter here");
     c->add_flag("--prefilter", st.dedup.prefilter,
                 "Normalization (--min-count >= 3, a quotient filter): a small Bloom filter "
@@ -397,9 +409,9 @@ void add_dedup(CLI::App & app, cli_state & st)
                   "smallest-hash k-mer of every W consecutive ones: about 2 / (W + 1) of them)")
         ->default_val("all");
     c->add_option("--prefilter-size", st.prefilter_size,
-                  "Bytes of the prefilter (such as 256M); default: a quarter of the input files' "
-                  "bytes, at most 128M "
-                  "(one per k-mer of --expected if given)");
+                  "Bytes of the prefilter (such as 256M; at least 1M); default: 1 byte per k-mer "
+                  "of --expected if given, else a quarter of the input files' bytes (128M for "
+                  "stdin), at most 128M and at most an eighth of a given --max-memory");
     add_inputs(*c, st.dedup.input);
     c->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
               "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to "
