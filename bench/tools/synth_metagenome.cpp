@@ -7,8 +7,13 @@
 // share, reads, coverage in the READS reads) to OUT_TSV. With the defaults, 10 M reads cover the
 // genomes from about 0.14x to 130x. Usage: synth_metagenome READS OUT_TSV [GENOMES=20]
 // [SUBST_RATE=0.005] [MIN_COV=0.1] [MAX_COV=90] The same arguments always give the same bytes.
+// With SYNTH_TICK_EVERY=N and SYNTH_TICK_FILE=PATH in the environment it also writes, every N
+// reads, "reads<TAB>seconds since start" to PATH: piped into a consumer, writes wait for it to
+// read, so the lines time the consumer's progress through the stream (within the 1 MiB output
+// buffer).
 #include "synth_common.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -93,8 +98,26 @@ int main(int argc, char ** argv)
     std::string read(read_length, 'A');
     static char out_buf[1 << 20];
     std::setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+    char const * const tick_every_text = std::getenv("SYNTH_TICK_EVERY");
+    char const * const tick_path = std::getenv("SYNTH_TICK_FILE");
+    std::uint64_t const tick_every = tick_every_text != nullptr && tick_path != nullptr
+                                         ? std::strtoull(tick_every_text, nullptr, 10)
+                                         : 0;
+    FILE * const ticks = tick_every != 0 ? std::fopen(tick_path, "w") : nullptr;
+    if (tick_every != 0 && ticks == nullptr)
+    {
+        std::fprintf(stderr, "synth_metagenome: cannot write %s\n", tick_path);
+        return 1;
+    }
+    auto const start = std::chrono::steady_clock::now();
     for (std::uint64_t r = 0; r < reads; ++r)
     {
+        if (ticks != nullptr && r % tick_every == 0 && r != 0)
+        {
+            std::chrono::duration<double> const t = std::chrono::steady_clock::now() - start;
+            std::fprintf(ticks, "%llu\t%.3f\n", static_cast<unsigned long long>(r), t.count());
+            std::fflush(ticks);
+        }
         std::uint64_t const x = rng() >> 11;
         std::size_t g = 0;
         while (cum[g] <= x)
@@ -106,6 +129,13 @@ int main(int argc, char ** argv)
     }
     if (std::fflush(stdout) != 0)
         return 1;
+    if (ticks != nullptr)
+    {
+        std::chrono::duration<double> const t = std::chrono::steady_clock::now() - start;
+        std::fprintf(ticks, "%llu\t%.3f\n", static_cast<unsigned long long>(reads), t.count());
+        if (std::fclose(ticks) != 0)
+            return 1;
+    }
     FILE * const t = std::fopen(argv[2], "w");
     if (t == nullptr)
         return 1;

@@ -111,6 +111,12 @@ std::uint64_t memory_limit() noexcept
     return machine > kept ? machine - kept : machine / 4;
 }
 
+std::uint64_t process_memory_limit() noexcept
+{
+    std::uint64_t const e = explicit_limit.load();
+    return e != 0 ? e : physical_memory();
+}
+
 std::uint64_t charged_memory() noexcept
 {
     return charged.load();

@@ -1,10 +1,12 @@
 // The outputs of the commands that classify reads: the read files and the per-read report
 // (output_set), the run summary, and the --stats and --multiqc JSON files.
 #include "app_detail.hpp"
+#include "platform_app.hpp"
 
 #include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/labels.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -158,6 +160,10 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
+    // the process's memory: the limit it kept within (--max-memory, or the machine's or cgroup's
+    // memory less the reserve) and its peak resident set so far
+    j["memory_limit"] = process_memory_limit();
+    j["peak_resident_bytes"] = app_platform::peak_resident_bytes();
     if (c.command == "dedup")
     {
         j["memory_budget"] = s.memory_budget;

@@ -58,6 +58,10 @@ TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)
         EXPECT_GT(json_number(json, "memory_budget"), 0.0);
         EXPECT_LT(json_number(json, "memory_budget"), 12.0 * 1024 * 1024);
         EXPECT_LT(json_number(json, "kmer_sample"), 1.0);
+        // the process's limit and its peak resident set (the test of the whole process's limit
+        // measures the peak from outside)
+        EXPECT_EQ(json_number(json, "memory_limit"), 12.0 * 1024 * 1024);
+        EXPECT_GT(json_number(json, "peak_resident_bytes"), 0.0);
         EXPECT_GE(json_number(json, "novel"), free_kept);
         EXPECT_LE(json_number(json, "novel"), 1.25 * free_kept);
         EXPECT_EQ(json_number(json, "known") + json_number(json, "novel"), 50000.0);

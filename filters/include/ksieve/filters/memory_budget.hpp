@@ -57,6 +57,10 @@ void set_memory_reserve(std::uint64_t bytes) noexcept;
  * memory_reserve() (a quarter of it where the reserve is not smaller). */
 [[nodiscard]] std::uint64_t memory_limit() noexcept;
 
+/*! \brief The limit of the whole process in bytes: set_memory_limit()'s, or physical_memory() (0 if
+ * unknown); memory_limit() is the part of it that filter tables may take. */
+[[nodiscard]] std::uint64_t process_memory_limit() noexcept;
+
 /*! \brief Whether set_memory_limit() set the limit (false: the machine's memory). */
 [[nodiscard]] bool memory_limit_is_explicit() noexcept;
 
