@@ -22,7 +22,9 @@ C=20
 ROWS=$WORK/stream.rows.tsv
 
 find_ksieve
-need_tools pigz seqkit clumpify.sh bbnorm.sh "$KHMER_NORMALIZE" /usr/bin/time
+# (Debian's bbmap leaves clumpify.sh out of PATH)
+CLUMPIFY=${CLUMPIFY:-$(command -v clumpify.sh || echo /usr/share/bbmap/clumpify.sh)}
+need_tools pigz seqkit "$CLUMPIFY" bbnorm.sh "$KHMER_NORMALIZE" /usr/bin/time
 SYNTH=$(dirname "$KSIEVE")/../bench/synth_metagenome
 [[ -x $SYNTH ]] || SYNTH=$REPO/build/bench/synth_metagenome
 [[ -x $SYNTH ]] || die "build the synth_metagenome target first (cmake --build build --target synth_metagenome)"
@@ -46,11 +48,14 @@ stream()
     awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$S/$name.one" > "$S/$name.times"
 }
 
-# tenths NAME: reads per second in each tenth of the stream, from the generator's ticks
+# tenths NAME: reads per second in each tenth of the stream, from the generator's ticks, then the
+# last tenth's rate over the first's
 tenths()
 {
     awk -F'\t' 'BEGIN { r0 = 0; t0 = 0 }
-        { printf "%s%.0f", (NR > 1 ? " / " : ""), ($1 - r0) / ($2 - t0); r0 = $1; t0 = $2 }' "$S/$1.ticks"
+        { v = ($1 - r0) / ($2 - t0); if (NR == 1) first = v; printf "%s%.0f", (NR > 1 ? " / " : ""), v
+          r0 = $1; t0 = $2 }
+        END { printf " | %.2f", v / first }' "$S/$1.ticks"
 }
 
 # the first PREFIX_READS reads of the same stream, as a file for the peers
@@ -83,10 +88,10 @@ measure_in "$S" khmer_prefix "$KHMER_NORMALIZE" -q -k "$K" -C "$C" -M 2e9 --forc
     -o "$S/khmer_prefix.fq" "$prefix"
 measure_in "$S" bbnorm_prefix bbnorm.sh -Xmx2g in="$prefix" out="$S/bbnorm_prefix.fq" target="$C" min=0 \
     passes=1 k="$K" threads="$T"
-measure_in "$S" ksieve_exact "$KSIEVE" dedup -q -t "$T" --exact --no-canonical --stats "$S/ksieve_exact.json" \
+measure_in "$S" ksieve_exact "$KSIEVE" dedup -q -t "$T" --exact --stats "$S/ksieve_exact.json" \
     --novel "$S/ksieve_exact.fq" "$exact"
 measure_in "$S" seqkit_exact seqkit rmdup -s -j "$T" -o "$S/seqkit_exact.fq" "$exact"
-measure_in "$S" clumpify_exact clumpify.sh -Xmx4g in="$exact" out="$S/clumpify_exact.fq" dedupe=t \
+measure_in "$S" clumpify_exact "$CLUMPIFY" -Xmx4g in="$exact" out="$S/clumpify_exact.fq" dedupe=t \
     subs=0 threads="$T" ow=t
 
 kept()
@@ -104,8 +109,8 @@ label_of()
         ksieve_prefix) echo "ksieve dedup, first $PREFIX_READS reads" ;;
         khmer_prefix) echo "khmer normalize-by-median -M 2e9, first $PREFIX_READS reads" ;;
         bbnorm_prefix) echo "bbnorm passes=1 min=0 -Xmx2g, first $PREFIX_READS reads" ;;
-        ksieve_exact) echo "ksieve dedup --exact --no-canonical, 20% duplicates" ;;
-        seqkit_exact) echo "seqkit rmdup -s, 20% duplicates" ;;
+        ksieve_exact) echo "ksieve dedup --exact, 20% duplicates" ;;
+        seqkit_exact) echo "seqkit rmdup -s (both strands, as ksieve --exact), 20% duplicates" ;;
         clumpify_exact) echo "clumpify.sh dedupe subs=0, 20% duplicates" ;;
     esac
 }
@@ -124,10 +129,10 @@ NAMES="ksieve_stream ksieve_stream_limit ksieve_prefix khmer_prefix bbnorm_prefi
     echo
     rows_md "$ROWS"
     echo
-    echo "| run | kept reads | reads per second in each tenth of the stream |"
-    echo "|---|---:|---|"
+    echo "| run | kept reads | reads per second in each tenth of the stream | last tenth / first |"
+    echo "|---|---:|---|---:|"
     for name in $NAMES; do
-        case $name in ksieve_stream*) t=$(tenths "$name") ;; *) t="-" ;; esac
+        case $name in ksieve_stream*) t=$(tenths "$name") ;; *) t="- | -" ;; esac
         echo "| $(label_of "$name") | $(kept "$name") | $t |"
     done
     echo
