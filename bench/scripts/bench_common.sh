@@ -173,17 +173,20 @@ cmd_text()
 }
 
 # measure_in DIR NAME CMD... : one run of CMD under /usr/bin/time; appends "wall cpu_s rss_kb" to DIR/NAME.times
-# and writes the command to DIR/NAME.cmd (stdout dropped, stderr in DIR/NAME.err). For alternated repeated
-# runs: call it once per round for every command of the round.
+# and the 1-minute load average at its start to DIR/NAME.loads, and writes the command to DIR/NAME.cmd (stdout
+# dropped, stderr in DIR/NAME.err). For alternated repeated runs: call it once per round for every command of
+# the round (the first run of NAME, with no NAME.times yet, starts its loads afresh).
 measure_in()
 {
     local dir=$1 name=$2
     shift 2
     cmd_text "$@" > "$dir/$name.cmd"
+    [[ -e $dir/$name.times ]] || : > "$dir/$name.loads"
     log "run $name"
     # (the disk writes of the runs before are finished first: a tool that leaves its output to the kernel's
     # background writeback would otherwise slow down the run after it, often the other tool's)
     sync
+    cut -d' ' -f1 /proc/loadavg >> "$dir/$name.loads"
     /usr/bin/time -f "%e %U %S %M" -o "$dir/$name.one" "$@" > /dev/null 2> "$dir/$name.err" ||
         die "$name failed: $(tail -3 "$dir/$name.err")"
     awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$dir/$name.one" >> "$dir/$name.times"
@@ -200,19 +203,24 @@ stats_in()
 # median_in DIR NAME C : the median of column C of NAME's runs
 median_in() { stats_in "$1" "$2" "$3" | cut -d' ' -f2; }
 
+# loads_in DIR NAME : the 1-minute load averages at the start of NAME's runs, in run order ("0.12/1.05/0.98";
+# "?" where not recorded)
+loads_in() { if [[ -s $1/$2.loads ]]; then paste -sd/ "$1/$2.loads"; else echo '?'; fi; }
+
 # The rows of a step: one line per measured command, tab-separated, with a header (ROWS_HEADER). panel
-# names the task of the peers plots (host, dedup, setops, build) or is "-"; label says what ran.
+# names the task of the peers plots (host, dedup, setops, build) or is "-"; label says what ran (for a peer:
+# the settings it ran with); load_start the 1-minute load average at the start of each run.
 ROWS_HEADER=$'id\tpanel\ttool\tlabel\truns\twall_min\twall_med\twall_max\tcpu_min\tcpu_med\tcpu_max'
-ROWS_HEADER+=$'\trss_min_mb\trss_med_mb\trss_max_mb\tcommand'
+ROWS_HEADER+=$'\trss_min_mb\trss_med_mb\trss_max_mb\tcommand\tload_start'
 
 # row_tsv DIR NAME PANEL TOOL LABEL: NAME's runs in DIR as one row
 row_tsv()
 {
     local dir=$1 name=$2 w c r
     w=$(stats_in "$dir" "$name" 1); c=$(stats_in "$dir" "$name" 2); r=$(stats_in "$dir" "$name" 3)
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$3" "$4" "$5" "$(wc -l < "$dir/$name.times")" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$3" "$4" "$5" "$(wc -l < "$dir/$name.times")" \
         "$(echo "$w $c" | tr ' ' '\t')" "$(awk '{ printf "%.0f\t%.0f\t%.0f", $1 / 1024, $2 / 1024, $3 / 1024 }' <<< "$r")" \
-        "$(< "$dir/$name.cmd")"
+        "$(< "$dir/$name.cmd")" "$(loads_in "$dir" "$name")"
 }
 
 # rows_md TSV [ID...]: a Markdown table of the rows of TSV (all, or those named, in that order)
@@ -220,13 +228,14 @@ rows_md()
 {
     local tsv=$1
     shift
-    echo "| run | runs | wall s: min / median / max | CPU s (median) | peak RSS MB (median) |"
-    echo "|---|---:|---:|---:|---:|"
+    echo "| run | runs | wall s: min / median / max | CPU s (median) | peak RSS MB (median) | load at start of each run |"
+    echo "|---|---:|---:|---:|---:|---|"
     awk -F'\t' -v ids="$*" '
         BEGIN { n = split(ids, want, " "); for (i = 1; i <= n; ++i) order[want[i]] = i }
         NR == 1 { next }
         n == 0 || ($1 in order) {
-            line = sprintf("| %s | %s | %.2f / %.2f / %.2f | %.2f | %s |", $4, $5, $6, $7, $8, $10, $13)
+            line = sprintf("| %s | %s | %.2f / %.2f / %.2f | %.2f | %s | %s |", $4, $5, $6, $7, $8, $10, $13,
+                           $16 == "" ? "?" : $16)
             if (n == 0) print line; else keep[order[$1]] = line
         }
         END { for (i = 1; i <= n; ++i) if (i in keep) print keep[i] }' "$tsv"
@@ -373,20 +382,58 @@ make_data()
     log "data: $NORM ($NORM_READS reads, $NORM_KMERS k-mers); host.fa $HOST_KMERS k-mers"
 }
 
-# page_head PAGE TITLE SCRIPT OPTION: the start of a benchmark page of its own at PAGE (its title, the
-# script that generates it and the environment variable that asks for it, the commit, date and machine);
-# refused for a tree with local changes other than PAGE, since the page names one commit.
-page_head()
+# ---------------------------------------------------------------------------------------------------------
+# What ran: the build of the executable measured and the CPU code path it takes (bench_all.sh's Methods)
+# ---------------------------------------------------------------------------------------------------------
+# build_info: key=value lines of the build of $KSIEVE, read from the CMakeCache.txt of its build directory:
+# compiler (path and first line of --version), build_type, cxx_flags (CMAKE_CXX_FLAGS and those of the build
+# type) and ksieve_options (the KSIEVE_* settings of the cache); "unknown" without a cache.
+build_info()
 {
-    [[ -z $(git -C "$REPO" status --porcelain --untracked-files=no -- . ":(exclude)${1#"$REPO"/}") ]] ||
-        die "local changes in $REPO: commit them first (the page names one commit)"
-    local cpu mem
-    cpu=$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')
-    mem=$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)
-    echo "# Benchmarks: $2"
-    echo
-    echo "<!-- Generated by $3 ($4); edit the script, not this page. -->"
-    echo
-    echo "Commit \`$(git -C "$REPO" rev-parse --short=10 HEAD)\`, $(date -u +%Y-%m-%d); $cpu, $(nproc) cores,"
-    echo "$mem of memory, $(uname -sr)."
+    local cache cxx type flags
+    cache=$(dirname "$KSIEVE")/../CMakeCache.txt
+    if [[ ! -f $cache ]]; then
+        printf 'compiler=unknown (no CMakeCache.txt beside %s)\nbuild_type=unknown\ncxx_flags=unknown\nksieve_options=unknown\n' \
+            "$(cmd_text "$KSIEVE")"
+        return
+    fi
+    cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$cache" | head -n1; }
+    cxx=$(cache_value CMAKE_CXX_COMPILER)
+    type=$(cache_value CMAKE_BUILD_TYPE)
+    flags="$(cache_value CMAKE_CXX_FLAGS) $(cache_value "CMAKE_CXX_FLAGS_${type^^}")"
+    echo "compiler=$cxx ($("$cxx" --version 2> /dev/null | head -n1 || echo 'version unknown'))"
+    echo "build_type=${type:-none}"
+    echo "cxx_flags=$(xargs <<< "$flags")"
+    echo "ksieve_options=$(grep -E '^KSIEVE_[A-Z0-9_]*:(BOOL|STRING)=.' "$cache" | sed 's/:[A-Z]*=/=/' | paste -sd' ')"
+}
+
+# cpu_path: the CPU level of ksieve's kernels on this machine and environment, by the rules of
+# filters/include/ksieve/filters/cpu_dispatch.hpp (ksieve does not print its choice): x86-64-v4 with AVX-512
+# F/BW/CD/DQ/VL, x86-64-v3 with AVX2, BMI1/2, LZCNT, POPCNT, FMA, F16C and MOVBE, aarch64 NEON, else generic;
+# KSIEVE_SIMD=generic or x86-64-v3 lowers it; AMD family 0x17 and Hygon 0x18 keep the quotient filter's
+# portable select (slow pdep).
+cpu_path()
+{
+    local arch flags vendor family level=generic
+    arch=$(uname -m)
+    if [[ $arch == aarch64 || $arch == arm64 ]]; then
+        level="aarch64 NEON"
+    elif [[ -r /proc/cpuinfo ]]; then
+        flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+        has() { local f; for f in "$@"; do [[ $flags == *" $f "* ]] || return 1; done; }
+        if has avx2 bmi1 bmi2 abm popcnt fma f16c movbe; then
+            level=x86-64-v3
+            has avx512f avx512bw avx512cd avx512dq avx512vl && level=x86-64-v4
+        fi
+        case ${KSIEVE_SIMD:-} in
+            generic) level="generic (KSIEVE_SIMD=generic)" ;;
+            x86-64-v3) [[ $level == x86-64-v4 ]] && level="x86-64-v3 (KSIEVE_SIMD=x86-64-v3)" ;;
+        esac
+        vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+        family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+        if [[ $level == x86-64-v* && ( ($vendor == AuthenticAMD && $family == 23) || ($vendor == HygonGenuine && $family == 24) ) ]]; then
+            level+=", the quotient filter's portable select (slow pdep)"
+        fi
+    fi
+    echo "$level"
 }

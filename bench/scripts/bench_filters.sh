@@ -16,6 +16,7 @@ re="BM_qf_(lookup|insert)/log2n:$n/load:90/(batch:1|mode:0)/|BM_bloom_(lookup|in
 re+="|BM_cuckoo_(lookup|insert)/log2n:$n/load95:0/batch:1/|BM_seqan3_ibf_lookup/log2n:$n/h:3/"
 mkdir -p "$WORK"
 log "filter benchmarks: $re"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 "$bin" --benchmark_filter="$re" --benchmark_repetitions="$REPEATS" --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=false --benchmark_format=json > "$WORK/filters.json.tmp" 2> "$WORK/filters.err" ||
     die "ksieve_bench_filters failed: $(tail -3 "$WORK/filters.err")"
@@ -24,7 +25,7 @@ mv "$WORK/filters.json.tmp" "$WORK/filters.json"
     echo "Google Benchmark (\`build/bench/ksieve_bench_filters\`), one thread, tables of 2^$n keys at the load each"
     echo "benchmark names (quotient filter 90%), lookups of present (hits:1) and absent (hits:0) keys in batches;"
     echo "$REPEATS repetitions in random order. Throughput in million keys per second; fpr the measured rate of"
-    echo "absent keys found."
+    echo "absent keys found. Load average at the start: $load_start."
     echo
     python3 - "$WORK/filters.json" <<'PY'
 import json, statistics, sys

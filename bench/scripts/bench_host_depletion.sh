@@ -8,7 +8,7 @@
 #   classify: each of those filters, plain outputs, against `pigz -dc` and `igzip -d -c` decompression;
 #          host and foreign reads called known (accuracy)
 #   gz: classify of the mostly novel reads against a lambda filter with --novel .fq.gz and .fq, and
-#          bbduk out=.fq.gz (peer)
+#          bbduk out=.fq.gz (peer) at its default gzip level (zl=2) and its fastest (zl=1, ksieve's default)
 #   paired: the same as pairs (the reads file as mate 1 and mate 2) with four .fq.gz / .fq outputs, and bbduk
 # KSIEVE_BENCH_STEPS (default "build classify gz paired") selects parts; KSIEVE_BENCH_KMC=0 leaves out kmc.
 # Writes $WORK/host.md (section), host.rows.tsv (every measured command) and host.accuracy.tsv (per filter:
@@ -101,6 +101,8 @@ bench_gz_output()
         measure out_gz "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --novel "$H/clean.fq.gz" "$H/reads.fq.gz"
         measure out_bbduk bbduk.sh -Xmx2g in="$H/reads.fq.gz" ref="$H/lambda.fa" out="$H/bbduk_clean.fq.gz" k=31 \
             threads="$T" overwrite=t
+        measure out_bbduk_zl1 bbduk.sh -Xmx2g in="$H/reads.fq.gz" ref="$H/lambda.fa" out="$H/bbduk_clean1.fq.gz" \
+            k=31 threads="$T" zl=1 overwrite=t
         measure out_plain "$KSIEVE" classify -q -t "$T" -f "$H/lambda.ksf" --novel "$H/clean.fq" "$H/reads.fq.gz"
     done
     rm -f "$H/clean.fq"
@@ -143,7 +145,7 @@ ROW_SPECS=(
     "build_m15|-|ksieve|ksieve build --sampling minimizer:15"
     "build_all|build|ksieve|ksieve build --sampling all (every k-mer)"
     "build_all_bloom|-|ksieve|ksieve build --type bloom --sampling all --fpr 1e-4"
-    "build_kmc|build|kmc|kmc -k31 -ci1 (k-mer counting)"
+    "build_kmc|build|kmc|kmc -k31 -ci1 (k-mer counting; its defaults otherwise: -m12, bins on disk)"
     "classify_default|host|ksieve|ksieve classify, default filter (minimizer:8)"
     "classify_m15|-|ksieve|ksieve classify, minimizer:15 filter"
     "classify_all|-|ksieve|ksieve classify, all-k-mer filter"
@@ -152,10 +154,11 @@ ROW_SPECS=(
     "igzip|host|igzip|igzip -d -c decompression of the reads (one thread)"
     "out_gz|host|ksieve|ksieve classify, lambda filter, --novel .fq.gz"
     "out_plain|-|ksieve|ksieve classify, lambda filter, --novel .fq"
-    "out_bbduk|host|bbduk|bbduk ref=lambda, out=.fq.gz"
+    "out_bbduk|host|bbduk|bbduk ref=lambda, out=.fq.gz (defaults: zl=2)"
+    "out_bbduk_zl1|-|bbduk|bbduk ref=lambda, out=.fq.gz zl=1 (its fastest gzip level)"
     "pair_gz|-|ksieve|ksieve classify --paired, lambda filter, four .fq.gz outputs"
     "pair_plain|-|ksieve|ksieve classify --paired, lambda filter, four .fq outputs"
-    "pair_bbduk|-|bbduk|bbduk paired, ref=lambda, four .fq.gz outputs"
+    "pair_bbduk|-|bbduk|bbduk paired, ref=lambda, four .fq.gz outputs (defaults: zl=2)"
 )
 
 write_rows()

@@ -26,10 +26,11 @@
 #   KSIEVE_HUMAN_SETS [tune heldout]  KSIEVE_HUMAN_STEPS [data stats build classify timing table]
 #   KSIEVE_BENCH_THREADS [2]  KSIEVE_BENCH_REPEATS [3]  KSIEVE (the executable; see bench_common.sh)
 # Writes under WORK/human-BASES/ (WORK: the first argument, or KSIEVE_BENCH_DIR): host.fa, SET/*.fq,
-# filters/, reports/SET/CONFIG/READSET.tsv, report.md (also printed). Everything is deterministic and
-# generated once (delete a file to make it again).
-#   KSIEVE_HUMAN_PAGE  also write the page section as a page of its own at this path, with the commit,
-#       date, machine and the command (refused for a tree with local changes).
+# filters/, reports/SET/CONFIG/READSET.tsv, report.md (also printed), and the section of the benchmark pages
+# as WORK/NAME.md (KSIEVE_HUMAN_REPORT=NAME, default human). Everything is deterministic and generated once
+# (delete a file to make it again). bench_all.sh runs this script as its steps "human" (1 Gbp, every
+# candidate filter: docs/benchmarks_human.md and a section of docs/benchmarks.md) and "human3g" (3.1 Gbp, the
+# default filter: docs/benchmarks_human_3g.md) and writes those pages.
 # Usage: bench/scripts/bench_human_host.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
@@ -56,6 +57,8 @@ LONG_ERRORS="1 4 8 12"
 READ_SETS="host_short host_pairs host_long_e1 host_long_e4 host_long_e8 host_long_e12 chimeras foreign_short
 foreign_long foreign_sra microbe_short microbe_long"
 RES=$D/timing
+REPORT_NAME=${KSIEVE_HUMAN_REPORT:-human}
+[[ $REPORT_NAME =~ ^[a-z0-9_]+$ ]] || die "KSIEVE_HUMAN_REPORT must be a plain name, not '$REPORT_NAME'"
 SYNTH=
 
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -355,32 +358,17 @@ report()
             python3 "$BENCH_SCRIPTS/rule_table.py" "$D/reports/$s"
         done
     } | tee "$D/report.md"
-    page_section > "$WORK/human.md.tmp"
-    mv "$WORK/human.md.tmp" "$WORK/human.md"
-    [[ -z ${KSIEVE_HUMAN_PAGE:-} ]] || own_page "$KSIEVE_HUMAN_PAGE"
+    page_section > "$WORK/$REPORT_NAME.md.tmp"
+    mv "$WORK/$REPORT_NAME.md.tmp" "$WORK/$REPORT_NAME.md"
 }
 
-# own_page PATH: the page section with the commit, date, machine and command, as a page of its own.
-own_page()
-{
-    {
-        page_head "$1" "a human-like host of $HOST_BASES bp" bench/scripts/bench_human_host.sh KSIEVE_HUMAN_PAGE
-        echo "$("$KSIEVE" --version | head -1). Reproduce:"
-        echo "\`KSIEVE_HOST_BASES=$HOST_BASES KSIEVE_HUMAN_SETS='$SETS' KSIEVE_HUMAN_CONFIGS='$CONFIGS'"
-        echo "KSIEVE_HUMAN_PAGE=... bench/scripts/bench_human_host.sh WORK_DIR\` ($T threads). Pages of this"
-        echo "benchmark: [benchmarks_human.md](benchmarks_human.md) (1 Gbp host, candidate filters, two read"
-        echo "sets) and [benchmarks_human_3g.md](benchmarks_human_3g.md) (3.1 Gbp host, the default filter)."
-        echo
-        page_section
-    } > "$1.tmp"
-    mv "$1.tmp" "$1"
-    log "wrote $1"
-}
-
-# The section of the benchmark page (bench_all.sh): the data, the filters, the speed, and for each set
+# The section of the benchmark pages (bench_all.sh): the data, the filters, the speed, and for each set
 # the rules that matter next to the default (the full grid is in report.md of the work directory).
 page_section()
 {
+    echo "Sizes and filters of this run: \`KSIEVE_HOST_BASES=$HOST_BASES KSIEVE_HUMAN_SETS='$SETS'"
+    echo "KSIEVE_HUMAN_CONFIGS='$CONFIGS'\` ($T threads)."
+    echo
     echo "Host depletion on a synthetic host built like a human genome ($HOST_BASES bp: isochores, Alu- and"
     echo "L1-like repeats, microsatellites, alpha satellite, segmental duplications), with reads drawn from"
     echo "other individuals (SNPs and small indels against the reference): $N_SHORT short reads, $N_PAIRS"

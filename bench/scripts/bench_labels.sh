@@ -12,9 +12,8 @@
 # Alternated runs (KSIEVE_BENCH_REPEATS, default 3; bbduk KSIEVE_BENCH_REPEATS_SLOW, default 1) at
 # KSIEVE_BENCH_THREADS threads (default 2): min / median / max. Writes $WORK/labels.md (and the tables).
 # Usage: bench/scripts/bench_labels.sh [WORK_DIR]
-#   KSIEVE_LABELS_PAGE=docs/benchmarks_labels.md bench/scripts/bench_labels.sh [WORK_DIR] also writes the
-#   report as a page of its own, with the commit, date, machine and versions (refused for a tree with
-#   local changes). bench_all.sh runs this script as its step "labels".
+#   bench_all.sh runs this script as its step "labels" and writes its report into docs/benchmarks.md and,
+#   as a page of its own, docs/benchmarks_labels.md (KSIEVE_BENCH_STEPS_ALL=labels bench/scripts/bench_all.sh).
 # Environment (besides bench_common.sh's): KSIEVE_LABELS_HOST_BASES (host size, default 100000000),
 #   KSIEVE_LABELS_READS (screening reads, default 1000000), KSIEVE_LABELS_SAMPLES (default 100).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
@@ -111,6 +110,9 @@ screen_runs()
         if slow "$round"; then
             measure bbduk bbduk.sh -Xmx"$heap" in="$READS" ref="$bbref" k=31 t="$T" refstats="$L/refstats.txt" \
                 out=null outm=null
+            # (its documented speed setting for a large reference: a preallocated table)
+            measure bbduk_prealloc bbduk.sh -Xmx"$heap" in="$READS" ref="$bbref" k=31 t="$T" prealloc=t \
+                refstats="$L/refstats_prealloc.txt" out=null outm=null
         fi
     done
 }
@@ -283,13 +285,16 @@ make_report()
         echo "viruses DWV and VDV1 (related species; 5% each) and a random genome found in"
         echo "no reference (25%). ksieve: one labeled filter (\`build --label\`, defaults) and \`classify\` (timed"
         echo "with \`--stats\`; the per-read labels below from one more run with \`--report\`);"
-        echo "bbduk: \`ref=\` the five references, \`k=31 refstats=\`. $T threads; min / median / max of alternated runs."
+        echo "bbduk: \`ref=\` the five references, \`k=31 refstats=\`, with its defaults otherwise (bbduk) and with"
+        echo "\`prealloc=t\`, the speed setting its documentation gives for a large reference (bbduk_prealloc); Java"
+        echo "heap \`-Xmx\` sized for the references (about 20 bytes a k-mer). $T threads; min / median / max of"
+        echo "alternated runs."
         echo
-        echo "| run | wall s | CPU s | peak RSS MB |"
-        echo "|---|---|---|---|"
+        echo "| run | wall s | CPU s | peak RSS MB | load at start of each run |"
+        echo "|---|---|---|---|---|"
         local n
-        for n in build_labeled build_unlabeled classify_labeled classify_unlabeled_exact bbduk; do
-            echo "| $n | $(mmm "$n" 1) | $(mmm "$n" 2) | $(med "$n" 3 | awk '{ printf "%.0f", $1 / 1024 }') |"
+        for n in build_labeled build_unlabeled classify_labeled classify_unlabeled_exact bbduk bbduk_prealloc; do
+            echo "| $n | $(mmm "$n" 1) | $(mmm "$n" 2) | $(med "$n" 3 | awk '{ printf "%.0f", $1 / 1024 }') | $(loads_in "$RES" "$n") |"
         done
         echo
         echo "bbduk builds its table and classifies in one run: against ksieve build + classify it takes"
@@ -308,10 +313,10 @@ make_report()
         echo "0.2% substitutions of its own; one \`--expected\` for all), merged: $d_l distinct minimizers, $classes"
         echo "label sets."
         echo
-        echo "| run | wall s | CPU s | peak RSS MB |"
-        echo "|---|---|---|---|"
+        echo "| run | wall s | CPU s | peak RSS MB | load at start of each run |"
+        echo "|---|---|---|---|---|"
         for n in merge_unlabeled merge_labeled classify_samples_unlabeled_exact classify_samples_labeled; do
-            echo "| $n | $(mmm "$n" 1) | $(mmm "$n" 2) | $(med "$n" 3 | awk '{ printf "%.0f", $1 / 1024 }') |"
+            echo "| $n | $(mmm "$n" 1) | $(mmm "$n" 2) | $(med "$n" 3 | awk '{ printf "%.0f", $1 / 1024 }') | $(loads_in "$RES" "$n") |"
         done
         echo
         echo "The labeled merge takes $(ratio "$(med merge_labeled 1)" "$(med merge_unlabeled 1)")x the time of the unlabeled one (the same"
@@ -328,7 +333,7 @@ make_report()
         echo "Commands (\$WORK = the work directory):"
         echo
         echo '```'
-        for n in build_labeled classify_labeled classify_unlabeled_exact bbduk merge_unlabeled merge_labeled \
+        for n in build_labeled classify_labeled classify_unlabeled_exact bbduk bbduk_prealloc merge_unlabeled merge_labeled \
             classify_samples_labeled classify_samples_unlabeled_exact; do
             sed -E 's#( \$WORK/labels/samples/s[0-9]+\.ksf)+# $WORK/labels/samples/s{0..'$((NSAMPLES - 1))'}.ksf#' "$RES/$n.cmd"
         done
@@ -347,19 +352,3 @@ samples_runs
 oracle=$(oracle_check)
 make_report "$acc" "$oracle"
 cat "$REPORT"
-
-if [[ -n ${KSIEVE_LABELS_PAGE:-} ]]; then
-    {
-        page_head "$KSIEVE_LABELS_PAGE" "labeled filters" bench/scripts/bench_labels.sh KSIEVE_LABELS_PAGE
-        echo "Load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
-        echo "$("$KSIEVE" --version | head -1); bbduk $(bbduk.sh --version 2>&1 | sed -n 's/^BBMap version //p' | head -1);"
-        echo "art_illumina $(art_illumina 2>&1 | sed -n 's/.*Version \([0-9.]*\).*/\1/p' | head -1)."
-        echo "Reproduce: \`KSIEVE_LABELS_PAGE=docs/benchmarks_labels.md bench/scripts/bench_labels.sh WORK_DIR\`"
-        echo "(sizes: KSIEVE_LABELS_HOST_BASES=$HOST_LABEL_BASES KSIEVE_LABELS_READS=$SCREEN_READS"
-        echo "KSIEVE_LABELS_SAMPLES=$NSAMPLES, KSIEVE_BENCH_THREADS=$T, KSIEVE_BENCH_REPEATS=$REPEATS)."
-        echo
-        cat "$REPORT"
-    } > "$KSIEVE_LABELS_PAGE.tmp"
-    mv "$KSIEVE_LABELS_PAGE.tmp" "$KSIEVE_LABELS_PAGE"
-    log "wrote $KSIEVE_LABELS_PAGE"
-fi

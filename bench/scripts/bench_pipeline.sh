@@ -58,6 +58,9 @@ for ((i = 0; i < REPEATS; ++i)); do
     measure kmc_build_host kmc -k"$K" -t"$T" -ci1 -fm "$HOST" "$OUT/kmc_host" "$OUT/kmctmp"
     measure ksieve_build_mix "$KSIEVE" build -q -t "$T" -k "$K" -o "$OUT/mix.ksf" "$MIX"
     measure kmc_build_mix kmc -k"$K" -t"$T" -ci1 -fq "$MIX" "$OUT/kmc_mix" "$OUT/kmctmp"
+    # (kmc's fastest documented mode: RAM-only, no bins on disk)
+    measure kmc_build_host_ram kmc -k"$K" -t"$T" -ci1 -r -fm "$HOST" "$OUT/kmc_host_r" "$OUT/kmctmp"
+    measure kmc_build_mix_ram kmc -k"$K" -t"$T" -ci1 -r -fq "$MIX" "$OUT/kmc_mix_r" "$OUT/kmctmp"
     classify_ksieve ksieve_classify
     classify_bbduk bbduk_classify
     classify_ksieve ksieve_classify_any --min-hits 1 --min-hit-fraction 0.000001
@@ -76,14 +79,16 @@ ROWS=$WORK/pipeline.rows.tsv
     row_tsv "$P" pigz_mix host pigz "pigz -dc decompression of the mixed reads"
     row_tsv "$P" igzip_mix host igzip "igzip -d -c decompression of the mixed reads (one thread)"
     row_tsv "$P" ksieve_classify host ksieve "ksieve classify, Klebsiella host filter (defaults)"
-    row_tsv "$P" bbduk_classify host bbduk "bbduk ref=Klebsiella host (defaults)"
+    row_tsv "$P" bbduk_classify host bbduk "bbduk ref=Klebsiella host (defaults: k=31 t=$T)"
     row_tsv "$P" ksieve_classify_any - ksieve "ksieve classify, >= 1 hit (--min-hits 1 --min-hit-fraction 1e-6)"
     row_tsv "$P" bbduk_classify_mkf - bbduk "bbduk, exact k-mers, half the k-mers (mkf=0.5 mm=f)"
     row_tsv "$P" ksieve_classify_exact - ksieve "ksieve classify --exact-hits (every k-mer looked up)"
     row_tsv "$P" ksieve_build_host - ksieve "ksieve build of the host genome (--expected auto)"
-    row_tsv "$P" kmc_build_host - kmc "kmc -ci1 of the host genome"
+    row_tsv "$P" kmc_build_host - kmc "kmc -ci1 of the host genome (defaults: -m12, bins on disk)"
+    row_tsv "$P" kmc_build_host_ram - kmc "kmc -ci1 -r of the host genome (RAM-only, its fastest mode)"
     row_tsv "$P" ksieve_build_mix build ksieve "ksieve build of the mixed reads"
-    row_tsv "$P" kmc_build_mix build kmc "kmc -ci1 of the mixed reads"
+    row_tsv "$P" kmc_build_mix build kmc "kmc -ci1 of the mixed reads (defaults: -m12, bins on disk)"
+    row_tsv "$P" kmc_build_mix_ram - kmc "kmc -ci1 -r of the mixed reads (RAM-only, its fastest mode)"
 } > "$ROWS.tmp"
 mv "$ROWS.tmp" "$ROWS"
 
