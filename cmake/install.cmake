@@ -1,6 +1,6 @@
 # Installation: the ksieve executable, the filter library ksieve::filters with its headers and a CMake
-# package (find_package(ksieve CONFIG)), the man page (made from the help texts at build time) and bash
-# completion.
+# package (find_package(ksieve CONFIG)), the man page (made from the help texts at build time), bash
+# completion, and the Python package ksieve where it is built (component `python`).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -28,4 +28,13 @@ if(KSIEVE_BUILD_PIPELINE)
     install(FILES ${PROJECT_BINARY_DIR}/ksieve.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
     install(FILES ${PROJECT_SOURCE_DIR}/pipeline/app/completion/ksieve.bash
             DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME ksieve)
+endif()
+
+# The Python package into KSIEVE_INSTALL_PYTHONDIR of the prefix (python/CMakeLists.txt: on Debian
+# lib/python3.X/dist-packages, which Debian's python3 reads for the prefixes /usr/local and /usr; anywhere
+# else PYTHONPATH=<prefix>/<that folder> imports it).
+if(TARGET ksieve_python)
+    install(TARGETS ksieve_python LIBRARY DESTINATION ${KSIEVE_INSTALL_PYTHONDIR}/ksieve COMPONENT python)
+    install(FILES ${PROJECT_SOURCE_DIR}/python/ksieve/__init__.py
+            DESTINATION ${KSIEVE_INSTALL_PYTHONDIR}/ksieve COMPONENT python)
 endif()

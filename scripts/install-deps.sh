@@ -4,12 +4,14 @@
 set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nlohmann-json3-dev
-            libdeflate-dev zlib1g-dev libisal-dev libbz2-dev liblzma-dev libzstd-dev libgtest-dev libbenchmark-dev)
+            libdeflate-dev zlib1g-dev libisal-dev libbz2-dev liblzma-dev libzstd-dev libgtest-dev libbenchmark-dev
+            pybind11-dev python3-dev)
 # Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools, clang for the
-# fuzzers, Snakemake and MultiQC for the workflow tests, seqkit to compare dedup --exact with.
+# fuzzers, Snakemake and MultiQC for the workflow tests, seqkit to compare dedup --exact with, pytest for the
+# Python module's tests.
 test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils zstd bzip2
            tabix gzip universal-ctags clang libclang-rt-14-dev libomp-14-dev python3 snakemake multiqc man-db samtools
-           seqkit)
+           seqkit python3-pytest)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-}" != "--build-only" ]; then
