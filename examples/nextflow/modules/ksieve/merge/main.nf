@@ -1,41 +1,46 @@
-// ksieve merge: the union of compatible filters (the parts of one scattered build, or per-sample filters).
+// ksieve merge: the union of compatible filters (the parts of one scattered build, or per-sample filters;
+// with --label-inputs in ext.args, a labeled filter with a label per input named by its file name).
 process KSIEVE_MERGE {
-    tag "$meta.id"
+    tag "${meta.id}"
     label 'process_medium'
 
+    // ksieve is not published on bioconda yet: the environment and the images named here are for when it
+    // is. Until then run without the conda, docker and singularity profiles: the task takes the ksieve on PATH.
     conda "${moduleDir}/environment.yml"
-    container "quay.io/biocontainers/ksieve:0.2.0--0"
+    container "${ workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
+        'https://depot.galaxyproject.org/singularity/ksieve:0.2.0' :
+        'quay.io/biocontainers/ksieve:0.2.0' }"
 
     input:
     tuple val(meta), path(filters, stageAs: 'in/*')
 
     output:
-    tuple val(meta), path("*.ksf"), emit: filter
-    path "versions.yml"           , emit: versions
+    tuple val(meta), path("${prefix}.ksf"), emit: filter
+    tuple val(meta), path("${prefix}.log"), emit: log
+    tuple val("${task.process}"), val('ksieve'), eval('ksieve --version | sed "s/^ksieve //"'), emit: versions_ksieve, topic: versions
 
     when:
     task.ext.when == null || task.ext.when
 
     script:
     def args = task.ext.args ?: ''
-    def prefix = task.ext.prefix ?: "${meta.id}"
+    prefix = task.ext.prefix ?: "${meta.id}"
     """
-    ksieve merge -q -t ${task.cpus} ${args} -o ${prefix}.ksf ${filters}
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        ksieve: \$(ksieve --version | sed 's/^ksieve //')
-    END_VERSIONS
+    ksieve merge \\
+        -q \\
+        -t ${task.cpus} \\
+        ${args} \\
+        -o ${prefix}.ksf \\
+        ${filters} \\
+        2> >(tee ${prefix}.log >&2)
     """
 
     stub:
-    def prefix = task.ext.prefix ?: "${meta.id}"
+    def args = task.ext.args ?: ''
+    prefix = task.ext.prefix ?: "${meta.id}"
     """
+    echo ${args}
     touch ${prefix}.ksf
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        ksieve: 0.2.0
-    END_VERSIONS
+    touch ${prefix}.log
     """
 }
