@@ -586,6 +586,15 @@ void reserve_memory(cli_state const & st)
         std::uint64_t const limit = parse_size(st.max_memory, "--max-memory");
         unsigned const in_flight = st.cmd_classify->parsed() ? threads + 2 : 3;
         memory_plan const plan = plan_memory(limit, in_flight);
+        // below the least limit, no classify or dedup run could keep within it
+        std::uint64_t const least = least_memory_limit(in_flight);
+        if ((st.cmd_classify->parsed() || st.cmd_dedup->parsed()) && limit < least)
+            throw error{"--max-memory " + format_bytes(limit) + " is below the " +
+                        format_bytes(least) + " that " +
+                        (st.cmd_classify->parsed() ? "classify" : "dedup") + " needs with " +
+                        std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                        " (the program, its batches of reads and output buffers, and at least a "
+                        "quarter of the limit for the filter): raise it"};
         set_memory_plan(plan);
         set_memory_limit(limit, plan.kept);
         return;

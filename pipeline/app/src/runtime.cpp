@@ -145,7 +145,7 @@ memory_plan plan_memory(std::uint64_t const bytes, unsigned const in_flight) noe
 {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
     constexpr std::uint64_t fixed = 8 * mib; // the program, its libraries, thread stacks
-    constexpr std::uint64_t per_base = 32;    // a batch's records, keys and results, per base
+    constexpr std::uint64_t per_base = 32;   // a batch's records, keys and results, per base
     memory_plan p;
     std::uint64_t const per_batch_base = per_base * std::max(1u, in_flight);
     std::uint64_t const for_batches = bytes / 2 > fixed ? (bytes / 2 - fixed) : 0;
@@ -159,6 +159,15 @@ memory_plan plan_memory(std::uint64_t const bytes, unsigned const in_flight) noe
     std::uint64_t const buffers = p.output_buffer_bytes == 0 ? 48 * mib : 6 * p.output_buffer_bytes;
     p.kept = fixed + p.batch_bases * per_batch_base + buffers;
     return p;
+}
+
+std::uint64_t least_memory_limit(unsigned const in_flight) noexcept
+{
+    constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+    std::uint64_t bytes = mib;
+    while (plan_memory(bytes, in_flight).kept > bytes / 4 * 3)
+        bytes += mib;
+    return bytes;
 }
 
 memory_plan const & current_memory_plan() noexcept

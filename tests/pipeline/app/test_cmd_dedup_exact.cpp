@@ -378,21 +378,21 @@ TEST_F(dedup_exact, stdin_compressed_outputs_multiqc_and_a_lossy_filter)
 
 TEST_F(dedup_exact, a_filter_that_cannot_grow_within_max_memory_samples_and_finishes)
 {
-    // 60,000 distinct reads, each then seen again: without a limit the second copies are dropped
+    // 300,000 distinct reads, each then seen again: without a limit the second copies are dropped
     std::mt19937_64 rng{8};
     std::vector<fq_read> reads;
-    for (std::size_t i = 0; i < 60000; ++i)
+    for (std::size_t i = 0; i < 300000; ++i)
     {
         fq_read r{numbered("m", i), std::string(32, 'A')};
         for (auto & c : r.seq)
             c = "ACGT"[rng() % 4];
         reads.push_back(std::move(r));
     }
-    for (std::size_t i = 0; i < 60000; ++i)
+    for (std::size_t i = 0; i < 300000; ++i)
         reads.push_back(fq_read{numbered("again", i), reads[i].seq});
     std::string const in = tmp / "in.fq";
     write_file(in, fastq(reads));
-    auto const r = run_ksieve("dedup --exact -q --max-memory 2M --novel '" + (tmp / "n.fq") +
+    auto const r = run_ksieve("dedup --exact -q --max-memory 22M --novel '" + (tmp / "n.fq") +
                                   "' --stats '" + (tmp / "s.json") + "' '" + in + "'",
                               tmp);
     EXPECT_EQ(r.status, 0) << r.err;
@@ -401,12 +401,12 @@ TEST_F(dedup_exact, a_filter_that_cannot_grow_within_max_memory_samples_and_fini
     EXPECT_LT(json_number(stats, "kmer_sample"), 1.0);
     // every first copy kept; of the second copies, those whose sequences were remembered dropped
     double const kept = json_number(stats, "novel");
-    EXPECT_GE(kept, 60000.0);
-    EXPECT_LT(kept, 120000.0);
+    EXPECT_GE(kept, 300000.0);
+    EXPECT_LT(kept, 600000.0);
     auto const free_run =
         run_ksieve("dedup --exact -q --stats '" + (tmp / "f.json") + "' '" + in + "'", tmp);
     ASSERT_EQ(free_run.status, 0) << free_run.err;
-    EXPECT_EQ(json_number(read_file(tmp / "f.json"), "novel"), 60000.0);
+    EXPECT_EQ(json_number(read_file(tmp / "f.json"), "novel"), 300000.0);
 }
 
 TEST_F(dedup_exact, options_of_kmer_dedup_are_usage_errors)

@@ -14,12 +14,12 @@ namespace
 
 using namespace ksieve::test;
 
-// Reads of a metagenome: 20 random genomes of 10 kbp, 50,000 reads of 150 bases at 0.5% errors,
-// about 40x each.
+// Reads of a metagenome: 20 random genomes of 25 kbp, 150,000 reads of 150 bases at 0.5% errors,
+// about 45x each.
 void write_metagenome(std::string const & path)
 {
     std::mt19937_64 rng{42};
-    write_file(path, metagenome_fastq(rng, 20, 10000, 50000));
+    write_file(path, metagenome_fastq(rng, 20, 25000, 150000));
 }
 
 TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)
@@ -42,9 +42,9 @@ TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)
     EXPECT_EQ(free_run.err, "");
     double const free_kept = json_number(free_json, "novel");
     std::string first;
-    for (unsigned const t : {1u, 2u, 3u})
+    for (unsigned const t : {1u, 3u})
     {
-        auto const r = dedup("limited" + std::to_string(t), "--max-memory 12M", t);
+        auto const r = dedup("limited" + std::to_string(t), "--max-memory 24M", t);
         ASSERT_EQ(r.status, 0) << r.err;
         // said once
         EXPECT_NE(r.err.find("ksieve: warning: the dedup filter reached its memory budget"),
@@ -54,17 +54,20 @@ TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)
         std::string const json = read_file(tmp / ("limited" + std::to_string(t) + ".json"));
         EXPECT_GT(json_number(json, "forgotten_kmers"), 0.0);
         EXPECT_GE(json_number(json, "forgetting_from_read"), 1.0);
-        // the tables' part of the process's 3 MiB (the rest is kept for reads and buffers)
+        // the tables' part of the process's 24 MiB (the rest is kept for reads and buffers)
         EXPECT_GT(json_number(json, "memory_budget"), 0.0);
-        EXPECT_LT(json_number(json, "memory_budget"), 12.0 * 1024 * 1024);
+        EXPECT_LT(json_number(json, "memory_budget"), 24.0 * 1024 * 1024);
         EXPECT_LT(json_number(json, "kmer_sample"), 1.0);
-        // the process's limit and its peak resident set (the test of the whole process's limit
-        // measures the peak from outside)
-        EXPECT_EQ(json_number(json, "memory_limit"), 12.0 * 1024 * 1024);
-        EXPECT_GT(json_number(json, "peak_resident_bytes"), 0.0);
         EXPECT_GE(json_number(json, "novel"), free_kept);
         EXPECT_LE(json_number(json, "novel"), 1.25 * free_kept);
-        EXPECT_EQ(json_number(json, "known") + json_number(json, "novel"), 50000.0);
+        EXPECT_EQ(json_number(json, "known") + json_number(json, "novel"), 150000.0);
+        // the process's limit, and its peak resident set within it + 10% (sanitizer builds keep
+        // shadow memory beyond it)
+        EXPECT_EQ(json_number(json, "memory_limit"), 24.0 * 1024 * 1024);
+        EXPECT_GT(json_number(json, "peak_resident_bytes"), 0.0);
+#ifndef KSIEVE_SANITIZED
+        EXPECT_LE(json_number(json, "peak_resident_bytes"), 1.1 * 24 * 1024 * 1024);
+#endif
         std::string const out = read_file(tmp / ("limited" + std::to_string(t) + ".fq"));
         if (t == 1)
             first = out;

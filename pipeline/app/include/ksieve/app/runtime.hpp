@@ -43,6 +43,11 @@ struct memory_plan
  * where it is small (at least 64 KiB of bases). A function of its arguments only. */
 [[nodiscard]] memory_plan plan_memory(std::uint64_t bytes, unsigned in_flight) noexcept;
 
+/*! \brief The smallest process limit that plan_memory() can keep with `in_flight` batches: its
+ * plan keeps at most three quarters of it (the program, the smallest batches and buffers), leaving
+ * the filter at least a quarter. */
+[[nodiscard]] std::uint64_t least_memory_limit(unsigned in_flight) noexcept;
+
 /*! \brief The plan in force (the default plan until set_memory_plan()). Thread safety: set before
  * any worker thread starts; read from any thread. */
 [[nodiscard]] memory_plan const & current_memory_plan() noexcept;
