@@ -7,6 +7,10 @@
 #   pipeline  bench_pipeline.sh        Klebsiella sample: build and classify against kmc and bbduk
 #   normalize bench_normalize.sh       dedup of the Klebsiella reads and of a synthetic metagenome against
 #                                      khmer and bbnorm; coverage kept per genome
+#   stream    bench_dedup_stream.sh    100 M metagenome reads streamed through stdin into dedup, with no
+#                                      limit and under --max-memory 2G (reads per second per tenth); khmer
+#                                      and bbnorm on its first 10 M; exact duplicates against seqkit and
+#                                      clumpify
 #   algebra   bench_algebra.sh         merge, intersect, subtract and a 16-input merge against kmc_tools
 #   fpr       bench_fpr.sh             measured false-positive rate and bits per k-mer against --fpr, per type
 #   filters   bench_filters.sh         the filters alone (Google Benchmark, tables of 2^26 keys)
@@ -37,18 +41,18 @@
 #                           own names another commit (for a trial into a KSIEVE_BENCH_DOC_DIR of its own)
 #   KSIEVE_BENCH_SCALE      default: about 45 minutes on a quiet 2-core machine, estimated per step from
 #                           the timings of its commands: host 12, scaling 3, pipeline 3 (plus about 4 to
-#                           simulate the Klebsiella reads, once per WORK_DIR), normalize 17, algebra 3,
-#                           fpr 1, filters 2, and hours for human and human3g; large: 5 runs of each
+#                           simulate the Klebsiella reads, once per WORK_DIR), normalize 17, stream about
+#                           45, algebra 3, fpr 1, filters 2, and hours for human and human3g; large: 5 runs of each
 #                           command, 3 of the slow peers and the 10 M-read metagenome against every peer
 #                           (about 2.5 hours besides human and human3g)
 #   and those of bench_common.sh (KSIEVE, threads, repetitions, sizes; tiny sizes for a quick check).
 # Needs 12 GB of memory (kmc on the 1 Gbp host).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
-ALL_STEPS="host scaling pipeline normalize algebra labels fpr filters"
+ALL_STEPS="host scaling pipeline normalize stream algebra labels fpr filters"
 [[ -f $BENCH_SCRIPTS/bench_human_host.sh ]] && ALL_STEPS+=" human human3g"
 # the sections' order on benchmarks.md, and the steps with a page of their own
-PAGE_STEPS="host human scaling pipeline normalize algebra labels fpr filters"
+PAGE_STEPS="host human scaling pipeline normalize stream algebra labels fpr filters"
 OWN_STEPS="labels human human3g"
 STEPS=${KSIEVE_BENCH_STEPS_ALL-$ALL_STEPS}
 DOC_DIR=${KSIEVE_BENCH_DOC_DIR:-$REPO/docs}
@@ -70,6 +74,7 @@ script_of()
         scaling) echo bench_scaling.sh ;;
         pipeline) echo bench_pipeline.sh ;;
         normalize) echo bench_normalize.sh ;;
+        stream) echo bench_dedup_stream.sh ;;
         algebra) echo bench_algebra.sh ;;
         fpr) echo bench_fpr.sh ;;
         filters) echo bench_filters.sh ;;
@@ -149,6 +154,9 @@ run_step()
         echo "labels_host_bases=${KSIEVE_LABELS_HOST_BASES:-100000000}"
         echo "labels_reads=${KSIEVE_LABELS_READS:-1000000}"
         echo "labels_samples=${KSIEVE_LABELS_SAMPLES:-100}"
+        echo "stream_reads=${KSIEVE_BENCH_STREAM_READS:-100000000}"
+        echo "stream_prefix=${KSIEVE_BENCH_STREAM_PREFIX:-10000000}"
+        echo "exact_reads=${KSIEVE_BENCH_EXACT_READS:-2000000}"
         echo "human_host_bases=$([[ $step == human3g ]] && echo "$HUMAN3G_BASES" || echo "$HOST_BASES")"
     } > "$WORK/$step.meta.tmp"
     mv "$WORK/$step.meta.tmp" "$WORK/$step.meta"
@@ -241,7 +249,8 @@ version()
 
 peers()
 {
-    echo "- bbmap (bbduk.sh, bbnorm.sh): $(version bbmap bbduk.sh --version)"
+    echo "- bbmap (bbduk.sh, bbnorm.sh, clumpify.sh): $(version bbmap bbduk.sh --version)"
+    echo "- seqkit (rmdup): $(version seqkit seqkit version)"
     echo "- khmer (normalize-by-median.py): $(version khmer "$KHMER_NORMALIZE" --version)"
     echo "- kmc (kmc, kmc_tools): $(version kmc kmc)"
     echo "- pigz: $(version pigz pigz --version)"
@@ -269,6 +278,7 @@ title_of()
         scaling) echo "classify against threads, input size and filter size" ;;
         pipeline) echo "Klebsiella sample: host removal and build against bbduk and kmc" ;;
         normalize) echo "Deduplication and normalization" ;;
+        stream) echo "Deduplication at scale: a stream of $(size_text "$(meta_of stream stream_reads)") reads, exact duplicates" ;;
         algebra) echo "Combining samples: set operations against kmc_tools" ;;
         fpr) echo "False-positive rate and bits per k-mer" ;;
         filters) echo "The filters alone" ;;
@@ -297,6 +307,7 @@ steps_table()
         case $s in
             host) runs="$r; kmc $rs" ;;
             normalize) runs="$r; khmer and bbnorm $rs; on the large metagenome every tool $rs" ;;
+            stream) runs="1 of each" ;;
             fpr) runs="1 per filter (counts, not times)" ;;
             filters) runs="$r repetitions in random order" ;;
             human | human3g) runs="$r (speed); 1 per filter and read set (rules)" ;;
@@ -308,6 +319,7 @@ steps_table()
             pipeline | algebra) sizes="$(meta_of "$s" reads) reads per set" ;;
             normalize) sizes="$(meta_of "$s" reads), $(meta_of "$s" meta_reads) and $(meta_of "$s" meta_large_reads) reads" ;;
             fpr) sizes="$(meta_of "$s" fpr_kmers) k-mers stored, $(meta_of "$s" fpr_queries) looked up" ;;
+            stream) sizes="$(meta_of "$s" stream_reads) reads streamed, peers on $(meta_of "$s" stream_prefix), $(meta_of "$s" exact_reads) for exact duplicates" ;;
             filters) sizes="2^$(meta_of "$s" filter_log2n) keys" ;;
             labels) sizes="host $(meta_of "$s" labels_host_bases) bp, $(meta_of "$s" labels_reads) reads, $(meta_of "$s" labels_samples) samples" ;;
             human | human3g) sizes="host $(meta_of "$s" human_host_bases) bp" ;;
