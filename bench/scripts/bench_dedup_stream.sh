@@ -36,7 +36,7 @@ stream()
 {
     local name=$1
     shift
-    cmd_text "$SYNTH $STREAM_READS genomes.tsv | $KSIEVE dedup -q -t $T -k $K --min-count $C --min-hit-fraction 0.5" \
+    cmd_text "synth_metagenome $STREAM_READS genomes.tsv | $KSIEVE dedup -q -t $T -k $K --min-count $C --min-hit-fraction 0.5" \
         "$* --stats $name.json --novel /dev/null -" > "$S/$name.cmd"
     log "run $name ($STREAM_READS reads streamed)"
     sync
