@@ -18,9 +18,12 @@ import tempfile
 
 import ksieve
 
-here = os.path.dirname(os.path.abspath(__file__))
+try:
+    here = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # a notebook, opened in examples/python
+    here = os.getcwd()
 data = os.path.join(here, "..", "data")
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser = argparse.ArgumentParser(description="Screen the bundled reads against the bundled genome.")
 parser.add_argument("--out", help="folder for the filter and the stats (default: a temporary one)")
 args, _ = parser.parse_known_args()  # (a notebook passes its own arguments)
 out = args.out or tempfile.mkdtemp(prefix="ksieve-")
