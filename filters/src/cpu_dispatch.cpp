@@ -1,6 +1,9 @@
 // The one run-time choice of CPU level for every kernel family: cpuid (and xgetbv) asked once, the
-// KSIEVE_SIMD environment variable, and the tests' switch.
+// KSIEVE_SIMD environment variable and the tests' switch; and the families' dispatch tables, one
+// entry per level, filled with the copies this build compiled (cpu_dispatch.hpp).
 #include <ksieve/filters/cpu_dispatch.hpp>
+
+#include "quotient_filter_kernels.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -118,26 +121,26 @@ bool environment_forces_generic() noexcept
     return simd != nullptr && std::strcmp(simd, "generic") == 0;
 }
 
-// The choice for `level`; the automatic one (fast_pdep_only) keeps the generic select on a slow
-// pdep.
+// The choice for `level`; the automatic one (fast_pdep_only) keeps the portable select of the
+// quotient filter on a slow pdep.
 int choice_for(simd_level const level, bool const fast_pdep_only) noexcept
 {
-    if (level == simd_level::generic || !simd_level_supported(level))
-        return 0;
-    int const v4 = level == simd_level::x86_64_v4 ? simd_v4_kernels : 0;
+    if (!simd_level_supported(level))
+        return static_cast<int>(simd_level::generic);
+    int const c = static_cast<int>(level);
 #if KSIEVE_SIMD_DETECT
-    if (fast_pdep_only && cpu_has_slow_pdep())
-        return simd_v3_kernels | v4;
+    if (fast_pdep_only && level != simd_level::generic && cpu_has_slow_pdep())
+        return c | simd_portable_select;
 #else
     (void)fast_pdep_only;
 #endif
-    return simd_v3_kernels | simd_pdep_kernels | v4;
+    return c;
 }
 
 int automatic_choice() noexcept
 {
     if (environment_forces_generic())
-        return 0;
+        return static_cast<int>(simd_level::generic);
     simd_level const level = cpu_simd_level();
     return choice_for(
         level == simd_level::x86_64_v4 && environment_caps_v3() ? simd_level::x86_64_v3 : level,
@@ -161,6 +164,8 @@ simd_level cpu_simd_level() noexcept
                                     : cpu_has_v4_uncached() ? simd_level::x86_64_v4
                                                             : simd_level::x86_64_v3;
     return level;
+#elif defined(__aarch64__)
+    return simd_level::aarch64_neon;
 #else
     return simd_level::generic;
 #endif
@@ -168,14 +173,19 @@ simd_level cpu_simd_level() noexcept
 
 bool simd_level_supported(simd_level const level) noexcept
 {
-    return static_cast<int>(level) <= static_cast<int>(cpu_simd_level());
-}
-
-simd_level active_simd_level() noexcept
-{
-    return use_v4_kernels()   ? simd_level::x86_64_v4
-           : use_v3_kernels() ? simd_level::x86_64_v3
-                              : simd_level::generic;
+    simd_level const cpu = cpu_simd_level();
+    switch (level)
+    {
+    case simd_level::generic:
+        return true;
+    case simd_level::x86_64_v3:
+        return cpu == simd_level::x86_64_v3 || cpu == simd_level::x86_64_v4;
+    case simd_level::x86_64_v4:
+        return cpu == simd_level::x86_64_v4;
+    case simd_level::aarch64_neon:
+        return cpu == simd_level::aarch64_neon;
+    }
+    return false;
 }
 
 void force_simd_level(simd_level const level) noexcept
@@ -187,5 +197,28 @@ void reset_simd_level() noexcept
 {
     simd_choice.store(automatic_choice(), std::memory_order_relaxed);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The dispatch tables: entry i for simd_level i, a copy this build has
+// (KSIEVE_HAVE_<LEVEL>_KERNELS, filters/CMakeLists.txt) or the nearest lower one.
+
+// The quotient filter: generic and x86-64-v3 (pdep select, bzhi masks; the x86-64-v4 level runs it
+// too); aarch64 runs the generic copy (broadword select, the CNT popcount).
+#define KSIEVE_QF_KERNELS(level)                                                                   \
+    qf_kernel_table                                                                                \
+    {                                                                                              \
+        &level::qf_insert_key, &level::qf_count_key, &level::qf_insert_batch,                      \
+            &level::qf_insert_batch_ordered, &level::qf_count_batch,                               \
+            &level::qf_count_batch_ordered, &level::qf_count_sharded, &level::qf_select64          \
+    }
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
+#define KSIEVE_QF_V3 KSIEVE_QF_KERNELS(x86_64_v3)
+#else
+#define KSIEVE_QF_V3 KSIEVE_QF_KERNELS(generic)
+#endif
+qf_kernel_table const qf_kernel_tables[simd_level_count] = {
+    KSIEVE_QF_KERNELS(generic), KSIEVE_QF_V3, KSIEVE_QF_V3, KSIEVE_QF_KERNELS(generic)};
+#undef KSIEVE_QF_V3
+#undef KSIEVE_QF_KERNELS
 
 } // namespace ksieve::detail

@@ -2,7 +2,7 @@
 // set operations); private header of the quotient filter's sources.
 #pragma once
 
-#include "quotient_filter_kernels.hpp"
+#include "quotient_filter_kernel_body.hpp"
 
 namespace ksieve
 {
@@ -138,7 +138,7 @@ struct qf_appender
                                                                std::uint64_t const x,
                                                                std::uint64_t const count) noexcept
     {
-        return quotient_filter::kernel<0>::of(ref).encoded_length(x, count);
+        return detail::generic::encoded_length(detail::qf_view{ref}, x, count);
     }
 
     // The table code of fingerprint fp (quotient_filter::slot_code, the table's parameters in
@@ -181,7 +181,7 @@ struct qf_appender
     bool
     append_all_as(std::span<std::pair<std::uint64_t, std::uint64_t> const> const entries) noexcept
     {
-        auto k = quotient_filter::kernel<0>{f};
+        detail::qf_view const k{f};
         auto * const table = reinterpret_cast<std::uint8_t *>(f.table_);
         std::uint64_t const block_bytes = f.block_bytes_;
         unsigned const r = f.r_;
@@ -205,7 +205,7 @@ struct qf_appender
             unsigned n = 1;
             enc[0] = code & rmask;
             if (count != 1) // (a single slot holds most fingerprints)
-                n = k.encode(code & rmask, count, enc);
+                n = detail::generic::encode(k, code & rmask, count, enc);
             bool const same = h == last;
             std::uint64_t const start = same ? p : std::max(h, p);
             if (start + n > phys)
@@ -252,13 +252,13 @@ struct qf_appender
             or_header(occ_block, 1, occ_word);
         if (end_block != none)
             or_header(end_block, 9, end_word);
-        auto k = quotient_filter::kernel<0>{f};
+        detail::qf_view const k{f};
         if (last_h != none)
-            k.set_runend(pos - 1, true);
+            detail::generic::set_runend(k, pos - 1, true);
         f.used_ = used;
         f.distinct_ = distinct;
         f.total_ = total;
-        k.update_offsets(1, f.nblocks_ - 1);
+        detail::generic::update_offsets(k, 1, f.nblocks_ - 1);
     }
 };
 

@@ -6,9 +6,6 @@
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/zeroed_memory.hpp>
 
-#include "quotient_filter_isa.hpp"
-#include <ksieve/filters/cpu_dispatch.hpp>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -324,32 +321,6 @@ struct quotient_filter::group_info
     std::uint64_t pos{0}; // group start, or insertion position when not found
     std::uint64_t len{0};
     std::uint64_t count{0};
-};
-
-/* The hot paths one CPU level exports: Level 0 is compiled for the build's target
- * (quotient_filter_kernels_generic.cpp), level 1 for x86-64-v3
- * (quotient_filter_kernels_x86_64_v3.cpp, built where the build's target lacks it). The dispatch
- * entry points of quotient_filter pick one (detail::use_pdep_kernels). Each member runs
- * quotient_filter::kernel<Level>'s function of that name. */
-template <int Level> struct qf_kernel_entry
-{
-    static insert_status insert_key(quotient_filter & f, std::uint64_t key,
-                                    std::uint64_t count) noexcept;
-    static std::uint64_t count_key(quotient_filter const & f, std::uint64_t key) noexcept;
-    static insert_status insert_batch(quotient_filter & f, std::span<std::uint64_t const> keys,
-                                      std::uint64_t * old) noexcept;
-    static insert_status insert_batch_ordered(quotient_filter & f, std::uint64_t * fps,
-                                              std::size_t n, std::uint32_t const * pos,
-                                              std::uint64_t * old) noexcept;
-    static void count_batch(quotient_filter const & f, std::span<std::uint64_t const> keys,
-                            std::uint64_t * out) noexcept;
-    static void count_batch_ordered(quotient_filter const & f, std::uint64_t * fps, std::size_t n,
-                                    std::uint32_t const * pos, std::uint64_t * out) noexcept;
-    static void count_sharded(quotient_filter const * shards, unsigned shift,
-                              std::uint64_t shard_mask, std::uint64_t local_mask,
-                              std::uint64_t const * keys, std::size_t n, std::uint64_t * out,
-                              bool large) noexcept;
-    static unsigned select64(std::uint64_t w, unsigned k) noexcept;
 };
 
 } // namespace ksieve

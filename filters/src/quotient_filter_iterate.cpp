@@ -14,7 +14,7 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
 [[gnu::always_inline]] inline bool quotient_filter::cursor::next_run(quotient_filter const & f,
                                                                      position & at) noexcept
 {
-    auto const k = kernel<0>::of(f);
+    detail::qf_view const k{f};
     at.in_run = false;
     if (at.next_quotient >= f.nslots_)
         return false;
@@ -27,7 +27,7 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
             at.next_quotient = f.nslots_;
             return false;
         }
-        at.occ_bits = k.occupieds(b);
+        at.occ_bits = detail::generic::occupieds(k, b);
         // The walk reads the table front to back: fetch a few blocks ahead (the hardware prefetcher
         // stops at page boundaries).
         if (std::uint64_t const ahead = b + 8; ahead < f.nblocks_)
@@ -51,7 +51,7 @@ quotient_filter::cursor::cursor(quotient_filter const & f) noexcept : f_{&f} {}
             at.next_quotient = f.nslots_;
             return false;
         }
-        at.end_bits = k.runends(b);
+        at.end_bits = detail::generic::runends(k, b);
     }
     std::uint64_t const end =
         64 * at.end_block + static_cast<std::uint64_t>(std::countr_zero(at.end_bits));
@@ -85,7 +85,7 @@ bool quotient_filter::cursor::next() noexcept
     if (!(at_.in_run && at_.pos <= at_.run_end) && !next_run(f, at_))
         return false;
     std::uint64_t v, c, len;
-    kernel<0>::of(f).decode_group(at_.pos, at_.run_end, v, c, len);
+    detail::generic::decode_group(detail::qf_view{f}, at_.pos, at_.run_end, v, c, len);
     fp_ = f.split_ ? ((at_.top + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_)
                    : (at_.quotient << f.r_) | v;
     count_ = c;
@@ -107,7 +107,7 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
                                           std::size_t const cap) noexcept
 {
     quotient_filter const & f = *f_;
-    auto const k = kernel<0>::of(f);
+    detail::qf_view const k{f};
     position at = at_; // (a local: kept in registers)
     std::size_t n = 0;
     std::uint64_t v, c, len;
@@ -116,7 +116,7 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
         {
             if (!(at.in_run && at.pos <= at.run_end) && !next_run(f, at))
                 break;
-            k.decode_group(at.pos, at.run_end, v, c, len);
+            detail::generic::decode_group(k, at.pos, at.run_end, v, c, len);
             fps[n] = ((at.top + (v >> f.low_bits_)) << f.low_bits_) | (v & f.low_mask_);
             counts[n] = c;
         }
@@ -125,7 +125,7 @@ std::size_t quotient_filter::cursor::read(std::uint64_t * const fps, std::uint64
         {
             if (!(at.in_run && at.pos <= at.run_end) && !next_run(f, at))
                 break;
-            k.decode_group(at.pos, at.run_end, v, c, len);
+            detail::generic::decode_group(k, at.pos, at.run_end, v, c, len);
             fps[n] = (at.quotient << f.r_) | v;
             counts[n] = c;
         }
@@ -205,9 +205,9 @@ std::uint64_t quotient_filter::fit_slots() const
         used = 0;
         cursor c{*this};
         while (c.next())
-            used += c.count() == 1
-                        ? 1
-                        : kernel<0>::of(ref).encoded_length(c.fingerprint() & mask, c.count());
+            used += c.count() == 1 ? 1
+                                   : detail::generic::encoded_length(
+                                         detail::qf_view{ref}, c.fingerprint() & mask, c.count());
     }
     return slots_for(used, max_load_);
 }

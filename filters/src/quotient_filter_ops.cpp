@@ -1,6 +1,6 @@
 // quotient_filter: the dispatch entry points of the hot paths (insert, count, batches), batch
 // ordering and the single-key operations (grow, remove, concurrent insert).
-#include "quotient_filter_kernels.hpp"
+#include "quotient_filter_kernel_body.hpp"
 
 namespace ksieve
 {
@@ -13,27 +13,11 @@ unsigned qf_select64_portable(std::uint64_t const w, unsigned const k) noexcept
     return select64_portable(w, k);
 }
 
-unsigned qf_select64(simd_level const level, std::uint64_t const w, unsigned const k) noexcept
-{
-#if KSIEVE_HAVE_X86_64_V3_KERNELS
-    if (level == simd_level::x86_64_v3 && simd_level_supported(level))
-        return qf_kernel_entry<1>::select64(w, k);
-#else
-    (void)level;
-#endif
-    return qf_kernel_entry<0>::select64(w, k);
-}
-
 } // namespace detail
 
-// Runs `call` (the filter its first argument) on the CPU level the dispatcher chooses: x86-64-v3
-// where the CPU has it and a fast pdep (detail::use_pdep_kernels), else the build's target.
-#if KSIEVE_HAVE_X86_64_V3_KERNELS
-#define KSIEVE_QF_DISPATCH(call)                                                                   \
-    (detail::use_pdep_kernels() ? qf_kernel_entry<1>::call : qf_kernel_entry<0>::call)
-#else
-#define KSIEVE_QF_DISPATCH(call) (qf_kernel_entry<0>::call)
-#endif
+// Runs `call` (the filter its first argument) with the entries of the CPU level the dispatcher
+// chooses (detail::qf_kernels, quotient_filter_kernels.hpp).
+#define KSIEVE_QF_DISPATCH(call) (detail::qf_kernels().call)
 
 insert_status quotient_filter::insert(std::uint64_t const key, std::uint64_t const count) noexcept
 {
@@ -77,13 +61,8 @@ void quotient_filter::count_sharded(std::span<quotient_filter const> const shard
                                          : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
     quotient_filter const & first = shards.front();
     bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
-#if KSIEVE_HAVE_X86_64_V3_KERNELS
-    if (detail::use_pdep_kernels())
-        return qf_kernel_entry<1>::count_sharded(shards.data(), shift, shard_mask, local_mask,
-                                                 keys.data(), keys.size(), out, big);
-#endif
-    qf_kernel_entry<0>::count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
-                                      keys.size(), out, big);
+    KSIEVE_QF_DISPATCH(count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
+                                     keys.size(), out, big));
 }
 
 void quotient_filter::count_batch(std::span<std::uint64_t const> const keys,
@@ -237,24 +216,25 @@ bool quotient_filter::remove(std::uint64_t const key, std::uint64_t const count)
     std::uint64_t const fp = key_code(key);
     std::uint64_t const h = fp >> r_;
     std::uint64_t const x = fp & rmask_;
-    auto k = kernel<0>::of(*this);
+    detail::qf_view const k{*this};
     locate_info li;
-    if (k.locate(h, phys_slots_, false, li) != rc_ok || !li.occupied)
+    if (detail::generic::locate(k, h, phys_slots_, false, li) != rc_ok || !li.occupied)
         return false;
     group_info g;
-    if (!k.find_group(li, x, g))
+    if (!detail::generic::find_group(k, li, x, g))
         return false;
     if (count == 0)
         return true;
     std::uint64_t const c2 = g.count > count ? g.count - count : 0;
     std::uint64_t enc[max_group_slots];
-    unsigned const n = c2 == 0 ? 0 : k.encode(x, c2, enc);
+    unsigned const n = c2 == 0 ? 0 : detail::generic::encode(k, x, c2, enc);
     for (unsigned t = 0; t < n; ++t)
-        k.set_slot(g.pos + t, enc[t]);
+        detail::generic::set_slot(k, g.pos + t, enc[t]);
     if (n < g.len)
     {
         bool const vanish = n == 0 && g.pos == li.start && g.last;
-        k.delete_slots(h, g.pos + n, g.len - n, li.end, vanish, g.last && !vanish);
+        detail::generic::delete_slots(k, h, g.pos + n, g.len - n, li.end, vanish,
+                                      g.last && !vanish);
     }
     used_ -= g.len - n;
     if (c2 == 0)
@@ -272,7 +252,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key,
     if (count == 0)
         return insert_status::ok;
     concurrency & cs = *conc_;
-    auto k = kernel<0>::of(*this);
+    detail::qf_view const k{*this};
     std::uint64_t const fp = key_code(key);
     std::uint64_t const h = fp >> r_;
     std::uint64_t const x = fp & rmask_;
@@ -287,7 +267,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key,
     {
         std::uint64_t const limit =
             std::min(phys_slots_, std::uint64_t{last + 1} << region_slot_bits);
-        rc = k.insert_fp(h, x, count, limit, true, none, du, nd, old_unused);
+        rc = detail::generic::insert_fp(k, h, x, count, limit, true, none, du, nd, old_unused);
         if (rc == rc_beyond && limit < phys_slots_)
         {
             cs.lock(++last);
@@ -302,7 +282,8 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key,
             cs.unlock(i);
         for (std::size_t i = 0; i < cs.n; ++i)
             cs.lock(i);
-        rc = k.insert_fp(h, x, count, phys_slots_, false, none, du, nd, old_unused);
+        rc = detail::generic::insert_fp(k, h, x, count, phys_slots_, false, none, du, nd,
+                                        old_unused);
         if (rc == rc_ok)
         {
             auto & g = cs.regions[first];

@@ -1,8 +1,8 @@
 #pragma once
-// Test fixture shared by the filter tests: runs a test with the library's SIMD kernels forced to
-// one level (generic or x86-64-v3; test-only hook of ksieve/filters/cpu_dispatch.hpp), skipping the
-// x86-64-v3 run where the CPU lacks it. Builds that already target the level run the same copy
-// twice.
+// Test fixture shared by the kernel tests: runs a test with the library's kernel families forced to
+// one CPU level (test-only hook of ksieve/filters/cpu_dispatch.hpp), skipping the levels the CPU
+// lacks. A level a family has no copy for runs the nearest lower copy (the same as another level's
+// run); builds that already target a level run the same copy twice.
 #include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <gtest/gtest.h>
@@ -12,6 +12,11 @@
 
 namespace ksieve::test
 {
+
+/*! Every level a dispatch table has an entry for (instantiate with ::testing::ValuesIn). */
+inline constexpr ksieve::detail::simd_level all_simd_levels[] = {
+    ksieve::detail::simd_level::generic, ksieve::detail::simd_level::x86_64_v3,
+    ksieve::detail::simd_level::x86_64_v4, ksieve::detail::simd_level::aarch64_neon};
 
 class simd_level_fixture : public ::testing::TestWithParam<ksieve::detail::simd_level>
 {
@@ -26,6 +31,22 @@ protected:
     void TearDown() override { ksieve::detail::reset_simd_level(); }
 };
 
+/*! The name of a level in test output. */
+inline char const * simd_level_label(ksieve::detail::simd_level const level)
+{
+    switch (level)
+    {
+    case ksieve::detail::simd_level::x86_64_v3:
+        return "x86-64-v3";
+    case ksieve::detail::simd_level::x86_64_v4:
+        return "x86-64-v4";
+    case ksieve::detail::simd_level::aarch64_neon:
+        return "aarch64-neon";
+    default:
+        return "generic";
+    }
+}
+
 /*! The test name suffix of a level. */
 inline std::string
 simd_level_name(::testing::TestParamInfo<ksieve::detail::simd_level> const & info)
@@ -36,6 +57,8 @@ simd_level_name(::testing::TestParamInfo<ksieve::detail::simd_level> const & inf
         return "v3";
     case ksieve::detail::simd_level::x86_64_v4:
         return "v4";
+    case ksieve::detail::simd_level::aarch64_neon:
+        return "neon";
     default:
         return "generic";
     }
@@ -49,9 +72,7 @@ namespace ksieve::detail
 /*! The level's name in test output. */
 inline void PrintTo(simd_level const level, std::ostream * const os)
 {
-    *os << (level == simd_level::generic     ? "generic"
-            : level == simd_level::x86_64_v3 ? "x86-64-v3"
-                                             : "x86-64-v4");
+    *os << ksieve::test::simd_level_label(level);
 }
 
 } // namespace ksieve::detail

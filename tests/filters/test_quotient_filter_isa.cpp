@@ -1,11 +1,11 @@
-// The quotient filter's CPU-level dispatch: the branch-free portable select64 and the x86-64-v3
-// (pdep) one against a naive select, both copies of the hot paths against an unordered_map oracle
-// and against each other (byte-identical tables), the KSIEVE_SIMD switch, and
-// the regression test of the insert hang on tiny key spaces with many duplicates.
+// The quotient filter's CPU-level dispatch: the branch-free portable select64 and every level's
+// select (x86-64-v3: pdep) against a naive select, each level's copy of the hot paths against an
+// unordered_map oracle and against the generic copy (byte-identical tables), the KSIEVE_SIMD
+// switch, and the regression test of the insert hang on tiny key spaces with many duplicates.
 #include <ksieve/filters/quotient_filter.hpp>
 #include <ksieve/filters/sharded_filter.hpp>
 
-#include "../../filters/src/quotient_filter_isa.hpp"
+#include "../../filters/src/quotient_filter_kernels.hpp"
 #include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -105,56 +105,52 @@ TEST(QuotientIsa, PortableSelectMatchesNaive)
     check_select(&ksieve::detail::qf_select64_portable, 127, "portable");
 }
 
-// The select each copy of the hot paths uses (k < 64 at every call site).
+// The select each level's copy of the hot paths uses (k < 64 at every call site).
 TEST(QuotientIsa, KernelSelectMatchesNaive)
 {
-    check_select([](std::uint64_t const w, unsigned const k)
-                 { return ksieve::detail::qf_select64(simd_level::generic, w, k); },
-                 63, "generic");
-    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
-        GTEST_SKIP() << "the CPU lacks x86-64-v3";
-    check_select([](std::uint64_t const w, unsigned const k)
-                 { return ksieve::detail::qf_select64(simd_level::x86_64_v3, w, k); },
-                 63, "x86-64-v3");
+    for (simd_level const level : ksieve::test::all_simd_levels)
+    {
+        if (!ksieve::detail::simd_level_supported(level))
+            continue;
+        check_select(ksieve::detail::qf_kernel_tables[static_cast<int>(level)].select64, 63,
+                     ksieve::test::simd_level_label(level));
+    }
 }
 
 // The automatic choice: KSIEVE_SIMD=generic forces the generic copies, KSIEVE_SIMD=x86-64-v3
-// keeps the AVX-512 ones off; without them each level's copies are chosen where the CPU has them;
-// forcing an unsupported level falls back to the generic one.
+// keeps the AVX-512 ones off; without them the CPU's level is chosen; forcing an unsupported level
+// falls back to the generic one. The quotient filter's entries follow the level.
 TEST(QuotientIsa, EnvironmentAndForcing)
 {
+    using ksieve::detail::active_simd_level;
+    using ksieve::detail::simd_level_supported;
+    auto const qf_level = []
+    { return &ksieve::detail::qf_kernels() - ksieve::detail::qf_kernel_tables; };
     ASSERT_EQ(::setenv("KSIEVE_SIMD", "generic", 1), 0);
     ksieve::detail::reset_simd_level();
-    EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
-    EXPECT_FALSE(ksieve::detail::use_pdep_kernels());
+    EXPECT_EQ(active_simd_level(), simd_level::generic);
+    EXPECT_EQ(qf_level(), 0);
     ASSERT_EQ(::unsetenv("KSIEVE_SIMD"), 0);
     ksieve::detail::reset_simd_level();
-    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
+    EXPECT_EQ(active_simd_level(), ksieve::detail::cpu_simd_level());
+    for (simd_level const level : ksieve::test::all_simd_levels)
     {
-        EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
+        ksieve::detail::force_simd_level(level);
+        simd_level const want = simd_level_supported(level) ? level : simd_level::generic;
+        EXPECT_EQ(active_simd_level(), want) << ksieve::test::simd_level_label(level);
+        EXPECT_EQ(qf_level(), static_cast<int>(want))
+            << "forced: the pdep select whatever its speed";
     }
-    ksieve::detail::force_simd_level(simd_level::x86_64_v3);
-    EXPECT_EQ(ksieve::detail::active_simd_level(),
-              ksieve::detail::simd_level_supported(simd_level::x86_64_v3) ? simd_level::x86_64_v3
-                                                                          : simd_level::generic);
-    ksieve::detail::force_simd_level(simd_level::generic);
-    EXPECT_EQ(ksieve::detail::active_simd_level(), simd_level::generic);
     // KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off (and the x86-64-v3 ones on where the CPU
     // has them)
     ASSERT_EQ(::setenv("KSIEVE_SIMD", "x86-64-v3", 1), 0);
     ksieve::detail::reset_simd_level();
-    EXPECT_FALSE(ksieve::detail::use_v4_kernels());
-    EXPECT_EQ(ksieve::detail::active_simd_level(),
-              ksieve::detail::simd_level_supported(simd_level::x86_64_v3) ? simd_level::x86_64_v3
-                                                                          : simd_level::generic);
+    EXPECT_NE(active_simd_level(), simd_level::x86_64_v4);
+    if (simd_level_supported(simd_level::x86_64_v3))
+    {
+        EXPECT_EQ(active_simd_level(), simd_level::x86_64_v3);
+    }
     ASSERT_EQ(::unsetenv("KSIEVE_SIMD"), 0);
-    ksieve::detail::reset_simd_level();
-    EXPECT_EQ(ksieve::detail::use_v4_kernels(),
-              ksieve::detail::simd_level_supported(simd_level::x86_64_v4));
-    ksieve::detail::force_simd_level(simd_level::x86_64_v4);
-    EXPECT_EQ(ksieve::detail::active_simd_level(),
-              ksieve::detail::simd_level_supported(simd_level::x86_64_v4) ? simd_level::x86_64_v4
-                                                                          : simd_level::generic);
     ksieve::detail::reset_simd_level();
 }
 
@@ -202,8 +198,7 @@ void check_counts(quotient_filter const & f,
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, QuotientIsaPath,
-                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, QuotientIsaPath, ::testing::ValuesIn(ksieve::test::all_simd_levels),
                          ksieve::test::simd_level_name);
 
 // Exact filters at fixed geometry filled to 95% by batches with duplicates, for byte-aligned and
@@ -368,12 +363,10 @@ TEST_P(QuotientIsaPath, TinyKeySpaceManyDuplicatesTerminates)
         }
 }
 
-// Both copies build byte-identical tables from the same keys (the layout is canonical) and answer
-// the same.
+// Every level's copy builds the generic copy's table from the same keys, byte for byte (the layout
+// is canonical), and answers the same.
 TEST(QuotientIsa, CopiesBuildIdenticalTables)
 {
-    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
-        GTEST_SKIP() << "the CPU lacks x86-64-v3";
     std::mt19937_64 rng{99};
     // Uniform keys (as hashed k-mers are), drawn with repetition from a pool: many counters.
     std::vector<std::uint64_t> pool(std::size_t{50000} >> scale_shift);
@@ -390,9 +383,12 @@ TEST(QuotientIsa, CopiesBuildIdenticalTables)
     cfg.fpr = 0;
     std::vector<std::vector<std::uint64_t>> words;
     std::vector<std::vector<std::uint64_t>> answers;
-    for (simd_level const isa : {simd_level::generic, simd_level::x86_64_v3})
+    std::vector<simd_level> levels;
+    for (simd_level const level : ksieve::test::all_simd_levels)
     {
-        ksieve::detail::force_simd_level(isa);
+        if (!ksieve::detail::simd_level_supported(level))
+            continue;
+        ksieve::detail::force_simd_level(level);
         auto f = quotient_filter::create(cfg, 26, 0);
         ASSERT_EQ(f.insert_batch(keys), insert_status::ok);
         for (std::size_t i = 0; i < 1000; ++i)
@@ -402,8 +398,13 @@ TEST(QuotientIsa, CopiesBuildIdenticalTables)
         std::vector<std::uint64_t> out(queries.size());
         f.count_batch(queries, out.data());
         answers.push_back(out);
+        levels.push_back(level);
     }
     ksieve::detail::reset_simd_level();
-    EXPECT_TRUE(words[0] == words[1]) << "tables differ between the generic and the x86-64-v3 copy";
-    EXPECT_TRUE(answers[0] == answers[1]);
+    for (std::size_t i = 1; i < levels.size(); ++i)
+    {
+        EXPECT_TRUE(words[0] == words[i]) << "tables differ between the generic and the "
+                                          << ksieve::test::simd_level_label(levels[i]) << " copy";
+        EXPECT_TRUE(answers[0] == answers[i]) << ksieve::test::simd_level_label(levels[i]);
+    }
 }

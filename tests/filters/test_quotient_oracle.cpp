@@ -6,7 +6,6 @@
 #include <cmath>
 #include <ksieve/filters/quotient_filter.hpp>
 
-#include "../../filters/src/quotient_filter_isa.hpp"
 #include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>

@@ -1,25 +1,26 @@
 #pragma once
 /*! \file
- * \brief The one run-time choice of SIMD kernels, for the filter library and the code built on it
- * (the engine's hit_set). An implementation detail (namespace ksieve::detail), not a stable API.
+ * \brief The one run-time choice of CPU level for every kernel family of the filter library and the
+ * code built on it (the engine's hit_set). An implementation detail (namespace ksieve::detail), not
+ * a stable API.
  *
- * Kernels that gain from instructions beyond the build's target have one body compiled once per CPU
- * level by small wrapper sources, each with that level's -march (CMake per-source options,
- * filters/CMakeLists.txt) and its copy in its own namespace: the quotient filter
- * (quotient_filter_kernels_*.cpp; use_pdep_kernels: x86-64-v3 with a fast pdep), the blocked Bloom
- * filter's batch kernels (bloom_blocked_kernels_*.cpp; use_v3_kernels), the engine's hit_set lookup
- * (hit_set_x86_64_v3.cpp; use_v3_kernels), and the minimizer scan of short reads
- * (minimizers_x86_64_v4.cpp; use_v4_kernels). A build whose target already has a level
- * (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it; non-x86 builds have the
- * generic copies only.
+ * Kernels that gain from instructions beyond the build's target are kernel families: one body
+ * compiled once per CPU level by a wrapper source `<family>_<level>.cpp` with that level's compiler
+ * options (CMake per-source options, filters/CMakeLists.txt), each copy's entries namespace-scope
+ * functions of `detail::<level>` (generic, x86_64_v3, x86_64_v4, aarch64_neon), declared in the
+ * family's private header, and one dispatch table per family (a struct of function pointers per
+ * level) filled by the library's cpu_dispatch.cpp. A call site indexes its family's table with the
+ * active level. A level a family has no copy for runs the nearest lower copy; a build whose target
+ * already has a level (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it.
  *
  * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call.
- * The v3 kernels run when the CPU has all of x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C,
- * MOVBE); the v4 kernels besides need AVX-512 F, BW, CD, DQ and VL; the pdep kernels besides need a
- * fast pdep, which AMD Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles), so these CPUs
- * keep the generic select. The environment variable KSIEVE_SIMD=generic, read at that first call,
- * forces the generic kernels everywhere; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 kernels off. All
- * copies compute the same results (byte-identical tables).
+ * x86-64-v3 needs all of AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE; x86-64-v4 besides
+ * needs AVX-512 F, BW, CD, DQ and VL. The quotient filter's pdep select besides needs a fast pdep,
+ * which AMD Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles): these CPUs keep its
+ * portable select. On aarch64 NEON (Advanced SIMD) is part of the architecture: aarch64_neon is the
+ * level of every aarch64 CPU. The environment variable KSIEVE_SIMD=generic, read at that first
+ * call, forces the generic copies everywhere; KSIEVE_SIMD=x86-64-v3 keeps the x86-64-v4 (AVX-512)
+ * copies off. All copies compute the same results (byte-identical tables).
  *
  * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
  * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.
@@ -29,19 +30,23 @@
 namespace ksieve::detail
 {
 
-/*! \brief The instruction-set levels the kernels are compiled for. */
+/*! \brief The CPU levels kernel families are compiled for (the index of a level's entry in a
+ * family's dispatch table). */
 enum class simd_level : int
 {
     generic = 0,   //!< the build's target (-march), no run-time detection needed
     x86_64_v3 = 1, //!< AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C, MOVBE; the OS saves AVX state
-    x86_64_v4 = 2  //!< x86-64-v3 and AVX-512 F, BW, CD, DQ, VL (and the OS saves the ZMM registers)
+    x86_64_v4 = 2, //!< x86-64-v3 and AVX-512 F, BW, CD, DQ, VL (and the OS saves the ZMM registers)
+    aarch64_neon = 3 //!< aarch64 with NEON (Advanced SIMD, mandatory on aarch64)
 };
 
+/*! \brief Entries of a family's dispatch table: one per simd_level. */
+inline constexpr int simd_level_count = 4;
+
 /*! \brief Bits of the active choice. */
-inline constexpr int simd_v3_kernels = 1;   //!< the x86-64-v3 kernels run
-inline constexpr int simd_pdep_kernels = 2; //!< the kernels built on pdep run (v3 and a fast pdep)
-inline constexpr int simd_v4_kernels = 4;   //!< the x86-64-v4 kernels run (the minimizer scan)
-inline constexpr int simd_unset = -1;       //!< not chosen yet
+inline constexpr int simd_level_bits = 3;      //!< the active simd_level
+inline constexpr int simd_portable_select = 4; //!< the quotient filter keeps its portable select
+inline constexpr int simd_unset = -1;          //!< not chosen yet
 
 /*! \brief The active choice (simd_* bits), simd_unset before the first call. */
 extern std::atomic<int> simd_choice;
@@ -59,36 +64,43 @@ extern std::atomic<int> simd_choice;
     return simd_choose();
 }
 
-/*! \brief Whether the x86-64-v3 copies (AVX2) are to be used now. */
+/*! \brief The level of the active kernels (chosen at the first call if not forced). */
+[[nodiscard, gnu::always_inline]] inline simd_level active_simd_level() noexcept
+{
+    return static_cast<simd_level>(simd_kernels() & simd_level_bits);
+}
+
+/*! \brief The dispatch table index of the active level (0 .. simd_level_count - 1). */
+[[nodiscard, gnu::always_inline]] inline int active_simd_index() noexcept
+{
+    return simd_kernels() & simd_level_bits;
+}
+
+/*! \brief Whether the x86-64-v3 copies (AVX2) are to be used now (x86-64-v3 or x86-64-v4). */
 [[nodiscard, gnu::always_inline]] inline bool use_v3_kernels() noexcept
 {
-    return (simd_kernels() & simd_v3_kernels) != 0;
+    int const level = active_simd_index();
+    return level == static_cast<int>(simd_level::x86_64_v3) ||
+           level == static_cast<int>(simd_level::x86_64_v4);
 }
 
 /*! \brief Whether the x86-64-v4 copies (AVX-512) are to be used now. */
 [[nodiscard, gnu::always_inline]] inline bool use_v4_kernels() noexcept
 {
-    return (simd_kernels() & simd_v4_kernels) != 0;
+    return active_simd_index() == static_cast<int>(simd_level::x86_64_v4);
 }
 
-/*! \brief Whether the copies built on pdep (BMI2) are to be used now. */
-[[nodiscard, gnu::always_inline]] inline bool use_pdep_kernels() noexcept
-{
-    return (simd_kernels() & simd_pdep_kernels) != 0;
-}
-
-/*! \brief The highest level the CPU runs (generic off x86-64 or without cpuid). Cached. */
+/*! \brief The highest level the CPU runs (generic off x86-64 and aarch64, or without cpuid).
+ * Cached. */
 [[nodiscard]] simd_level cpu_simd_level() noexcept;
 
-/*! \brief Whether the CPU runs code of `level` (generic: always). */
+/*! \brief Whether the CPU runs code of `level` (generic: always; x86 levels on x86-64 CPUs that
+ * have them; aarch64_neon on aarch64). */
 [[nodiscard]] bool simd_level_supported(simd_level level) noexcept;
 
-/*! \brief The level of the active kernels (chosen at the first call if not forced). */
-[[nodiscard]] simd_level active_simd_level() noexcept;
-
 /*! \brief Test only: every later dispatched call uses `level` (generic if the CPU lacks it), the
- * pdep kernels included whatever the speed of the CPU's pdep. Not to be called while other threads
- * run filter operations whose path matters to them. */
+ * quotient filter's pdep select included whatever the speed of the CPU's pdep. Not to be called
+ * while other threads run filter operations whose path matters to them. */
 void force_simd_level(simd_level level) noexcept;
 
 /*! \brief Test only: back to the automatic choice (CPU and environment, read again). */

@@ -25,6 +25,11 @@
 namespace ksieve
 {
 
+namespace detail
+{
+class qf_view;
+} // namespace detail
+
 /*! \brief Counting quotient filter over keys of `key_bits` bits; satisfies shard_filter. */
 class quotient_filter
 {
@@ -444,13 +449,10 @@ private:
     struct concurrency;
     struct group_info;
     struct locate_info;
-    /*! \brief Slot-level primitives and hot paths (quotient_filter_kernels.inc), one specialisation
-     * per CPU level: 0 for the build's target and, on x86-64 builds whose target lacks it, 1 for
-     * x86-64-v3, picked at run time. */
-    template <int Level> struct kernel;
     friend class cursor;
     friend struct qf_appender;
-    template <int Level> friend struct qf_kernel_entry;
+    /*! \brief The kernels' access (hot paths compiled once per CPU level). */
+    friend class detail::qf_view;
 
     quotient_filter() noexcept;
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
