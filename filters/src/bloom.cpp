@@ -361,15 +361,9 @@ blocked_bloom_filter blocked_bloom_filter::view(std::span<std::uint64_t const> c
 
 // ---------------------------------------------------------------------------------------------------------
 // Batch kernels of the blocked filter (bloom_blocked_kernels.inc), one copy per CPU level: the
-// build's target and, on x86-64 builds whose target lacks it, x86-64-v3. detail::use_v3_kernels()
-// (cpu_dispatch.hpp) picks one at run time.
-#if KSIEVE_HAVE_X86_64_V3_KERNELS
-#define KSIEVE_BLOOM_DISPATCH(call)                                                                \
-    (detail::use_v3_kernels() ? detail::bloom_blocked_entry<1>::call                               \
-                              : detail::bloom_blocked_entry<0>::call)
-#else
-#define KSIEVE_BLOOM_DISPATCH(call) (detail::bloom_blocked_entry<0>::call)
-#endif
+// build's target and, on x86-64 builds whose target lacks it, x86-64-v3; detail::bloom_kernels()
+// (bloom_blocked_kernels.hpp) has the active level's entries.
+#define KSIEVE_BLOOM_DISPATCH(call) (detail::bloom_kernels().call)
 
 void blocked_bloom_filter::set_bits_atomic(std::uint64_t * const block,
                                            std::uint32_t const lo) const noexcept

@@ -1,7 +1,10 @@
-// The exported entry points of the blocked Bloom filter's batch kernels, one set per CPU level
-// (private header of bloom.cpp and the kernels' wrapper sources).
+// The blocked Bloom filter's kernel family (private header of bloom.cpp, the wrapper sources and
+// cpu_dispatch.cpp): the batch entries each CPU level's copy exports and their dispatch table. The
+// body is bloom_blocked_kernels.inc.
 #pragma once
 #include "bloom_common.hpp"
+
+#include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <cstdint>
 #include <span>
@@ -9,25 +12,64 @@
 namespace ksieve::detail
 {
 
-/* The blocked filter's batch kernels of one CPU level: level 0 is compiled for the build's target
- * (bloom_blocked_kernels_generic.cpp), level 1 for x86-64-v3 (bloom_blocked_kernels_x86_64_v3.cpp,
- * built where the build's target lacks it). The body is bloom_blocked_kernels.inc. words: the table
- * of `blocks` blocks; k: the bits per key. Thread safety: insert_batch needs exclusive access, the
- * others may run concurrently with each other. */
-template <int Level> struct bloom_blocked_entry
+// words: the table of `blocks` blocks; k: the bits per key. Thread safety: insert_batch needs
+// exclusive access, the others may run concurrently with each other.
+
+/*! \brief Sets the keys' bits. */
+using bloom_insert_batch_fn = void(std::uint64_t * words, std::uint64_t blocks, unsigned k,
+                                   std::span<std::uint64_t const> keys) noexcept;
+/*! \brief Sets the keys' bits with atomic ORs. */
+using bloom_insert_batch_concurrent_fn = void(std::uint64_t * words, std::uint64_t blocks,
+                                              unsigned k,
+                                              std::span<std::uint64_t const> keys) noexcept;
+/*! \brief Sets the k bits of block for the key's low hash word lo, atomically. */
+using bloom_set_bits_atomic_fn = void(std::uint64_t * block, std::uint32_t lo, unsigned k) noexcept;
+/*! \brief out[i] = 1 if keys[i] may be in the filter, else 0. */
+using bloom_count_batch_fn = void(std::uint64_t const * words, std::uint64_t blocks, unsigned k,
+                                  std::span<std::uint64_t const> keys,
+                                  std::uint64_t * out) noexcept;
+/*! \brief count_batch over the shards of a sharded filter whose shards have k bits each. */
+using bloom_count_sharded_fn = void(bloom_shard_tables const & t, unsigned k,
+                                    std::span<std::uint64_t const> keys,
+                                    std::uint64_t * out) noexcept;
+
+/*! \brief The blocked Bloom filter's dispatch table: one CPU level's entries. */
+struct bloom_kernel_table
 {
-    static void insert_batch(std::uint64_t * words, std::uint64_t blocks, unsigned k,
-                             std::span<std::uint64_t const> keys) noexcept;
-    static void insert_batch_concurrent(std::uint64_t * words, std::uint64_t blocks, unsigned k,
-                                        std::span<std::uint64_t const> keys) noexcept;
-    /*! Sets the k bits of block for the key's low hash word lo, atomically. */
-    static void set_bits_atomic(std::uint64_t * block, std::uint32_t lo, unsigned k) noexcept;
-    /*! out[i] = 1 if keys[i] may be in the filter, else 0. */
-    static void count_batch(std::uint64_t const * words, std::uint64_t blocks, unsigned k,
-                            std::span<std::uint64_t const> keys, std::uint64_t * out) noexcept;
-    /*! count_batch over the shards of a sharded filter whose shards have k bits each. */
-    static void count_sharded(bloom_shard_tables const & t, unsigned k,
-                              std::span<std::uint64_t const> keys, std::uint64_t * out) noexcept;
+    bloom_insert_batch_fn * insert_batch;                       //!< insert_batch
+    bloom_insert_batch_concurrent_fn * insert_batch_concurrent; //!< insert_batch_concurrent
+    bloom_set_bits_atomic_fn * set_bits_atomic;                 //!< one key, atomically
+    bloom_count_batch_fn * count_batch;                         //!< count_batch
+    bloom_count_sharded_fn * count_sharded;                     //!< count_sharded
 };
+
+namespace generic
+{
+// The build's target (bloom_blocked_generic.cpp).
+bloom_insert_batch_fn bloom_insert_batch;
+bloom_insert_batch_concurrent_fn bloom_insert_batch_concurrent;
+bloom_set_bits_atomic_fn bloom_set_bits_atomic;
+bloom_count_batch_fn bloom_count_batch;
+bloom_count_sharded_fn bloom_count_sharded;
+} // namespace generic
+
+namespace x86_64_v3
+{
+// x86-64-v3 (bloom_blocked_x86_64_v3.cpp, where the build's target lacks it): AVX2 lookups.
+bloom_insert_batch_fn bloom_insert_batch;
+bloom_insert_batch_concurrent_fn bloom_insert_batch_concurrent;
+bloom_set_bits_atomic_fn bloom_set_bits_atomic;
+bloom_count_batch_fn bloom_count_batch;
+bloom_count_sharded_fn bloom_count_sharded;
+} // namespace x86_64_v3
+
+/*! \brief The blocked Bloom filter's table per simd_level (filled by cpu_dispatch.cpp). */
+extern bloom_kernel_table const bloom_kernel_tables[simd_level_count];
+
+/*! \brief The blocked Bloom filter's active entries. */
+[[nodiscard, gnu::always_inline]] inline bloom_kernel_table const & bloom_kernels() noexcept
+{
+    return bloom_kernel_tables[active_simd_index()];
+}
 
 } // namespace ksieve::detail

@@ -3,6 +3,7 @@
 // entry per level, filled with the copies this build compiled (cpu_dispatch.hpp).
 #include <ksieve/filters/cpu_dispatch.hpp>
 
+#include "bloom_blocked_kernels.hpp"
 #include "quotient_filter_kernels.hpp"
 
 #include <cstdlib>
@@ -220,5 +221,22 @@ qf_kernel_table const qf_kernel_tables[simd_level_count] = {
     KSIEVE_QF_KERNELS(generic), KSIEVE_QF_V3, KSIEVE_QF_V3, KSIEVE_QF_KERNELS(generic)};
 #undef KSIEVE_QF_V3
 #undef KSIEVE_QF_KERNELS
+
+// The blocked Bloom filter: generic and x86-64-v3 (AVX2 lookups; the x86-64-v4 level runs it too).
+#define KSIEVE_BLOOM_KERNELS(level)                                                                \
+    bloom_kernel_table                                                                             \
+    {                                                                                              \
+        &level::bloom_insert_batch, &level::bloom_insert_batch_concurrent,                         \
+            &level::bloom_set_bits_atomic, &level::bloom_count_batch, &level::bloom_count_sharded  \
+    }
+#if KSIEVE_HAVE_X86_64_V3_KERNELS
+#define KSIEVE_BLOOM_V3 KSIEVE_BLOOM_KERNELS(x86_64_v3)
+#else
+#define KSIEVE_BLOOM_V3 KSIEVE_BLOOM_KERNELS(generic)
+#endif
+bloom_kernel_table const bloom_kernel_tables[simd_level_count] = {
+    KSIEVE_BLOOM_KERNELS(generic), KSIEVE_BLOOM_V3, KSIEVE_BLOOM_V3, KSIEVE_BLOOM_KERNELS(generic)};
+#undef KSIEVE_BLOOM_V3
+#undef KSIEVE_BLOOM_KERNELS
 
 } // namespace ksieve::detail

@@ -1,7 +1,7 @@
-// The blocked Bloom filter's two copies of its batch kernels (generic and x86-64-v3, chosen by the
-// filter library's dispatcher): each forced copy against the scalar single-key operations for every
-// k, and the two copies against each other (byte-identical tables, identical answers) for serial
-// and concurrent inserts.
+// The blocked Bloom filter's batch kernels at every CPU level (the generic and the x86-64-v3 copy,
+// chosen by the filter library's dispatcher): each forced level against the scalar single-key
+// operations for every k, and every level against the generic copy (byte-identical tables,
+// identical answers) for serial and concurrent inserts.
 #include <ksieve/filters/bloom.hpp>
 
 #include "simd_fixture.hpp"
@@ -65,8 +65,7 @@ class BloomIsaPath : public ksieve::test::simd_level_fixture
 
 } // namespace
 
-INSTANTIATE_TEST_SUITE_P(Isa, BloomIsaPath,
-                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, BloomIsaPath, ::testing::ValuesIn(ksieve::test::all_simd_levels),
                          ksieve::test::simd_level_name);
 
 // Every k (the unrolled kernels up to 16, the runtime-k kernel above): the batch operations of the
@@ -145,21 +144,23 @@ TEST_P(BloomIsaPath, LookupsAcrossShardsEqualEachShardsAnswers)
             }
 }
 
-// Both copies build byte-identical tables and give identical answers, also with concurrent
+// Every level builds the generic copy's tables and gives its answers, also with concurrent
 // inserters.
 TEST(BloomIsa, CopiesBuildIdenticalTables)
 {
-    if (!ksieve::detail::simd_level_supported(simd_level::x86_64_v3))
-        GTEST_SKIP() << "the CPU lacks x86-64-v3";
     auto const keys = random_keys(200000, 11);
     auto const queries = random_keys(100000, 12);
     for (unsigned const k : {1u, 6u, 9u, 12u, 17u, 32u})
     {
         std::vector<built> copies;
-        for (simd_level const level : {simd_level::generic, simd_level::x86_64_v3})
+        std::vector<simd_level> levels;
+        for (simd_level const level : ksieve::test::all_simd_levels)
         {
+            if (!ksieve::detail::simd_level_supported(level))
+                continue;
             ksieve::detail::force_simd_level(level);
             copies.push_back(build(4099, k, keys, queries, false));
+            levels.push_back(level);
             blocked_bloom_filter shared{4099, k};
             std::vector<std::thread> threads;
             for (std::size_t t = 0; t < 4; ++t)
@@ -177,8 +178,12 @@ TEST(BloomIsa, CopiesBuildIdenticalTables)
                 << "k " << k << ", concurrent inserts differ from serial ones";
         }
         ksieve::detail::reset_simd_level();
-        EXPECT_TRUE(copies[0].words == copies[1].words)
-            << "k " << k << ": tables differ between the generic and the x86-64-v3 copy";
-        EXPECT_TRUE(copies[0].answers == copies[1].answers) << "k " << k;
+        for (std::size_t i = 1; i < copies.size(); ++i)
+        {
+            EXPECT_TRUE(copies[0].words == copies[i].words)
+                << "k " << k << ": tables differ between the generic and the "
+                << ksieve::test::simd_level_label(levels[i]) << " copy";
+            EXPECT_TRUE(copies[0].answers == copies[i].answers) << "k " << k;
+        }
     }
 }

@@ -1,5 +1,5 @@
-// The blocked Bloom filter's batch kernels for the build's own target (bloom_blocked_entry<0>; the
-// body is bloom_blocked_kernels.inc).
+// The blocked Bloom filter's kernels for the build's own target, detail::generic (the body is
+// bloom_blocked_kernels.inc).
 #include <ksieve/filters/bloom.hpp>
 
 #include "bloom_blocked_kernels.hpp"
@@ -21,13 +21,11 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-namespace ksieve
+#define KSIEVE_BLOOM_LEVEL 0
+
+namespace ksieve::detail::generic
 {
 
-#define KSIEVE_BLOOM_LEVEL 0
-#define KSIEVE_BLOOM_LEVEL_NS generic
 #include "bloom_blocked_kernels.inc"
-#undef KSIEVE_BLOOM_LEVEL_NS
-#undef KSIEVE_BLOOM_LEVEL
 
-} // namespace ksieve
+} // namespace ksieve::detail::generic
