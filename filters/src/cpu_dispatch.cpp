@@ -4,6 +4,7 @@
 #include <ksieve/filters/cpu_dispatch.hpp>
 
 #include "bloom_blocked_kernels.hpp"
+#include "minimizers_kernels.hpp"
 #include "quotient_filter_kernels.hpp"
 
 #include <cstdlib>
@@ -238,5 +239,29 @@ bloom_kernel_table const bloom_kernel_tables[simd_level_count] = {
     KSIEVE_BLOOM_KERNELS(generic), KSIEVE_BLOOM_V3, KSIEVE_BLOOM_V3, KSIEVE_BLOOM_KERNELS(generic)};
 #undef KSIEVE_BLOOM_V3
 #undef KSIEVE_BLOOM_KERNELS
+
+// The minimizers: x86-64-v4 (AVX-512) and aarch64 NEON; the generic and x86-64-v3 levels run the
+// generic copy (no vector scan: the inline generic code).
+#define KSIEVE_MINIMIZER_KERNELS(level)                                                            \
+    minimizer_kernel_table                                                                         \
+    {                                                                                              \
+        &level::minimizers_scan_acgt, &level::minimizers_select_minima                             \
+    }
+#if KSIEVE_HAVE_X86_64_V4_KERNELS
+#define KSIEVE_MINIMIZERS_V4 KSIEVE_MINIMIZER_KERNELS(x86_64_v4)
+#else
+#define KSIEVE_MINIMIZERS_V4 KSIEVE_MINIMIZER_KERNELS(generic)
+#endif
+#if KSIEVE_HAVE_AARCH64_NEON_KERNELS
+#define KSIEVE_MINIMIZERS_NEON KSIEVE_MINIMIZER_KERNELS(aarch64_neon)
+#else
+#define KSIEVE_MINIMIZERS_NEON KSIEVE_MINIMIZER_KERNELS(generic)
+#endif
+minimizer_kernel_table const minimizer_kernel_tables[simd_level_count] = {
+    KSIEVE_MINIMIZER_KERNELS(generic), KSIEVE_MINIMIZER_KERNELS(generic), KSIEVE_MINIMIZERS_V4,
+    KSIEVE_MINIMIZERS_NEON};
+#undef KSIEVE_MINIMIZERS_NEON
+#undef KSIEVE_MINIMIZERS_V4
+#undef KSIEVE_MINIMIZER_KERNELS
 
 } // namespace ksieve::detail

@@ -101,8 +101,8 @@ TEST(sampling, window_one_selects_every_entry)
 // records with N runs, short records (fewer than w valid k-mers), records longer than the scratch's
 // buffer (taken in several blocks), repetitive records (equal k-mers in one window: ties), every
 // window size up to 24 and the largest. Under every instruction-set level: short records of A/C/G/T
-// only take the AVX-512 scan where the CPU has it; lower case, other bytes and lengths around the
-// scratch's capacity besides.
+// only take the vector scan where the level has one (x86-64-v4, aarch64 NEON); lower case, other
+// bytes and lengths around the scratch's capacity besides.
 class SamplingIsa : public ksieve::test::simd_level_fixture
 {
 };
@@ -120,7 +120,7 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
                 std::size_t const around = ksieve::minimizer_scratch::capacity + k - 3 + rng() % 5;
                 std::size_t const length =
                     t % 50 == 1   ? ksieve::minimizer_scratch::capacity + rng() % 9000
-                    : t % 50 == 3 ? around // the longest records of the AVX-512 scan
+                    : t % 50 == 3 ? around // the longest records of the vector scans
                                   : rng() % 400;
                 std::string seq(length, 'A');
                 for (auto & c : seq)
@@ -153,8 +153,5 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, SamplingIsa,
-                         ::testing::Values(ksieve::detail::simd_level::generic,
-                                           ksieve::detail::simd_level::x86_64_v3,
-                                           ksieve::detail::simd_level::x86_64_v4),
+INSTANTIATE_TEST_SUITE_P(Isa, SamplingIsa, ::testing::ValuesIn(ksieve::test::all_simd_levels),
                          ksieve::test::simd_level_name);

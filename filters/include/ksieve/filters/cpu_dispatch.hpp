@@ -84,12 +84,6 @@ extern std::atomic<int> simd_choice;
            level == static_cast<int>(simd_level::x86_64_v4);
 }
 
-/*! \brief Whether the x86-64-v4 copies (AVX-512) are to be used now. */
-[[nodiscard, gnu::always_inline]] inline bool use_v4_kernels() noexcept
-{
-    return active_simd_index() == static_cast<int>(simd_level::x86_64_v4);
-}
-
 /*! \brief The highest level the CPU runs (generic off x86-64 and aarch64, or without cpuid).
  * Cached. */
 [[nodiscard]] simd_level cpu_simd_level() noexcept;

@@ -115,11 +115,10 @@ struct minimizer_scratch
     std::uint64_t suffix_order[capacity]; //!< the smallest order from i to the end of i's block
     std::uint32_t suffix[capacity];       //!< index of that (leftmost) minimum
     std::uint64_t selected[capacity];
-    alignas(64)
-        std::uint8_t bases[capacity + 128]; //!< 2-bit base codes of a short record (the v4 scan)
-    std::uint64_t level_order[2][capacity]; //!< v4 selection: minima of 2, 4, 8, ... entries
+    alignas(64) std::uint8_t bases[capacity + 128]; //!< a short record's 2-bit codes (vector scans)
+    std::uint64_t level_order[2][capacity]; //!< vector selection: minima of 2, 4, 8, ... entries
     std::uint32_t level_index[2][capacity]; //!< and their (leftmost) positions
-    std::uint32_t positions[capacity + 8];  //!< v4 selection: the selected positions
+    std::uint32_t positions[capacity + 8];  //!< vector selection: the selected positions
 };
 
 namespace detail
@@ -300,22 +299,34 @@ scan_record(char const * p, char const * const e, unsigned const k, std::uint64_
 namespace detail
 {
 
-/*! \brief The AVX-512 (x86-64-v4) scan of a short record of A/C/G/T only (either case): s.codes /
- * s.orders [0, seq.size() - k + 1) as scan_record() fills them, through s.bases. \returns false,
- * with the arrays unspecified, if seq holds another byte or this build has no such code (the caller
- * then runs scan_record). \pre 8 <= k <= 32; k <= seq.size() <= minimizer_scratch::capacity + k -
- * 1; use_v4_kernels(). */
-[[nodiscard]] bool scan_acgt_v4(std::string_view seq, unsigned k, bool canonical,
-                                std::uint64_t salt, minimizer_scratch & s) noexcept;
+/*! \brief The vector scan of a short record of A/C/G/T only (either case) at the active CPU level
+ * (x86-64-v4, aarch64 NEON): s.codes / s.orders [0, seq.size() - k + 1) as scan_record() fills
+ * them, through s.bases. \returns false, with the arrays unspecified, if seq holds another byte or
+ * the level has no such scan (the caller then runs scan_record). \pre 8 <= k <= 32; k <= seq.size()
+ * <= minimizer_scratch::capacity + k - 1. */
+[[nodiscard]] bool scan_short_record(std::string_view seq, unsigned k, bool canonical,
+                                     std::uint64_t salt, minimizer_scratch & s) noexcept;
 
-/*! \brief select_window_minima() for a whole record (base 0) by AVX-512: the minimum of each window
- * of w entries from two overlapping windows of the largest power of two p <= w (minima of 2, 4,
- * ..., p entries built by doubling, ties to the left), the runs of windows with one position
- * reported once. \returns the number of codes in s.selected. \pre 2 <= w <= n <=
- * minimizer_scratch::capacity; prev is -1 or a position; use_v4_kernels() (else it selects nothing
- * and returns 0). */
-[[nodiscard]] std::size_t select_minima_v4(minimizer_scratch & s, std::size_t n, std::size_t w,
-                                           std::size_t & prev) noexcept;
+/*! \brief What select_short_record_minima returns where the active level has no vector selection.
+ */
+inline constexpr std::size_t no_short_record_minima = static_cast<std::size_t>(-1);
+
+/*! \brief select_window_minima() for a whole record (base 0) that scan_short_record scanned, at the
+ * active CPU level (x86-64-v4: the minimum of each window of w entries from two overlapping windows
+ * of the largest power of two p <= w, minima of 2, 4, ..., p entries built by doubling, ties to the
+ * left; the runs of windows with one position reported once). \returns the number of codes in
+ * s.selected, or no_short_record_minima (nothing done) where the level has no such selection. \pre
+ * 2 <= w <= n <= minimizer_scratch::capacity; prev is -1 or a position. */
+[[nodiscard]] std::size_t select_short_record_minima(minimizer_scratch & s, std::size_t n,
+                                                     std::size_t w, std::size_t & prev) noexcept;
+
+/*! \brief Whether the active CPU level has a vector scan of short records (x86-64-v4, aarch64
+ * NEON): where it has none, scan_short_record is not worth a call. */
+[[nodiscard, gnu::always_inline]] inline bool short_record_kernels_active() noexcept
+{
+    simd_level const level = active_simd_level();
+    return level == simd_level::x86_64_v4 || level == simd_level::aarch64_neon;
+}
 
 // for_each_record_minimizer() for a window of W entries known at compile time (0: w_arg).
 template <std::size_t W, typename Fn>
@@ -351,19 +362,23 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
     char const * const p = seq.data();
     char const * const e = p + seq.size();
     unsigned const k = scanner.k();
-    // A short read of A/C/G/T only: the AVX-512 scan, where the CPU has it (the same entries).
-    bool const v4 = k >= 8 && seq.size() >= k &&
-                    seq.size() - k + 1 <= minimizer_scratch::capacity && use_v4_kernels() &&
-                    scan_acgt_v4(seq, k, scanner.canonical(), salt, s);
-    std::size_t const n = v4                    ? seq.size() - k + 1
+    // A short read of A/C/G/T only: the vector scan, where the CPU has one (the same entries).
+    bool const vector =
+        k >= 8 && seq.size() >= k && seq.size() - k + 1 <= minimizer_scratch::capacity &&
+        short_record_kernels_active() && scan_short_record(seq, k, scanner.canonical(), salt, s);
+    std::size_t const n = vector                ? seq.size() - k + 1
                           : scanner.canonical() ? scan_record<true>(p, e, k, salt, s, 0, full)
                                                 : scan_record<false>(p, e, k, salt, s, 0, full);
     if (base + n == 0)
         return;
-    if (v4 && w >= 2 && n >= w)
+    if (vector && w >= 2 && n >= w)
     {
-        emit(select_minima_v4(s, n, w, prev));
-        return;
+        if (std::size_t const m = select_short_record_minima(s, n, w, prev);
+            m != no_short_record_minima)
+        {
+            emit(m);
+            return;
+        }
     }
     if (base + n < w) // fewer than w valid k-mers: the smallest
     {
