@@ -1,14 +1,17 @@
 #pragma once
-// Test fixture shared by the kernel tests: runs a test with the library's kernel families forced to
-// one CPU level (test-only hook of ksieve/filters/cpu_dispatch.hpp), skipping the levels the CPU
-// lacks. A level a family has no copy for runs the nearest lower copy (the same as another level's
-// run); builds that already target a level run the same copy twice.
+// Test fixtures shared by the kernel tests: runs a test with the library's kernel families forced
+// to one CPU level (test-only hook of ksieve/filters/cpu_dispatch.hpp), skipping the levels the CPU
+// lacks; simd_copy_fixture besides skips a level whose entries in the family's dispatch table are
+// those of a lower level the CPU runs (a level the family has no copy for, or one the build's
+// target already has), so that each copy runs once.
 #include <ksieve/filters/cpu_dispatch.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace ksieve::test
 {
@@ -29,6 +32,46 @@ protected:
         ASSERT_EQ(ksieve::detail::active_simd_level(), GetParam());
     }
     void TearDown() override { ksieve::detail::reset_simd_level(); }
+};
+
+/*! Whether `level`'s entries in a family's dispatch table (one entry per level) are a copy that no
+ * lower level the CPU runs has. */
+template <typename Table>
+bool own_copy(Table const (&tables)[ksieve::detail::simd_level_count],
+              ksieve::detail::simd_level const level)
+{
+    auto const at = static_cast<int>(level);
+    for (int lower = 0; lower < at; ++lower)
+        if (ksieve::detail::simd_level_supported(static_cast<ksieve::detail::simd_level>(lower)) &&
+            std::memcmp(&tables[lower], &tables[at], sizeof(Table)) == 0)
+            return false;
+    return true;
+}
+
+/*! The levels the CPU runs that have a copy of their own in a family's dispatch table: each of the
+ * family's copies once, the generic one first. */
+template <typename Table>
+std::vector<ksieve::detail::simd_level>
+distinct_copies(Table const (&tables)[ksieve::detail::simd_level_count])
+{
+    std::vector<ksieve::detail::simd_level> levels;
+    for (auto const level : all_simd_levels)
+        if (ksieve::detail::simd_level_supported(level) && own_copy(tables, level))
+            levels.push_back(level);
+    return levels;
+}
+
+/*! simd_level_fixture for one kernel family (Tables: its dispatch table per level): a level whose
+ * copy a lower level has is skipped. */
+template <auto const & Tables> class simd_copy_fixture : public simd_level_fixture
+{
+protected:
+    void SetUp() override
+    {
+        if (ksieve::detail::simd_level_supported(GetParam()) && !own_copy(Tables, GetParam()))
+            GTEST_SKIP() << "the same copy as a lower level's";
+        simd_level_fixture::SetUp();
+    }
 };
 
 /*! The name of a level in test output. */

@@ -3,6 +3,7 @@
 // its smallest.
 #include <ksieve/filters/sampling.hpp>
 
+#include "../../filters/src/minimizers_kernels.hpp"
 #include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -103,7 +104,7 @@ TEST(sampling, window_one_selects_every_entry)
 // window size up to 24 and the largest. Under every instruction-set level: short records of A/C/G/T
 // only take the vector scan where the level has one (x86-64-v4, aarch64 NEON); lower case, other
 // bytes and lengths around the scratch's capacity besides.
-class SamplingIsa : public ksieve::test::simd_level_fixture
+class SamplingIsa : public ksieve::test::simd_copy_fixture<ksieve::detail::minimizer_kernel_tables>
 {
 };
 
