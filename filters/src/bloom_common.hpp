@@ -248,9 +248,14 @@ namespace
 [[gnu::always_inline]] inline void atomic_or(std::uint64_t & word,
                                              std::uint64_t const mask) noexcept
 {
+#if defined(__cpp_lib_atomic_ref)
     std::atomic_ref<std::uint64_t> a{word};
     if ((a.load(std::memory_order_relaxed) & mask) != mask)
         a.fetch_or(mask, std::memory_order_relaxed);
+#else // libc++ before 19 has no std::atomic_ref: the GCC/Clang builtins it is made of
+    if ((__atomic_load_n(&word, __ATOMIC_RELAXED) & mask) != mask)
+        __atomic_fetch_or(&word, mask, __ATOMIC_RELAXED);
+#endif
 }
 
 } // namespace

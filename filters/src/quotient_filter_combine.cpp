@@ -366,8 +366,9 @@ private:
         if (n >= max_entries)
             return {nullptr, nullptr, 0};
         std::size_t const cap = std::min(std::max<std::size_t>(2 * n, 4096), max_entries);
-        auto gaps = std::make_unique_for_overwrite<std::uint32_t[]>(cap);
-        auto counts = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
+        // new T[cap]: uninitialized, as make_unique_for_overwrite (which libc++ before 16 lacks)
+        std::unique_ptr<std::uint32_t[]> gaps{new std::uint32_t[cap]};
+        std::unique_ptr<std::uint8_t[]> counts{new std::uint8_t[cap]};
         std::copy_n(s.gaps.get(), n, gaps.get());
         std::copy_n(s.counts.get(), n, counts.get());
         s.gaps = std::move(gaps);

@@ -30,6 +30,12 @@ namespace
 
 using namespace ksieve;
 
+// Two ranges hold the same elements (std::ranges::equal, which libc++ before 15 lacks).
+template <typename A, typename B> bool same_elements(A const & a, B const & b)
+{
+    return std::equal(std::begin(a), std::end(a), std::begin(b), std::end(b));
+}
+
 #if defined(KSIEVE_SANITIZED)
 constexpr std::size_t big_n = std::size_t{1} << 17; // sanitizer builds: same logic, smaller sets
 #else
@@ -330,7 +336,7 @@ TEST(BlockedBloom, BatchEqualsSingleInsert)
     a.insert_batch(keys);
     for (auto const x : keys)
         b.insert(x);
-    EXPECT_TRUE(std::ranges::equal(a.words(), b.words()));
+    EXPECT_TRUE(same_elements(a.words(), b.words()));
     // count 0 inserts nothing
     auto c = blocked_bloom_filter::create(bloom_config(0.01), 62, keys.size());
     c.insert(keys[0], 0);
@@ -358,8 +364,8 @@ TEST(BlockedBloom, BatchLookupMatchesScalarForEveryK)
             g.insert(x);
             c.insert_concurrent(x);
         }
-        ASSERT_TRUE(std::ranges::equal(f.words(), g.words())) << "k " << k;
-        ASSERT_TRUE(std::ranges::equal(f.words(), c.words())) << "k " << k;
+        ASSERT_TRUE(same_elements(f.words(), g.words())) << "k " << k;
+        ASSERT_TRUE(same_elements(f.words(), c.words())) << "k " << k;
         f.count_batch(keys, out.data());
         for (std::size_t i = 0; i < keys.size(); ++i)
             ASSERT_EQ(out[i], 1u) << "k " << k;
@@ -406,7 +412,7 @@ template <typename F> void concurrent_equals_serial(F serial, F concurrent)
     }
     for (auto & th : threads)
         th.join();
-    EXPECT_TRUE(std::ranges::equal(serial.words(), concurrent.words()));
+    EXPECT_TRUE(same_elements(serial.words(), concurrent.words()));
 }
 
 TEST(BlockedBloom, ConcurrentInsertBitIdenticalToSerial)
@@ -437,7 +443,7 @@ template <typename F> void set_operations(F const & proto)
     both.insert_batch(b_keys);
 
     F const u = unite(a, b);
-    EXPECT_TRUE(std::ranges::equal(u.words(), both.words())) << "union = filter of the union";
+    EXPECT_TRUE(same_elements(u.words(), both.words())) << "union = filter of the union";
     F const i = intersect(a, b);
     for (std::size_t w = 0; w < i.words().size(); ++w)
         ASSERT_EQ(i.words()[w], a.words()[w] & b.words()[w]);
@@ -446,7 +452,7 @@ template <typename F> void set_operations(F const & proto)
 
     std::vector<F const *> const ptrs{&a, &b, &both};
     F const m = F::merge(ptrs);
-    EXPECT_TRUE(std::ranges::equal(m.words(), both.words()));
+    EXPECT_TRUE(same_elements(m.words(), both.words()));
     EXPECT_THROW((void)F::merge({}), incompatible_error);
 }
 
@@ -552,7 +558,7 @@ TEST(BlockedBloom, ViewValidatesParameters)
     EXPECT_FALSE(c.is_view());
     c.insert(2);
     EXPECT_TRUE(c.contains(2));
-    EXPECT_TRUE(std::ranges::equal(v.words(), words));
+    EXPECT_TRUE(same_elements(v.words(), words));
 }
 
 TEST(ClassicBloom, ViewValidatesParameters)
@@ -624,7 +630,7 @@ template <typename F> void round_trip(filter_type const t)
     for (std::size_t s = 0; s < f.num_shards(); ++s)
     {
         EXPECT_TRUE(v.shard(s).is_view());
-        EXPECT_TRUE(std::ranges::equal(v.shard(s).words(), f.shard(s).words()));
+        EXPECT_TRUE(same_elements(v.shard(s).words(), f.shard(s).words()));
     }
     auto const probe = random_keys(200'000, 6);
     for (std::size_t i = 0; i < keys.size(); ++i)

@@ -28,7 +28,10 @@ void for_each_oracle_kmer(ksieve::any_filter const & f,
 {
     ksieve::kmer_scanner const scanner{k, true};
     ksieve::kmer_hasher const hasher{k, f.kmer().seed};
-    for (auto const & [kmer, want] : oracle)
+    for (auto const & entry : oracle) // (a lambda may not capture a structured binding: clang < 16)
+    {
+        std::string const & kmer = entry.first;
+        label_set const & want = entry.second;
         scanner.for_each(kmer,
                          [&](std::size_t, std::uint64_t const code)
                          {
@@ -39,6 +42,7 @@ void for_each_oracle_kmer(ksieve::any_filter const & f,
                                      got.insert(f.labels()->names.at(l));
                              fn(kmer, want, got, c > 0);
                          });
+    }
 }
 
 class labels_test : public ::testing::Test

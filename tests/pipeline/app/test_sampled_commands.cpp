@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace
