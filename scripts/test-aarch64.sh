@@ -6,8 +6,7 @@
 # bytes, and each build must read the other's filters with the same answers.
 # Usage: scripts/test-aarch64.sh [X86_64_KSIEVE]   (default build-test/bin/ksieve, built there if missing)
 # Installs what it needs (scripts/install-deps.sh --aarch64: needs root or sudo then). Build folder:
-# build-arm. KSIEVE_ARM_TEST_EXCLUDE: a ctest -E pattern of tests to leave out (default: the slowest data
-# tests, which the native stages run, and those that time the machine).
+# build-arm. KSIEVE_ARM_TEST_EXCLUDE: a ctest -E pattern of tests to leave out (default: none).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
