@@ -2,10 +2,9 @@
 // and the batched membership tests).
 #include <ksieve/engine/hit_set.hpp>
 
-#include <ksieve/filters/cpu_dispatch.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 
-#include "hit_set_lookup.hpp"
+#include "hit_set_kernels.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -124,9 +123,8 @@ bool hit_set::contains(std::uint64_t const key) const noexcept
     }
 }
 
-// The lookup body (hit_set_lookup.hpp) is compiled for the build's target here and, where that
-// lacks it, for x86-64-v3 in hit_set_x86_64_v3.cpp; the filter library's dispatcher
-// (cpu_dispatch.hpp) picks the copy. Both give the same answers.
+// The lookup (hit_set_kernels.inc) of the CPU level the dispatcher chooses (hit_set_kernels.hpp):
+// every copy gives the same answers.
 void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n,
                      std::uint64_t * const out, std::uint64_t const hit_value) const noexcept
 {
@@ -136,19 +134,7 @@ void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n,
             out[i] = keys[i] == 0 && has_zero_ ? hit_value : 0;
         return;
     }
-    std::uint64_t const * const slots = mem_.ptr()[0].key;
-#if KSIEVE_HAVE_X86_64_V3_KERNELS
-    if (detail::use_v3_kernels())
-        return detail::x86_64_v3::hit_set_lookup(*this, slots, shift_, keys, n, out, hit_value);
-#endif
-    detail::generic::hit_set_lookup(*this, slots, shift_, keys, n, out, hit_value);
+    detail::hit_set_kernels().lookup(*this, mem_.ptr()[0].key, shift_, keys, n, out, hit_value);
 }
 
 } // namespace ksieve
-
-namespace ksieve::detail::generic
-{
-
-#include "hit_set_lookup.inc"
-
-} // namespace ksieve::detail::generic

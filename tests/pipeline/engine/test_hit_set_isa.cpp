@@ -1,10 +1,11 @@
-// hit_set::lookup on every CPU level the build has (the build's target and the x86-64-v3 copy)
-// against an exact set: random keys, the key 0, and clusters of keys sharing a home bucket (full
-// buckets, where the lookup falls back to contains()).
+// hit_set::lookup, each copy the CPU runs (the build's target, the x86-64-v3 copy, the aarch64 NEON
+// copy), against an exact set: random keys, the key 0, and clusters of keys sharing a
+// home bucket (full buckets, where the lookup falls back to contains()).
 #include <gtest/gtest.h>
 
 #include <ksieve/engine/hit_set.hpp>
 
+#include "../../../pipeline/engine/src/hit_set_kernels.hpp"
 #include "../../filters/simd_fixture.hpp"
 
 #include <cstdint>
@@ -15,9 +16,7 @@
 namespace
 {
 
-using ksieve::detail::simd_level;
-
-class hit_set_isa : public ksieve::test::simd_level_fixture
+class hit_set_isa : public ksieve::test::simd_copy_fixture<ksieve::detail::hit_set_kernel_tables>
 {
 };
 
@@ -62,8 +61,7 @@ TEST_P(hit_set_isa, lookup_equals_an_exact_set)
             << "query " << i << " key " << queries[i];
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, hit_set_isa,
-                         ::testing::Values(simd_level::generic, simd_level::x86_64_v3),
+INSTANTIATE_TEST_SUITE_P(Isa, hit_set_isa, ::testing::ValuesIn(ksieve::test::all_simd_levels),
                          ksieve::test::simd_level_name);
 
 } // namespace

@@ -76,14 +76,6 @@ extern std::atomic<int> simd_choice;
     return simd_kernels() & simd_level_bits;
 }
 
-/*! \brief Whether the x86-64-v3 copies (AVX2) are to be used now (x86-64-v3 or x86-64-v4). */
-[[nodiscard, gnu::always_inline]] inline bool use_v3_kernels() noexcept
-{
-    int const level = active_simd_index();
-    return level == static_cast<int>(simd_level::x86_64_v3) ||
-           level == static_cast<int>(simd_level::x86_64_v4);
-}
-
 /*! \brief The highest level the CPU runs (generic off x86-64 and aarch64, or without cpuid).
  * Cached. */
 [[nodiscard]] simd_level cpu_simd_level() noexcept;
