@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
 """Checks the source tree's house rules: the top-level layout, the include direction between the layers,
-an opening comment in every product file, file and function lengths, one CPU-dispatch mechanism, and
-Linux-only calls only in the portability files.
+an opening comment in every product file, file and function lengths, one CPU-dispatch mechanism (the
+kernel families' shape, below), and Linux-only calls only in the portability files.
+
+Kernel families: a wrapper source <family>_<level>.cpp (level: generic, x86_64_v3, x86_64_v4, aarch64_neon)
+defines only namespace ksieve::detail::<level> (its entries) and has its family's private header
+<family>_kernels.hpp and body <family>_kernels.inc beside it; a *.inc file is included at namespace scope
+only (never inside a class, struct, union or function body); the installed headers (include/) declare no
+per-level kernel (no namespace or qualification by a level, no name with a level suffix); the dispatch
+tables (*_kernel_table) are filled only in the libraries' cpu_dispatch.cpp.
 
 Usage: check_house.py [REPO_ROOT]   (exit 0 when every rule holds; each violation on its own line)
 
@@ -94,6 +101,95 @@ def long_functions(root, files):
     return found
 
 
+KERNEL_LEVELS = ("generic", "x86_64_v3", "x86_64_v4", "aarch64_neon")
+WRAPPER = re.compile(r"(\w+)_(" + "|".join(KERNEL_LEVELS) + r")\.cpp$")
+INC_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+\.inc)"')
+LEVEL_IN_HEADER = [re.compile(p) for p in (
+    r"\bnamespace\s+(?:\w+::)*(?:" + "|".join(KERNEL_LEVELS) + r")\b",
+    r"\b(?:" + "|".join(KERNEL_LEVELS) + r")::",
+    r"\b\w+_(?:v3|v4|avx2|avx512|neon)\s*\(",
+    r"\b\w+_kernel_table\b")]
+TABLE_FILL = re.compile(r"(?<!struct )(?<!class )\b\w+_kernel_table\b[^;()]*[={]")
+
+
+def scope_kinds(code):
+    """For each line of `code` (comments removed), the kinds of the scopes open at its start: 'namespace',
+    'class' (class, struct, union) or 'other' (functions, initializers, enums)."""
+    kinds, stack, head = [], [], ""
+    for line in code:
+        kinds.append(list(stack))
+        if line.lstrip().startswith("#"):
+            continue
+        for ch in line:
+            if ch == "{":
+                if re.search(r"\bnamespace\b[\w:\s]*$", head) or re.search(r'\bextern\s+"C"\s*$', head):
+                    stack.append("namespace")
+                elif re.search(r"\b(?:class|struct|union)\b", head) and not re.search(r"\benum\b|[()=]", head):
+                    stack.append("class")
+                else:
+                    stack.append("other")
+                head = ""
+            elif ch == "}":
+                if stack:
+                    stack.pop()
+                head = ""
+            elif ch == ";":
+                head = ""
+            else:
+                head += ch
+        head += " "
+    return kinds
+
+
+def kernel_convention(rel, path, text):
+    """The kernel families' shape in one product file (see the module's comment)."""
+    found = []
+    posix = rel.replace(os.sep, "/")
+    code = code_lines(text)
+    kinds = scope_kinds(code)
+    for i, line in enumerate(code, 1):
+        m = INC_INCLUDE.match(line)
+        if m and any(k != "namespace" for k in kinds[i - 1]):
+            found.append(f"{rel}:{i}: {m.group(1)} included inside a class, struct or function body "
+                         f"(a kernel body is namespace-scope functions)")
+        if "/include/" in posix and any(p.search(line) for p in LEVEL_IN_HEADER):
+            found.append(f"{rel}:{i}: a per-level kernel or dispatch table in an installed header "
+                         f"(declare it in the family's private <family>_kernels.hpp)")
+        if os.path.basename(posix) != "cpu_dispatch.cpp" and TABLE_FILL.search(line):
+            found.append(f"{rel}:{i}: a kernel dispatch table filled outside cpu_dispatch.cpp")
+    m = WRAPPER.search(os.path.basename(posix))
+    if m and "/src/" in posix:
+        family, level = m.groups()
+        folder = os.path.dirname(path)
+        for part in ("_kernels.hpp", "_kernels.inc"):
+            if not os.path.exists(os.path.join(folder, family + part)):
+                found.append(f"{rel}: kernel wrapper without its family's {family}{part}")
+        outside, depth, opened = [], 0, False
+        for i, line in enumerate(code, 1):
+            if line.lstrip().startswith("#"):
+                continue
+            if depth == 0:
+                n = re.match(r"\s*namespace\s+([\w:]+)\s*\{?\s*$", line)
+                if n:
+                    if n.group(1) != "ksieve::detail::" + level:
+                        found.append(f"{rel}:{i}: kernel wrapper opens namespace {n.group(1)} "
+                                     f"(only ksieve::detail::{level})")
+                    opened = True
+                    depth += line.count("{") - line.count("}")
+                    continue
+                if line.strip() not in ("", "{"):
+                    outside.append(i)
+                depth += line.count("{") - line.count("}")
+            else:
+                depth += line.count("{") - line.count("}")
+        if outside:
+            found.append(f"{rel}:{outside[0]}: kernel wrapper defines something outside namespace "
+                         f"ksieve::detail::{level}")
+        if not opened:
+            found.append(f"{rel}: kernel wrapper without its namespace ksieve::detail::{level}")
+    return found
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../.."))
     problems = []
@@ -108,6 +204,7 @@ def main():
             text = f.read()
         lines = text.splitlines()
         problems += linux_only_calls(rel, text)
+        problems += kernel_convention(rel, path, text)
         if len(lines) > MAX_FILE_LINES:
             problems.append(f"{rel}: {len(lines)} lines (at most {MAX_FILE_LINES})")
         if not opens_with_comment(lines):
