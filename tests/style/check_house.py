@@ -38,8 +38,13 @@ TARGET_PATTERNS = [re.compile(p) for p in (r"#\s*pragma\s+GCC\s+target", r"gnu::
 SUFFIXES = (".cpp", ".hpp", ".h", ".inc")
 # Linux-only calls, headers and paths: only the portability files (one per library, each with the fallback
 # that macOS builds compile) may name them in code; comments may.
-LINUX_ONLY = ("<malloc.h>", "mallopt", "/proc/", "/sys/fs/cgroup", "MADV_", "madvise", "sync_file_range",
-              "fdatasync", "posix_fadvise", "O_DIRECT", "MSG_NOSIGNAL")
+LINUX_ONLY = ("<malloc.h>", "mallopt", "/proc/", '"/proc"', "/sys/fs/cgroup", "MADV_", "madvise",
+              "sync_file_range", "fdatasync", "posix_fadvise", "O_DIRECT", "MSG_NOSIGNAL",
+              # headers and calls of Linux or glibc that macOS lacks
+              "<endian.h>", "<byteswap.h>", "<features.h>", "<linux/", "<sys/sysinfo.h>", "<sys/prctl.h>",
+              "<sys/vfs.h>", "<sys/statfs.h>", "<sys/auxv.h>", "getauxval", "sched_getaffinity",
+              "malloc_trim", "malloc_usable_size", "mallinfo", "memrchr", "mremap", "posix_fallocate",
+              "O_TMPFILE", "MAP_POPULATE", "MAP_HUGETLB", "pipe2(")
 PORTABILITY_FILES = {"filters/src/platform.cpp", "filters/src/platform.hpp", "pipeline/io/src/platform_io.cpp",
                      "pipeline/io/src/platform_io.hpp", "pipeline/app/src/platform_app.cpp",
                      "pipeline/app/src/platform_app.hpp"}
