@@ -20,7 +20,7 @@ b=${2:-$1}
 rounds=${KSIEVE_KERNEL_ROUNDS:-4}
 repeats=${KSIEVE_KERNEL_REPEATS:-3}
 out=${KSIEVE_BENCH_DIR:-/tmp/ksieve-bench}/kernels
-filters_re=${KSIEVE_KERNEL_FILTER:-'BM_qf_(insert|lookup)/log2n:22/load:90/(mode|batch):[01]/|BM_bloom_(insert|lookup)<blocked_budget>/log2n:20/(mode|batch):[01]/|BM_record_minimizers/|BM_hit_set_lookup/'}
+filters_re=${KSIEVE_KERNEL_FILTER:-'BM_qf_(insert|lookup)/log2n:22/load:90/(mode|batch):[01]/|BM_bloom_(insert|lookup)<blocked_budget>/log2n:20/(mode|batch):[01](/|$)|BM_record_minimizers/|BM_hit_set_lookup/'}
 [[ -x $a/bench/ksieve_bench_filters ]] ||
     { echo "bench_kernels: no $a/bench/ksieve_bench_filters (cmake -DKSIEVE_BUILD_BENCH=ON, target ksieve_bench_filters)" >&2; exit 1; }
 [[ -x $b/bench/ksieve_bench_filters ]] || { echo "bench_kernels: no $b/bench/ksieve_bench_filters" >&2; exit 1; }

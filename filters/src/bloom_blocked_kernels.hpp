@@ -6,6 +6,7 @@
 
 #include <ksieve/filters/cpu_dispatch.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 
@@ -66,10 +67,20 @@ bloom_count_sharded_fn bloom_count_sharded;
 /*! \brief The blocked Bloom filter's table per simd_level (filled by cpu_dispatch.cpp). */
 extern bloom_kernel_table const bloom_kernel_tables[simd_level_count];
 
+/*! \brief The active level's entry of bloom_kernel_tables, null until the level is chosen (set by
+ * cpu_dispatch.cpp with the choice). */
+extern std::atomic<bloom_kernel_table const *> bloom_kernels_active;
+
+/*! \brief bloom_kernels() before the first choice: makes it, returns the entries. */
+[[nodiscard, gnu::noinline]] bloom_kernel_table const & bloom_kernels_chosen() noexcept;
+
 /*! \brief The blocked Bloom filter's active entries. */
 [[nodiscard, gnu::always_inline]] inline bloom_kernel_table const & bloom_kernels() noexcept
 {
-    return bloom_kernel_tables[active_simd_index()];
+    bloom_kernel_table const * const t = bloom_kernels_active.load(std::memory_order_relaxed);
+    if (t == nullptr) [[unlikely]]
+        return bloom_kernels_chosen();
+    return *t;
 }
 
 } // namespace ksieve::detail

@@ -131,12 +131,12 @@ int choice_for(simd_level const level, bool const fast_pdep_only) noexcept
         return static_cast<int>(simd_level::generic);
     int const c = static_cast<int>(level);
 #if KSIEVE_SIMD_DETECT
-    if (fast_pdep_only && level != simd_level::generic && cpu_has_slow_pdep())
-        return c | simd_portable_select;
+    if (fast_pdep_only && cpu_has_slow_pdep())
+        return c; // (the quotient filter's table index 0: the generic copy)
 #else
     (void)fast_pdep_only;
 #endif
-    return c;
+    return c | (c << simd_qf_shift);
 }
 
 int automatic_choice() noexcept
@@ -151,12 +151,36 @@ int automatic_choice() noexcept
 
 } // namespace
 
+namespace
+{
+
+// The families' active entries for the choice c (<family>_kernels_active).
+void store_entries(int const c) noexcept
+{
+    int const level = c & simd_level_bits;
+    qf_kernels_active.store(&qf_kernel_tables[(c >> simd_qf_shift) & simd_level_bits],
+                            std::memory_order_relaxed);
+    bloom_kernels_active.store(&bloom_kernel_tables[level], std::memory_order_relaxed);
+    minimizer_kernels_active.store(&minimizer_kernel_tables[level], std::memory_order_relaxed);
+}
+
+// Stores the choice c and the entries that follow from it.
+void store_choice(int const c) noexcept
+{
+    simd_choice.store(c, std::memory_order_relaxed);
+    store_entries(c);
+}
+
+} // namespace
+
 int simd_choose() noexcept
 {
     int expected = simd_unset;
     int const c = automatic_choice();
-    return simd_choice.compare_exchange_strong(expected, c, std::memory_order_relaxed) ? c
-                                                                                       : expected;
+    int const chosen =
+        simd_choice.compare_exchange_strong(expected, c, std::memory_order_relaxed) ? c : expected;
+    store_entries(chosen);
+    return chosen;
 }
 
 simd_level cpu_simd_level() noexcept
@@ -192,12 +216,12 @@ bool simd_level_supported(simd_level const level) noexcept
 
 void force_simd_level(simd_level const level) noexcept
 {
-    simd_choice.store(choice_for(level, false), std::memory_order_relaxed);
+    store_choice(choice_for(level, false));
 }
 
 void reset_simd_level() noexcept
 {
-    simd_choice.store(automatic_choice(), std::memory_order_relaxed);
+    store_choice(automatic_choice());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -223,6 +247,13 @@ qf_kernel_table const qf_kernel_tables[simd_level_count] = {
 #undef KSIEVE_QF_V3
 #undef KSIEVE_QF_KERNELS
 
+std::atomic<qf_kernel_table const *> qf_kernels_active{nullptr};
+
+qf_kernel_table const & qf_kernels_chosen() noexcept
+{
+    return qf_kernel_tables[(simd_kernels() >> simd_qf_shift) & simd_level_bits];
+}
+
 // The blocked Bloom filter: generic and x86-64-v3 (AVX2 lookups; the x86-64-v4 level runs it too).
 #define KSIEVE_BLOOM_KERNELS(level)                                                                \
     bloom_kernel_table                                                                             \
@@ -239,6 +270,13 @@ bloom_kernel_table const bloom_kernel_tables[simd_level_count] = {
     KSIEVE_BLOOM_KERNELS(generic), KSIEVE_BLOOM_V3, KSIEVE_BLOOM_V3, KSIEVE_BLOOM_KERNELS(generic)};
 #undef KSIEVE_BLOOM_V3
 #undef KSIEVE_BLOOM_KERNELS
+
+std::atomic<bloom_kernel_table const *> bloom_kernels_active{nullptr};
+
+bloom_kernel_table const & bloom_kernels_chosen() noexcept
+{
+    return bloom_kernel_tables[active_simd_index()];
+}
 
 // The minimizers: x86-64-v4 (AVX-512) and aarch64 NEON; the generic and x86-64-v3 levels run the
 // generic copy (no vector scan: the inline generic code).
@@ -263,5 +301,12 @@ minimizer_kernel_table const minimizer_kernel_tables[simd_level_count] = {
 #undef KSIEVE_MINIMIZERS_NEON
 #undef KSIEVE_MINIMIZERS_V4
 #undef KSIEVE_MINIMIZER_KERNELS
+
+std::atomic<minimizer_kernel_table const *> minimizer_kernels_active{nullptr};
+
+minimizer_kernel_table const & minimizer_kernels_chosen() noexcept
+{
+    return minimizer_kernel_tables[active_simd_index()];
+}
 
 } // namespace ksieve::detail

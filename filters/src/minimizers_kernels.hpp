@@ -7,6 +7,7 @@
 #include <ksieve/filters/cpu_dispatch.hpp>
 #include <ksieve/filters/sampling.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -56,10 +57,21 @@ minimizers_select_minima_fn minimizers_select_minima;
 /*! \brief The minimizers' table per simd_level (filled by cpu_dispatch.cpp). */
 extern minimizer_kernel_table const minimizer_kernel_tables[simd_level_count];
 
+/*! \brief The active level's entry of minimizer_kernel_tables, null until the level is chosen (set
+ * by cpu_dispatch.cpp with the choice). */
+extern std::atomic<minimizer_kernel_table const *> minimizer_kernels_active;
+
+/*! \brief minimizer_kernels() before the first choice: makes it, returns the entries. */
+[[nodiscard, gnu::noinline]] minimizer_kernel_table const & minimizer_kernels_chosen() noexcept;
+
 /*! \brief The minimizers' active entries. */
 [[nodiscard, gnu::always_inline]] inline minimizer_kernel_table const & minimizer_kernels() noexcept
 {
-    return minimizer_kernel_tables[active_simd_index()];
+    minimizer_kernel_table const * const t =
+        minimizer_kernels_active.load(std::memory_order_relaxed);
+    if (t == nullptr) [[unlikely]]
+        return minimizer_kernels_chosen();
+    return *t;
 }
 
 } // namespace ksieve::detail

@@ -6,6 +6,7 @@
 #include <ksieve/filters/cpu_dispatch.hpp>
 #include <ksieve/filters/quotient_filter.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -88,12 +89,22 @@ qf_select64_fn qf_select64;
 /*! \brief The quotient filter's table per simd_level (filled by cpu_dispatch.cpp). */
 extern qf_kernel_table const qf_kernel_tables[simd_level_count];
 
+/*! \brief The active level's entry of qf_kernel_tables (the generic one where the CPU's pdep is
+ * slow), null until the level is chosen; set by cpu_dispatch.cpp with the choice
+ * (cpu_dispatch.hpp), so that a call needs one load to find its entries. */
+extern std::atomic<qf_kernel_table const *> qf_kernels_active;
+
+/*! \brief qf_kernels() before the first choice: makes it (simd_choose), returns the entries. */
+[[nodiscard, gnu::noinline]] qf_kernel_table const & qf_kernels_chosen() noexcept;
+
 /*! \brief The quotient filter's active entries: those of the active level, the generic ones where
- * the CPU's pdep is slow (simd_portable_select). */
+ * the CPU's pdep is slow. */
 [[nodiscard, gnu::always_inline]] inline qf_kernel_table const & qf_kernels() noexcept
 {
-    int const c = simd_kernels();
-    return qf_kernel_tables[(c & simd_portable_select) != 0 ? 0 : (c & simd_level_bits)];
+    qf_kernel_table const * const t = qf_kernels_active.load(std::memory_order_relaxed);
+    if (t == nullptr) [[unlikely]]
+        return qf_kernels_chosen();
+    return *t;
 }
 
 /*! \brief The portable branch-free select (test hook): position of the k-th (0-based) set bit of w,

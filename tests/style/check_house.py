@@ -114,7 +114,8 @@ LEVEL_IN_HEADER = [re.compile(p) for p in (
     r"\b(?:" + "|".join(KERNEL_LEVELS) + r")::",
     r"\b\w+_(?:v3|v4|avx2|avx512|neon)\s*\(",
     r"\b\w+_kernel_table\b")]
-TABLE_FILL = re.compile(r"(?<!struct )(?<!class )\b\w+_kernel_table\b[^;()]*[={]")
+# an object of a *_kernel_table type defined with its entries (not a pointer or a reference to one)
+TABLE_FILL = re.compile(r"(?<!struct )(?<!class )\b\w+_kernel_table\s*(?:\{|(?:const\s+)?\w+\s*(?:\[[^\]]*\])?\s*[={])")
 
 
 def scope_kinds(code):

@@ -9,9 +9,11 @@
  * options (CMake per-source options, filters/CMakeLists.txt), each copy's entries namespace-scope
  * functions of `detail::<level>` (generic, x86_64_v3, x86_64_v4, aarch64_neon), declared in the
  * family's private header, and one dispatch table per family (a struct of function pointers per
- * level) filled by the library's cpu_dispatch.cpp. A call site indexes its family's table with the
- * active level. A level a family has no copy for runs the nearest lower copy; a build whose target
- * already has a level (KSIEVE_NATIVE, KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it.
+ * level) filled by the library's cpu_dispatch.cpp, which with each choice also points each of the
+ * filter library's families at its level's entries (one load at a call; the engine's hit_set,
+ * called once a batch, indexes its table with the active level). A level a family has no copy for
+ * runs the nearest lower copy; a build whose target already has a level (KSIEVE_NATIVE,
+ * KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it.
  *
  * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call.
  * x86-64-v3 needs all of AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE; x86-64-v4 besides
@@ -43,10 +45,11 @@ enum class simd_level : int
 /*! \brief Entries of a family's dispatch table: one per simd_level. */
 inline constexpr int simd_level_count = 4;
 
-/*! \brief Bits of the active choice. */
-inline constexpr int simd_level_bits = 3;      //!< the active simd_level
-inline constexpr int simd_portable_select = 4; //!< the quotient filter keeps its portable select
-inline constexpr int simd_unset = -1;          //!< not chosen yet
+/*! \brief Bits of the active choice: the active simd_level (bits 0-1) and the quotient filter's
+ * table index (bits 2-3: the level's, or the generic one where the CPU's pdep is slow). */
+inline constexpr int simd_level_bits = 3; //!< mask of a level, or of a table index
+inline constexpr int simd_qf_shift = 2;   //!< the quotient filter's table index
+inline constexpr int simd_unset = -1;     //!< not chosen yet
 
 /*! \brief The active choice (simd_* bits), simd_unset before the first call. */
 extern std::atomic<int> simd_choice;
