@@ -7,9 +7,9 @@
 #                                     one build (on aarch64: the NEON copies against the generic ones)
 #   bench_kernels.sh BUILD_A BUILD_B  two builds (say, before and after a change) at the picked level
 #
-# The two sides run alternately (A B A B ...), KSIEVE_KERNEL_ROUNDS rounds (default 4) of
+# The two sides run alternately (first, second, first, second ...), KSIEVE_KERNEL_ROUNDS rounds (default 4) of
 # KSIEVE_KERNEL_REPEATS repetitions each (default 3); the table gives each benchmark's CPU time per
-# side (median, min and max over all repetitions: the spread is the noise) and the median ratio B / A.
+# side (median, min and max over all repetitions: the spread is the noise) and the median ratio second / first.
 # KSIEVE_KERNEL_FILTER replaces the benchmark filter (a Google Benchmark regular expression).
 # Run it on a quiet machine (see `uptime`). Results go to KSIEVE_BENCH_DIR (default
 # /tmp/ksieve-bench)/kernels.
@@ -41,24 +41,24 @@ run() {
 }
 for round in $(seq "$rounds"); do
     if [[ $# -eq 1 ]]; then
-        run A "$a" "" "$round"
-        run B "$a" generic "$round"
+        run first "$a" "" "$round"
+        run second "$a" generic "$round"
     else
-        run A "$a" "" "$round"
-        run B "$b" "" "$round"
+        run first "$a" "" "$round"
+        run second "$b" "" "$round"
     fi
     echo "bench_kernels: round $round of $rounds done"
 done
 if [[ $# -eq 1 ]]; then
-    echo "A: $a at the dispatcher's level; B: the same with KSIEVE_SIMD=generic"
+    echo "first: $a at the dispatcher's level; second: the same with KSIEVE_SIMD=generic"
 else
-    echo "A: $a; B: $b (both at the dispatcher's level)"
+    echo "first: $a; second: $b (both at the dispatcher's level)"
 fi
 python3 - "$out" <<'PY'
 import glob, json, os, statistics, sys
 cpu = {}
 for path in glob.glob(os.path.join(sys.argv[1], "*.json")):
-    side = os.path.basename(path)[0]
+    side = os.path.basename(path).split("-", 1)[0]
     try:
         runs = json.load(open(path))["benchmarks"]
     except ValueError:  # (no benchmark of the binary matched the filter)
@@ -67,13 +67,13 @@ for path in glob.glob(os.path.join(sys.argv[1], "*.json")):
         if r.get("run_type") == "iteration":
             scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[r["time_unit"]]
             cpu.setdefault(r["run_name"], {}).setdefault(side, []).append(r["cpu_time"] * scale)
-print("| benchmark | A: CPU ms median (min - max) | B: CPU ms median (min - max) | B / A |")
+print("| benchmark | first: CPU ms median (min - max) | second: CPU ms median (min - max) | second / first |")
 print("|---|---:|---:|---:|")
 for name in sorted(cpu):
     sides = cpu[name]
-    if "A" not in sides or "B" not in sides:
+    if "first" not in sides or "second" not in sides:
         continue
-    cells = ["%.3f (%.3f - %.3f)" % (statistics.median(v), min(v), max(v)) for v in (sides["A"], sides["B"])]
-    ratio = statistics.median(sides["B"]) / statistics.median(sides["A"])
+    cells = ["%.3f (%.3f - %.3f)" % (statistics.median(v), min(v), max(v)) for v in (sides["first"], sides["second"])]
+    ratio = statistics.median(sides["second"]) / statistics.median(sides["first"])
     print("| %s | %s | %s | %.3f |" % (name, cells[0], cells[1], ratio))
 PY
