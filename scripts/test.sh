@@ -2,7 +2,8 @@
 # Install dependencies, build (Release) and run the whole test suite; then the filter tests with
 # ThreadSanitizer (built with KSIEVE_PORTABLE_FALLBACKS: the fallbacks that macOS runs instead of the
 # Linux-only calls, which the other builds run), the whole suite built with clang and libc++ (the C++
-# library of macOS) under AddressSanitizer + UndefinedBehaviorSanitizer, the libFuzzer targets for a fixed
+# library of macOS) under AddressSanitizer + UndefinedBehaviorSanitizer (and the GenBank/EMBL reader, which
+# builds with GCC only, under them with GCC), the libFuzzer targets for a fixed
 # number of inputs (tests/fuzz/fuzz.sh; at most KSIEVE_FUZZ_SECONDS per target, default 60), and the
 # aarch64 build under qemu-user against the x86-64 one (scripts/test-aarch64.sh).
 # Usage: scripts/test.sh   (from anywhere; as root or with sudo)
@@ -71,7 +72,8 @@ cmake --build build-tsan -j "$jobs"
 stage "clang + libc++, AddressSanitizer + UndefinedBehaviorSanitizer, the whole test suite"
 # One build for two checks: the code builds and passes with LLVM's libc++ (cmake/toolchains/clang-libcxx.cmake;
 # GoogleTest built from its sources with it, no benchmarks), and every test runs under the sanitizers
-# (optimized at -O1, which they need no more than). GenBank/EMBL input (seqan3, GCC only) is not built here.
+# (optimized at -O1, which they need no more than). GenBank/EMBL input (seqan3, GCC only) is not built here:
+# the next stage runs its tests under the same sanitizers with GCC.
 cmake -S . -B build-clang -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/clang-libcxx.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DKSIEVE_SANITIZER=address,undefined \
       -DKSIEVE_GTEST_SOURCE_DIR=/usr/src/googletest -DKSIEVE_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="-DKSIEVE_SANITIZED=1" \
@@ -83,6 +85,18 @@ if [ -f build-test/test-data/.complete ] && [ ! -e build-clang/test-data ]; then
 fi
 (cd build-clang && ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
     ctest --output-on-failure -j "$jobs" --timeout 1500)
+
+stage "GCC AddressSanitizer + UndefinedBehaviorSanitizer: GenBank/EMBL input (seqan3)"
+# The one reader that the clang build leaves out (seqan3 builds with GCC only), under the same sanitizers.
+cmake -S . -B build-gcc-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" \
+      -DKSIEVE_SANITIZER=address,undefined -DKSIEVE_BUILD_BENCH=OFF -DKSIEVE_TEST_PIPELINE_LAYERS=app \
+      -DCMAKE_CXX_FLAGS="-DKSIEVE_SANITIZED=1" >/dev/null
+cmake --build build-gcc-asan -j "$jobs" --target ksieve test_annotated_input
+if [ -f build-test/test-data/.complete ] && [ ! -e build-gcc-asan/test-data ]; then
+    ln -s "$root/build-test/test-data" build-gcc-asan/test-data
+fi
+(cd build-gcc-asan && ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    ctest --output-on-failure -R 'annotated_input' --no-tests=error --timeout 600)
 
 stage "Fuzzers"
 bash tests/fuzz/fuzz.sh "${KSIEVE_FUZZ_SECONDS:-60}" build-test/bin/ksieve

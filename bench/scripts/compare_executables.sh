@@ -39,14 +39,15 @@ run()
 # both CMD...: runs CMD on both sides.
 both() { run old "$@"; run new "$@"; }
 
-# JSON outputs carry run times and the command line: compare them without those keys.
+# JSON outputs carry run times, the command line and what the machine and the run measured (the memory
+# limit and the peak resident set): compare them without those keys.
 strip_times()
 {
     python3 - "$1" << 'EOF'
 import json, sys
 def strip(v):
     if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if k != "command_line" and not any(t in k for t in ("seconds", "time", "rate", "per_s"))}
+        return {k: strip(x) for k, x in v.items() if k not in ("command_line", "memory_limit", "peak_resident_bytes") and not any(t in k for t in ("seconds", "time", "rate", "per_s"))}
     if isinstance(v, list):
         return [strip(x) for x in v]
     return v
