@@ -1,8 +1,10 @@
-// dedup within a memory budget far below what its table needs: the run finishes (exit 0), looks at
-// a sample of the k-mers, keeps at least as many reads as the run without a limit and at most 1.25x
-// them, gives the same bytes for any thread count, says once on stderr that it reached the budget,
-// and records in --stats what it forgot and from which read on; beyond the deepest sample the
-// lowest counts are forgotten first (the quotient filter against an exact oracle).
+// dedup within a memory budget far below what the run takes without one (24 MiB for the process,
+// which peaks near 190 MB unlimited; the tables get about 8 MiB of it, less than they grow to
+// unlimited): the run finishes (exit 0), looks at a sample of the k-mers, keeps at least as many
+// reads as the run without a limit and at most 1.1x them, gives the same bytes for any thread
+// count, says once on stderr that it reached the budget, and records in --stats what it forgot and
+// from which read on; beyond the deepest sample the lowest counts are forgotten first (the quotient
+// filter against an exact oracle).
 #include "test_helpers.hpp"
 
 #include <ksieve/filters/quotient_filter.hpp>
@@ -59,7 +61,7 @@ TEST(dedup_budget, a_budget_far_below_the_table_forgets_and_keeps_more_reads)
         EXPECT_LT(json_number(json, "memory_budget"), 24.0 * 1024 * 1024);
         EXPECT_LT(json_number(json, "kmer_sample"), 1.0);
         EXPECT_GE(json_number(json, "novel"), free_kept);
-        EXPECT_LE(json_number(json, "novel"), 1.25 * free_kept);
+        EXPECT_LE(json_number(json, "novel"), 1.1 * free_kept);
         EXPECT_EQ(json_number(json, "known") + json_number(json, "novel"), 150000.0);
         // the process's limit, and its peak resident set within it + 10% (sanitizer builds keep
         // shadow memory beyond it)
