@@ -40,6 +40,7 @@ stream()
         "$* --stats $name.json --novel /dev/null -" > "$S/$name.cmd"
     log "run $name ($STREAM_READS reads streamed)"
     sync
+    cut -d' ' -f1 /proc/loadavg > "$S/$name.loads" # (the load column of the rows)
     SYNTH_TICK_EVERY=$((STREAM_READS / 10)) SYNTH_TICK_FILE=$S/$name.ticks \
         "$SYNTH" "$STREAM_READS" "$S/genomes.tsv" |
         /usr/bin/time -f "%e %U %S %M" -o "$S/$name.one" "$KSIEVE" dedup -q -t "$T" -k "$K" --min-count "$C" \
