@@ -7,6 +7,7 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/filters/prefiltered_filter.hpp>
+#include <ksieve/filters/table_counting_filter.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -121,6 +122,19 @@ std::unique_ptr<any_filter> make_dedup_filter(dedup_args const & args, filter_co
     return filter;
 }
 
+// A growing quotient filter counts in per-shard hash tables (table_counting_filter: the same
+// counts, about twice the speed and twice the memory) while each shard's table takes at most an
+// eighth of the shard's share of the memory budget (a quarter of the budget in all); a shard whose
+// table would outgrow that moves into the quotient filter. Other filters (no budget) as they are.
+std::unique_ptr<any_filter> counting_tables(std::unique_ptr<any_filter> filter)
+{
+    std::uint64_t const budget = detail::dedup_budget_bytes(*filter, filter->collision_keys());
+    if (budget == 0)
+        return filter;
+    std::uint64_t const cap = budget / (4 * filter->num_shards());
+    return std::make_unique<table_counting_filter>(std::move(filter), cap);
+}
+
 // After the run: warnings about the filter, and with --save-filter the filter written under a
 // temporary name (committed with the other outputs; null without --save-filter).
 std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, any_filter & filter,
@@ -158,6 +172,8 @@ run_summary run_dedup(dedup_args const & args)
     std::unique_ptr<any_filter> filter = make_dedup_filter(args, cfg);
     if (prefilter)
         filter = std::make_unique<prefiltered_filter>(std::move(filter), prefilter_bytes(args));
+    else
+        filter = counting_tables(std::move(filter));
 
     io::reader_options const reading = detail::reader_opts(threads);
     unit_source source{args.input, reading};
