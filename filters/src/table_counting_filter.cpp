@@ -278,6 +278,19 @@ struct table_counting_filter::table
         entries[i] = 0;
         return true;
     }
+    // count() from fp's home position.
+    [[nodiscard]] std::uint64_t count_from(std::uint64_t i, std::uint64_t const fp,
+                                           unsigned const cb) const noexcept
+    {
+        std::uint64_t const m = mask();
+        std::uint64_t e = entries[i];
+        while (e != 0 && (e >> cb) != fp)
+        {
+            i = (i + 1) & m;
+            e = entries[i];
+        }
+        return e & ((std::uint64_t{1} << cb) - 1);
+    }
     [[nodiscard]] std::uint64_t count(std::uint64_t const fp, unsigned const cb) const noexcept
     {
         std::uint64_t const e = entries[find(fp, cb)];
@@ -381,14 +394,33 @@ bool table_counting_filter::count_keys(std::span<std::uint64_t const> const keys
         return main_->count_keys(keys, out);
     if (in_tables != tables_.size())
         return false; // per shard (count_batch)
-    std::size_t const n = keys.size();
-    auto fp_of = [&](std::uint64_t const key) noexcept
-    { return qf_->shard(shard_of(key)).fingerprint(local_key(key)); };
-    for (std::size_t i = 0; i < n; ++i)
+    // a key's table, fingerprint and home position are found gap keys ahead, when its line is
+    // prefetched, and kept in a ring until its lookup
+    struct ahead
     {
-        if (i + gap < n)
-            __builtin_prefetch(tables_[shard_of(keys[i + gap])]->line(fp_of(keys[i + gap])), 0, 3);
-        out[i] = tables_[shard_of(keys[i])]->count(fp_of(keys[i]), count_bits_);
+        table const * t;
+        std::uint64_t fp;
+        std::uint64_t home;
+    };
+    constexpr std::size_t ring = 2 * gap;
+    std::array<ahead, ring> pending;
+    std::size_t const n = keys.size();
+    for (std::size_t i = 0; i < n + gap; ++i)
+    {
+        if (i < n)
+        {
+            std::size_t const s = shard_of(keys[i]);
+            table const * const t = tables_[s].get();
+            std::uint64_t const fp = qf_->shard(s).fingerprint(local_key(keys[i]));
+            std::uint64_t const home = home_of(fp, t->bits);
+            __builtin_prefetch(t->entries + home, 0, 3);
+            pending[i % ring] = ahead{t, fp, home};
+        }
+        if (i >= gap)
+        {
+            ahead const & a = pending[(i - gap) % ring];
+            out[i - gap] = a.t->count_from(a.home, a.fp, count_bits_);
+        }
     }
     return true;
 }

@@ -25,6 +25,13 @@ bool dedup_budget::sampled(std::uint64_t const key) const noexcept
 bool dedup_budget::count_keys(any_filter const & filter, batch_keys const & keys)
 {
     std::fill(per_shard_.begin(), per_shard_.end(), 0);
+    // every shard with room for the whole batch (as a counting table has): nothing to count
+    std::uint64_t const batch = keys.units() == 0 ? 0 : keys.offset[keys.units()];
+    bool all = true;
+    for (std::size_t s = 0; all && s < per_shard_.size(); ++s)
+        all = filter.has_room_shard(s, share_, 2 * batch + 64);
+    if (all)
+        return true;
     for (std::size_t u = 0; u < keys.units(); ++u)
     {
         std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
