@@ -4,6 +4,7 @@
 #include <ksieve/filters/table_counting_filter.hpp>
 
 #include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/quotient_builder.hpp>
 
 #include "platform.hpp"
 
@@ -342,19 +343,48 @@ std::size_t table_counting_filter::table_shards() const noexcept
 bool table_counting_filter::move_shard(std::size_t const s) noexcept
 {
     table & t = *tables_[s];
-    // the entries in fingerprint order (the fingerprint is the entry's top): the quotient filter
-    // takes them at the ends of its runs
+    // the entries in fingerprint order (the fingerprint is the entry's top)
     std::uint64_t n = 0;
     for (std::uint64_t i = 0; i <= t.mask(); ++i)
         if (t.entries[i] != 0)
             t.entries[n++] = t.entries[i];
     std::sort(t.entries, t.entries + n);
-    quotient_filter & q = qf_->shard(s);
+    // built in two passes at the size the quotient filter reaches when they are inserted one by
+    // one (inserted in order into a table that grows from its first size, they would pile up in
+    // its first slots)
     std::uint64_t const cmask = (std::uint64_t{1} << count_bits_) - 1;
-    for (std::uint64_t i = 0; i < n; ++i)
-        if (q.insert(q.key_of_fingerprint(t.entries[i] >> count_bits_), t.entries[i] & cmask) !=
-            insert_status::ok)
-            return false;
+    constexpr std::size_t chunk = 1024;
+    std::array<quotient_builder::entry, chunk> buf;
+    auto for_chunks = [&](auto && fn)
+    {
+        for (std::uint64_t a = 0; a < n; a += chunk)
+        {
+            std::size_t const m = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, n - a));
+            for (std::size_t i = 0; i < m; ++i)
+                buf[i] = {t.entries[a + i] >> count_bits_, t.entries[a + i] & cmask};
+            fn(std::span<quotient_builder::entry const>{buf.data(), m});
+        }
+    };
+    try
+    {
+        if (n != 0)
+        {
+            quotient_builder b{qf_->shard(s), n};
+            for_chunks([&](auto const entries) { b.measure(entries); });
+            for (;;)
+            {
+                b.start();
+                for_chunks([&](auto const entries) { b.append(entries); });
+                if (b.finish())
+                    break;
+            }
+            qf_->shard(s) = b.take();
+        }
+    }
+    catch (...) // full_error, memory_limit_error, std::bad_alloc
+    {
+        return false;
+    }
     tables_[s].reset();
     return true;
 }

@@ -400,12 +400,6 @@ public:
     {
         return ((key & key_mask_) << shl_) >> shr_;
     }
-    /*! \brief A key whose fingerprint is fp (the inverse of fingerprint() on the fingerprints).
-     * \pre fp < 2^p. */
-    [[nodiscard]] std::uint64_t key_of_fingerprint(std::uint64_t const fp) const noexcept
-    {
-        return (fp << shr_) >> shl_;
-    }
 
 private:
     __extension__ using wide = unsigned __int128; // products of a fingerprint top and a slot count
