@@ -343,12 +343,25 @@ std::size_t table_counting_filter::table_shards() const noexcept
 bool table_counting_filter::move_shard(std::size_t const s) noexcept
 {
     table & t = *tables_[s];
-    // the entries in fingerprint order (the fingerprint is the entry's top)
+    // the entries in fingerprint order (the fingerprint is the entry's top), copied to the thread's
+    // scratch so that the table stays as it is where the move fails
+    std::vector<std::uint64_t> * const scratch = thread_scratch();
+    if (scratch == nullptr)
+        return false;
+    try
+    {
+        scratch->resize(t.used);
+    }
+    catch (...) // std::bad_alloc
+    {
+        return false;
+    }
+    std::uint64_t * const sorted = scratch->data();
     std::uint64_t n = 0;
     for (std::uint64_t i = 0; i <= t.mask(); ++i)
         if (t.entries[i] != 0)
-            t.entries[n++] = t.entries[i];
-    std::sort(t.entries, t.entries + n);
+            sorted[n++] = t.entries[i];
+    std::sort(sorted, sorted + n);
     // built in two passes at the size the quotient filter reaches when they are inserted one by
     // one (inserted in order into a table that grows from its first size, they would pile up in
     // its first slots)
@@ -361,7 +374,7 @@ bool table_counting_filter::move_shard(std::size_t const s) noexcept
         {
             std::size_t const m = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, n - a));
             for (std::size_t i = 0; i < m; ++i)
-                buf[i] = {t.entries[a + i] >> count_bits_, t.entries[a + i] & cmask};
+                buf[i] = {sorted[a + i] >> count_bits_, sorted[a + i] & cmask};
             fn(std::span<quotient_builder::entry const>{buf.data(), m});
         }
     };
