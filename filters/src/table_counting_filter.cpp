@@ -4,6 +4,7 @@
 #include <ksieve/filters/table_counting_filter.hpp>
 
 #include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/per_thread.hpp>
 #include <ksieve/filters/quotient_builder.hpp>
 
 #include "platform.hpp"
@@ -13,7 +14,6 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 
 #include <sys/mman.h>
 
@@ -33,28 +33,12 @@ constexpr std::size_t gap = 16;
     return (fp * std::uint64_t{0x9E3779B97F4A7C15}) >> (64 - bits);
 }
 
-// The calling thread's scratch for table growth (null where no memory is left for one): a plain
-// pointer per thread (no thread-exit destructor to register), the vectors owned by a process-wide
-// list.
+// The calling thread's scratch for moving a table's entries (growth, moves into the quotient
+// filter); null where no memory is left for one.
+struct entries_scratch_tag;
 std::vector<std::uint64_t> * thread_scratch() noexcept
 {
-    thread_local std::vector<std::uint64_t> * mine = nullptr;
-    if (mine != nullptr)
-        return mine;
-    static std::mutex mutex;
-    static std::vector<std::unique_ptr<std::vector<std::uint64_t>>> owned;
-    try
-    {
-        auto scratch = std::make_unique<std::vector<std::uint64_t>>();
-        std::lock_guard const lock{mutex};
-        owned.push_back(std::move(scratch));
-        mine = owned.back().get();
-    }
-    catch (...) // std::bad_alloc
-    {
-        return nullptr;
-    }
-    return mine;
+    return per_thread<std::vector<std::uint64_t>, entries_scratch_tag>();
 }
 
 // An address range of `bytes` (a multiple of the page size) reserved without memory behind it,

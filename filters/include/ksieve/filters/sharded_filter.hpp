@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/per_thread.hpp>
 
 namespace ksieve
 {
@@ -92,7 +92,7 @@ public:
             // Large tables take dense batches in table order (F decides when that pays); one
             // scratch per thread, grown to the largest batch and reused. Without memory for one
             // the keys go in one by one.
-            if (typename F::batch_scratch * const scratch = thread_scratch())
+            if (auto * const scratch = per_thread<typename F::batch_scratch>())
                 return shards_[shard].insert_batch(keys, nullptr, *scratch);
             return shards_[shard].insert_batch(keys);
         }
@@ -250,30 +250,6 @@ public:
     [[nodiscard]] F const & shard(std::size_t const i) const noexcept { return shards_[i]; }
 
 private:
-    // The calling thread's batch scratch (null where no memory is left for one). The thread keeps a
-    // plain pointer (no thread-exit destructor to register, which glibc cannot do without memory);
-    // the scratch is owned by a process-wide list, freed at exit.
-    template <typename G = F> static typename G::batch_scratch * thread_scratch() noexcept
-    {
-        thread_local typename G::batch_scratch * mine = nullptr;
-        if (mine != nullptr)
-            return mine;
-        static std::mutex mutex;
-        static std::vector<std::unique_ptr<typename G::batch_scratch>> owned;
-        try
-        {
-            auto scratch = std::make_unique<typename G::batch_scratch>();
-            std::lock_guard const lock{mutex};
-            owned.push_back(std::move(scratch));
-            mine = owned.back().get();
-        }
-        catch (...) // std::bad_alloc
-        {
-            return nullptr;
-        }
-        return mine;
-    }
-
     std::shared_ptr<mapped_filter_file const> file_; // keeps mmap'd payloads alive for views
     std::vector<F> shards_;
 };
