@@ -16,10 +16,12 @@
 #   filters   bench_filters.sh         the filters alone (Google Benchmark, tables of 2^26 keys)
 #   human     bench_human_host.sh      a human-like host of 1 Gbp: the candidate filters and rules
 #   human3g   bench_human_host.sh      the same at human size (KSIEVE_BENCH_HUMAN3G_BASES, default 3.1 Gbp),
-#                                      the default filter on the held-out reads
+#                                      the default filter on the held-out reads; only with
+#                                      KSIEVE_BENCH_HUMAN3G=1 (over an hour on two cores, most of it making
+#                                      the data and its k-mer statistics)
 #   labels    bench_labels.sh          labeled filters: screening against bbduk refstats, per-sample labeled
 #                                      merges, exact "which samples" answers
-# (human and human3g run when bench_human_host.sh exists.) Each step leaves its report in WORK_DIR (STEP.md
+# (human, and human3g where asked for, run when bench_human_host.sh exists.) Each step leaves its report in WORK_DIR (STEP.md
 # and the tables the plots read; STEP.rows.tsv in bench_common.sh's row format puts its rows with a panel
 # into the peers plots) and this script writes STEP.meta next to it (commit, executable, build, CPU code
 # path, settings, load and duration). Then plot_benchmarks.py draws docs/plots/*.png and every benchmark
@@ -39,18 +41,22 @@
 #   KSIEVE_BENCH_DOC_DIR    where the pages and plots/ go (default <repo>/docs)
 #   KSIEVE_BENCH_PARTIAL    1: write the pages of the steps with a report even where another page of its
 #                           own names another commit (for a trial into a KSIEVE_BENCH_DOC_DIR of its own)
-#   KSIEVE_BENCH_SCALE      default: about 45 minutes on a quiet 2-core machine, estimated per step from
-#                           the timings of its commands: host 12, scaling 3, pipeline 3 (plus about 4 to
-#                           simulate the Klebsiella reads, once per WORK_DIR), normalize 17, stream about
-#                           45, algebra 3, fpr 1, filters 2, and hours for human and human3g; large: 5 runs of each
-#                           command, 3 of the slow peers and the 10 M-read metagenome against every peer
-#                           (about 2.5 hours besides human and human3g)
+#   KSIEVE_BENCH_HUMAN3G    1: also the step human3g (and its page, docs/benchmarks_human_3g.md)
+#   KSIEVE_BENCH_SCALE      default: about three hours on a quiet 2-core machine with a new WORK_DIR,
+#                           an hour less when its data exist (made once per WORK_DIR). Minutes per step:
+#                           host 18 (9 making data), scaling 4, pipeline 8 (4 simulating reads), normalize 36,
+#                           stream about 55 (ksieve 25, khmer and bbnorm on 10 M reads the rest; less with
+#                           KSIEVE_BENCH_STREAM_READS and KSIEVE_BENCH_STREAM_PREFIX), algebra 5, labels 5,
+#                           fpr 1, filters 2, human about 45 (30 making its data and k-mer statistics);
+#                           human3g over an hour. large: 5 runs of each command, 3 of the slow peers and the
+#                           10 M-read metagenome against every peer (about 2 hours more)
 #   and those of bench_common.sh (KSIEVE, threads, repetitions, sizes; tiny sizes for a quick check).
 # Needs 12 GB of memory (kmc on the 1 Gbp host).
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
 ALL_STEPS="host scaling pipeline normalize stream algebra labels fpr filters"
-[[ -f $BENCH_SCRIPTS/bench_human_host.sh ]] && ALL_STEPS+=" human human3g"
+[[ -f $BENCH_SCRIPTS/bench_human_host.sh ]] && ALL_STEPS+=" human"
+[[ -f $BENCH_SCRIPTS/bench_human_host.sh && ${KSIEVE_BENCH_HUMAN3G:-0} == 1 ]] && ALL_STEPS+=" human3g"
 # the sections' order on benchmarks.md, and the steps with a page of their own
 PAGE_STEPS="host human scaling pipeline normalize stream algebra labels fpr filters"
 OWN_STEPS="labels human human3g"
