@@ -272,6 +272,24 @@ std::vector<std::string> split_paths(std::string const & pattern,
 namespace
 {
 
+// The buffer of each of `files` --split-by-label outputs (`buffer`: the plan's for every output):
+// many files share the plan's part for them, 128 MiB where the limit is large (at least 64 KiB
+// each), else an eighth of the limit, in which a compressed file counts twice (its buffer and its
+// compressed bytes), at least 8 KiB each.
+std::size_t split_buffer_bytes(std::size_t const files, bool const compressed,
+                               std::size_t const buffer)
+{
+    if (files <= 16)
+        return buffer;
+    memory_plan const & plan = current_memory_plan();
+    std::size_t const share = plan.split_bytes == 0 ? std::size_t{128} << 20 : plan.split_bytes;
+    std::size_t const each =
+        plan.split_bytes == 0
+            ? std::max<std::size_t>(std::size_t{64} << 10, share / files)
+            : std::max<std::size_t>(std::size_t{8} << 10, share / (files * (compressed ? 2 : 1)));
+    return buffer == 0 || buffer > each ? each : buffer;
+}
+
 // Create the directory of a --split-by-label pattern where it is missing. \throws io_error
 void make_split_directory(std::string const & pattern)
 {
@@ -335,12 +353,10 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
             split_paths1_.size() + split_paths2_.size(),
             "--split-by-label (" + std::to_string(labels_->names.size()) + " labels and ambiguous" +
                 (split_paths2_.empty() ? std::string{")"} : std::string{", two mates)"}));
-        // many label files share 128 MiB of buffers (at least 64 KiB each)
-        std::size_t const files = split_paths1_.size() + split_paths2_.size();
-        if (files > 16 &&
-            (one.buffer_bytes == 0 || one.buffer_bytes > (std::size_t{128} << 20) / files))
-            one.buffer_bytes =
-                std::max<std::size_t>(std::size_t{64} << 10, (std::size_t{128} << 20) / files);
+        one.buffer_bytes =
+            split_buffer_bytes(split_paths1_.size() + split_paths2_.size(),
+                               io::names_compression(a.split_by_label), one.buffer_bytes);
+        one.lean = split_paths1_.size() + split_paths2_.size() > 16;
         make_split_directory(a.split_by_label);
         if (!a.split_by_label2.empty())
             make_split_directory(a.split_by_label2);

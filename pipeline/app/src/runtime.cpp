@@ -156,6 +156,12 @@ memory_plan plan_memory(std::uint64_t const bytes, unsigned const in_flight) noe
         bytes >= 512 * mib
             ? 0
             : static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes / 64, 64 << 10, mib));
+    // a long record's pieces: two batches' bases where the batches are smaller than without a limit
+    p.piece_bases = p.batch_bases >= 2 * mib
+                        ? std::size_t{16} << 20
+                        : std::max<std::size_t>(std::size_t{256} << 10, 2 * p.batch_bases);
+    // many split outputs: an eighth of the limit, where the limit is small
+    p.split_bytes = p.output_buffer_bytes == 0 ? 0 : static_cast<std::size_t>(bytes / 8);
     std::uint64_t const buffers = p.output_buffer_bytes == 0 ? 48 * mib : 6 * p.output_buffer_bytes;
     p.kept = fixed + p.batch_bases * per_batch_base + buffers;
     return p;

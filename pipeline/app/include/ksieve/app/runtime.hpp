@@ -35,6 +35,10 @@ struct memory_plan
 {
     std::size_t batch_bases{std::size_t{2} << 20};
     std::size_t output_buffer_bytes{0};
+    //! the bytes that many --split-by-label outputs share (0: 128 MiB, at least 64 KiB each)
+    std::size_t split_bytes{0};
+    //! the bases of a long record (a chromosome) hashed at once by build (16 bytes a k-mer)
+    std::size_t piece_bases{std::size_t{16} << 20};
     std::uint64_t kept{0};
 };
 
