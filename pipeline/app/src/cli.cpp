@@ -1,7 +1,5 @@
 // The command line of ksieve (CLI11): the options of each subcommand, their help texts and checks,
 // and the run of the subcommand given, with errors turned into messages and exit codes.
-#include "platform_app.hpp"
-
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
@@ -412,7 +410,8 @@ void add_dedup(CLI::App & app, cli_state & st)
     c->add_option("--prefilter-size", st.prefilter_size,
                   "Bytes of the prefilter (such as 256M; at least 1M); default: 1 byte per k-mer "
                   "of --expected if given, else a quarter of the input files' bytes (128M for "
-                  "stdin), at most 128M and at most an eighth of a given --max-memory");
+                  "stdin), at most 128M and at most an eighth of the filter tables' part of "
+                  "the memory limit");
     add_inputs(*c, st.dedup.input);
     c->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
               "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to "
@@ -591,11 +590,8 @@ void refuse_empty_values(CLI::App const & command)
     }
 }
 
-// One memory plan for every limit, whatever set it: --max-memory, else the default (the memory
-// limit of this process's cgroup where it has one, else the machine's memory). Batches of reads and
-// output buffers are sized from the limit (classify's workers each hold a batch, dedup and build
-// three), the filter tables get the rest; a limit below what a run needs is refused before any
-// work, naming it. \throws usage_error for a malformed --max-memory, error for a limit too small
+// One memory plan for every limit, whatever set it (plan_run_memory). \throws usage_error for a
+// malformed --max-memory, error for a limit too small
 void plan_memory_for(cli_state const & st)
 {
     common_args const * const common = st.cmd_build->parsed()       ? &st.build.common
@@ -607,41 +603,13 @@ void plan_memory_for(cli_state const & st)
                                                                     : nullptr;
     if (common == nullptr)
         return; // info
-    unsigned const threads = resolve_threads(common->threads);
-    bool const option = !st.max_memory.empty();
-    std::uint64_t const limit =
-        option ? parse_size(st.max_memory, "--max-memory") : physical_memory();
-    if (limit == 0)
-        return; // the machine's memory is unknown: no plan to keep
-    unsigned const in_flight = st.cmd_classify->parsed() ? threads + 2 : 3;
-    memory_plan const plan = plan_memory(limit, in_flight);
-    std::uint64_t const least = least_memory_limit(in_flight);
-    if ((st.cmd_classify->parsed() || st.cmd_dedup->parsed() || st.cmd_build->parsed()) &&
-        limit < least)
-    {
-        std::string const what = option ? "--max-memory "
-                                 : memory_limit_from_cgroup()
-                                     ? "the memory limit of this process's cgroup is "
-                                     : "the machine's memory is ";
-        std::string const command = st.cmd_classify->parsed() ? "classify"
-                                    : st.cmd_dedup->parsed()  ? "dedup"
-                                                              : "build";
-        throw error{what + format_bytes(limit) + ", below the " + format_bytes(least) + " that " +
-                    command + " needs with " + std::to_string(threads) +
-                    (threads == 1 ? " thread" : " threads") +
-                    " (the program, its batches of reads and output buffers, and at least a "
-                    "quarter of the limit for the filter): " +
-                    (option ? "raise it" : "raise it, or use fewer threads (-t)")};
-    }
-    set_memory_plan(plan);
-    // under a small limit, memory freed by one thread is not kept in an arena of its own (glibc
-    // gives each thread that allocates one): one arena for all (before any thread starts)
-    if (limit < (std::uint64_t{1} << 30))
-        app_platform::limit_allocator_arenas();
-    if (option)
-        set_memory_limit(limit, plan.kept);
-    else
-        plan_default_memory_limit(plan.kept);
+    std::uint64_t const option =
+        st.max_memory.empty() ? 0 : parse_size(st.max_memory, "--max-memory");
+    plan_run_memory(option,
+                    st.cmd_classify->parsed() ? "classify"
+                    : st.cmd_dedup->parsed()  ? "dedup"
+                                              : "other",
+                    resolve_threads(common->threads));
 }
 
 // Run the parsed subcommand and print its summary line. \throws ksieve::error

@@ -160,10 +160,20 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
-    // the process's memory: the limit it kept within (--max-memory, or the machine's or cgroup's
-    // memory less the reserve) and its peak resident set so far
+    // the process's memory: the limit it kept within (--max-memory, or the cgroup's or the
+    // machine's memory) and its peak resident set so far
     j["memory_limit"] = process_memory_limit();
     j["peak_resident_bytes"] = app_platform::peak_resident_bytes();
+    // how that limit was planned: what each part got
+    memory_plan const & plan = current_memory_plan();
+    nlohmann::ordered_json parts;
+    parts["batch_bases"] = plan.batch_bases;
+    parts["output_buffer_bytes"] = plan.output_buffer_bytes;
+    parts["split_outputs_bytes"] = plan.split_bytes;
+    parts["long_record_piece_bases"] = plan.piece_bases;
+    parts["kept_bytes"] = plan.kept;
+    parts["filter_tables_bytes"] = memory_limit();
+    j["memory_plan"] = parts;
     if (c.command == "dedup")
     {
         j["memory_budget"] = s.memory_budget;

@@ -3,7 +3,8 @@
 // sanitizer builds) sizes every run as --max-memory 128M would. dedup (single, paired, exact,
 // from stdin), classify with 200 gzip'd split outputs, build and merge each end with exit status 0
 // and a peak resident memory within the limit and a tenth, or are refused before any work naming
-// the limit. Paired dedup under --max-memory 24M keeps to it for 1, 2 and 3 threads.
+// the limit. Paired dedup under --max-memory 24M keeps to it for 1, 2 and 3 threads; a record too
+// long for the limit is refused naming it.
 #include "memory_cgroup.hpp"
 #include "test_helpers.hpp"
 
@@ -176,6 +177,36 @@ TEST_F(job_memory, paired_dedup_keeps_within_24m_for_any_thread_count)
             first = kept;
         EXPECT_EQ(kept, first) << args;
     }
+}
+
+// dedup holds a record at once (about 40 bytes a base): under a limit, a record that would take
+// more than half of the filter's part of it is refused with an error naming the input and the
+// record, and nothing is written; one that fits runs within the limit.
+TEST_F(job_memory, a_record_too_long_for_the_limit_is_refused_naming_it)
+{
+    std::mt19937_64 rng{4000};
+    std::string const t = tmp.path().string() + "/";
+    write_file(t + "long.fa", ">short\nACGTACGTACGTACGTACGTACGTACGTACGTACGT\n>chr\n" +
+                                  random_dna(rng, 4000000) + "\n");
+    auto const refused = run_with_peak("dedup -q --max-memory 128M --novel " + t + "n.fa " + t +
+                                           "long.fa",
+                                       tmp);
+    EXPECT_EQ(refused.status, 1) << refused.err;
+    EXPECT_EQ(refused.err.rfind("ksieve: error: ", 0), 0u) << refused.err;
+    EXPECT_NE(refused.err.find(t + "long.fa"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("record 2"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("--max-memory"), std::string::npos) << refused.err;
+    EXPECT_FALSE(fs::exists(t + "n.fa"));
+    std::uint64_t const limit = 128 * mib;
+    EXPECT_LE(refused.peak, limit + limit / 10);
+    // a record that fits: within the limit, and out as it went in
+    std::string const fits = ">chr\n" + random_dna(rng, 400000) + "\n";
+    write_file(t + "fits.fa", fits);
+    auto const r =
+        run_with_peak("dedup -q --max-memory 128M --novel " + t + "n.fa " + t + "fits.fa", tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_LE(r.peak, limit + limit / 10);
+    EXPECT_EQ(read_file(t + "n.fa"), fits);
 }
 
 } // namespace
