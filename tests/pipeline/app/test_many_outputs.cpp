@@ -84,22 +84,36 @@ protected:
 };
 
 // The run is blocked writing novel reads into a FIFO whose reader never reads, so the first signal
-// cannot end it; the second, more than a second later, ends it at once.
+// cannot end it; the second, more than a second later, ends it at once (once every temporary is
+// there).
 TEST_F(many_outputs, a_second_signal_leaves_none_of_2001_temporaries)
 {
     std::string const fifo = tmp / "novel.fifo";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    std::string const dir = out.string();
     std::string const cmd =
-        "set -m; (sleep 6 < '" + fifo +
-        "' &); yes '@n\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n+\n"
+        "sleep 60 < '" + fifo +
+        "' >/dev/null 2>&1 & reader=$!\n"
+        "yes '@n\nACGTTGCAACGTTGCAACGTTGCAACGTTGCAACGTTGCA\n+\n"
         "IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII' | head -n 4000000 | '" +
         binary() + "' classify -t 2 -f '" + filter + "' --novel '" + fifo + "' --split-by-label '" +
-        (out / "{label}.fq.gz").string() + "' - 2>'" + tmp / "err" + "' & sleep 2; ls '" +
-        out.string() + "' | grep -c ksieve-tmp > '" + tmp / "during" +
-        "'; kill -TERM %1; sleep 1.5; kill -TERM %1; wait %1; echo $? > '" + tmp / "status" + "'";
+        dir + "/{label}.fq.gz' - 2>'" + tmp / "err" +
+        "' & run=$!\n"
+        // (a guard against a hang, not a measure: until every temporary is there)
+        "for i in $(seq 600); do n=$(ls '" +
+        dir + "' | grep -c ksieve-tmp); [ \"$n\" -ge " + std::to_string(labels + 1) +
+        " ] && break; sleep 0.1; done\n"
+        "echo \"$n\" > '" +
+        tmp / "during" +
+        "'\n"
+        "sleep 0.5; kill -TERM $run; sleep 1.5; kill -TERM $run; wait $run; echo $? > '" +
+        tmp / "status" + "'\nkill $reader 2>/dev/null\n";
     write_file(tmp / "run.sh", cmd + "\n");
     ASSERT_EQ(std::system(("bash '" + tmp / "run.sh" + "'").c_str()), 0);
     EXPECT_EQ(read_file(tmp / "status"), "143\n") << read_file(tmp / "err");
+    // ended by the second signal (the first, seen at a batch's end, would say so)
+    EXPECT_EQ(read_file(tmp / "err").find("interrupted"), std::string::npos)
+        << read_file(tmp / "err");
     // every label's temporary existed while it ran
     EXPECT_EQ(read_file(tmp / "during"), std::to_string(labels + 1) + "\n")
         << read_file(tmp / "err");
