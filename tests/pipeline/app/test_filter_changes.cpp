@@ -1,6 +1,7 @@
 // A filter file truncated while classify has it mapped (rewritten in place during the run): the run
 // ends with an error that names the filter, exit status 1 and no temporary left, instead of dying
 // of SIGBUS.
+#include "child_process.hpp"
 #include "test_helpers.hpp"
 
 #include <chrono>
@@ -27,33 +28,6 @@ bool has_temporary(fs::path const & dir)
         if (e.path().filename().string().find(".ksieve-tmp.") != std::string::npos)
             return true;
     return false;
-}
-
-// Waits (at most a minute, a guard against a hang, not a measure) until `ready` or the child ends.
-template <typename Ready> bool wait_for(pid_t const pid, Ready && ready)
-{
-    for (int i = 0; i < 6000; ++i)
-    {
-        if (ready())
-            return true;
-        int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds{10});
-    }
-    return false;
-}
-
-void write_all(int const fd, std::string const & bytes)
-{
-    std::size_t done = 0;
-    while (done < bytes.size())
-    {
-        ssize_t const k = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (k <= 0)
-            return; // the reader went away
-        done += static_cast<std::size_t>(k);
-    }
 }
 
 TEST(filter_changes, a_filter_truncated_while_mapped_ends_the_run_with_an_error)

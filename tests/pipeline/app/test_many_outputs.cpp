@@ -2,6 +2,7 @@
 // files through --split-by-label (each label and "ambiguous"); a second signal, which ends the run
 // at once, and a filter truncated while mapped, which ends it with an error, each leave none of
 // their temporaries behind.
+#include "child_process.hpp"
 #include "test_helpers.hpp"
 
 #include <chrono>
@@ -26,33 +27,6 @@ std::size_t temporaries_in(fs::path const & dir)
         if (e.path().filename().string().find(".ksieve-tmp.") != std::string::npos)
             ++n;
     return n;
-}
-
-// Waits (at most a minute, a guard against a hang, not a measure) until `ready` or the child ends.
-template <typename Ready> bool wait_for(pid_t const pid, Ready && ready)
-{
-    for (int i = 0; i < 6000; ++i)
-    {
-        if (ready())
-            return true;
-        int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds{10});
-    }
-    return false;
-}
-
-void write_all(int const fd, std::string const & bytes)
-{
-    std::size_t done = 0;
-    while (done < bytes.size())
-    {
-        ssize_t const k = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (k <= 0)
-            return; // the reader went away
-        done += static_cast<std::size_t>(k);
-    }
 }
 
 class many_outputs : public ::testing::Test
