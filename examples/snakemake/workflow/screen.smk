@@ -20,7 +20,7 @@ configfile: os.path.join(workflow.basedir, "..", "config", "config.yaml")
 include: "rules/common.smk"
 
 
-REPORT_FILES = "results/screen/qc/{sample}_mqc.json"
+REPORT_FILES = ["results/screen/qc/{sample}_mqc.json", "results/screen/qc/{sample}_general_mqc.json"]
 REPORT_DIR = "results/screen/multiqc"
 REPORT_NAME = "screen/multiqc"
 

@@ -1,5 +1,5 @@
 # MultiQC: one report of the ksieve MultiQC files (*_mqc.json) of every sample. The workflow that includes
-# this file sets REPORT_FILES (a pattern of {sample}), REPORT_DIR and REPORT_NAME (of its log and benchmark).
+# this file sets REPORT_FILES (patterns of {sample}), REPORT_DIR and REPORT_NAME (of its log and benchmark).
 
 
 rule multiqc:
