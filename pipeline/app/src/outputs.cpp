@@ -725,6 +725,12 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
     commit_all(pending);
 }
 
+std::string stats_text(run_summary const & summary, run_context const & context,
+                       classify_output_args const & out, common_args const & common)
+{
+    return json_text(stats_json(summary, context, out, common), "--stats", out.stats);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point const t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
