@@ -23,7 +23,7 @@ import sys
 
 try:
     from . import _ksieve
-except ImportError as _e:  # an extension built for another Python: say which
+except ImportError:  # an extension built for another Python: say which
     import glob as _glob
     import re as _re
     _built = sorted(os.path.basename(p) for p in _glob.glob(os.path.join(os.path.dirname(__file__), "_ksieve.*")))
@@ -33,7 +33,7 @@ except ImportError as _e:  # an extension built for another Python: say which
         f"ksieve was built for {' and '.join(_for) or 'another Python'}, not for this Python "
         f"{sys.version_info[0]}.{sys.version_info[1]} ({sys.executable}): its compiled module "
         f"{', '.join(_built) or '_ksieve'} cannot be imported here. Build or install ksieve with this "
-        f"interpreter (pip install . with it, or cmake -DPython3_EXECUTABLE={sys.executable}). ({_e})") from None
+        f"interpreter (pip install . with it, or cmake -DPython3_EXECUTABLE={sys.executable}).") from None
 
 from ._ksieve import (DEFAULT_FPR, DEFAULT_MIN_HIT_FRACTION, DEFAULT_MIN_HITS, DEFAULT_SAMPLING,
                       BatchReader, Classification, Classifications, Error, Filter, __version__,
