@@ -6,7 +6,12 @@ rule multiqc:
     input:
         expand(REPORT_FILES, sample=SAMPLES),
     output:
-        html=f"{REPORT_DIR}/multiqc_report.html",
+        html=report(
+            f"{REPORT_DIR}/multiqc_report.html",
+            caption="../report/multiqc.rst",
+            category="Quality control",
+            labels={"report": "MultiQC"},
+        ),
         data=directory(f"{REPORT_DIR}/multiqc_data"),
     params:
         outdir=lambda wildcards, output: os.path.dirname(output.html),

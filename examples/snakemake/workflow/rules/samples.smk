@@ -10,7 +10,13 @@ rule remove_host_paired:
     output:
         r1="results/clean/{sample}_R1.fq.gz",
         r2="results/clean/{sample}_R2.fq.gz",
-        stats="results/stats/{sample}.stats.json",
+        stats=report(
+            "results/stats/{sample}.stats.json",
+            caption="../report/stats.rst",
+            category="Host removal",
+            subcategory="statistics",
+            labels={"sample": "{sample}"},
+        ),
         mqc="results/qc/{sample}_mqc.json",
         mqc_general="results/qc/{sample}_general_mqc.json",
     wildcard_constraints:
@@ -39,7 +45,13 @@ rule remove_host_single:
         reads=lambda wildcards: SAMPLES[wildcards.sample]["fastq_1"],
     output:
         reads="results/clean/{sample}.fq.gz",
-        stats="results/stats/{sample}.stats.json",
+        stats=report(
+            "results/stats/{sample}.stats.json",
+            caption="../report/stats.rst",
+            category="Host removal",
+            subcategory="statistics",
+            labels={"sample": "{sample}"},
+        ),
         mqc="results/qc/{sample}_mqc.json",
         mqc_general="results/qc/{sample}_general_mqc.json",
     wildcard_constraints:
