@@ -23,14 +23,9 @@ import sysconfig
 import tempfile
 import zipfile
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "workflows"))
+from checks import check, finish  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def run(cmd, env, cwd=None):
@@ -107,9 +102,7 @@ def main():
           f"pip install --no-build-isolation . imports there ({where} {got})")
 
     shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        sys.exit(f"wheel: {len(failures)} checks failed")
-    print(f"wheel: {want} installs into a fresh environment and passes the Python tests there; "
+    finish("wheel", f"{want} installs into a fresh environment and passes the Python tests there; "
           "pip install --no-build-isolation . works")
 
 

@@ -26,6 +26,8 @@ import tempfile
 
 import yaml
 
+from checks import check, finish
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMK = os.path.join(ROOT, "examples", "snakemake")
 SNAKEFILE = os.path.join(SMK, "workflow", "Snakefile")
@@ -44,14 +46,6 @@ from snakemake import main
 sys.argv[0] = "snakemake"
 sys.exit(main())
 """
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def snakemake(args, env, cwd, python=None):
@@ -140,9 +134,7 @@ def main():
     check_catalog_files(env, work)
     shutil.rmtree(work, ignore_errors=True)
     shutil.rmtree(bindir, ignore_errors=True)
-    if failures:
-        sys.exit(f"snakemake catalog: {len(failures)} checks failed")
-    print("snakemake catalog: .test runs, its report renders, the catalog files and the Slurm profile fit")
+    finish("snakemake catalog", ".test runs, its report renders, the catalog files and the Slurm profile fit")
 
 
 if __name__ == "__main__":
