@@ -23,19 +23,13 @@ import sys
 import yaml
 
 import recipe_meta
+from checks import check, failures
 
 ROOT = recipe_meta.ROOT
 NOTE = "not published"
 # a ksieve package or image: bioconda::ksieve=V, "- ksieve=V" in an environment, biocontainers' ksieve:V
 NAMES_PACKAGE = re.compile(r"bioconda::ksieve\b|^\s*-\s*ksieve\s*[=<>]|(?:biocontainers|singularity)/ksieve:", re.M)
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def files_under(*parts, suffixes=(".yml", ".yaml", ".nf", ".config", ".md", ".smk")):

@@ -34,6 +34,7 @@ import sys
 import tempfile
 
 import nextflow_layout
+from checks import check, failures
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMK = os.path.join(ROOT, "examples", "snakemake", "workflow")
@@ -41,14 +42,7 @@ SNAKEFILE = os.path.join(SMK, "Snakefile")
 SCREEN = os.path.join(SMK, "screen.smk")
 DATA = os.path.join(ROOT, "examples", "data")
 LAMBDA = os.path.join(DATA, "lambda.fa.gz")
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def run(cmd, cwd, env, quiet=False):
