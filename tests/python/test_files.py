@@ -80,6 +80,8 @@ def test_classify_files_writes_the_bytes_of_classify(data, tmp_path, options, kw
     compare_outputs(cli_dir, py_dir, outputs)
     compare_stats(cli_dir, py_dir, stats)
     assert 0 < stats["known"] < stats["reads"] == 1286
+    assert stats["bases_known"] == sum(len(r[1]) for r in fastq_records(py_dir / "known.fq"))
+    assert stats["bases_novel"] == sum(len(r[1]) for r in fastq_records(py_dir / "novel.fq.gz"))
     assert stats["command_line"].startswith("ksieve classify --filter ")
 
 
@@ -94,6 +96,9 @@ def test_classify_files_of_pairs_writes_the_bytes_of_classify_paired(data, tmp_p
                                         stats=str(d / "s.json")))
     compare_outputs(cli_dir, py_dir, ["n1.fq", "n2.fq", "k1.fq", "k2.fq"])
     compare_stats(cli_dir, py_dir, stats)
+    # the bases per class are those of the reads written to each class's files (both mates)
+    for cls, files in (("known", ["k1.fq", "k2.fq"]), ("novel", ["n1.fq", "n2.fq"])):
+        assert stats[f"bases_{cls}"] == sum(len(r[1]) for f in files for r in fastq_records(py_dir / f)) > 0
     assert stats["paired"] and stats["units"] == 1286 and stats["reads"] == 2 * 1286
 
 
