@@ -7,7 +7,7 @@ and, with --multiqc S_mqc.json, S_general_mqc.json beside it. MultiQC over the s
 multiqc_data/multiqc_general_stats.txt, for each sample, the reads, % known, % novel and bases removed that
 its --stats say (reads, 100 known / reads, 100 novel / reads, bases_known), and name ksieve's version in
 the columns' descriptions (multiqc_data.json). The stats' bases per class add up to their bases, and the
-bases of s3's known reads are 0.
+bases of s3's known reads are 0. --multiqc - and /dev/null write the bar graph alone, no file beside them.
 
 Usage: test_multiqc.py KSIEVE_BINARY
 """
@@ -75,6 +75,12 @@ def main():
         check(s["bases_known"] + s["bases_novel"] == s["bases"], f"{sample}: bases_known + bases_novel = bases")
         check(os.path.isfile(os.path.join(work, "qc", f"{sample}_general_mqc.json")),
               f"{sample}: --multiqc wrote {sample}_general_mqc.json beside {sample}_mqc.json")
+    # standard output and devices get the bar graph alone: no file beside them
+    out = run([ksieve, "classify", "-q", "-f", "lambda.ksf", "--sample", "s1", "--multiqc", "-", "s1.fq.gz"], work)
+    check(json.loads(out)["plot_type"] == "bargraph", "--multiqc - writes the bar graph to standard output")
+    run([ksieve, "classify", "-q", "-f", "lambda.ksf", "--multiqc", "/dev/null", "s1.fq.gz"], work)
+    check(not os.path.exists("/dev/null_general_mqc.json") and not any("general" in f for f in os.listdir(work)),
+          "--multiqc /dev/null and - write no General Statistics file")
     check(stats["s3"]["known"] == 0 and stats["s3"]["bases_known"] == 0 and stats["s1"]["known"] > 0,
           "s3 (the novel reads of s1) has no known read and no known base; s1 has known reads")
     run(["multiqc", "-q", "-f", "-o", "report", "qc"], work)

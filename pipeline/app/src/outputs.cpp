@@ -50,7 +50,7 @@ std::string sample_name(std::vector<std::string> const & inputs)
 
 std::string multiqc_general_path(std::string const & path)
 {
-    if (path.empty() || detail::is_stdout(path))
+    if (path.empty() || detail::is_stdout(path) || io::is_kernel_path(path))
         return {};
     std::string const tag = "_mqc.json";
     std::size_t const name = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;

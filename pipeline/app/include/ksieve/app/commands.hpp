@@ -101,7 +101,8 @@ struct classify_output_args
 
 /*! \brief The General Statistics file that --multiqc `path` writes beside it: `_mqc.json` of the
  * file name becomes `_general_mqc.json` (S_mqc.json.gz: S_general_mqc.json.gz), any other name
- * gets `_general_mqc.json` appended; empty for an empty path or standard output. */
+ * gets `_general_mqc.json` appended; empty (nothing written) for an empty path, standard output
+ * or a device (/dev/..., /proc/...). */
 [[nodiscard]] std::string multiqc_general_path(std::string const & path);
 
 /*! \brief The sample name of inputs: the first input's file name without directories, compression
