@@ -155,11 +155,13 @@ def read_stats(path):
 
 
 def _paths(value, what):
-    """A path or a list of them (str or os.PathLike) as a list of str."""
+    """A path or a list of them (str, os.PathLike, or an opened Filter: its file) as a list of str."""
+    if isinstance(value, Filter):
+        return [value.path]
     if isinstance(value, (str, bytes, os.PathLike)):
         return [os.fsdecode(value)]
     try:
-        return [os.fsdecode(v) for v in value]
+        return [v.path if isinstance(v, Filter) else os.fsdecode(v) for v in value]
     except TypeError:
         raise TypeError(f"{what}: expected a path or a list of paths, got {type(value).__name__}") from None
 
@@ -187,7 +189,7 @@ def classify_files(filter, inputs, *, paired=False, interleaved=False, novel=Non
                    min_hit_fraction=DEFAULT_MIN_HIT_FRACTION, min_hits=DEFAULT_MIN_HITS, min_count=1,
                    exact_hits=False, strict=False, compression_level=-1, threads=1):
     """``ksieve classify`` on files: the reads of `inputs` (a path or a list; with paired=True, mate 1
-    and mate 2 files in turn) against `filter` (a filter file, or a list of them), the known and novel
+    and mate 2 files in turn) against `filter` (a filter file or an opened Filter, or a list), the known and novel
     reads written to `known`/`novel` (mate 2 to `known2`/`novel2`), and `report`, `stats` and `multiqc`
     where given (None: not written). The outputs are the bytes the command line writes with the same
     options; the run holds no interpreter lock. Returns the --stats of the run as a dict (written to

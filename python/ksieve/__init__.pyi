@@ -100,7 +100,7 @@ def read_batches(path: str, path2: Optional[str] = None, *, records: int = 16384
 
 def read_stats(path: _Path) -> dict[str, Any]: ...
 
-def classify_files(filter: _Paths, inputs: _Paths, *, paired: bool = False, interleaved: bool = False,
+def classify_files(filter: Union[_Paths, Filter, Sequence[Filter]], inputs: _Paths, *, paired: bool = False, interleaved: bool = False,
                    novel: Optional[_Path] = None, known: Optional[_Path] = None,
                    novel2: Optional[_Path] = None, known2: Optional[_Path] = None,
                    report: Optional[_Path] = None, stats: Optional[_Path] = None,

@@ -103,7 +103,8 @@ def test_classify_files_of_pairs_writes_the_bytes_of_classify_paired(data, tmp_p
 
 
 def test_classify_files_without_a_stats_file_returns_the_stats(data, tmp_path):
-    stats = ksieve.classify_files(data["dir"] / "lambda.ksf", READS, novel=tmp_path / "n.fq")
+    with ksieve.Filter.open(str(data["dir"] / "lambda.ksf")) as f:  # an opened Filter stands for its file
+        stats = ksieve.classify_files(f, READS, novel=tmp_path / "n.fq")
     run("classify", "-q", "-f", data["dir"] / "lambda.ksf", "--stats", tmp_path / "cli.json", READS)
     cli = json.loads(read_bytes(tmp_path / "cli.json"))
     assert (stats["known"], stats["novel"], stats["bases_known"]) == (cli["known"], cli["novel"], cli["bases_known"])
