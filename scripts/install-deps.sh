@@ -11,22 +11,25 @@ build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nloh
             pybind11-dev python3-dev)
 # Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools, clang for the
 # fuzzers, Snakemake and MultiQC for the workflow tests, seqkit to compare dedup --exact with, pytest for the
-# Python module's tests, setuptools, wheel, build and venv for its wheel (built and installed offline).
+# Python module's tests.
 test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils zstd bzip2
            tabix gzip universal-ctags clang libclang-rt-14-dev libomp-14-dev python3 snakemake multiqc man-db samtools
-           seqkit python3-pytest libc++-dev libc++abi-dev python3-setuptools python3-wheel python3-build python3-venv)
+           seqkit python3-pytest libc++-dev libc++abi-dev)
 # The aarch64 cross build: the toolchain, qemu-user, and the arm64 libraries (GoogleTest is built from the
 # sources of libgtest-dev; CLI11 and nlohmann-json are header libraries). ISA-L is not among them: see
 # scripts/test-aarch64.sh.
 aarch64_pkgs=(g++-aarch64-linux-gnu qemu-user cmake make pkg-config file libgtest-dev libcli11-dev nlohmann-json3-dev
               python3 zstd art-nextgen-simulation-tools xz-utils libhts-dev:arm64 zlib1g-dev:arm64
               libzstd-dev:arm64 libdeflate-dev:arm64 libbz2-dev:arm64 liblzma-dev:arm64)
+# The Python module's wheel, built and installed offline (tests/python/check_wheel.py): setuptools, wheel,
+# build and venv.
+wheel_pkgs=(python3-setuptools python3-wheel python3-build python3-venv)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-}" = "--aarch64" ]; then
     want=("${aarch64_pkgs[@]}")
 elif [ "${1:-}" != "--build-only" ]; then
-    want+=("${test_pkgs[@]}")
+    want+=("${test_pkgs[@]}" "${wheel_pkgs[@]}")
 fi
 
 # Whether package $1 (NAME or NAME:ARCH; NAME alone is the native architecture) is installed, held or not.
