@@ -11,10 +11,10 @@ build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nloh
             pybind11-dev python3-dev)
 # Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools, clang for the
 # fuzzers, Snakemake and MultiQC for the workflow tests, seqkit to compare dedup --exact with, pytest for the
-# Python module's tests.
+# Python module's tests, GNU time for the peak memory of runs under limits.
 test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simulation-tools pigz xz-utils zstd bzip2
            tabix gzip universal-ctags clang libclang-rt-14-dev libomp-14-dev python3 snakemake multiqc man-db samtools
-           seqkit python3-pytest libc++-dev libc++abi-dev)
+           seqkit python3-pytest libc++-dev libc++abi-dev time)
 # The aarch64 cross build: the toolchain, qemu-user, and the arm64 libraries (GoogleTest is built from the
 # sources of libgtest-dev; CLI11 and nlohmann-json are header libraries). ISA-L is not among them: see
 # scripts/test-aarch64.sh.

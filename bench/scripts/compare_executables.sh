@@ -47,7 +47,7 @@ strip_times()
 import json, sys
 def strip(v):
     if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if k not in ("command_line", "memory_limit", "peak_resident_bytes") and not any(t in k for t in ("seconds", "time", "rate", "per_s"))}
+        return {k: strip(x) for k, x in v.items() if k not in ("command_line", "memory_limit", "peak_resident_bytes", "memory_plan") and not any(t in k for t in ("seconds", "time", "rate", "per_s"))}
     if isinstance(v, list):
         return [strip(x) for x in v]
     return v

@@ -18,6 +18,7 @@ namespace
 {
 std::atomic<std::uint64_t> explicit_limit{0};
 std::atomic<std::uint64_t> explicit_kept{0}; // of explicit_limit, for what is not a filter table
+std::atomic<bool> limit_from_option{true}; // explicit_limit is --max-memory's (else the default's)
 std::atomic<std::uint64_t> reserve{std::uint64_t{64} << 20};
 std::atomic<std::uint64_t> charged{0};
 
@@ -53,18 +54,20 @@ std::uint64_t physical_memory() noexcept
 
 std::string memory_limit_origin()
 {
-    if (memory_limit_is_explicit())
-    {
-        std::uint64_t const e = explicit_limit.load();
-        std::uint64_t const k = explicit_kept.load();
-        return k == 0 ? std::string{"--max-memory"}
-                      : "--max-memory " + format_bytes(e) + ", less " +
-                            format_bytes(e - std::max(e > k ? e - k : 0, e / 4)) +
-                            " kept for reads and buffers";
-    }
     default_limit const & d = machine_limit();
     std::string const what =
         d.from_cgroup ? "the memory limit of this process's cgroup, " : "the machine's memory, ";
+    if (memory_limit_is_planned())
+    {
+        std::uint64_t const e = explicit_limit.load();
+        std::uint64_t const k = explicit_kept.load();
+        std::string const kept =
+            format_bytes(e - std::max(e > k ? e - k : 0, e / 4)) + " kept for reads and buffers";
+        if (!limit_from_option.load())
+            return what + format_bytes(e) + ", less " + kept;
+        return k == 0 ? std::string{"--max-memory"}
+                      : "--max-memory " + format_bytes(e) + ", less " + kept;
+    }
     return what + format_bytes(d.bytes) + ", less " +
            format_bytes(d.bytes > reserve.load() ? reserve.load() : d.bytes - d.bytes / 4) +
            " kept for reads and buffers";
@@ -72,8 +75,19 @@ std::string memory_limit_origin()
 
 void set_memory_limit(std::uint64_t const bytes, std::uint64_t const kept) noexcept
 {
+    limit_from_option.store(true);
     explicit_kept.store(bytes == 0 ? 0 : kept);
     explicit_limit.store(bytes);
+}
+
+void plan_default_memory_limit(std::uint64_t const kept) noexcept
+{
+    std::uint64_t const machine = physical_memory();
+    if (machine == 0)
+        return;
+    limit_from_option.store(false);
+    explicit_kept.store(kept);
+    explicit_limit.store(machine);
 }
 
 void set_memory_reserve(std::uint64_t const bytes) noexcept
@@ -92,6 +106,11 @@ bool memory_limit_from_cgroup() noexcept
 }
 
 bool memory_limit_is_explicit() noexcept
+{
+    return explicit_limit.load() != 0 && limit_from_option.load();
+}
+
+bool memory_limit_is_planned() noexcept
 {
     return explicit_limit.load() != 0;
 }

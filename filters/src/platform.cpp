@@ -149,7 +149,8 @@ std::uint64_t limit_up_the_tree(std::string const & dir, std::string group,
 #endif
 
 // The memory limit of this process's cgroups, 0 if none is set: cgroup v2 (memory.max and
-// memory.high, where Slurm, systemd, Docker and Kubernetes set it) and v1 (memory.limit_in_bytes),
+// memory.high, where Slurm, systemd, Docker and Kubernetes set it) and v1 (memory.limit_in_bytes,
+// and memory.soft_limit_in_bytes, which the kernel reclaims down to under pressure),
 // from the cgroup /proc/self/cgroup names up to the root of each hierarchy. Where the process sees
 // no such file (another system, no cgroup file system), 0.
 std::uint64_t cgroup_memory_limit() noexcept
@@ -181,7 +182,8 @@ std::uint64_t cgroup_memory_limit() noexcept
         }
         for (char const * const file : {"memory.max", "memory.high"})
             take(limit_up_the_tree("/sys/fs/cgroup", v2, file));
-        take(limit_up_the_tree("/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes"));
+        for (char const * const file : {"memory.limit_in_bytes", "memory.soft_limit_in_bytes"})
+            take(limit_up_the_tree("/sys/fs/cgroup/memory", v1, file));
     }
     catch (std::exception const &) // (allocation of a path): no limit known
     {

@@ -38,8 +38,8 @@ void advise_random(void * p, std::size_t bytes) noexcept;
 [[nodiscard]] std::uint64_t physical_memory_bytes() noexcept;
 
 /*! \brief The memory limit of this process's cgroups in bytes (v2 memory.max and memory.high, v1
- * memory.limit_in_bytes, the smallest up the tree), 0 where none is set or the system has no
- * cgroups (every system but Linux). */
+ * memory.limit_in_bytes and memory.soft_limit_in_bytes, the smallest up the tree), 0 where none is
+ * set or the system has no cgroups (every system but Linux). */
 [[nodiscard]] std::uint64_t cgroup_memory_limit() noexcept;
 
 /*! \brief Start the disk write of `bytes` bytes at `offset` of the file `fd` without waiting for

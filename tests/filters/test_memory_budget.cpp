@@ -45,6 +45,34 @@ TEST_F(memory_budget, charges_add_up_to_the_limit_and_are_released)
     EXPECT_EQ(ksieve::memory_limit(), machine - kept);
 }
 
+TEST_F(memory_budget, the_default_limit_is_planned_as_an_explicit_one_is)
+{
+    std::uint64_t const machine = ksieve::physical_memory();
+    ASSERT_GT(machine, std::uint64_t{1} << 20);
+    std::uint64_t const kept = machine / 10;
+    ksieve::plan_default_memory_limit(kept);
+    EXPECT_TRUE(ksieve::memory_limit_is_planned());
+    EXPECT_FALSE(ksieve::memory_limit_is_explicit()); // messages name the cgroup or the machine
+    EXPECT_EQ(ksieve::memory_limit(), machine - kept);
+    EXPECT_EQ(ksieve::process_memory_limit(), machine);
+    std::string const origin = ksieve::memory_limit_origin();
+    EXPECT_NE(origin.find(ksieve::memory_limit_from_cgroup() ? "cgroup" : "machine's memory"),
+              std::string::npos)
+        << origin;
+    EXPECT_NE(origin.find(ksieve::format_bytes(machine)), std::string::npos) << origin;
+    // more kept than three quarters: the tables still get a quarter
+    ksieve::plan_default_memory_limit(machine);
+    EXPECT_EQ(ksieve::memory_limit(), machine / 4);
+    // --max-memory replaces it; 0 restores the unplanned default
+    ksieve::set_memory_limit(std::uint64_t{64} << 20, std::uint64_t{16} << 20);
+    EXPECT_TRUE(ksieve::memory_limit_is_explicit());
+    EXPECT_EQ(ksieve::memory_limit(), std::uint64_t{48} << 20);
+    EXPECT_EQ(ksieve::memory_limit_origin().rfind("--max-memory 64 MiB", 0), 0u);
+    ksieve::set_memory_limit(0);
+    EXPECT_FALSE(ksieve::memory_limit_is_planned());
+    EXPECT_EQ(ksieve::memory_limit(), machine - ksieve::memory_reserve());
+}
+
 TEST_F(memory_budget, filter_tables_are_charged_and_refused_over_the_limit)
 {
     std::uint64_t const base = ksieve::charged_memory();

@@ -79,9 +79,9 @@ void add_max_memory(CLI::App & app, std::string & text)
     app.add_option("--max-memory", text,
                    "Memory of the whole process, SIZE such as 8G or 512M: batches of reads and "
                    "output buffers are sized from it, filter tables get the rest (a table that "
-                   "would not fit is refused before it is allocated); default: the machine's "
-                   "memory or the cgroup's limit (a container or batch job), less 32 MiB + 16 MiB "
-                   "per thread for reads and buffers");
+                   "would not fit is refused before it is allocated); default: the memory limit "
+                   "of the process's cgroup (a container or batch job), else the machine's "
+                   "memory, planned the same way; an empty value is an error");
 }
 
 void add_inputs(CLI::App & app, input_args & in, bool const required = true)
@@ -394,10 +394,9 @@ void add_dedup(CLI::App & app, cli_state & st)
     c->get_option("--max-memory")
         ->description("Memory of the whole process, SIZE such as 8G or 512M: batches of reads and "
                       "output buffers are sized from it, the filter's tables get the rest and a "
-                      "quotient filter samples or forgets k-mers to stay within it; default: the "
-                      "machine's memory or the cgroup's limit (a container or batch job), less "
-                      "32 MiB + 16 MiB per core for reads and buffers (for any -t, so that the "
-                      "outputs are the same)");
+                      "quotient filter samples or forgets k-mers to stay within it (the same "
+                      "outputs for any -t); default: the memory limit of the process's cgroup (a "
+                      "container or batch job), else the machine's memory, planned the same way");
     c->add_option("--save-filter", st.dedup.save_filter, "Write the accumulated filter here");
     c->add_flag("--prefilter", st.dedup.prefilter,
                 "Normalization (--min-count >= 3, a quotient filter): a small Bloom filter "
@@ -411,7 +410,8 @@ void add_dedup(CLI::App & app, cli_state & st)
     c->add_option("--prefilter-size", st.prefilter_size,
                   "Bytes of the prefilter (such as 256M; at least 1M); default: 1 byte per k-mer "
                   "of --expected if given, else a quarter of the input files' bytes (128M for "
-                  "stdin), at most 128M and at most an eighth of a given --max-memory");
+                  "stdin), at most 128M and at most an eighth of the filter tables' part of "
+                  "the memory limit");
     add_inputs(*c, st.dedup.input);
     c->footer("Example:\n  ksieve dedup --novel unique.fq.gz reads.fq.gz\n"
               "  ksieve dedup --min-count 20 --novel normalized.fq.gz reads.fq.gz   (normalize to "
@@ -565,9 +565,34 @@ int parse_failure(CLI::App & app, CLI::ParseError const & e)
     return 2;
 }
 
-// The memory a run keeps besides its filter tables (reads in flight, buffers, the program), which
-// the default memory limit leaves aside: measured at about 36 MiB and 12 MiB per thread.
-void reserve_memory(cli_state const & st)
+// An option or argument given an empty or blank value (what a job script passes as "$UNSET") is a
+// usage error, never taken as "not given": every option of the command that takes a value, and its
+// positional arguments. \throws usage_error
+void refuse_empty_values(CLI::App const & command)
+{
+    for (CLI::Option const * o : command.get_options())
+    {
+        if (o->get_type_size() == 0) // a flag
+            continue;
+        for (std::string const & v : o->results())
+            if (v.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
+            {
+                std::string const name =
+                    o->get_lnames().empty()
+                        ? (o->get_snames().empty() ? o->get_name() : "-" + o->get_snames()[0])
+                        : "--" + o->get_lnames()[0];
+                throw usage_error{(o->get_lnames().empty() && o->get_snames().empty()
+                                       ? "an argument of " + name
+                                       : name) +
+                                  " is " + (v.empty() ? "empty" : "blank") +
+                                  ": give a value, or leave the option out"};
+            }
+    }
+}
+
+// One memory plan for every limit, whatever set it (plan_run_memory). \throws usage_error for a
+// malformed --max-memory, error for a limit too small
+void plan_memory_for(cli_state const & st)
 {
     common_args const * const common = st.cmd_build->parsed()       ? &st.build.common
                                        : st.cmd_classify->parsed()  ? &st.classify.common
@@ -578,44 +603,25 @@ void reserve_memory(cli_state const & st)
                                                                     : nullptr;
     if (common == nullptr)
         return; // info
-    unsigned const threads = resolve_threads(common->threads);
-    if (!st.max_memory.empty())
-    {
-        // the whole process within the limit: batches in flight (classify's workers each hold
-        // one; dedup and build three) and output buffers kept from the filter tables' share
-        std::uint64_t const limit = parse_size(st.max_memory, "--max-memory");
-        unsigned const in_flight = st.cmd_classify->parsed() ? threads + 2 : 3;
-        memory_plan const plan = plan_memory(limit, in_flight);
-        // below the least limit, no classify or dedup run could keep within it
-        std::uint64_t const least = least_memory_limit(in_flight);
-        if ((st.cmd_classify->parsed() || st.cmd_dedup->parsed()) && limit < least)
-            throw error{"--max-memory " + format_bytes(limit) + " is below the " +
-                        format_bytes(least) + " that " +
-                        (st.cmd_classify->parsed() ? "classify" : "dedup") + " needs with " +
-                        std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
-                        " (the program, its batches of reads and output buffers, and at least a "
-                        "quarter of the limit for the filter): raise it"};
-        set_memory_plan(plan);
-        set_memory_limit(limit, plan.kept);
-        return;
-    }
-    std::uint64_t const reserve = (std::uint64_t{32} << 20) + (std::uint64_t{16} << 20) * threads;
-    set_memory_reserve(reserve);
-    std::uint64_t const machine = physical_memory();
-    if (!memory_limit_is_explicit() && machine != 0 && machine < reserve)
-        throw error{"ksieve needs about " + format_bytes(reserve) + " of memory with " +
-                    std::to_string(threads) + (threads == 1 ? " thread" : " threads") + ", but " +
-                    (memory_limit_from_cgroup() ? "the memory limit of this process's cgroup"
-                                                : "the machine's memory") +
-                    " is " + format_bytes(machine) + ": raise it, or use fewer threads (-t)"};
+    std::uint64_t const option =
+        st.max_memory.empty() ? 0 : parse_size(st.max_memory, "--max-memory");
+    plan_run_memory(option,
+                    st.cmd_classify->parsed() ? "classify"
+                    : st.cmd_dedup->parsed()  ? "dedup"
+                                              : "other",
+                    resolve_threads(common->threads));
 }
 
 // Run the parsed subcommand and print its summary line. \throws ksieve::error
 void dispatch(cli_state & st)
 {
+    for (CLI::App const * c : {st.cmd_build, st.cmd_classify, st.cmd_dedup, st.cmd_merge,
+                               st.cmd_intersect, st.cmd_subtract, st.cmd_info})
+        if (c->parsed())
+            refuse_empty_values(*c);
     if (!st.max_memory.empty() && st.cmd_info->parsed())
         set_memory_limit(parse_size(st.max_memory, "--max-memory"));
-    reserve_memory(st);
+    plan_memory_for(st);
     if (st.cmd_build->parsed())
     {
         auto & b = st.build;

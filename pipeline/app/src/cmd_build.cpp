@@ -85,22 +85,23 @@ run_summary run_build(build_args const & args)
     std::vector<std::uint64_t> kmers;
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"build", args.common.quiet};
-    run_stream(
-        source,
-        [&](work_item & item)
-        {
-            detail::for_each_key_piece(engine, item, keys, kmers,
-                                       [&](batch_keys const & piece, auto const &)
-                                       { engine.insert(*filter, piece, nullptr, args.output); });
-            item.results.assign(item.r1.size(), unit_result{});
-            for (std::size_t u = 0; u < item.r1.size(); ++u)
-                item.results[u].kmers = static_cast<std::uint32_t>(
-                    std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
-            detail::account(summary, item);
-            progress.update(summary.records, 0, summary.units, summary.bases,
-                            source.input_fraction());
-        },
-        {});
+    run_stream(source,
+               [&](work_item & item)
+               {
+                   detail::for_each_key_piece(
+                       engine, item, keys, kmers,
+                       [&](batch_keys const & piece, auto const &)
+                       { engine.insert(*filter, piece, nullptr, args.output); },
+                       current_memory_plan().piece_bases);
+                   item.results.assign(item.r1.size(), unit_result{});
+                   for (std::size_t u = 0; u < item.r1.size(); ++u)
+                       item.results[u].kmers = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                           kmers[u], std::numeric_limits<std::uint32_t>::max()));
+                   detail::account(summary, item);
+                   progress.update(summary.records, 0, summary.units, summary.bases,
+                                   source.input_fraction());
+               },
+               {});
     progress.finish();
     throw_if_stop_requested();
     detail::warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");

@@ -162,7 +162,8 @@ void stream_labeled(input_args const & input, unsigned const threads, batch_engi
                         engine.insert(filters.filter(l), piece,
                                       distinct.size() == 1 ? nullptr : &others, output);
                     }
-                });
+                },
+                current_memory_plan().piece_bases);
             item.results.assign(n, unit_result{});
             for (std::size_t u = 0; u < n; ++u)
                 item.results[u].kmers = static_cast<std::uint32_t>(

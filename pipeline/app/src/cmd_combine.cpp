@@ -21,6 +21,7 @@ combine_summary run_merge(merge_args const & args)
     if (args.output.empty())
         throw usage_error{verb + " needs -o/--output"};
     detail::check_filter_output_name("-o/--output", args.output);
+    detail::check_output_paths({{"-o/--output", args.output}});
     // The output may be one of the inputs (an incremental union): it is written to a temporary and
     // renamed over the input only at the end, while the input's mapping keeps the old file
     // readable.

@@ -68,7 +68,7 @@ bool use_prefilter(dedup_args const & args, filter_config const & cfg)
 // The prefilter's bytes: --prefilter-size; else one per k-mer of --expected, or a quarter of the
 // input files' bytes (a gzip'd FASTQ file of reads at 0.5% errors has about one distinct k-mer per
 // 3 to 10 bytes: 8 to 27 bits each), 128 MiB for other inputs; at most 128 MiB and at most an
-// eighth of an explicit --max-memory; at least 1 MiB.
+// eighth of the filter tables' share of a planned limit; at least 1 MiB.
 std::uint64_t prefilter_bytes(dedup_args const & args)
 {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
@@ -85,7 +85,7 @@ std::uint64_t prefilter_bytes(dedup_args const & args)
             bytes += ec ? 512 * mib : size / 4;
         }
     bytes = std::min(bytes, 128 * mib);
-    if (memory_limit_is_explicit())
+    if (memory_limit_is_planned())
         bytes = std::min(bytes, memory_limit() / 8);
     return std::max(bytes, mib);
 }
@@ -175,7 +175,12 @@ run_summary run_dedup(dedup_args const & args)
     else
         filter = counting_tables(std::move(filter));
 
-    io::reader_options const reading = detail::reader_opts(threads);
+    io::reader_options reading = detail::reader_opts(threads);
+    // dedup holds a record at once, about 40 bytes per base beside the filter: a record that would
+    // take more than half of the filter's part of the limit is refused, naming it, before its
+    // k-mers are counted
+    if (memory_limit_is_planned())
+        reading.max_record_bytes = static_cast<std::size_t>(memory_limit() / 2 / 48);
     unit_source source{args.input, reading};
     detail::output_set outputs{args.out, source, threads, source.paired()};
     kmer_deduplicator dedup{*filter,
@@ -215,15 +220,16 @@ namespace detail
 {
 
 // The bytes that a growing quotient filter's tables may take in dedup (0: no limit): the memory
-// limit less what is charged besides those tables (the prefilter). The default limit's reserve is
-// taken for every core of the machine, not for -t, so that what is forgotten, and so the outputs,
-// are the same for any thread count.
+// limit less what is charged besides those tables (the prefilter). The plan keeps the same bytes
+// for dedup's batches whatever -t (and an unplanned default limit's reserve is taken for every core
+// of the machine), so that what is forgotten, and so the outputs, are the same for any thread
+// count.
 std::uint64_t dedup_budget_bytes(any_filter const & filter, bool const growing)
 {
     if (!growing)
         return 0;
     std::uint64_t limit = memory_limit();
-    if (!memory_limit_is_explicit())
+    if (!memory_limit_is_planned())
     {
         std::uint64_t const machine = physical_memory();
         std::uint64_t const reserve =

@@ -264,8 +264,10 @@ void check_output_paths(std::vector<std::pair<std::string, std::string>> const &
         }
         if (path == "-" || path.starts_with("/dev/"))
             continue;
-        std::filesystem::path const dir = std::filesystem::path{path}.parent_path();
         std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) // (follows symbolic links)
+            throw io_error{opt + " '" + path + "': is a directory"};
+        std::filesystem::path const dir = std::filesystem::path{path}.parent_path();
         if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
             throw io_error{"cannot write '" + path + "': directory '" + dir.string() +
                            "' does not exist"};

@@ -175,10 +175,20 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["reads_per_second"] = s.seconds > 0 ? static_cast<double>(s.records) / s.seconds : 0.0;
     j["threads"] = s.threads;
     j["ksieve_version"] = KSIEVE_VERSION;
-    // the process's memory: the limit it kept within (--max-memory, or the machine's or cgroup's
-    // memory less the reserve) and its peak resident set so far
+    // the process's memory: the limit it kept within (--max-memory, or the cgroup's or the
+    // machine's memory) and its peak resident set so far
     j["memory_limit"] = process_memory_limit();
     j["peak_resident_bytes"] = app_platform::peak_resident_bytes();
+    // how that limit was planned: what each part got
+    memory_plan const & plan = current_memory_plan();
+    nlohmann::ordered_json parts;
+    parts["batch_bases"] = plan.batch_bases;
+    parts["output_buffer_bytes"] = plan.output_buffer_bytes;
+    parts["split_outputs_bytes"] = plan.split_bytes;
+    parts["long_record_piece_bases"] = plan.piece_bases;
+    parts["kept_bytes"] = plan.kept;
+    parts["filter_tables_bytes"] = memory_limit();
+    j["memory_plan"] = parts;
     if (c.command == "dedup")
     {
         j["memory_budget"] = s.memory_budget;
@@ -346,6 +356,24 @@ std::vector<std::string> split_paths(std::string const & pattern,
 namespace
 {
 
+// The buffer of each of `files` --split-by-label outputs (`buffer`: the plan's for every output):
+// many files share the plan's part for them, 128 MiB where the limit is large (at least 64 KiB
+// each), else an eighth of the limit, in which a compressed file counts twice (its buffer and its
+// compressed bytes), at least 8 KiB each.
+std::size_t split_buffer_bytes(std::size_t const files, bool const compressed,
+                               std::size_t const buffer)
+{
+    if (files <= 16)
+        return buffer;
+    memory_plan const & plan = current_memory_plan();
+    std::size_t const share = plan.split_bytes == 0 ? std::size_t{128} << 20 : plan.split_bytes;
+    std::size_t const each =
+        plan.split_bytes == 0
+            ? std::max<std::size_t>(std::size_t{64} << 10, share / files)
+            : std::max<std::size_t>(std::size_t{8} << 10, share / (files * (compressed ? 2 : 1)));
+    return buffer == 0 || buffer > each ? each : buffer;
+}
+
 // Create the directory of a --split-by-label pattern where it is missing. \throws io_error
 void make_split_directory(std::string const & pattern)
 {
@@ -409,12 +437,10 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
             split_paths1_.size() + split_paths2_.size(),
             "--split-by-label (" + std::to_string(labels_->names.size()) + " labels and ambiguous" +
                 (split_paths2_.empty() ? std::string{")"} : std::string{", two mates)"}));
-        // many label files share 128 MiB of buffers (at least 64 KiB each)
-        std::size_t const files = split_paths1_.size() + split_paths2_.size();
-        if (files > 16 &&
-            (one.buffer_bytes == 0 || one.buffer_bytes > (std::size_t{128} << 20) / files))
-            one.buffer_bytes =
-                std::max<std::size_t>(std::size_t{64} << 10, (std::size_t{128} << 20) / files);
+        one.buffer_bytes =
+            split_buffer_bytes(split_paths1_.size() + split_paths2_.size(),
+                               io::names_compression(a.split_by_label), one.buffer_bytes);
+        one.lean = split_paths1_.size() + split_paths2_.size() > 16;
         make_split_directory(a.split_by_label);
         if (!a.split_by_label2.empty())
             make_split_directory(a.split_by_label2);

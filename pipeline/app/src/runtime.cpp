@@ -1,5 +1,5 @@
 // Process-level helpers: the SIGINT/SIGTERM/SIGHUP handler (interrupt, then exit on a second
-// signal), the thread count, and the progress line on stderr.
+// signal), the memory plan of a run, the thread count, and the progress line on stderr.
 #include "platform_app.hpp"
 
 #include <ksieve/app/commands.hpp>
@@ -7,6 +7,7 @@
 #include <ksieve/filters/cancel.hpp>
 #include <ksieve/filters/error.hpp>
 #include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 #include <ksieve/io/io.hpp>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <string>
 
 #include <fcntl.h>
 #include <omp.h>
@@ -156,9 +158,51 @@ memory_plan plan_memory(std::uint64_t const bytes, unsigned const in_flight) noe
         bytes >= 512 * mib
             ? 0
             : static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes / 64, 64 << 10, mib));
+    // a long record's pieces: two batches' bases where the batches are smaller than without a limit
+    p.piece_bases = p.batch_bases >= 2 * mib
+                        ? std::size_t{16} << 20
+                        : std::max<std::size_t>(std::size_t{256} << 10, 2 * p.batch_bases);
+    // many split outputs: an eighth of the limit, where the limit is small
+    p.split_bytes = p.output_buffer_bytes == 0 ? 0 : static_cast<std::size_t>(bytes / 8);
     std::uint64_t const buffers = p.output_buffer_bytes == 0 ? 48 * mib : 6 * p.output_buffer_bytes;
     p.kept = fixed + p.batch_bases * per_batch_base + buffers;
     return p;
+}
+
+void plan_run_memory(std::uint64_t const option_bytes, std::string const & command,
+                     unsigned const threads)
+{
+    bool const option = option_bytes != 0;
+    std::uint64_t const limit = option ? option_bytes : physical_memory();
+    if (limit == 0)
+        return; // the machine's memory is unknown: no plan to keep
+    bool const classify = command == "classify";
+    unsigned const in_flight = classify ? threads + 2 : 3;
+    memory_plan const plan = plan_memory(limit, in_flight);
+    std::uint64_t const least = least_memory_limit(in_flight);
+    if ((classify || command == "dedup") && limit < least)
+    {
+        std::string const what =
+            option ? "--max-memory " + format_bytes(limit) + " is below the "
+            : memory_limit_from_cgroup()
+                ? "the memory limit of this process's cgroup is " + format_bytes(limit) +
+                      ", below the "
+                : "the machine's memory is " + format_bytes(limit) + ", below the ";
+        throw error{what + format_bytes(least) + " that " + command + " needs with " +
+                    std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                    " (the program, its batches of reads and output buffers, and at least a "
+                    "quarter of the limit for the filter): " +
+                    (option ? "raise it" : "raise it, or use fewer threads (-t)")};
+    }
+    set_memory_plan(plan);
+    // under a small limit, memory freed by one thread is not kept in an arena of its own (glibc
+    // gives each thread that allocates one): one arena for all (before any thread starts)
+    if (limit < (std::uint64_t{1} << 30))
+        app_platform::limit_allocator_arenas();
+    if (option)
+        set_memory_limit(limit, plan.kept);
+    else
+        plan_default_memory_limit(plan.kept);
 }
 
 std::uint64_t least_memory_limit(unsigned const in_flight) noexcept

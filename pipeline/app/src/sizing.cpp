@@ -41,9 +41,10 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
         source,
         [&](work_item & item)
         {
-            for_each_key_piece(engine, item, keys, kmers,
-                               [&](batch_keys const & piece, auto const &)
-                               { engine.add_to_sketch(piece, hll); });
+            for_each_key_piece(
+                engine, item, keys, kmers,
+                [&](batch_keys const & piece, auto const &) { engine.add_to_sketch(piece, hll); },
+                current_memory_plan().piece_bases);
         },
         [&](work_item const & item)
         {

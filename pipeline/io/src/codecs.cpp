@@ -544,6 +544,8 @@ bool block_compressor::compress_member(std::size_t const t, std::string_view con
     }
     case codec::zstd:
     {
+        if (ctx_->zstd[t] == nullptr)
+            return false;
         o.resize(ZSTD_compressBound(in.size()));
         std::size_t const c =
             ZSTD_compressCCtx(ctx_->zstd[t], o.data(), o.size(), in.data(), in.size(), level_);
@@ -581,11 +583,23 @@ void block_compressor::compress(std::string_view const data, std::string & out)
 {
     std::size_t const member = member_bytes();
     std::size_t const n = (data.size() + member - 1) / member;
+    if (use_isal())
+        fit_codes(data);
+    if (threads_ == 1) // member by member through one piece of scratch: the same bytes
+    {
+        if (parts_.empty())
+            parts_.resize(1);
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            if (!compress_member(0, data.substr(i * member, member), parts_[0]))
+                throw io_error{std::string{codec_name(codec_)} + " compression failed"};
+            out.append(parts_[0]);
+        }
+        return;
+    }
     if (parts_.size() < n)
         parts_.resize(n);
     std::vector<char> failed(n, 0);
-    if (use_isal())
-        fit_codes(data);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t i = 0; i < n; ++i)
         failed[i] = !compress_member(static_cast<std::size_t>(omp_get_thread_num()),
@@ -595,6 +609,16 @@ void block_compressor::compress(std::string_view const data, std::string & out)
         if (failed[i])
             throw io_error{std::string{codec_name(codec_)} + " compression failed"};
         out.append(parts_[i]);
+    }
+}
+
+void block_compressor::release_memory() noexcept
+{
+    std::vector<std::string>{}.swap(parts_);
+    for (auto *& z : ctx_->zstd)
+    {
+        ZSTD_freeCCtx(z);
+        z = ZSTD_createCCtx(); // (small until it compresses; null: compress() fails and says so)
     }
 }
 

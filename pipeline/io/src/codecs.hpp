@@ -73,6 +73,10 @@ public:
     /*! \brief Bytes that end the stream (the BGZF end-of-file block; nothing for the other codecs).
      */
     [[nodiscard]] std::string_view trailer() const noexcept;
+    /*! \brief Give back the memory that compression keeps between calls (the compressed members and
+     * the zstd contexts' tables), for an output that is one of many: the next compress() allocates
+     * them again. */
+    void release_memory() noexcept;
     /*! \brief Uncompressed bytes per member. */
     [[nodiscard]] std::size_t member_bytes() const noexcept;
 

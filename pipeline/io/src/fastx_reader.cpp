@@ -4,6 +4,7 @@
 #include "file_reader.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -84,7 +85,7 @@ public:
     fastx_reader(std::string path, std::unique_ptr<byte_source> source,
                  reader_options const & options)
         : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)},
-          keep_raw_{options.keep_raw}
+          keep_raw_{options.keep_raw}, max_record_bytes_{options.max_record_bytes}
     {
         // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record:
         // dropped.
@@ -148,6 +149,12 @@ public:
             }
             // a long record grows by a quarter at a time: what refill reads ahead (and zero-fills
             // first) stays small beside it (doubling would touch up to twice a chromosome's bytes)
+            if (max_record_bytes_ != 0 && s.size() - pos > max_record_bytes_)
+                throw input_error{record_message(
+                    path_, records_ + n + 1,
+                    "a record longer than the " + std::to_string(max_record_bytes_) +
+                        " bytes that the memory limit lets this command hold at once (" +
+                        memory_limit_origin() + "): raise --max-memory")};
             refill(s, std::max(read_chunk, (s.size() - pos) / 4), records_ + n + 1);
         }
         carry_.assign(s, pos, std::string::npos);
@@ -489,6 +496,7 @@ private:
     bool eof_{false};
     std::string pending_error_;
     std::string no_header_;
+    std::size_t max_record_bytes_{0}; // reader_options::max_record_bytes
 };
 
 } // namespace

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <utility>
 
@@ -65,37 +66,86 @@ int standard_fd(std::string const & path) noexcept
 namespace
 {
 
-// The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler:
-// fixed slots (no allocation), each published by an atomic state.
-constexpr std::size_t temp_slots = 256;
+// The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler: a
+// list of blocks of slots that only grows (a block is added, never freed, when every slot is
+// taken), so that any number of outputs is registered and the handler walks it without allocating
+// or locking. A slot's state is published atomically; its path buffer is reused while it is long
+// enough.
+constexpr std::size_t slots_per_block = 64;
 struct temp_slot
 {
     std::atomic<int> state{0}; // 0 free, 1 being written, 2 holds a path
-    char path[PATH_MAX]{};
+    char * path{nullptr};
+    std::size_t capacity{0};
 };
-temp_slot temp_registry[temp_slots];
-
-int register_temporary(std::string const & path) noexcept
+struct temp_block
 {
-    if (path.size() >= PATH_MAX)
-        return -1;
-    for (std::size_t i = 0; i < temp_slots; ++i)
+    temp_slot slots[slots_per_block];
+    std::atomic<temp_block *> next{nullptr};
+};
+temp_block first_block;
+
+// Takes a free slot for `path` in `block` (-1: none free there).
+int take_slot(temp_block & block, std::string const & path) noexcept
+{
+    for (std::size_t i = 0; i < slots_per_block; ++i)
     {
+        temp_slot & s = block.slots[i];
         int expected = 0;
-        if (temp_registry[i].state.compare_exchange_strong(expected, 1))
+        if (!s.state.compare_exchange_strong(expected, 1))
+            continue;
+        if (s.capacity <= path.size())
         {
-            std::memcpy(temp_registry[i].path, path.c_str(), path.size() + 1);
-            temp_registry[i].state.store(2, std::memory_order_release);
-            return static_cast<int>(i);
+            char * const bigger = new (std::nothrow) char[path.size() + 1];
+            if (bigger == nullptr)
+            {
+                s.state.store(0, std::memory_order_release);
+                return -1;
+            }
+            delete[] std::exchange(s.path, bigger);
+            s.capacity = path.size() + 1;
         }
+        std::memcpy(s.path, path.c_str(), path.size() + 1);
+        s.state.store(2, std::memory_order_release);
+        return static_cast<int>(i);
     }
     return -1;
 }
 
-void unregister_temporary(int const slot) noexcept
+// Registers `path`; its number (block index times slots_per_block plus slot), -1 where no memory
+// was left for a new block.
+int register_temporary(std::string const & path) noexcept
 {
-    if (slot >= 0)
-        temp_registry[slot].state.store(0, std::memory_order_release);
+    temp_block * block = &first_block;
+    for (int base = 0;; base += static_cast<int>(slots_per_block))
+    {
+        if (int const i = take_slot(*block, path); i >= 0)
+            return base + i;
+        temp_block * next = block->next.load(std::memory_order_acquire);
+        if (next == nullptr)
+        {
+            auto * const fresh = new (std::nothrow) temp_block;
+            if (fresh == nullptr)
+                return -1;
+            if (block->next.compare_exchange_strong(next, fresh, std::memory_order_acq_rel))
+                next = fresh;
+            else
+                delete fresh; // another thread added one: `next` is it
+        }
+        block = next;
+    }
+}
+
+void unregister_temporary(int const number) noexcept
+{
+    if (number < 0)
+        return;
+    temp_block * block = &first_block;
+    for (int n = number / static_cast<int>(slots_per_block); n > 0 && block != nullptr; --n)
+        block = block->next.load(std::memory_order_acquire);
+    if (block != nullptr)
+        block->slots[number % static_cast<int>(slots_per_block)].state.store(
+            0, std::memory_order_release);
 }
 
 // Bytes of a file name (one path component) that every file system ksieve writes to accepts.
@@ -201,9 +251,11 @@ std::string final_target(std::string path)
 
 void remove_temporary_outputs() noexcept
 {
-    for (auto & slot : temp_registry)
-        if (slot.state.load(std::memory_order_acquire) == 2)
-            ::unlink(slot.path);
+    for (temp_block const * b = &first_block; b != nullptr;
+         b = b->next.load(std::memory_order_acquire))
+        for (temp_slot const & slot : b->slots)
+            if (slot.state.load(std::memory_order_acquire) == 2)
+                ::unlink(slot.path);
 }
 
 output_file::output_file(std::string path) : path_{std::move(path)}
@@ -277,6 +329,7 @@ struct text_output::state
     std::unique_ptr<detail::block_compressor> comp;
     bool compressed{false}; // comp has been given bytes
     std::string zbuf;       // compressed bytes of one flush
+    bool lean{false};       // writer_options::lean
     int fd{-1};
     bool own_fd{false};
     bool closed{false};
@@ -328,6 +381,7 @@ text_output::text_output(std::string const & path, writer_options const & option
     if (c != detail::codec::none)
         s_->comp = std::make_unique<detail::block_compressor>(
             c, detail::codec_level(c, options.compression_level), options.threads);
+    s_->lean = options.lean;
     std::string const & wp = s_->out.write_path();
     if (standard_fd(wp) >= 0)
         s_->fd = standard_fd(wp);
@@ -363,6 +417,11 @@ void text_output::flush()
         s_->comp->compress(buf_, s_->zbuf);
         s_->write_all(s_->zbuf);
         s_->compressed = true;
+        if (s_->lean)
+        {
+            std::string{}.swap(s_->zbuf);
+            s_->comp->release_memory();
+        }
     }
     else
         s_->write_all(buf_);

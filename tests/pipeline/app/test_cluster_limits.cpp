@@ -4,10 +4,10 @@
 // file system, and in sanitizer builds, whose shadow memory no such limit fits), a filter larger
 // than the cgroup's memory used from its file mapping, and info's estimate of the filter bytes a
 // million reads touch.
+#include "memory_cgroup.hpp"
 #include "test_helpers.hpp"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,83 +105,6 @@ TEST(concurrent_writers, one_run_wins_each_output_whole_and_no_temporary_is_left
     }
 }
 
-// A memory cgroup of this test's own, with a limit: v2 where the memory controller can be enabled
-// for a child of the root, else v1. ok() is false where neither can be made (no root, no cgroup
-// file system, a container that hides it).
-class memory_cgroup
-{
-public:
-    explicit memory_cgroup(std::uint64_t const bytes)
-    {
-        std::random_device rd;
-        std::string const name = "ksieve-test-" + std::to_string(rd());
-        for (std::string const root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"})
-            if (read_file(root + "/cgroup.controllers").find("memory") != std::string::npos)
-            {
-                (void)put(root + "/cgroup.subtree_control", "+memory");
-                if (make(root + "/" + name) && put(dir_ + "/memory.max", std::to_string(bytes)))
-                {
-                    (void)put(dir_ + "/memory.swap.max", "0");
-                    return;
-                }
-                remove();
-            }
-        if (fs::exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") &&
-            make("/sys/fs/cgroup/memory/" + name) &&
-            put(dir_ + "/memory.limit_in_bytes", std::to_string(bytes)))
-        {
-            (void)put(dir_ + "/memory.memsw.limit_in_bytes", std::to_string(bytes));
-            return;
-        }
-        remove();
-    }
-    ~memory_cgroup() { remove(); }
-    memory_cgroup(memory_cgroup const &) = delete;
-    memory_cgroup & operator=(memory_cgroup const &) = delete;
-
-    [[nodiscard]] bool ok() const noexcept { return !dir_.empty(); }
-
-    // `ksieve ARGS` in the cgroup; its exit status (128 + signal where it was killed).
-    [[nodiscard]] run_result run(std::string const & args, temp_dir const & tmp) const
-    {
-        std::string const cmd = "bash -c 'echo $$ > " + dir_ + "/cgroup.procs && exec \"" +
-                                binary() + "\" " + args + "' >'" + tmp / "cg.out" + "' 2>'" +
-                                tmp / "cg.err" + "'";
-        run_result r;
-        r.status = status_of(std::system(cmd.c_str()));
-        r.out = read_file(tmp / "cg.out");
-        r.err = read_file(tmp / "cg.err");
-        return r;
-    }
-
-private:
-    bool make(std::string const & dir)
-    {
-        std::error_code ec;
-        if (!fs::create_directory(dir, ec) || ec)
-            return false;
-        dir_ = dir;
-        return true;
-    }
-    static bool put(std::string const & file, std::string const & text)
-    {
-        int const fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-            return false;
-        bool const ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-        ::close(fd);
-        return ok;
-    }
-    void remove() noexcept
-    {
-        if (!dir_.empty())
-            (void)::rmdir(dir_.c_str());
-        dir_.clear();
-    }
-
-    std::string dir_;
-};
-
 class cgroup_limits : public ::testing::Test
 {
 protected:
@@ -225,15 +148,17 @@ TEST_F(cgroup_limits, a_filter_that_cannot_fit_is_refused_up_front_naming_the_li
 
 TEST_F(cgroup_limits, a_limit_below_what_a_run_needs_is_refused_before_any_work)
 {
-    memory_cgroup const cg{std::uint64_t{40} << 20};
+    // classify's workers each hold a batch: 20 MiB is below what 4 threads need
+    memory_cgroup const cg{std::uint64_t{20} << 20};
     if (!cg.ok())
         GTEST_SKIP() << "no memory cgroup can be made here";
     write_data(tmp, 20000, 100, 4);
     auto const r = cg.run(
-        "classify -q -t 2 -f x.ksf --novel '" + tmp / "n.fq" + "' '" + tmp / "reads.fq" + "'", tmp);
+        "classify -q -t 4 -f x.ksf --novel '" + tmp / "n.fq" + "' '" + tmp / "reads.fq" + "'", tmp);
     EXPECT_EQ(r.status, 1) << r.err;
-    EXPECT_NE(r.err.find("cgroup is 40 MiB"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("2 threads"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cgroup is 20 MiB"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("4 threads"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(tmp / "n.fq"));
 }
 
 TEST_F(cgroup_limits, a_filter_larger_than_the_memory_runs_from_its_mapping)
@@ -276,23 +201,6 @@ TEST_F(cgroup_limits, a_filter_larger_than_the_memory_runs_from_its_mapping)
     EXPECT_EQ(read_file(tmp / "limited.tsv"), free_report);
 }
 
-// `ksieve ARGS` (through sh, which execs it); its exit status and peak resident memory in bytes.
-std::pair<int, std::uint64_t> run_measured(std::string const & args, temp_dir const & tmp)
-{
-    std::string const cmd = "exec '" + binary() + "' " + args + " 2>'" + tmp / "m.err" + "'";
-    pid_t const pid = ::fork();
-    if (pid == 0)
-    {
-        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
-        ::_exit(127);
-    }
-    int raw = 0;
-    rusage ru{};
-    if (pid < 0 || ::wait4(pid, &raw, 0, &ru) != pid)
-        return {-1, 0};
-    return {status_of(raw), static_cast<std::uint64_t>(ru.ru_maxrss) * 1024};
-}
-
 TEST(memory_limit, the_whole_process_stays_within_max_memory)
 {
 #ifdef KSIEVE_SANITIZED
@@ -322,9 +230,9 @@ TEST(memory_limit, the_whole_process_stays_within_max_memory)
           "classify -q -t 2 --max-memory 40M -f '" + tmp / "f.ksf" + "' --report '" +
               tmp / "c.tsv" + "' --novel '" + tmp / "c.fq.gz" + "' " + reads})
     {
-        auto const [status, peak] = run_measured(args, tmp);
-        EXPECT_EQ(status, 0) << args << "\n" << read_file(tmp / "m.err");
-        EXPECT_LE(peak, limit + limit / 10) << args << ": peak " << peak;
+        cgroup_run const r = run_with_peak(args, tmp);
+        EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+        EXPECT_LE(r.peak, limit + limit / 10) << args << ": peak " << r.peak;
     }
 }
 

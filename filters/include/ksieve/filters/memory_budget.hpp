@@ -41,6 +41,13 @@ private:
  * memory_reserve()). */
 void set_memory_limit(std::uint64_t bytes, std::uint64_t kept = 0) noexcept;
 
+/*! \brief Plan within the default limit (physical_memory(): a cgroup's limit where it is the
+ * smaller) as set_memory_limit() plans within --max-memory: filter tables may take the limit less
+ * `kept` (reads in flight, buffers), and at least a quarter of it. memory_limit_is_explicit() stays
+ * false and messages name the cgroup or the machine. No effect where the machine's memory is
+ * unknown. */
+void plan_default_memory_limit(std::uint64_t kept) noexcept;
+
 /*! \brief Keep `bytes` of the default limit (the machine's or the cgroup's memory) for what is not
  * a filter table: reads in flight, buffers, the program itself (default 64 MiB). A limit set by
  * set_memory_limit() is not reduced. */
@@ -61,12 +68,19 @@ void set_memory_reserve(std::uint64_t bytes) noexcept;
  * unknown); memory_limit() is the part of it that filter tables may take. */
 [[nodiscard]] std::uint64_t process_memory_limit() noexcept;
 
-/*! \brief Whether set_memory_limit() set the limit (false: the machine's memory). */
+/*! \brief Whether set_memory_limit() set the limit (--max-memory; false: the machine's memory or
+ * the cgroup's limit). */
 [[nodiscard]] bool memory_limit_is_explicit() noexcept;
+
+/*! \brief Whether the limit in force was planned: set_memory_limit() or
+ * plan_default_memory_limit(), so that batches and buffers are sized from it and dedup's budget is
+ * the same for any thread count. */
+[[nodiscard]] bool memory_limit_is_planned() noexcept;
 
 /*! \brief The machine's memory, or the memory limit of the cgroup (container) this process runs in
  * if that is smaller (the smallest of cgroup v2 memory.max and memory.high, and v1
- * memory.limit_in_bytes, from its cgroup up to the root); 0 if unknown. */
+ * memory.limit_in_bytes and memory.soft_limit_in_bytes, from its cgroup up to the root); 0 if
+ * unknown. */
 [[nodiscard]] std::uint64_t physical_memory() noexcept;
 
 /*! \brief Where the limit in force comes from, for messages: "--max-memory", or "the memory limit

@@ -35,6 +35,10 @@ struct memory_plan
 {
     std::size_t batch_bases{std::size_t{2} << 20};
     std::size_t output_buffer_bytes{0};
+    //! the bytes that many --split-by-label outputs share (0: 128 MiB, at least 64 KiB each)
+    std::size_t split_bytes{0};
+    //! the bases of a long record (a chromosome) hashed at once by build (16 bytes a k-mer)
+    std::size_t piece_bases{std::size_t{16} << 20};
     std::uint64_t kept{0};
 };
 
@@ -42,6 +46,15 @@ struct memory_plan
  * once: batches and buffers as large as they are without a limit where the limit is large, smaller
  * where it is small (at least 64 KiB of bases). A function of its arguments only. */
 [[nodiscard]] memory_plan plan_memory(std::uint64_t bytes, unsigned in_flight) noexcept;
+
+/*! \brief One memory plan for every limit, whatever set it, before any work: `option_bytes` of
+ * --max-memory (0: the default, the memory limit of the process's cgroup where it has one, else the
+ * machine's memory) planned by plan_memory() for `command`'s batches in flight (classify's workers
+ * each hold one: `threads` + 2; the other commands three), the plan set (set_memory_plan), the
+ * filter tables' part set (set_memory_limit or plan_default_memory_limit), and under a limit below
+ * 1 GiB the allocator kept to one arena. \throws error where classify or dedup cannot keep within
+ * the limit, naming it and the threads. Thread safety: call before any worker thread starts. */
+void plan_run_memory(std::uint64_t option_bytes, std::string const & command, unsigned threads);
 
 /*! \brief The smallest process limit that plan_memory() can keep with `in_flight` batches: its
  * plan keeps at most three quarters of it (the program, the smallest batches and buffers), leaving

@@ -29,10 +29,13 @@ inline constexpr std::size_t long_record_window_bases = std::size_t{256} << 10;
 inline constexpr std::size_t long_record_piece_bases = std::size_t{16} << 20;
 
 // fn(keys, owner) for each piece of the batch's k-mers: piece unit w belongs to unit owner[w] of
-// the batch (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u.
+// the batch (owner empty: piece unit w is unit w); kmers[u] = the k-mers of unit u. Pieces of a
+// long record hold about `piece_bases` bases (smaller under a small memory limit); the keys are the
+// same for any piece size.
 template <typename Fn>
 void for_each_key_piece(batch_engine const & engine, work_item const & item, batch_keys & keys,
-                        std::vector<std::uint64_t> & kmers, Fn && fn)
+                        std::vector<std::uint64_t> & kmers, Fn && fn,
+                        std::size_t const piece_bases = long_record_piece_bases)
 {
     std::size_t const n = item.r1.size();
     bool const pairs = !item.r2.empty();
@@ -70,7 +73,7 @@ void for_each_key_piece(batch_engine const & engine, work_item const & item, bat
                                    windows.push_back(w);
                                    owner.push_back(u);
                                    bases += w.end - w.begin;
-                                   if (bases >= long_record_piece_bases)
+                                   if (bases >= piece_bases)
                                        flush();
                                });
     };

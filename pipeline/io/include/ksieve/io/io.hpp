@@ -104,6 +104,9 @@ struct reader_options
      * whose `raw` view is then empty (for readers of sequences only: a chromosome then costs its
      * bytes once, not twice). */
     bool keep_raw{true};
+    /*! A FASTA/FASTQ record whose text grows past this many bytes is an input_error naming it
+     * (a command that holds a whole record at once, under a memory limit); 0: no bound. */
+    std::size_t max_record_bytes{0};
 };
 
 /*! \brief Streaming reader of one input (a path or "-" for stdin). Format and compression are
@@ -256,6 +259,10 @@ struct writer_options
     //! bytes a FASTA/FASTQ or text output gathers before it writes (or compresses, as one piece)
     //! them; 0: 1 MiB plain, 8 MiB compressed. Outputs opened by the thousand take less.
     std::size_t buffer_bytes{0};
+    //! one output of many (a file per label): what compression keeps between two writes (the
+    //! compressed bytes, the codec's tables) is given back after each, so that only the buffer of
+    //! buffer_bytes stays; the same bytes out
+    bool lean{false};
 };
 
 /*! \brief Whether a path's name ends with a compression suffix (.gz, .bgz, .zst, .xz, .bz2, or one
