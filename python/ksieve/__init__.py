@@ -170,6 +170,11 @@ def _path(value):
     return "" if value is None else os.fsdecode(value)
 
 
+def _size(value):
+    """A --max-memory value: None (the default) as "", bytes as their decimal digits, "4G" as it is."""
+    return "" if value is None else str(value)
+
+
 _OUTPUTS = ("novel", "known", "novel2", "known2", "report", "stats", "multiqc", "sample")
 
 
@@ -187,13 +192,14 @@ def _command_line(command, options, inputs):
 def classify_files(filter, inputs, *, paired=False, interleaved=False, novel=None, known=None,
                    novel2=None, known2=None, report=None, stats=None, multiqc=None, sample=None,
                    min_hit_fraction=DEFAULT_MIN_HIT_FRACTION, min_hits=DEFAULT_MIN_HITS, min_count=1,
-                   exact_hits=False, strict=False, compression_level=-1, threads=1):
+                   exact_hits=False, strict=False, compression_level=-1, threads=1, max_memory=None):
     """``ksieve classify`` on files: the reads of `inputs` (a path or a list; with paired=True, mate 1
     and mate 2 files in turn) against `filter` (a filter file or an opened Filter, or a list), the known and novel
     reads written to `known`/`novel` (mate 2 to `known2`/`novel2`), and `report`, `stats` and `multiqc`
     where given (None: not written). The outputs are the bytes the command line writes with the same
     options; the run holds no interpreter lock. Returns the --stats of the run as a dict (written to
-    `stats` too where given). Raises ksieve.Error with the command line's message."""
+    `stats` too where given). max_memory: --max-memory, a size such as "4G" or bytes (None: the
+    cgroup's or the machine's memory). Raises ksieve.Error with the command line's message."""
     filters = _paths(filter, "filter")
     files = _paths(inputs, "inputs")
     out = dict(novel=novel, known=known, novel2=novel2, known2=known2, report=report, stats=stats,
@@ -201,11 +207,11 @@ def classify_files(filter, inputs, *, paired=False, interleaved=False, novel=Non
     options = [("filter", f) for f in filters] + [("paired", paired), ("interleaved", interleaved)] + \
         [(k, _path(out[k])) for k in _OUTPUTS] + \
         [("min_hit_fraction", min_hit_fraction), ("min_hits", min_hits), ("min_count", min_count),
-         ("exact_hits", exact_hits), ("strict", strict), ("threads", threads)]
+         ("exact_hits", exact_hits), ("strict", strict), ("threads", threads), ("max_memory", _size(max_memory))]
     text = _ksieve._classify_files(filters, files, bool(paired), bool(interleaved),
                                    [_path(out[k]) for k in _OUTPUTS], float(min_hit_fraction),
                                    int(min_hits), int(min_count), bool(exact_hits), bool(strict),
-                                   int(compression_level), int(threads),
+                                   int(compression_level), int(threads), _size(max_memory),
                                    _command_line("classify", options, files))
     return json.loads(text)
 
@@ -214,11 +220,12 @@ def dedup_files(inputs, *, paired=False, interleaved=False, novel=None, known=No
                 known2=None, report=None, stats=None, multiqc=None, sample=None, k=31, canonical=True,
                 type="qf", fpr=None, expected=None, sampling="all", shards=0, seed=None, max_load=0.9,
                 min_hit_fraction=0.5, min_count=1, exact=False, prefilter=False, save_filter=None,
-                compression_level=-1, threads=1):
+                compression_level=-1, threads=1, max_memory=None):
     """``ksieve dedup`` on files: streaming deduplication (or, with min_count C, digital normalization
     to depth C; exact=True: exact duplicates) of the reads of `inputs`, with the outputs of
     classify_files and dedup's k-mer options (fpr None: dedup's default, 0.001, or 0 with exact;
-    expected None: not given; seed None: the default seed). The outputs are the bytes the command line
+    expected None: not given; seed None: the default seed; max_memory as for classify_files). The
+    outputs are the bytes the command line
     writes with the same options; the run holds no interpreter lock. Returns the --stats of the run as
     a dict. Raises ksieve.Error with the command line's message."""
     files = _paths(inputs, "inputs")
@@ -229,11 +236,12 @@ def dedup_files(inputs, *, paired=False, interleaved=False, novel=None, known=No
     options = [("paired", paired), ("interleaved", interleaved)] + [(k_, _path(out[k_])) for k_ in _OUTPUTS] + \
         [("kmer", k), ("no_canonical", not canonical), ("type", type), ("fpr", fpr), ("expected", expected),
          ("sampling", sampling), ("min_hit_fraction", min_hit_fraction), ("min_count", min_count),
-         ("exact", exact), ("prefilter", prefilter), ("save_filter", _path(save_filter)), ("threads", threads)]
+         ("exact", exact), ("prefilter", prefilter), ("save_filter", _path(save_filter)), ("threads", threads),
+         ("max_memory", _size(max_memory))]
     text = _ksieve._dedup_files(files, bool(paired), bool(interleaved), [_path(out[k_]) for k_ in _OUTPUTS],
                                 int(k), bool(canonical), str(type), None if fpr is None else float(fpr),
                                 expected, str(sampling), int(shards), seed, float(max_load),
                                 float(min_hit_fraction), int(min_count), bool(exact), bool(prefilter),
-                                _path(save_filter), int(compression_level), int(threads),
+                                _path(save_filter), int(compression_level), int(threads), _size(max_memory),
                                 _command_line("dedup", options, files))
     return json.loads(text)

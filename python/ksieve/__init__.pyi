@@ -107,7 +107,7 @@ def classify_files(filter: Union[_Paths, Filter, Sequence[Filter]], inputs: _Pat
                    multiqc: Optional[_Path] = None, sample: Optional[str] = None,
                    min_hit_fraction: float = ..., min_hits: int = ..., min_count: int = 1,
                    exact_hits: bool = False, strict: bool = False, compression_level: int = -1,
-                   threads: int = 1) -> dict[str, Any]: ...
+                   threads: int = 1, max_memory: Union[None, int, str] = None) -> dict[str, Any]: ...
 
 def dedup_files(inputs: _Paths, *, paired: bool = False, interleaved: bool = False,
                 novel: Optional[_Path] = None, known: Optional[_Path] = None,
@@ -119,4 +119,4 @@ def dedup_files(inputs: _Paths, *, paired: bool = False, interleaved: bool = Fal
                 seed: Optional[int] = None, max_load: float = 0.9, min_hit_fraction: float = 0.5,
                 min_count: int = 1, exact: bool = False, prefilter: bool = False,
                 save_filter: Optional[_Path] = None, compression_level: int = -1,
-                threads: int = 1) -> dict[str, Any]: ...
+                threads: int = 1, max_memory: Union[None, int, str] = None) -> dict[str, Any]: ...

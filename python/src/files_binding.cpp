@@ -1,12 +1,15 @@
 // ksieve.classify_files and ksieve.dedup_files (the compiled part): `ksieve classify` and `ksieve
 // dedup` on files, run by the command line's own run_classify and run_dedup with their option
-// structs (so that the outputs are the bytes the command line writes), without the interpreter
-// lock; each returns the text of the --stats file of the run.
+// structs (so that the outputs are the bytes the command line writes), within the memory plan the
+// command line makes (plan_run_memory), without the interpreter lock; each returns the text of the
+// --stats file of the run.
 #include "app_detail.hpp"
 #include "binding.hpp"
 
 #include <ksieve/app/commands.hpp>
+#include <ksieve/app/runtime.hpp>
 #include <ksieve/filters/error.hpp>
+#include <ksieve/filters/memory_budget.hpp>
 
 #include <pybind11/stl.h>
 
@@ -55,6 +58,15 @@ void set_outputs(classify_output_args & o, file_outputs const & f)
     o.sample = f.sample;
 }
 
+// The memory plan of the run, as the command line makes it before any work: --max-memory
+// `max_memory` (empty: the cgroup's or the machine's memory). \throws usage_error, error
+void plan_memory_of(std::string const & max_memory, char const * const command,
+                    unsigned const threads)
+{
+    plan_run_memory(max_memory.empty() ? 0 : parse_size(max_memory, "max_memory"), command,
+                    resolve_threads(threads));
+}
+
 // The --stats text of a finished run, with the summary the run returned.
 std::string stats_of(run_summary const & summary, std::string const & command,
                      input_args const & in, std::vector<std::string> const & filters,
@@ -70,8 +82,9 @@ std::string classify_files(std::vector<std::string> const & filters,
                            double const min_hit_fraction, std::uint64_t const min_hits,
                            std::uint64_t const min_count, bool const exact_hits, bool const strict,
                            int const compression_level, unsigned const threads,
-                           std::string const & command_line)
+                           std::string const & max_memory, std::string const & command_line)
 {
+    plan_memory_of(max_memory, "classify", threads);
     classify_args args;
     args.common.threads = threads;
     args.common.quiet = true;
@@ -114,8 +127,10 @@ std::string dedup_files(std::vector<std::string> const & inputs, bool const pair
                         dedup_kmer_options const & kmer, double const min_hit_fraction,
                         std::uint64_t const min_count, bool const exact, bool const prefilter,
                         std::string const & save_filter, int const compression_level,
-                        unsigned const threads, std::string const & command_line)
+                        unsigned const threads, std::string const & max_memory,
+                        std::string const & command_line)
 {
+    plan_memory_of(max_memory, "dedup", threads);
     dedup_args args;
     args.common.threads = threads;
     args.common.quiet = true;
@@ -162,13 +177,14 @@ void register_files(py::module_ & m)
            bool const paired, bool const interleaved, std::vector<std::string> const & out,
            double const min_hit_fraction, std::uint64_t const min_hits,
            std::uint64_t const min_count, bool const exact_hits, bool const strict,
-           int const compression_level, unsigned const threads, std::string const & command_line)
+           int const compression_level, unsigned const threads, std::string const & max_memory,
+           std::string const & command_line)
         {
             file_outputs const o{out.at(0), out.at(1), out.at(2), out.at(3),
                                  out.at(4), out.at(5), out.at(6), out.at(7)};
             return classify_files(filters, inputs, paired, interleaved, o, min_hit_fraction,
                                   min_hits, min_count, exact_hits, strict, compression_level,
-                                  threads, command_line);
+                                  threads, max_memory, command_line);
         },
         "classify_files' engine: run_classify; the --stats text (see ksieve.classify_files).");
     m.def(
@@ -179,7 +195,8 @@ void register_files(py::module_ & m)
            std::string const & sampling, unsigned const shards, std::uint64_t const seed,
            double const max_load, double const min_hit_fraction, std::uint64_t const min_count,
            bool const exact, bool const prefilter, std::string const & save_filter,
-           int const compression_level, unsigned const threads, std::string const & command_line)
+           int const compression_level, unsigned const threads, std::string const & max_memory,
+           std::string const & command_line)
         {
             file_outputs const o{out.at(0), out.at(1), out.at(2), out.at(3),
                                  out.at(4), out.at(5), out.at(6), out.at(7)};
@@ -187,7 +204,7 @@ void register_files(py::module_ & m)
                                           sampling, shards,    seed, max_load};
             return dedup_files(inputs, paired, interleaved, o, kmer, min_hit_fraction, min_count,
                                exact, prefilter, save_filter, compression_level, threads,
-                               command_line);
+                               max_memory, command_line);
         },
         "dedup_files' engine: run_dedup; the --stats text (see ksieve.dedup_files).");
 }

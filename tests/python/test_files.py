@@ -11,8 +11,9 @@ import pytest
 import ksieve
 from conftest import READS, run, run_error
 
-# the --stats fields that describe the run, not the reads (docs/cli.md)
-RUN_FIELDS = {"seconds", "reads_per_second", "threads", "command_line", "peak_resident_bytes", "memory_limit"}
+# the --stats fields that describe the run, not the reads (docs/cli.md); the memory limit and its plan
+# are compared: the module plans the memory as the command line does
+RUN_FIELDS = {"seconds", "reads_per_second", "command_line", "peak_resident_bytes"}
 
 
 def read_bytes(path):
@@ -89,7 +90,7 @@ def test_classify_files_of_pairs_writes_the_bytes_of_classify_paired(data, tmp_p
     f = data["dir"] / "lambda.ksf"
     cli_dir, py_dir, stats = cli_and_module(
         tmp_path,
-        ["classify", "-q", "-f", f, "--paired", READS, mates, "--novel", "OUT/n1.fq", "--novel2",
+        ["classify", "-q", "-t", 1, "-f", f, "--paired", READS, mates, "--novel", "OUT/n1.fq", "--novel2",
          "OUT/n2.fq", "--known", "OUT/k1.fq", "--known2", "OUT/k2.fq", "--stats", "OUT/s.json"],
         lambda d: ksieve.classify_files([f], [READS, mates], paired=True, novel=d / "n1.fq",
                                         novel2=d / "n2.fq", known=d / "k1.fq", known2=d / "k2.fq",
@@ -119,7 +120,7 @@ def test_classify_files_without_a_stats_file_returns_the_stats(data, tmp_path):
 def test_dedup_files_writes_the_bytes_of_dedup(tmp_path, options, kwargs):
     cli_dir, py_dir, stats = cli_and_module(
         tmp_path,
-        ["dedup", "-q", "--novel", "OUT/novel.fq", "--known", "OUT/known.fq.gz", "--report", "OUT/report.tsv",
+        ["dedup", "-q", "-t", 1, "--novel", "OUT/novel.fq", "--known", "OUT/known.fq.gz", "--report", "OUT/report.tsv",
          "--stats", "OUT/s.json", "--multiqc", "OUT/D_mqc.json", *options, READS],
         lambda d: ksieve.dedup_files([READS], novel=d / "novel.fq", known=d / "known.fq.gz",
                                      report=d / "report.tsv", stats=d / "s.json", multiqc=d / "D_mqc.json",
@@ -127,6 +128,28 @@ def test_dedup_files_writes_the_bytes_of_dedup(tmp_path, options, kwargs):
     compare_outputs(cli_dir, py_dir, ["novel.fq", "known.fq.gz", "report.tsv", "D_mqc.json", "D_general_mqc.json"])
     compare_stats(cli_dir, py_dir, stats)
     assert stats["command"] == "dedup" and stats["novel"] > 0
+
+
+@pytest.mark.parametrize("command", ["classify", "dedup"])
+def test_max_memory_is_planned_as_the_command_line_plans_it(data, tmp_path, command):
+    f = data["dir"] / "lambda.ksf"
+    filters = ["-f", f] if command == "classify" else []
+    cli_dir, py_dir, stats = cli_and_module(
+        tmp_path,
+        [command, "-q", "-t", 2, "--max-memory", "300M", *filters, "--novel", "OUT/n.fq", "--stats", "OUT/s.json", READS],
+        lambda d: (ksieve.classify_files(f, READS, novel=d / "n.fq", stats=d / "s.json", threads=2, max_memory="300M")
+                   if command == "classify" else
+                   ksieve.dedup_files(READS, novel=d / "n.fq", stats=d / "s.json", threads=2, max_memory=300 << 20)))
+    compare_outputs(cli_dir, py_dir, ["n.fq"])
+    compare_stats(cli_dir, py_dir, stats)
+    assert stats["memory_limit"] == 300 << 20
+    message = run_error(command, "-q", "-t", 1, "--max-memory", "1M", *filters, READS)
+    with pytest.raises(ksieve.Error) as e:
+        if command == "classify":
+            ksieve.classify_files(f, READS, max_memory="1M")
+        else:
+            ksieve.dedup_files(READS, max_memory="1M")
+    assert str(e.value) == message
 
 
 def test_errors_are_the_command_lines(data, tmp_path):
