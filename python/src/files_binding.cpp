@@ -67,6 +67,29 @@ void plan_memory_of(std::string const & max_memory, char const * const command,
                     resolve_threads(threads));
 }
 
+/*! \brief What a run is given besides its options: the command, --max-memory (empty: the
+ * default), -t and the command line that stands for the call. */
+struct run_start
+{
+    char const * command;
+    std::string const & max_memory;
+    unsigned threads;
+    std::string const & command_line;
+};
+
+// The start of every run: its memory planned, its common options (quiet: no progress line) and
+// its inputs set in `args` (classify_args or dedup_args).
+template <class Args>
+void start_run(Args & args, run_start const & start, std::vector<std::string> const & inputs,
+               bool const paired, bool const interleaved)
+{
+    plan_memory_of(start.max_memory, start.command, start.threads);
+    args.common.threads = start.threads;
+    args.common.quiet = true;
+    args.common.command_line = start.command_line;
+    args.input = inputs_of(inputs, paired, interleaved);
+}
+
 // The --stats text of a finished run, with the summary the run returned.
 std::string stats_of(run_summary const & summary, std::string const & command,
                      input_args const & in, std::vector<std::string> const & filters,
@@ -84,12 +107,8 @@ std::string classify_files(std::vector<std::string> const & filters,
                            int const compression_level, unsigned const threads,
                            std::string const & max_memory, std::string const & command_line)
 {
-    plan_memory_of(max_memory, "classify", threads);
     classify_args args;
-    args.common.threads = threads;
-    args.common.quiet = true;
-    args.common.command_line = command_line;
-    args.input = inputs_of(inputs, paired, interleaved);
+    start_run(args, {"classify", max_memory, threads, command_line}, inputs, paired, interleaved);
     args.filters = filters;
     if (filters.empty())
         throw usage_error{"filter: no filter given"};
@@ -130,12 +149,8 @@ std::string dedup_files(std::vector<std::string> const & inputs, bool const pair
                         unsigned const threads, std::string const & max_memory,
                         std::string const & command_line)
 {
-    plan_memory_of(max_memory, "dedup", threads);
     dedup_args args;
-    args.common.threads = threads;
-    args.common.quiet = true;
-    args.common.command_line = command_line;
-    args.input = inputs_of(inputs, paired, interleaved);
+    start_run(args, {"dedup", max_memory, threads, command_line}, inputs, paired, interleaved);
     set_outputs(args.out, outputs);
     args.out.min_hit_fraction = min_hit_fraction;
     args.out.min_count = min_count;
