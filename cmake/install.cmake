@@ -35,6 +35,7 @@ endif()
 # else PYTHONPATH=<prefix>/<that folder> imports it).
 if(TARGET ksieve_python)
     install(TARGETS ksieve_python LIBRARY DESTINATION ${KSIEVE_INSTALL_PYTHONDIR}/ksieve COMPONENT python)
-    install(FILES ${PROJECT_SOURCE_DIR}/python/ksieve/__init__.py
+    install(FILES ${PROJECT_SOURCE_DIR}/python/ksieve/__init__.py ${PROJECT_SOURCE_DIR}/python/ksieve/__init__.pyi
+                  ${PROJECT_SOURCE_DIR}/python/ksieve/py.typed
             DESTINATION ${KSIEVE_INSTALL_PYTHONDIR}/ksieve COMPONENT python)
 endif()

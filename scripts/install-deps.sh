@@ -21,12 +21,15 @@ test_pkgs=(kleborate-examples bowtie2-examples gasic-examples art-nextgen-simula
 aarch64_pkgs=(g++-aarch64-linux-gnu qemu-user cmake make pkg-config file libgtest-dev libcli11-dev nlohmann-json3-dev
               python3 zstd art-nextgen-simulation-tools xz-utils libhts-dev:arm64 zlib1g-dev:arm64
               libzstd-dev:arm64 libdeflate-dev:arm64 libbz2-dev:arm64 liblzma-dev:arm64)
+# The Python module's wheel, built and installed offline (tests/python/check_wheel.py): setuptools, wheel,
+# build and venv.
+wheel_pkgs=(python3-setuptools python3-wheel python3-build python3-venv)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-}" = "--aarch64" ]; then
     want=("${aarch64_pkgs[@]}")
 elif [ "${1:-}" != "--build-only" ]; then
-    want+=("${test_pkgs[@]}")
+    want+=("${test_pkgs[@]}" "${wheel_pkgs[@]}")
 fi
 
 # Whether package $1 (NAME or NAME:ARCH; NAME alone is the native architecture) is installed, held or not.

@@ -5,7 +5,7 @@
 //   nextflow run examples/nextflow/main.nf -profile test -stub    (every process's stub: no ksieve needed)
 // samplesheet.csv: a header line sample,fastq_1,fastq_2 and a line per sample (fastq_2 empty for single-end
 // reads). FASTQ_HOST_DEPLETE_KSIEVE builds the host filter in params.parts jobs and merges them, classifies
-// each sample's reads against it, builds a filter of each sample's clean reads and merges them; MultiQC
+// each sample's reads against it, builds a filter of each sample's clean reads and merges (or intersects) them; MultiQC
 // reports every sample's known and novel reads and the versions of the tools. The same ksieve command lines
 // as examples/snakemake/workflow/Snakefile (tests/workflows/test_workflows.py compares them).
 
@@ -40,7 +40,7 @@ workflow {
         : channel.of([ [ id: 'demo', single_end: true ], file("${bundled}/reads.fq.gz", checkIfExists: true) ])
     ch_host = channel.of([ [ id: 'host' ], file(host, checkIfExists: true) ])
 
-    FASTQ_HOST_DEPLETE_KSIEVE(ch_reads, ch_host, params.parts, params.save_known, params.merge_samples)
+    FASTQ_HOST_DEPLETE_KSIEVE(ch_reads, ch_host, params.parts, params.save_known, params.samples_filter)
 
     // the versions of every tool (the versions topic) as MultiQC's table of software versions
     ch_versions_yml = channel.topic('versions')

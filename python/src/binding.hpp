@@ -2,7 +2,8 @@
 // What the sources of the Python module share: the opened filter (py_filter), sequences taken from
 // Python into batches of records as the readers cut them, and the registration of each part of the
 // module (module.cpp: errors and constants; sequences.cpp: read_batches; filter_binding.cpp: Filter
-// and classification; build_binding.cpp: build_filter).
+// and classification; build_binding.cpp: build_filter; files_binding.cpp: classify_files and
+// dedup_files).
 #include <ksieve/engine/stream.hpp>
 #include <ksieve/filters/any_filter.hpp>
 #include <ksieve/filters/filter_file.hpp>
@@ -68,5 +69,6 @@ void for_each_batch(std::span<std::string const> seqs, std::span<std::string con
 void register_reader(py::module_ & m);
 void register_filter(py::module_ & m);
 void register_build(py::module_ & m);
+void register_files(py::module_ & m);
 
 } // namespace ksieve::python

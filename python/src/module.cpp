@@ -1,6 +1,6 @@
 // The extension module ksieve._ksieve: ksieve's errors as the Python exception ksieve.Error (a
 // RuntimeError carrying ksieve's message), classify's and build's defaults as constants, and the
-// parts registered by sequences.cpp, filter_binding.cpp and build_binding.cpp.
+// parts registered by sequences.cpp, filter_binding.cpp, build_binding.cpp and files_binding.cpp.
 #include "binding.hpp"
 
 #include <ksieve/app/commands.hpp>
@@ -36,4 +36,5 @@ PYBIND11_MODULE(_ksieve, m)
     kp::register_reader(m);
     kp::register_filter(m);
     kp::register_build(m);
+    kp::register_files(m);
 }

@@ -1,14 +1,16 @@
 // Sequences from Python (str, bytes, or an iterable of them) into batches of records, cut as the
 // command line's readers cut an input file; sequence files read by the command line's readers
-// (ksieve.read_batches); and the filter file opened as classify opens it.
+// (ksieve.read_batches: qualities and pairs too); and the filter file opened as classify opens it.
 #include "app_detail.hpp"
 #include "binding.hpp"
 
 #include <ksieve/filters/error.hpp>
+#include <ksieve/io/unit_source.hpp>
 
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 namespace ksieve::python
@@ -147,46 +149,72 @@ void for_each_batch(std::span<std::string const> const seqs,
 namespace
 {
 
-// The batches of a sequence file, as (names, sequences) lists.
+// The batches of a sequence file (or of a pair of files, mate 1 and mate 2, read as the command
+// line's --paired reads them: mate names checked), as tuples of lists: names and sequences, the
+// qualities after each mate's sequences where asked for, mate 2's sequences after mate 1's.
 class batch_iterator
 {
 public:
-    batch_iterator(std::string const & path, std::size_t const records)
+    batch_iterator(std::string const & path, std::string const & path2, std::size_t const records,
+                   bool const qualities)
+        : qualities_{qualities}
     {
         io::reader_options options = detail::reader_opts(1, false);
         options.batch_records = std::max<std::size_t>(records, 1);
+        input_args in;
+        in.inputs = path2.empty() ? std::vector{path} : std::vector{path, path2};
+        in.paired = !path2.empty();
         py::gil_scoped_release release;
-        reader_ = io::reader::open(path, options);
+        source_ = std::make_unique<unit_source>(in, options);
     }
 
-    std::pair<std::vector<std::string>, std::vector<std::string>> next()
+    py::tuple next()
     {
-        if (reader_ == nullptr)
+        if (source_ == nullptr)
             throw py::stop_iteration{};
         bool got = false;
         {
             py::gil_scoped_release release;
-            got = reader_->next(batch_);
+            got = source_->next(r1_, r2_);
         }
         if (!got)
         {
-            reader_.reset();
+            source_.reset();
             throw py::stop_iteration{};
         }
-        std::pair<std::vector<std::string>, std::vector<std::string>> out;
-        out.first.reserve(batch_.size());
-        out.second.reserve(batch_.size());
-        for (std::size_t i = 0; i < batch_.size(); ++i)
-        {
-            out.first.emplace_back(batch_[i].name);
-            out.second.emplace_back(batch_[i].seq);
-        }
-        return out;
+        std::vector<std::string> names;
+        names.reserve(r1_.size());
+        for (std::size_t i = 0; i < r1_.size(); ++i)
+            names.emplace_back(r1_[i].name);
+        py::list parts;
+        parts.append(py::cast(std::move(names)));
+        add_mate(parts, r1_);
+        if (source_->paired())
+            add_mate(parts, r2_);
+        return py::tuple{parts};
     }
 
 private:
-    std::unique_ptr<io::reader> reader_;
-    io::record_batch batch_;
+    // The sequences of a mate's batch (and its qualities where asked for) onto parts.
+    void add_mate(py::list & parts, io::record_batch const & batch) const
+    {
+        std::vector<std::string> seqs;
+        std::vector<std::string> quals;
+        seqs.reserve(batch.size());
+        for (std::size_t i = 0; i < batch.size(); ++i)
+        {
+            seqs.emplace_back(batch[i].seq);
+            if (qualities_)
+                quals.emplace_back(batch[i].qual);
+        }
+        parts.append(py::cast(std::move(seqs)));
+        if (qualities_)
+            parts.append(py::cast(std::move(quals)));
+    }
+
+    bool qualities_{false};
+    std::unique_ptr<unit_source> source_;
+    io::record_batch r1_, r2_;
 };
 
 } // namespace
@@ -194,19 +222,26 @@ private:
 void register_reader(py::module_ & m)
 {
     py::class_<batch_iterator>(m, "BatchReader",
-                               "The batches of a sequence file: (names, sequences) lists.")
+                               "The batches of a sequence file, or of a pair of files: tuples of "
+                               "lists (see read_batches).")
         .def("__iter__", [](batch_iterator & it) -> batch_iterator & { return it; })
         .def("__next__", &batch_iterator::next);
     m.def(
         "read_batches",
-        [](std::string const & path, std::size_t const records) {
-            return batch_iterator{path, records};
+        [](std::string const & path, std::optional<std::string> const & path2,
+           std::size_t const records, bool const qualities) {
+            return batch_iterator{path, path2.value_or(std::string{}), records, qualities};
         },
-        py::arg("path"), py::kw_only(), py::arg("records") = 16384,
+        py::arg("path"), py::arg("path2") = py::none(), py::kw_only(), py::arg("records") = 16384,
+        py::arg("qualities") = false,
         "Read a FASTA, FASTQ, SAM, BAM or CRAM file (compressed or not; '-' is standard input) "
         "with the readers of the command line, in batches of at most `records` records (fewer "
         "where a batch reaches 2 MiB of bases): an iterator of (names, sequences) lists, ready "
-        "for Filter.classify_batch.");
+        "for Filter.classify_batch. qualities=True adds each mate's qualities after its "
+        "sequences (empty strings for FASTA): (names, sequences, qualities). With `path2`, mate "
+        "2 of each record of `path` (read as classify --paired reads them: the mates' names must "
+        "match): (names, sequences, sequences2), or (names, sequences, qualities, sequences2, "
+        "qualities2).");
 }
 
 std::size_t reader_batch_records() noexcept

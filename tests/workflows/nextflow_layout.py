@@ -302,8 +302,17 @@ def groovy(expr, env):
     if expr[0] == "(":
         return groovy(expr[1:-1], env)
     if expr[0] in "\"'":
-        return re.sub(r"\$\{([^}]+)\}", lambda v: str(env.get(v.group(1), "PATH")), expr[1:-1])
+        return re.sub(r"\$\{((?:[^}(]|\([^)]*\))+)\}", lambda v: str(interpolated(v.group(1), env)), expr[1:-1])
     raise ValueError("expression: " + expr)
+
+
+def interpolated(expr, env):
+    """The value of ${expr} in a string: a name of env ("PATH" where unknown), or the megabytes of the task's
+    memory times a factor, (task.memory.toMega() * F).intValue()."""
+    m = re.fullmatch(r"\(task\.memory\.toMega\(\) \* ([\d.]+)\)\.intValue\(\)", expr)
+    if m:
+        return int(env["task.memory.mega"] * float(m.group(1)))
+    return env.get(expr, "PATH")
 
 
 def render(script, env):
@@ -317,22 +326,39 @@ def render(script, env):
     return groovy('"' + line.split(" 2>")[0] + '"', env)
 
 
-def nextflow_commands(prepared):
+def nextflow_commands(prepared, samples_filter="merge"):
     """The ksieve command lines the pipeline's modules run, for single-end and paired-end samples, with the
-    ext.args of conf/modules.config."""
+    ext.args of conf/modules.config; the sample filters merged or intersected (val_samples_filter)."""
     modules_config, labels, aliases = prepared
     names = config_blocks(modules_config, "withName")
     commands = set()
+    skipped = {"merge": "KSIEVE_INTERSECT_SAMPLES", "intersect": "KSIEVE_MERGE_SAMPLES"}[samples_filter]
     for name, alias, module in aliases:
         alias = alias or name
+        if alias == skipped:
+            continue
         text = open(os.path.join(NF, "modules", "ksieve", module, "main.nf")).read()
         label = re.search(r"label '(\w+)'", text).group(1)
         cpus = re.search(r"cpus\s*=\s*\{?\s*(\d+)", labels[label]).group(1)
+        memory_gb = int(re.search(r"memory\s*=\s*\{?\s*(\d+)\.GB", labels[label]).group(1))
         ext_args = next((re.search(r"ext\.args\s*=\s*'([^']*)'", body) for n, body in names.items()
                          if alias in n.split("|")), None)
         for single_end in (True, False):
-            env = {"task.cpus": cpus, "ext.args": ext_args.group(1) if ext_args else "", "meta.id": "X",
+            env = {"task.cpus": cpus, "task.memory": True, "task.memory.mega": memory_gb * 1024,
+                   "ext.args": ext_args.group(1) if ext_args else "", "meta.id": "X",
                    "meta.single_end": single_end, "meta.part": "0/4" if alias == "KSIEVE_BUILD_HOST" else None,
                    "save_known": False}
             commands.add(render(section(text, "script:", "stub:"), env))
+    return commands
+
+
+def module_commands(cpus=6, memory_mb=36864):
+    """{module: its ksieve command line} of every module of modules/ksieve, for a single-end sample of a
+    task of `cpus` and `memory_mb` (no ext.args)."""
+    commands = {}
+    for module in sorted(os.listdir(os.path.join(NF, "modules", "ksieve"))):
+        text = open(os.path.join(NF, "modules", "ksieve", module, "main.nf")).read()
+        env = {"task.cpus": str(cpus), "task.memory": True, "task.memory.mega": memory_mb, "ext.args": "",
+               "meta.id": "X", "meta.single_end": True, "meta.part": None, "save_known": False}
+        commands[module] = render(section(text, "script:", "stub:"), env)
     return commands

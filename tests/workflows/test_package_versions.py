@@ -3,10 +3,10 @@
 
 - The version is project(ksieve VERSION x.y.z) in CMakeLists.txt; `ksieve --version` of the executable under
   test prints it.
-- recipes/ksieve/meta.yaml, rendered as conda-build renders it on Linux, has that version (read from
-  CMakeLists.txt, not written out), a source without a made-up checksum (the git checkout until a release
-  tarball is published), recipe maintainers, a test that checks `ksieve --version`, and skips no platform
-  but Windows.
+- recipes/ksieve/meta.yaml, rendered as conda-build renders it on Linux, has that version (a literal, as
+  bioconda expects), the url of the release tarball of that version with the template's zero checksum
+  (scripts/release.sh fills in the tarball's), recipe maintainers, a test that checks `ksieve --version`, and
+  skips no platform but Windows.
 - Every environment of the workflow examples pins each package to a version; ksieve's is this version, and
   each file naming a ksieve package or container image says that ksieve is not published yet. The Snakemake
   and Nextflow examples pin the same MultiQC; each Nextflow module's docker and singularity images carry the
@@ -23,19 +23,13 @@ import sys
 import yaml
 
 import recipe_meta
+from checks import check, failures
 
 ROOT = recipe_meta.ROOT
 NOTE = "not published"
 # a ksieve package or image: bioconda::ksieve=V, "- ksieve=V" in an environment, biocontainers' ksieve:V
 NAMES_PACKAGE = re.compile(r"bioconda::ksieve\b|^\s*-\s*ksieve\s*[=<>]|(?:biocontainers|singularity)/ksieve:", re.M)
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def files_under(*parts, suffixes=(".yml", ".yaml", ".nf", ".config", ".md", ".smk")):
@@ -64,10 +58,14 @@ def check_recipe(version):
     recipe = recipe_meta.render()
     check(str(recipe["package"]["version"]) == version, f"meta.yaml's version {recipe['package']['version']} is {version}")
     raw = open(os.path.join(recipe_meta.RECIPE, "meta.yaml")).read()
-    check(re.search(r"^\{% set version = \"", raw, re.M) is None, "meta.yaml reads its version, not a literal")
+    check(re.search(rf'^\{{% set version = "{re.escape(version)}" %\}}$', raw, re.M) is not None,
+          f"meta.yaml sets the version {version} as a literal")
     source = recipe.get("source") or {}
-    check("sha256" not in source and "url" not in source, "meta.yaml: no tarball and checksum before a release")
-    check(source.get("git_url") == "../..", "meta.yaml: the source is this git checkout")
+    check(source.get("url") == f"https://github.com/ksieve/ksieve/releases/download/v{version}/ksieve-{version}.tar.gz",
+          "meta.yaml: the source is the release tarball of the version")
+    check(source.get("sha256") == "0" * 64, "meta.yaml: the template's sha256 is zeros (release.sh fills it in)")
+    check(recipe_meta.lint(recipe_meta.RECIPE, release=False) == [],
+          f"the template passes bioconda's lint rules: {recipe_meta.lint(recipe_meta.RECIPE, release=False)}")
     check(recipe.get("extra", {}).get("recipe-maintainers"), "meta.yaml: extra: recipe-maintainers")
     check("identifiers" not in recipe.get("extra", {}), "meta.yaml: no identifier of a registry ksieve is not in")
     skips = re.findall(r"^\s*skip:.*$", raw, re.M)

@@ -34,6 +34,7 @@ import sys
 import tempfile
 
 import nextflow_layout
+from checks import check, failures
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMK = os.path.join(ROOT, "examples", "snakemake", "workflow")
@@ -41,14 +42,7 @@ SNAKEFILE = os.path.join(SMK, "Snakefile")
 SCREEN = os.path.join(SMK, "screen.smk")
 DATA = os.path.join(ROOT, "examples", "data")
 LAMBDA = os.path.join(DATA, "lambda.fa.gz")
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
 
 
 def run(cmd, cwd, env, quiet=False):
@@ -122,6 +116,9 @@ def check_host_removal(ksieve, work, samples, host=LAMBDA):
         check(mine["sample"] == sample and mine["known"] == ref["known"] and mine["novel"] == ref["novel"],
               f"stats of {sample}")
         check(mine["paired"] == paired and 0 < ref["novel"] < ref["reads"], f"sample {sample} holds known and novel reads")
+        # the job reserved mem_mb 512 (mem_mb_base; the host filter adds less than 1 MiB): ksieve kept within 9/10
+        check(mine["memory_limit"] == (512 * 9 // 10) << 20,
+              f"{sample}: memory_limit {mine['memory_limit']} is the job's mem_mb 512 less a tenth")
         check(mine["units"] == sum(1 for _ in gzip.open(reads[0], "rt")) // 4, f"{sample}: every read or pair classified")
         sample_ksf = os.path.join(oracle, f"{sample}.ksf")
         subprocess.run([ksieve, "build", "-q", "--expected", "1e6", "-o", sample_ksf] + clean, check=True)
@@ -228,8 +225,8 @@ def check_screen(ksieve, work, env):
 
 
 def shape(command):
-    """A ksieve command line with its paths replaced by P (consecutive paths as one) and the thread count
-    by N; the values of the other options are kept."""
+    """A ksieve command line with its paths replaced by P (consecutive paths as one), the thread count by N
+    and the memory by M; the values of the other options are kept."""
     literal = {"--expected", "--part", "--sampling", "-k", "--fpr", "--type", "--min-hits", "--min-hit-fraction",
                "--min-count"}
     tokens = command.split()
@@ -239,8 +236,9 @@ def shape(command):
         t = tokens[i]
         if t.startswith("-"):
             out.append(t)
-            if t in literal | {"-t"} and i + 1 < len(tokens):
-                out.append("N" if t == "-t" else re.sub(r"^\d+/\d+$", "I/S", tokens[i + 1]))
+            if t in literal | {"-t", "--max-memory"} and i + 1 < len(tokens):
+                value = {"-t": "N", "--max-memory": "M"}.get(t, re.sub(r"^\d+/\d+$", "I/S", tokens[i + 1]))
+                out.append(value)
                 i += 1
         elif out[-1] != "P":
             out.append("P")
@@ -248,14 +246,30 @@ def shape(command):
     return " ".join(out)
 
 
-def snakemake_shapes(env):
+def snakemake_shapes(env, samples_filter="merge"):
     """The shapes of the ksieve commands of a dry run of the Snakefile (demo: true)."""
     work = tempfile.mkdtemp(prefix="ksieve-smk-dry-")
-    r = snakemake(SNAKEFILE, ["-n", "-p", "--cores", "2", "--config", "demo=true"], work, env)
+    r = snakemake(SNAKEFILE, ["-n", "-p", "--cores", "2", "--config", "demo=true", f"samples_filter={samples_filter}"],
+                  work, env)
     shutil.rmtree(work, ignore_errors=True)
     check(r.returncode == 0, "snakemake dry run")
     lines = [l.strip() for l in r.stdout.splitlines() if l.strip().startswith("ksieve ")]
+    memory = {m for l in lines for m in re.findall(r"--max-memory (\S+)", l)}
+    # every job of the dry run asks for mem_mb_base (512, its inputs not made yet): ksieve gets 9/10 of it
+    check(len(lines) > 0 and memory == {f"{512 * 9 // 10}M"} and all("--max-memory" in l for l in lines),
+          f"every Snakemake job passes --max-memory, its mem_mb less a tenth ({sorted(memory)})")
+    check(all(re.search(r" -t \d+ ", l) for l in lines), "every Snakemake job passes -t {threads}")
     return {shape(l.split(" 2>")[0]) for l in lines}
+
+
+def check_module_resources():
+    """Every module passes -t task.cpus and (but info) --max-memory: task.memory in MiB less a tenth."""
+    for cpus, memory_mb in ((6, 36864), (2, 512)):
+        for module, command in nextflow_layout.module_commands(cpus, memory_mb).items():
+            check(f" -t {cpus} " in command, f"module {module} passes -t task.cpus: {command}")
+            want = [] if module == "info" else [f"{memory_mb * 9 // 10}M"]
+            check(re.findall(r"--max-memory (\S+)", command) == want,
+                  f"module {module} passes --max-memory {want} for {memory_mb} MiB: {command}")
 
 
 def main():
@@ -275,11 +289,15 @@ def main():
 
     version = re.search(r"project\(ksieve VERSION ([\d.]+)", open(os.path.join(ROOT, "CMakeLists.txt")).read()).group(1)
     prepared, _ = nextflow_layout.check_nextflow(check, version)
-    smk = snakemake_shapes(env)
-    nf = {shape(c) for c in nextflow_layout.nextflow_commands(prepared)}
-    check(smk == nf, "Nextflow and Snakemake run the same ksieve commands:\n  snakemake: " +
-          "\n             ".join(sorted(smk)) + "\n  nextflow:  " + "\n             ".join(sorted(nf)))
-    check(len(nf) == 5, "five command shapes (host part, merge, classify paired and single-end, sample build)")
+    for samples_filter in ("merge", "intersect"):
+        smk = snakemake_shapes(env, samples_filter)
+        nf = {shape(c) for c in nextflow_layout.nextflow_commands(prepared, samples_filter)}
+        check(smk == nf, f"Nextflow and Snakemake run the same ksieve commands ({samples_filter}):\n  snakemake: " +
+              "\n             ".join(sorted(smk)) + "\n  nextflow:  " + "\n             ".join(sorted(nf)))
+        check(len(nf) == 5 + (samples_filter == "intersect"),
+              "five command shapes (host part, merge, classify paired and single-end, sample build; and intersect)")
+        check(any(c.startswith(f"ksieve {samples_filter} ") for c in smk), f"the sample filters: ksieve {samples_filter}")
+    check_module_resources()
 
     shutil.rmtree(bindir, ignore_errors=True)
     if failures:

@@ -14,13 +14,24 @@ from snakemake.utils import min_version
 min_version("7.0")
 
 
-configfile: os.path.join(workflow.basedir, "..", "config", "config.yaml")
+# config/config.yaml of the working directory, as the workflow template has it (snakedeploy copies config/
+# there; .test/ holds the one CI runs); where there is none, the one beside this workflow
+if os.path.exists("config/config.yaml"):
+
+    configfile: "config/config.yaml"
+
+else:
+
+    configfile: os.path.join(workflow.basedir, "..", "config", "config.yaml")
+
+
+report: "report/workflow.rst"
 
 
 include: "rules/common.smk"
 
 
-REPORT_FILES = "results/screen/qc/{sample}_mqc.json"
+REPORT_FILES = ["results/screen/qc/{sample}_mqc.json", "results/screen/qc/{sample}_general_mqc.json"]
 REPORT_DIR = "results/screen/multiqc"
 REPORT_NAME = "screen/multiqc"
 

@@ -234,6 +234,11 @@ void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summ
                          std::chrono::steady_clock::time_point t0, run_context const & context,
                          classify_output_args const & out, common_args const & common);
 
+// The text of the --stats file of a finished classify or dedup run (what finish_read_outputs
+// writes), for callers that want the statistics without the file (the Python module).
+[[nodiscard]] std::string stats_text(run_summary const & summary, run_context const & context,
+                                     classify_output_args const & out, common_args const & common);
+
 // Seconds since t0.
 [[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t0);
 

@@ -48,6 +48,18 @@ std::string sample_name(std::vector<std::string> const & inputs)
     return name.empty() ? std::string{"sample"} : name;
 }
 
+std::string multiqc_general_path(std::string const & path)
+{
+    if (path.empty() || detail::is_stdout(path) || io::is_kernel_path(path))
+        return {};
+    std::string const tag = "_mqc.json";
+    std::size_t const name = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+    std::size_t const at = path.rfind(tag);
+    if (at == std::string::npos || at < name)
+        return path + "_general_mqc.json";
+    return path.substr(0, at) + "_general" + path.substr(at);
+}
+
 namespace detail
 {
 
@@ -83,7 +95,8 @@ void check_read_outputs(classify_output_args const & a, bool const paired,
                                    {"--known2", a.known2},
                                    {"--report", a.report},
                                    {"--stats", a.stats},
-                                   {"--multiqc", a.multiqc}});
+                                   {"--multiqc", a.multiqc},
+                                   {"--multiqc", multiqc_general_path(a.multiqc)}});
     check_output_paths(outputs);
 }
 
@@ -153,6 +166,8 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
         j["hits"] = nullptr; // lookups stopped once a read's class was decided: --exact-hits counts
                              // them all
     j["bases"] = s.bases;
+    j["bases_known"] = s.known_bases;
+    j["bases_novel"] = s.novel_bases;
     j["min_hit_fraction"] = a.min_hit_fraction;
     j["min_hits"] = a.min_hits;
     j["min_count"] = a.min_count;
@@ -237,6 +252,65 @@ nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c
     }
     j["categories"] = {{"novel", {{"name", "Novel"}}}, {"known", {{"name", "Known"}}}};
     j["data"] = {{sample, {{"novel", s.novel_records}, {"known", s.known_records}}}};
+    return j;
+}
+
+// A column of General Statistics: its title, description, format and colour scale.
+nlohmann::ordered_json general_column(std::string const & title, std::string const & description,
+                                      char const * const format, char const * const scale)
+{
+    nlohmann::ordered_json h;
+    h["title"] = title;
+    h["description"] = description;
+    h["format"] = format;
+    h["scale"] = scale;
+    h["min"] = 0;
+    return h;
+}
+
+// The General Statistics file beside --multiqc (multiqc_general_path): the sample's reads, % known,
+// % novel and the bases removed (those of the known reads), each column's description naming the
+// ksieve version that wrote it.
+nlohmann::ordered_json multiqc_general_json(run_summary const & s, run_context const & c,
+                                            classify_output_args const & a)
+{
+    std::string const sample = a.sample.empty() ? sample_name(*c.inputs) : a.sample;
+    std::string const by = " (ksieve " + std::string{KSIEVE_VERSION} + " " + c.command + ")";
+    bool const dedup = c.command == "dedup";
+    auto percent = [&s](std::uint64_t const n) {
+        return s.records == 0 ? 0.0
+                              : 100.0 * static_cast<double>(n) / static_cast<double>(s.records);
+    };
+    nlohmann::ordered_json j;
+    j["id"] = "ksieve_" + c.command + "_general_stats";
+    j["namespace"] = "ksieve " + c.command;
+    j["plot_type"] = "generalstats";
+    nlohmann::ordered_json pct_known =
+        general_column(dedup ? "% dup" : "% known",
+                       (dedup ? "Reads known (duplicates, or above the depth)"
+                              : "Reads known (found in the filters, e.g. host)") +
+                           by,
+                       "{:,.2f}", "OrRd");
+    pct_known["max"] = 100;
+    pct_known["suffix"] = "%";
+    nlohmann::ordered_json pct_novel =
+        general_column("% novel", "Reads novel (kept)" + by, "{:,.2f}", "Greens");
+    pct_novel["max"] = 100;
+    pct_novel["suffix"] = "%";
+    std::string const prefix = "ksieve_" + c.command + "_";
+    j["pconfig"] = nlohmann::ordered_json::array(
+        {{{prefix + "reads",
+           general_column("Reads", "Reads (records) read" + by, "{:,.0f}", "Blues")}},
+         {{prefix + "percent_known", pct_known}},
+         {{prefix + "percent_novel", pct_novel}},
+         {{prefix + "bases_removed",
+           general_column("Bases removed", "Bases of the known reads" + by, "{:,.0f}",
+                          "Purples")}}});
+    j["data"] = {{sample,
+                  {{prefix + "reads", s.records},
+                   {prefix + "percent_known", percent(s.known_records)},
+                   {prefix + "percent_novel", percent(s.novel_records)},
+                   {prefix + "bases_removed", s.known_bases}}}};
     return j;
 }
 
@@ -606,6 +680,8 @@ void account(run_summary & s, work_item const & item)
     for (std::size_t u = 0; u < item.r1.size(); ++u)
     {
         auto const & r = item.results[u];
+        std::uint64_t const bases =
+            item.r1[u].seq.size() + (item.r2.empty() ? 0 : item.r2[u].seq.size());
         ++s.units;
         s.records += per_unit;
         s.kmers += r.kmers;
@@ -614,6 +690,7 @@ void account(run_summary & s, work_item const & item)
         {
             ++s.known_units;
             s.known_records += per_unit;
+            s.known_bases += bases;
             if (!s.label_reads.empty())
                 s.label_reads[std::min<std::size_t>(
                     r.label == unit_result::ambiguous ? s.label_reads.size() - 1 : r.label,
@@ -623,6 +700,7 @@ void account(run_summary & s, work_item const & item)
         {
             ++s.novel_units;
             s.novel_records += per_unit;
+            s.novel_bases += bases;
         }
     }
     s.bases += item.r1.bases() + item.r2.bases();
@@ -654,6 +732,10 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
     auto const mqc = write_text_output(
         out.multiqc, json_text(multiqc_json(summary, context, out), "--multiqc", out.multiqc),
         out.compression_level);
+    std::string const general = multiqc_general_path(out.multiqc);
+    auto const mqc_general = write_text_output(
+        general, json_text(multiqc_general_json(summary, context, out), "--multiqc", general),
+        out.compression_level);
     // Every output is complete: only now are they moved into place, all of them or none.
     throw_if_stop_requested();
     std::vector<pending_output> pending;
@@ -664,7 +746,15 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
         pending.push_back({out.stats, [f = stats.get()] { f->commit(); }});
     if (mqc != nullptr)
         pending.push_back({out.multiqc, [f = mqc.get()] { f->commit(); }});
+    if (mqc_general != nullptr)
+        pending.push_back({general, [f = mqc_general.get()] { f->commit(); }});
     commit_all(pending);
+}
+
+std::string stats_text(run_summary const & summary, run_context const & context,
+                       classify_output_args const & out, common_args const & common)
+{
+    return json_text(stats_json(summary, context, out, common), "--stats", out.stats);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point const t0)

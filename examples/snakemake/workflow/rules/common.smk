@@ -95,6 +95,12 @@ def mem_build(wildcards, input):
     return sum((MEM_BASE, int(8 * size_mb(input.seqs))))
 
 
+def max_memory(wildcards, resources):
+    """ksieve's --max-memory of a job: its mem_mb less a tenth, since the scheduler also counts the shell
+    around ksieve and the page cache of the files it writes (the Nextflow modules keep the same margin)."""
+    return f"{int(resources.mem_mb * 0.9)}M"
+
+
 def clean_reads(wildcards):
     """The clean read files of a sample (one or two)."""
     s = wildcards.sample

@@ -7,6 +7,7 @@ rule host_part:
     output:
         temp("results/host/host.{i}.ksf"),
     params:
+        max_memory=max_memory,
         extra=config["host_build_args"],
         parts=config["parts"],
     threads: THREADS
@@ -19,7 +20,7 @@ rule host_part:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve build -q -t {threads} {params.extra} --part {wildcards.i}/{params.parts} -o {output} "
+        "ksieve build -q -t {threads} --max-memory {params.max_memory} {params.extra} --part {wildcards.i}/{params.parts} -o {output} "
         "{input.seqs} 2> {log}"
 
 
@@ -28,6 +29,8 @@ rule host_filter:
         filters=expand("results/host/host.{i}.ksf", i=range(config["parts"])),
     output:
         "results/host/host.ksf",
+    params:
+        max_memory=max_memory,
     threads: THREADS
     resources:
         mem_mb=mem_filters,
@@ -38,4 +41,4 @@ rule host_filter:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve merge -q -t {threads} -o {output} {input.filters} 2> {log}"
+        "ksieve merge -q -t {threads} --max-memory {params.max_memory} -o {output} {input.filters} 2> {log}"

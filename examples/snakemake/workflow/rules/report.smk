@@ -1,12 +1,17 @@
 # MultiQC: one report of the ksieve MultiQC files (*_mqc.json) of every sample. The workflow that includes
-# this file sets REPORT_FILES (a pattern of {sample}), REPORT_DIR and REPORT_NAME (of its log and benchmark).
+# this file sets REPORT_FILES (patterns of {sample}), REPORT_DIR and REPORT_NAME (of its log and benchmark).
 
 
 rule multiqc:
     input:
         expand(REPORT_FILES, sample=SAMPLES),
     output:
-        html=f"{REPORT_DIR}/multiqc_report.html",
+        html=report(
+            f"{REPORT_DIR}/multiqc_report.html",
+            caption="../report/multiqc.rst",
+            category="Quality control",
+            labels={"report": "MultiQC"},
+        ),
         data=directory(f"{REPORT_DIR}/multiqc_data"),
     params:
         outdir=lambda wildcards, output: os.path.dirname(output.html),

@@ -1,5 +1,5 @@
 # Host removal of each sample (paired-end or single-end reads, as the sample sheet gives them), a filter of
-# each sample's clean reads, and the merge of the sample filters.
+# each sample's clean reads, and the merge (or intersection) of the sample filters.
 
 
 rule remove_host_paired:
@@ -10,11 +10,19 @@ rule remove_host_paired:
     output:
         r1="results/clean/{sample}_R1.fq.gz",
         r2="results/clean/{sample}_R2.fq.gz",
-        stats="results/stats/{sample}.stats.json",
+        stats=report(
+            "results/stats/{sample}.stats.json",
+            caption="../report/stats.rst",
+            category="Host removal",
+            subcategory="statistics",
+            labels={"sample": "{sample}"},
+        ),
         mqc="results/qc/{sample}_mqc.json",
+        mqc_general="results/qc/{sample}_general_mqc.json",
     wildcard_constraints:
         sample=one_of(PAIRED),
     params:
+        max_memory=max_memory,
         extra=config["classify_args"],
     threads: THREADS
     resources:
@@ -26,7 +34,7 @@ rule remove_host_paired:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve classify -q -t {threads} {params.extra} -f {input.filters} --paired {input.r1} {input.r2} "
+        "ksieve classify -q -t {threads} --max-memory {params.max_memory} {params.extra} -f {input.filters} --paired {input.r1} {input.r2} "
         "--novel {output.r1} --novel2 {output.r2} --stats {output.stats} --multiqc {output.mqc} "
         "--sample {wildcards.sample} 2> {log}"
 
@@ -37,11 +45,19 @@ rule remove_host_single:
         reads=lambda wildcards: SAMPLES[wildcards.sample]["fastq_1"],
     output:
         reads="results/clean/{sample}.fq.gz",
-        stats="results/stats/{sample}.stats.json",
+        stats=report(
+            "results/stats/{sample}.stats.json",
+            caption="../report/stats.rst",
+            category="Host removal",
+            subcategory="statistics",
+            labels={"sample": "{sample}"},
+        ),
         mqc="results/qc/{sample}_mqc.json",
+        mqc_general="results/qc/{sample}_general_mqc.json",
     wildcard_constraints:
         sample=one_of(SINGLE),
     params:
+        max_memory=max_memory,
         extra=config["classify_args"],
     threads: THREADS
     resources:
@@ -53,7 +69,7 @@ rule remove_host_single:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve classify -q -t {threads} {params.extra} -f {input.filters} {input.reads} "
+        "ksieve classify -q -t {threads} --max-memory {params.max_memory} {params.extra} -f {input.filters} {input.reads} "
         "--novel {output.reads} --stats {output.stats} --multiqc {output.mqc} "
         "--sample {wildcards.sample} 2> {log}"
 
@@ -64,6 +80,7 @@ rule sample_filter:
     output:
         "results/filters/{sample}.ksf",
     params:
+        max_memory=max_memory,
         extra=config["sample_build_args"],
     threads: THREADS
     resources:
@@ -75,7 +92,7 @@ rule sample_filter:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve build -q -t {threads} {params.extra} -o {output} {input.seqs} 2> {log}"
+        "ksieve build -q -t {threads} --max-memory {params.max_memory} {params.extra} -o {output} {input.seqs} 2> {log}"
 
 
 rule combine_samples:
@@ -83,6 +100,9 @@ rule combine_samples:
         filters=expand("results/filters/{sample}.ksf", sample=SAMPLES),
     output:
         "results/all_samples.ksf",
+    params:
+        max_memory=max_memory,
+        op=config["samples_filter"],
     threads: THREADS
     resources:
         mem_mb=mem_filters,
@@ -93,4 +113,4 @@ rule combine_samples:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve merge -q -t {threads} -o {output} {input.filters} 2> {log}"
+        "ksieve {params.op} -q -t {threads} --max-memory {params.max_memory} -o {output} {input.filters} 2> {log}"

@@ -8,6 +8,7 @@ rule screen_filter:
     output:
         "results/screen/filters/{sample}.ksf",
     params:
+        max_memory=max_memory,
         extra=config["screen_build_args"],
     threads: THREADS
     resources:
@@ -19,7 +20,7 @@ rule screen_filter:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve build -q -t {threads} {params.extra} -o {output} {input.seqs} 2> {log}"
+        "ksieve build -q -t {threads} --max-memory {params.max_memory} {params.extra} -o {output} {input.seqs} 2> {log}"
 
 
 rule label_samples:
@@ -27,6 +28,8 @@ rule label_samples:
         filters=expand("results/screen/filters/{sample}.ksf", sample=SAMPLES),
     output:
         "results/screen/samples.ksf",
+    params:
+        max_memory=max_memory,
     threads: THREADS
     resources:
         mem_mb=mem_filters,
@@ -37,7 +40,7 @@ rule label_samples:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve merge -q -t {threads} --label-inputs -o {output} {input.filters} 2> {log}"
+        "ksieve merge -q -t {threads} --max-memory {params.max_memory} --label-inputs -o {output} {input.filters} 2> {log}"
 
 
 rule screen_paired:
@@ -49,9 +52,11 @@ rule screen_paired:
         report="results/screen/{sample}.report.tsv.gz",
         stats="results/screen/{sample}.stats.json",
         mqc="results/screen/qc/{sample}_mqc.json",
+        mqc_general="results/screen/qc/{sample}_general_mqc.json",
     wildcard_constraints:
         sample=one_of(PAIRED),
     params:
+        max_memory=max_memory,
         extra=config["screen_args"],
     threads: THREADS
     resources:
@@ -63,7 +68,7 @@ rule screen_paired:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve classify -q -t {threads} {params.extra} -f {input.filters} --paired {input.r1} {input.r2} "
+        "ksieve classify -q -t {threads} --max-memory {params.max_memory} {params.extra} -f {input.filters} --paired {input.r1} {input.r2} "
         "--report {output.report} --stats {output.stats} --multiqc {output.mqc} "
         "--sample {wildcards.sample} 2> {log}"
 
@@ -76,9 +81,11 @@ rule screen_single:
         report="results/screen/{sample}.report.tsv.gz",
         stats="results/screen/{sample}.stats.json",
         mqc="results/screen/qc/{sample}_mqc.json",
+        mqc_general="results/screen/qc/{sample}_general_mqc.json",
     wildcard_constraints:
         sample=one_of(SINGLE),
     params:
+        max_memory=max_memory,
         extra=config["screen_args"],
     threads: THREADS
     resources:
@@ -90,6 +97,6 @@ rule screen_single:
     conda:
         "../envs/ksieve.yaml"
     shell:
-        "ksieve classify -q -t {threads} {params.extra} -f {input.filters} {input.reads} "
+        "ksieve classify -q -t {threads} --max-memory {params.max_memory} {params.extra} -f {input.filters} {input.reads} "
         "--report {output.report} --stats {output.stats} --multiqc {output.mqc} "
         "--sample {wildcards.sample} 2> {log}"

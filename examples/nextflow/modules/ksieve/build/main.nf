@@ -25,11 +25,15 @@ process KSIEVE_BUILD {
     script:
     def args = task.ext.args ?: ''
     prefix = task.ext.prefix ?: "${meta.id}"
+    // the task's memory less a tenth: the scheduler also counts the shell and tee around ksieve and the
+    // page cache of the files it writes, which --max-memory (the ksieve process) leaves out
+    def max_memory = task.memory ? "--max-memory ${(task.memory.toMega() * 0.9).intValue()}M" : ''
     def part = meta.part ? "--part ${meta.part}" : ''
     """
     ksieve build \\
         -q \\
         -t ${task.cpus} \\
+        ${max_memory} \\
         ${args} \\
         ${part} \\
         -o ${prefix}.ksf \\

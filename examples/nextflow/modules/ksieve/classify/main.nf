@@ -20,7 +20,7 @@ process KSIEVE_CLASSIFY {
     tuple val(meta), path("${prefix}.novel*.fq.gz"), emit: reads
     tuple val(meta), path("${prefix}.known*.fq.gz"), emit: known, optional: true
     tuple val(meta), path("${prefix}.stats.json")  , emit: stats
-    tuple val(meta), path("${prefix}_mqc.json")    , emit: multiqc
+    tuple val(meta), path("${prefix}*_mqc.json")   , emit: multiqc
     tuple val(meta), path("${prefix}.log")         , emit: log
     tuple val("${task.process}"), val('ksieve'), eval('ksieve --version | sed "s/^ksieve //"'), emit: versions_ksieve, topic: versions
 
@@ -30,6 +30,9 @@ process KSIEVE_CLASSIFY {
     script:
     def args = task.ext.args ?: ''
     prefix = task.ext.prefix ?: "${meta.id}"
+    // the task's memory less a tenth: the scheduler also counts the shell and tee around ksieve and the
+    // page cache of the files it writes, which --max-memory (the ksieve process) leaves out
+    def max_memory = task.memory ? "--max-memory ${(task.memory.toMega() * 0.9).intValue()}M" : ''
     def inputs = meta.single_end ? "${reads}" : "--paired ${reads[0]} ${reads[1]}"
     def novel = meta.single_end ? "--novel ${prefix}.novel.fq.gz" : "--novel ${prefix}.novel_R1.fq.gz --novel2 ${prefix}.novel_R2.fq.gz"
     def known = !save_known ? '' : (meta.single_end ? "--known ${prefix}.known.fq.gz" : "--known ${prefix}.known_R1.fq.gz --known2 ${prefix}.known_R2.fq.gz")
@@ -37,6 +40,7 @@ process KSIEVE_CLASSIFY {
     ksieve classify \\
         -q \\
         -t ${task.cpus} \\
+        ${max_memory} \\
         ${args} \\
         -f ${filter} \\
         ${inputs} \\
@@ -58,6 +62,7 @@ process KSIEVE_CLASSIFY {
     for f in ${outputs.join(' ')}; do echo -n | gzip > \$f; done
     echo '{}' > ${prefix}.stats.json
     echo '{}' > ${prefix}_mqc.json
+    echo '{}' > ${prefix}_general_mqc.json
     touch ${prefix}.log
     """
 }

@@ -25,10 +25,14 @@ process KSIEVE_MERGE {
     script:
     def args = task.ext.args ?: ''
     prefix = task.ext.prefix ?: "${meta.id}"
+    // the task's memory less a tenth: the scheduler also counts the shell and tee around ksieve and the
+    // page cache of the files it writes, which --max-memory (the ksieve process) leaves out
+    def max_memory = task.memory ? "--max-memory ${(task.memory.toMega() * 0.9).intValue()}M" : ''
     """
     ksieve merge \\
         -q \\
         -t ${task.cpus} \\
+        ${max_memory} \\
         ${args} \\
         -o ${prefix}.ksf \\
         ${filters} \\

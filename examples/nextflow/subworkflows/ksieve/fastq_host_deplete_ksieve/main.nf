@@ -1,12 +1,13 @@
 // Host depletion with ksieve: take a host filter, or build one from references (scattered over val_parts
 // jobs and merged); classify each sample's reads against it; optionally build a filter of each sample's
-// clean reads and merge them; emit the clean reads and the files for MultiQC. Versions go to the
+// clean reads and merge them (their union) or intersect them (the k-mers every sample holds); emit the clean reads and the files for MultiQC. Versions go to the
 // `versions` topic (every module emits its own).
 include { KSIEVE_BUILD as KSIEVE_BUILD_HOST    } from '../../../modules/ksieve/build/main'
 include { KSIEVE_MERGE as KSIEVE_MERGE_HOST    } from '../../../modules/ksieve/merge/main'
 include { KSIEVE_CLASSIFY                      } from '../../../modules/ksieve/classify/main'
 include { KSIEVE_BUILD as KSIEVE_BUILD_SAMPLE  } from '../../../modules/ksieve/build/main'
 include { KSIEVE_MERGE as KSIEVE_MERGE_SAMPLES } from '../../../modules/ksieve/merge/main'
+include { KSIEVE_INTERSECT as KSIEVE_INTERSECT_SAMPLES } from '../../../modules/ksieve/intersect/main'
 
 workflow FASTQ_HOST_DEPLETE_KSIEVE {
 
@@ -15,9 +16,12 @@ workflow FASTQ_HOST_DEPLETE_KSIEVE {
     ch_host           // channel: [ val(meta), path(host) ]: one host, a ksieve filter (*.ksf) or references
     val_parts         // integer: jobs a host build is scattered over (1: one job, no merge)
     val_save_known    // boolean: keep the known (host) reads too
-    val_merge_samples // boolean: a filter of each sample's clean reads, and the merge of them
+    val_samples_filter // string: 'merge' (a filter of each sample's clean reads, their union), 'intersect' (the k-mers every sample holds) or 'none'
 
     main:
+    if (!(val_samples_filter in [ 'merge', 'intersect', 'none' ])) {
+        error("val_samples_filter is '${val_samples_filter}': merge, intersect or none")
+    }
     ch_reads = ch_reads.map { meta, reads ->
         def files = reads instanceof List ? reads : [ reads ]
         if (meta.single_end && files.size() != 1) {
@@ -53,17 +57,21 @@ workflow FASTQ_HOST_DEPLETE_KSIEVE {
 
     KSIEVE_CLASSIFY(ch_reads, ch_filter, val_save_known)
 
-    // a filter of each sample's clean reads, merged into one
+    // a filter of each sample's clean reads; the filters merged into one, or intersected
     ch_samples_filter = channel.empty()
-    if (val_merge_samples) {
+    if (val_samples_filter != 'none') {
         KSIEVE_BUILD_SAMPLE(KSIEVE_CLASSIFY.out.reads)
-        KSIEVE_MERGE_SAMPLES(
-            KSIEVE_BUILD_SAMPLE.out.filter
-                .map { meta, filter -> filter }
-                .toSortedList { a, b -> a.name <=> b.name }
-                .map { filters -> [ [ id: 'all_samples' ], filters ] }
-        )
-        ch_samples_filter = KSIEVE_MERGE_SAMPLES.out.filter
+        ch_sample_filters = KSIEVE_BUILD_SAMPLE.out.filter
+            .map { meta, filter -> filter }
+            .toSortedList { a, b -> a.name <=> b.name }
+            .map { filters -> [ [ id: 'all_samples' ], filters ] }
+        if (val_samples_filter == 'intersect') {
+            KSIEVE_INTERSECT_SAMPLES(ch_sample_filters)
+            ch_samples_filter = KSIEVE_INTERSECT_SAMPLES.out.filter
+        } else {
+            KSIEVE_MERGE_SAMPLES(ch_sample_filters)
+            ch_samples_filter = KSIEVE_MERGE_SAMPLES.out.filter
+        }
     }
 
     emit:
@@ -71,6 +79,6 @@ workflow FASTQ_HOST_DEPLETE_KSIEVE {
     reads          = KSIEVE_CLASSIFY.out.reads                              // channel: [ val(meta), [ fq.gz ] ]: the clean reads
     known          = KSIEVE_CLASSIFY.out.known                              // channel: [ val(meta), [ fq.gz ] ]: the host reads (val_save_known)
     stats          = KSIEVE_CLASSIFY.out.stats                              // channel: [ val(meta), path(json) ]
-    samples_filter = ch_samples_filter                                      // channel: [ val(meta), path(ksf) ]: the merged sample filters
-    multiqc_files  = KSIEVE_CLASSIFY.out.multiqc.map { meta, json -> json } // channel: [ path(json) ]: ksieve's MultiQC files
+    samples_filter = ch_samples_filter                                      // channel: [ val(meta), path(ksf) ]: the merged or intersected sample filters
+    multiqc_files  = KSIEVE_CLASSIFY.out.multiqc.flatMap { meta, json -> json } // channel: [ path(json) ]: ksieve's MultiQC files
 }

@@ -85,8 +85,10 @@ struct classify_output_args
     std::string novel, known, novel2, known2; //!< empty = not written
     std::string report;                       //!< per-read TSV
     std::string stats;                        //!< JSON summary
-    std::string multiqc; //!< MultiQC custom-content JSON (known / novel reads of the sample)
-    std::string sample;  //!< sample name of the stats; empty: from the first input's name
+    /*! \brief MultiQC custom-content JSON (known / novel reads of the sample); beside it the
+     * General Statistics columns (multiqc_general_path). */
+    std::string multiqc;
+    std::string sample; //!< sample name of the stats; empty: from the first input's name
     /*! \brief --split-by-label PATTERN (with `{label}`): the known reads of each label (labeled
      * filters); --split-by-label2 for mate 2. */
     std::string split_by_label, split_by_label2;
@@ -96,6 +98,12 @@ struct classify_output_args
     bool strict{false}; //!< refuse (instead of warning about) filters far above their target FPR
     int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
 };
+
+/*! \brief The General Statistics file that --multiqc `path` writes beside it: `_mqc.json` of the
+ * file name becomes `_general_mqc.json` (S_mqc.json.gz: S_general_mqc.json.gz), any other name
+ * gets `_general_mqc.json` appended; empty (nothing written) for an empty path, standard output
+ * or a device (/dev/..., /proc/...). */
+[[nodiscard]] std::string multiqc_general_path(std::string const & path);
 
 /*! \brief The sample name of inputs: the first input's file name without directories, compression
  * and format extensions and a mate suffix (_R1, _R1_001, _1, .R1); "stdin" for "-". */
@@ -190,6 +198,8 @@ struct run_summary
     std::uint64_t hits{0};  //!< exact only if hits_exact (else a lower bound)
     bool hits_exact{false}; //!< every k-mer was looked up (--report or --exact-hits)
     std::uint64_t bases{0};
+    std::uint64_t known_bases{0}; //!< bases of the known units (a pair: both mates)
+    std::uint64_t novel_bases{0}; //!< bases of the novel units; known_bases + novel_bases = bases
     double seconds{0};
     unsigned threads{1};
     bool paired{false};
