@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake make pkg-config libseqan3-dev libhts-dev libcli11-dev nlohmann-json3-dev
             libdeflate-dev zlib1g-dev libisal-dev libbz2-dev liblzma-dev libzstd-dev libgtest-dev libbenchmark-dev
-            pybind11-dev python3-dev)
+            pybind11-dev python3-dev ccache)
 # Real data and tools used by the tests: genomes, reads, the read simulator, gzip/BGZF/xz tools, clang for the
 # fuzzers, Snakemake and MultiQC for the workflow tests, seqkit to compare dedup --exact with, pytest for the
 # Python module's tests, GNU time for the peak memory of runs under limits.
