@@ -46,17 +46,9 @@ TEST(filter_changes, a_filter_truncated_while_mapped_ends_the_run_with_an_error)
     std::string const err = tmp / "classify.err";
     std::string const novel = (out_dir / "novel.fq").string();
 
-    pid_t const pid = ::fork();
+    pid_t const pid = start_child(
+        binary(), {"classify", "-q", "-t", "2", "-f", filter, "--novel", novel, fifo}, err);
     ASSERT_GE(pid, 0);
-    if (pid == 0)
-    {
-        int const fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        ::dup2(fd, STDERR_FILENO);
-        std::string const bin = binary();
-        ::execl(bin.c_str(), "ksieve", "classify", "-q", "-t", "2", "-f", filter.c_str(), "--novel",
-                novel.c_str(), fifo.c_str(), static_cast<char *>(nullptr));
-        ::_exit(127);
-    }
     std::signal(SIGPIPE, SIG_IGN);
     bool const mapped = wait_for(pid, [&] { return maps_file(pid, filter); });
     int fd = -1; // opened once the child reads the FIFO

@@ -101,17 +101,10 @@ TEST_F(many_outputs, a_filter_truncated_while_mapped_leaves_none_of_2001_tempora
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     std::string const err = tmp / "classify.err";
     std::string const pattern = (out / "{label}.fq").string();
-    pid_t const pid = ::fork();
+    pid_t const pid = start_child(
+        binary(), {"classify", "-q", "-t", "2", "-f", filter, "--split-by-label", pattern, fifo},
+        err);
     ASSERT_GE(pid, 0);
-    if (pid == 0)
-    {
-        int const fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        ::dup2(fd, STDERR_FILENO);
-        std::string const bin = binary();
-        ::execl(bin.c_str(), "ksieve", "classify", "-q", "-t", "2", "-f", filter.c_str(),
-                "--split-by-label", pattern.c_str(), fifo.c_str(), static_cast<char *>(nullptr));
-        ::_exit(127);
-    }
     std::signal(SIGPIPE, SIG_IGN);
     int fd = -1; // opened once the child reads the FIFO
     ASSERT_TRUE(
