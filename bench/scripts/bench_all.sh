@@ -360,7 +360,7 @@ methods()
     for s in "${STEPS_DONE[@]}"; do [[ $(meta_of "$s" dirty) == 1 ]] && dirty_any=1; done
     echo "- Commit: \`$SHORT\`$( ((dirty_any)) && echo ", with local changes to tracked files"); every page of this"
     echo "  run names it: $(for s in "${STEPS_DONE[@]}"; do [[ -n $(own_page "$s") ]] && printf '[%s](%s), ' "$(own_page "$s")" "$(own_page "$s")"; done)and this one."
-    echo "- Executable: $(meta_of "$one" ksieve_version) (sha256 \`$(meta_of "$one" ksieve)...\`), the same in every step."
+    echo "- Executable: $(meta_of "$one" ksieve_version) (sha256 \`$(meta_of "$one" ksieve | cut -c1-8)...\`), the same in every step."
     echo "- Build (from the CMakeCache.txt of its build directory): compiler $(meta_of "$one" compiler); build type"
     echo "  $(meta_of "$one" build_type); flags \`$(meta_of "$one" cxx_flags)\`; options \`$(meta_of "$one" ksieve_options)\`."
     echo "- CPU code path: $(for s in "${STEPS_DONE[@]}"; do meta_of "$s" cpu_path; done | sort -u | paste -sd';'): the level"
