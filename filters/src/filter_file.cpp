@@ -125,7 +125,8 @@ std::uint64_t header_size_for(filter_file_header const & h,
                               std::span<std::size_t const> const counts)
 {
     std::uint64_t size = fixed_header + 8 * h.params.size() + 8 + 8 * h.parts.held.size() + 8 +
-                         (h.kmer.masked() || h.labels ? 8 : 0) +
+                         (h.kmer.masked() || h.labels || h.kmer.is_spaced() ? 8 : 0) +
+                         (h.kmer.is_spaced() ? 8 : 0) +
                          (h.labels ? 8 + align8(h.labels->encode().size()) : 0);
     for (auto const n : counts)
         size += 32 + 8 * n;
@@ -149,9 +150,10 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
 {
     byte_writer w;
     w.raw(file_magic, 8);
-    w.u32(h.labels          ? filter_format_version
-          : h.kmer.masked() ? masked_format_version
-                            : unmasked_format_version);
+    w.u32(h.kmer.is_spaced() ? filter_format_version
+          : h.labels         ? labeled_format_version
+          : h.kmer.masked()  ? masked_format_version
+                             : unmasked_format_version);
     w.u32(static_cast<std::uint32_t>(header_size));
     w.u32(static_cast<std::uint32_t>(h.type));
     w.u32(h.kmer.k);
@@ -169,10 +171,15 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
         w.u64(word);
     w.u32(h.kmer.window > 1 ? sampling_minimizer : sampling_none);
     w.u32(h.kmer.window);
-    if (h.kmer.masked() || h.labels)
+    if (h.kmer.masked() || h.labels || h.kmer.is_spaced())
     {
         w.u32(h.kmer.masked() ? mask_dust : mask_none);
         w.u32(h.kmer.dust_threshold);
+    }
+    if (h.kmer.is_spaced()) // version 6: the pattern, and whether a label table follows
+    {
+        w.u32(h.kmer.spaced);
+        w.u32(h.labels ? 1u : 0u);
     }
     if (h.labels)
     {
@@ -473,12 +480,30 @@ void check_label_classes(std::span<unsigned char const> const t, std::string con
                              std::to_string(t.size() - pos - 8) + " bytes");
 }
 
-/*! The label table (format version 5 and later; none before); only quotient filters carry one
- * (their counts are the classes). */
-std::shared_ptr<label_table const> read_labels(byte_reader & hr, std::uint32_t const version,
+/*! The spaced pattern of the k-mers and whether a label table follows (format version 6 and
+ * later; unspaced before, and a label table exactly in version 5). */
+std::uint32_t read_spaced(byte_reader & hr, std::uint32_t const version, kmer_params const & kmer,
+                          bool & has_labels, std::string const & n)
+{
+    has_labels = version == 5;
+    if (version < 6)
+        return 0;
+    std::uint32_t const pattern = hr.u32();
+    std::uint32_t const labels = hr.u32();
+    if (pattern == 0 || !kmer.sampled() || !valid_spaced(kmer.k, kmer.canonical, pattern) ||
+        labels > 1)
+        throw corrupt(n, "invalid spaced k-mer pattern " + std::to_string(pattern) + " for k " +
+                             std::to_string(kmer.k) + (kmer.sampled() ? "" : " without sampling"));
+    has_labels = labels == 1;
+    return pattern;
+}
+
+/*! The label table (where read_spaced says one follows); only quotient filters carry one (their
+ * counts are the classes). */
+std::shared_ptr<label_table const> read_labels(byte_reader & hr, bool const has_labels,
                                                filter_type const type, std::string const & n)
 {
-    if (version < 5)
+    if (!has_labels)
         return nullptr;
     std::uint64_t const size = hr.u64();
     std::span<unsigned char const> const bytes = hr.bytes(size);
@@ -568,7 +593,9 @@ void mapped_filter_file::parse(bool const verify_payload)
     header_.parts = read_key_parts(hr, version, n);
     header_.kmer.window = read_sampling_window(hr, version, n);
     header_.kmer.dust_threshold = read_mask(hr, version, header_.kmer, n);
-    header_.labels = read_labels(hr, version, header_.type, n);
+    bool has_labels = false;
+    header_.kmer.spaced = read_spaced(hr, version, header_.kmer, has_labels, n);
+    header_.labels = read_labels(hr, has_labels, header_.type, n);
     shards_.resize(std::size_t{1} << header_.shard_bits);
     payload_extent const extent = read_shard_table(hr, bytes_, size_, header_size, shards_, n);
     if (hr.pos() != header_size - 8)

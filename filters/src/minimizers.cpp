@@ -8,9 +8,10 @@ namespace ksieve::detail
 {
 
 bool scan_short_record(std::string_view const seq, unsigned const k, bool const canonical,
-                       std::uint64_t const salt, minimizer_scratch & s) noexcept
+                       std::uint64_t const code_mask, std::uint64_t const salt,
+                       minimizer_scratch & s) noexcept
 {
-    return minimizer_kernels().scan_acgt(seq, k, canonical, salt, s);
+    return minimizer_kernels().scan_acgt(seq, k, canonical, code_mask, salt, s);
 }
 
 std::size_t select_short_record_minima(minimizer_scratch & s, std::size_t const n,

@@ -18,7 +18,8 @@ namespace ksieve::detail
 /*! \brief detail::scan_short_record (sampling.hpp) of one level: false where the level has no
  * vector scan. */
 using minimizers_scan_acgt_fn = bool(std::string_view seq, unsigned k, bool canonical,
-                                     std::uint64_t salt, minimizer_scratch & s) noexcept;
+                                     std::uint64_t code_mask, std::uint64_t salt,
+                                     minimizer_scratch & s) noexcept;
 /*! \brief detail::select_short_record_minima (sampling.hpp) of one level: no_short_record_minima
  * where the level has no vector selection. */
 using minimizers_select_minima_fn = std::size_t(minimizer_scratch & s, std::size_t n, std::size_t w,

@@ -87,7 +87,8 @@ class Filter:
 def open_filter(path: str, *, threads: int = 1) -> Filter: ...
 
 def build_filter(seqs: _Seqs, path: str, *, k: int = 31, fpr: Optional[float] = None,
-                 sampling: str = ..., mask: str = "none", type: str = "qf", canonical: bool = True,
+                 sampling: str = ..., mask: str = "none", spaced: str = "auto",
+                 type: str = "qf", canonical: bool = True,
                  seed: int = ..., shards: int = 0, expected: Union[None, int, str] = None,
                  max_load: float = 0.9, no_counts: bool = False, threads: int = 1) -> Filter: ...
 

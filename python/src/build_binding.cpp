@@ -35,10 +35,11 @@ constexpr double fit_slack = 1.0 / 16;
 // The options of build_filter as `ksieve build` parses them. \throws usage_error
 build_args parse_build_options(std::string const & path, unsigned const k,
                                std::optional<double> const fpr, std::string const & sampling,
-                               std::string const & mask, std::string const & type,
-                               bool const canonical, std::uint64_t const seed,
-                               unsigned const shards, py::object const & expected,
-                               double const max_load, bool const no_counts)
+                               std::string const & mask, std::string const & spaced,
+                               std::string const & type, bool const canonical,
+                               std::uint64_t const seed, unsigned const shards,
+                               py::object const & expected, double const max_load,
+                               bool const no_counts)
 {
     build_args args;
     args.output = path;
@@ -54,6 +55,7 @@ build_args parse_build_options(std::string const & path, unsigned const k,
     f.max_load = max_load;
     parse_sampling(sampling, f);
     parse_mask(mask, f);
+    parse_spaced(spaced, f);
     args.no_counts = no_counts;
     if (no_counts && f.type != filter_type::quotient)
         throw usage_error{"no_counts needs type 'qf' (the other types keep no counts)"};
@@ -124,14 +126,14 @@ void register_build(py::module_ & m)
         "build_filter",
         [](py::object const & seqs, std::string const & path, unsigned const k,
            std::optional<double> const fpr, std::string const & sampling, std::string const & mask,
-           std::string const & type, bool const canonical, std::uint64_t const seed,
+           std::string const & spaced, std::string const & type, bool const canonical, std::uint64_t const seed,
            unsigned const shards, py::object const & expected, double const max_load,
            bool const no_counts, unsigned const threads)
         {
             std::vector<std::string> const s = sequences_of(seqs, "seqs");
             build_args const args =
-                parse_build_options(path, k, fpr, sampling, mask, type, canonical, seed, shards,
-                                    expected, max_load, no_counts);
+                parse_build_options(path, k, fpr, sampling, mask, spaced, type, canonical, seed,
+                                    shards, expected, max_load, no_counts);
             {
                 py::gil_scoped_release release;
                 build_into_file(s, args, resolve_threads(threads));
@@ -140,7 +142,8 @@ void register_build(py::module_ & m)
         },
         py::arg("seqs"), py::arg("path"), py::kw_only(), py::arg("k") = 31,
         py::arg("fpr") = py::none(), py::arg("sampling") = build_default_sampling,
-        py::arg("mask") = build_default_mask, py::arg("type") = "qf", py::arg("canonical") = true,
+        py::arg("mask") = build_default_mask, py::arg("spaced") = build_default_spaced,
+        py::arg("type") = "qf", py::arg("canonical") = true,
         py::arg("seed") = default_hash_seed, py::arg("shards") = 0,
         py::arg("expected") = py::none(), py::arg("max_load") = 0.9, py::arg("no_counts") = false,
         py::arg("threads") = 1,

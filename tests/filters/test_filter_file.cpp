@@ -525,7 +525,7 @@ TEST_F(filter_file_test, newer_format_version_is_refused_with_a_clear_message)
     b.filter.save(path);
     bytes_t good = read_bytes(path);
     ASSERT_EQ(get_u32(good, 8), ksieve::unmasked_format_version);
-    for (std::uint32_t const v : {ksieve::filter_format_version + 1, 7u, 0xFFFFFFFFu})
+    for (std::uint32_t const v : {ksieve::filter_format_version + 1, 9u, 0xFFFFFFFFu})
     {
         bytes_t newer = good;
         put_u32(newer, 8, v);
@@ -1258,7 +1258,7 @@ TEST_F(filter_file_test, crafted_label_tables_are_refused)
         EXPECT_EQ(f->labels()->names, (std::vector<std::string>{"a", "b"}));
         EXPECT_EQ(f->labels()->classes.size(), 3u);
     }
-    ASSERT_EQ(get_u32(good, 8), ksieve::filter_format_version);
+    ASSERT_EQ(get_u32(good, 8), ksieve::labeled_format_version);
     std::uint64_t const size = get_u64(good, label_table_at);
     std::size_t const table = label_table_at + 8;
     ASSERT_EQ(get_u32(good, table), 2u) << "two labels";

@@ -295,7 +295,7 @@ struct cli_state
     merge_args merge, intersect, subtract;
     info_args info;
     std::string build_type, dedup_type, part_text, shard_text, build_expected, dedup_expected,
-        build_sampling, build_mask, max_memory, prefilter_size, dedup_sampling;
+        build_sampling, build_mask, build_spaced, max_memory, prefilter_size, dedup_sampling;
     std::vector<std::string> label_texts;
     bool subtract_counts{false};
     CLI::App *cmd_build{}, *cmd_classify{}, *cmd_dedup{}, *cmd_merge{}, *cmd_intersect{},
@@ -321,6 +321,13 @@ void add_build(CLI::App & app, cli_state & st)
                   "(dust:1.5) or 'dust:T' (a minimizer whose trinucleotide DUST score exceeds T; "
                   "needs --sampling minimizer:W; recorded in the filter)")
         ->default_val(build_default_mask);
+    c->add_option("--spaced", st.build_spaced,
+                  "Spaced k-mers: 'auto' (for k 31 with minimizer sampling the pattern " +
+                      std::string{build_spaced_pattern} +
+                      ", none otherwise), 'none', or k characters of 1 (compared) and 0 (ignored "
+                      "at build and classify time, so that a sequencing error there does not "
+                      "break the k-mer); recorded in the filter")
+        ->default_val(build_default_spaced);
     c->add_flag("--no-counts", st.build.no_counts,
                 "Quotient filter: store every k-mer with count 1 (presence only), so that a filter "
                 "of several assemblies of one host grows only by their distinct k-mers; classify "
@@ -631,6 +638,7 @@ void dispatch(cli_state & st)
         parse_expected(st.build_expected, b.filter);
         parse_sampling(st.build_sampling, b.filter);
         parse_mask(st.build_mask, b.filter);
+        parse_spaced(st.build_spaced, b.filter);
         if (b.no_counts && b.filter.type != filter_type::quotient)
             throw usage_error{"--no-counts needs --type qf (the other types keep no counts)"};
         if (!st.part_text.empty() && !st.shard_text.empty())

@@ -121,6 +121,8 @@ void info_json(info_args const & args, mapped_filter_file const & file, any_filt
     j["hash_seed"] = seed;
     j["sampling"] = sampling_name(h.kmer);
     j["mask"] = mask_name(h.kmer);
+    if (h.kmer.is_spaced())
+        j["spaced"] = spaced_name(h.kmer);
     j["shards"] = filter.num_shards();
     j["key_split"] = filter.parts().split;
     j["key_parts"] = filter.parts().describe();
@@ -176,6 +178,8 @@ void run_info(info_args const & args, std::ostream & out)
     row("canonical", h.kmer.canonical ? "yes" : "no");
     row("sampling", sampling_name(h.kmer));
     row("mask", mask_name(h.kmer));
+    if (h.kmer.is_spaced())
+        row("spaced", spaced_name(h.kmer));
     row("hash", std::string{"mix2k_v1 seed "} + seed);
     row("shards", filter->num_shards());
     if (filter->parts().complete())

@@ -125,6 +125,32 @@ void parse_mask(std::string const & text, filter_args & f)
         throw usage_error{"--mask needs k >= " + std::to_string(min_masked_k)};
 }
 
+void parse_spaced(std::string const & text, filter_args & f)
+{
+    f.spaced = 0;
+    if (text == "none")
+        return;
+    if (text == "auto" || text.empty())
+    {
+        if (f.k == 31 && f.window > 1)
+            parse_spaced(build_spaced_pattern, f);
+        return;
+    }
+    std::uint32_t pattern = 0;
+    bool ok = text.size() == f.k && text.find_first_not_of("01") == std::string::npos;
+    for (std::size_t j = 0; ok && j < text.size(); ++j)
+        pattern |= text[j] == '1' ? std::uint32_t{1} << j : 0u;
+    if (!ok || !valid_spaced(f.k, f.canonical, pattern) || pattern == 0)
+        throw usage_error{"--spaced expects 'none', 'auto' or " + std::to_string(f.k) +
+                          " characters of 1 (compared) and 0 (ignored), starting and ending with "
+                          "1, at least half of them 1" +
+                          (f.canonical ? ", the same read backwards" : "") + "; got '" + text +
+                          "'"};
+    if (f.window < 2)
+        throw usage_error{"--spaced needs --sampling minimizer:W with W >= 2"};
+    f.spaced = pattern == (f.k >= 32 ? ~0u : (1u << f.k) - 1) ? 0 : pattern;
+}
+
 namespace detail
 {
 
@@ -307,7 +333,8 @@ filter_config make_config(filter_args const & f)
 {
     filter_config cfg;
     cfg.type = f.type;
-    cfg.kmer = kmer_params{f.k, f.canonical, hash_id::mix2k_v1, f.seed, f.window, f.dust_threshold};
+    cfg.kmer = kmer_params{f.k,      f.canonical,        hash_id::mix2k_v1, f.seed,
+                           f.window, f.dust_threshold, f.spaced};
     cfg.fpr = f.fpr;
     cfg.expected = f.expected;
     // Default (0): 64 shards, fewer for tiny k so that every shard keeps at least 8 key bits.

@@ -221,12 +221,14 @@ using detail::throw_full;
 
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)
-    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical}, hasher_{kmer.k, kmer.seed}, threads_{std::max(
+    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical, kmer.code_mask()}, hasher_{kmer.k, kmer.seed}, threads_{std::max(
                                                                                      1u, threads)}
 {
     if (kmer.masked() && (!kmer.sampled() || kmer.k < min_masked_k))
         throw error{"a low-complexity mask needs minimizer sampling and k >= " +
                     std::to_string(min_masked_k)};
+    if (kmer.is_spaced() && (!kmer.sampled() || !valid_spaced(kmer.k, kmer.canonical, kmer.spaced)))
+        throw error{"spaced k-mers need minimizer sampling and a valid pattern"};
     reserve_openmp_threads(threads_);
     if (range != nullptr && range->count > 1)
     {

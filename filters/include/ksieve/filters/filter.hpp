@@ -8,6 +8,7 @@
  * the shard the remaining low key_bits - s bits. A shard filter therefore sees keys of `key_bits`
  * bits (its own, smaller value), which keeps an exact quotient filter exact across shards.
  */
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -57,13 +58,52 @@ struct kmer_params
     /*! \brief Low-complexity mask: 0 = none; T > 0 = sampled k-mers whose DUST score exceeds T /
      * 100 are skipped at build and lookup time (low_complexity.hpp). Only with window > 1. */
     std::uint32_t dust_threshold{0};
+    /*! \brief Spaced k-mers: 0 = every position of a k-mer counts; otherwise bit j set = position
+     * j is compared, clear = ignored (spaced_code_mask()). Only with window > 1; symmetric
+     * (position j and k - 1 - j alike) for canonical k-mers, first and last positions set. */
+    std::uint32_t spaced{0};
 
     [[nodiscard]] unsigned key_bits() const noexcept { return 2 * k; }
+    [[nodiscard]] bool is_spaced() const noexcept { return spaced != 0; }
+    /*! \brief The mask of the k-mer codes (kmer_mask(k) without spacing). */
+    [[nodiscard]] std::uint64_t code_mask() const noexcept { return spaced_code_mask(k, spaced); }
     [[nodiscard]] bool sampled() const noexcept { return window > 1; }
     [[nodiscard]] bool masked() const noexcept { return dust_threshold != 0; }
     [[nodiscard]] kmer_hasher hasher() const noexcept { return kmer_hasher{k, seed}; }
     friend bool operator==(kmer_params const &, kmer_params const &) = default;
 };
+
+/*! \brief A spaced pattern as `--spaced` writes it: "none", or k characters, 1 for a compared
+ * position and 0 for an ignored one. */
+[[nodiscard]] inline std::string spaced_name(kmer_params const & k)
+{
+    if (!k.is_spaced())
+        return "none";
+    std::string t(k.k, '0');
+    for (unsigned j = 0; j < k.k; ++j)
+        if ((k.spaced >> j) & 1u)
+            t[j] = '1';
+    return t;
+}
+
+/*! \brief Whether `pattern` is a usable spaced pattern of k-mers (kmer_params::spaced): 0 (none), or
+ * below 2^k with its first and last positions compared, at least half of the positions compared,
+ * and symmetric where k-mers are canonical (so that an ignored position of one strand is ignored on
+ * the other). */
+[[nodiscard]] inline bool valid_spaced(unsigned const k, bool const canonical,
+                                       std::uint32_t const pattern) noexcept
+{
+    if (pattern == 0)
+        return true;
+    if (k < 2 || k > 32 || (k < 32 && (pattern >> k) != 0) || (pattern & 1u) == 0 ||
+        ((pattern >> (k - 1)) & 1u) == 0 || 2 * static_cast<unsigned>(std::popcount(pattern)) < k)
+        return false;
+    if (canonical)
+        for (unsigned j = 0; j < k; ++j)
+            if (((pattern >> j) & 1u) != ((pattern >> (k - 1 - j)) & 1u))
+                return false;
+    return true;
+}
 
 /*! \brief Set operations over filters (merge, intersect, subtract). */
 enum class set_operation : std::uint8_t

@@ -17,8 +17,10 @@
 namespace ksieve
 {
 
-/*! \brief Highest readable format version; written for labeled filters (labels.hpp). */
-inline constexpr std::uint32_t filter_format_version = 5;
+/*! \brief Highest readable format version; written for filters of spaced k-mers. */
+inline constexpr std::uint32_t filter_format_version = 6;
+/*! \brief The version written for a labeled filter (labels.hpp) of unspaced k-mers. */
+inline constexpr std::uint32_t labeled_format_version = 5;
 /*! \brief The version written for an unlabeled filter with a low-complexity mask. */
 inline constexpr std::uint32_t masked_format_version = 4;
 /*! \brief The version written for a filter with neither mask nor labels (ksieve 0.2 reads it). */
@@ -43,7 +45,7 @@ struct filter_file_header
     unsigned shard_bits{0};
     std::vector<std::uint64_t> params; //!< type-level parameters
     key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
-    std::shared_ptr<label_table const> labels; //!< labeled filters (version 5): their label table
+    std::shared_ptr<label_table const> labels; //!< labeled filters (version 5 and later): their label table
     std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 

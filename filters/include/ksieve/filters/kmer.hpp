@@ -47,6 +47,23 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = []
     return k >= 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * k)) - 1;
 }
 
+/*! \brief The code mask of a spaced k-mer: the 2k-bit mask that keeps the bases of the positions
+ * whose bit is set in `pattern` (bit j: position j, the first base at j = 0) and clears the others;
+ * pattern 0 keeps every position (kmer_mask(k)). A spaced k-mer's code is its k-mer's code with the
+ * ignored positions read as A (0), so that a k-mer that differs from another only at ignored
+ * positions has the same code. \pre 1 <= k <= 32; pattern < 2^k. */
+[[nodiscard]] constexpr std::uint64_t spaced_code_mask(unsigned const k,
+                                                       std::uint32_t const pattern) noexcept
+{
+    if (pattern == 0)
+        return kmer_mask(k);
+    std::uint64_t m = 0;
+    for (unsigned j = 0; j < k; ++j)
+        if ((pattern >> j) & 1u)
+            m |= std::uint64_t{3} << (2 * (k - 1 - j));
+    return m;
+}
+
 /*! \brief Reverse complement of a 2k-bit code. \pre 1 <= k <= 32, code < 2^(2k). O(1), branch-free.
  */
 [[nodiscard]] constexpr std::uint64_t reverse_complement(std::uint64_t code,
@@ -179,20 +196,25 @@ private:
 /*! \brief Rolling k-mer scanner: O(1) per base, skips k-mers that overlap an invalid base.
  *
  * for_each(seq, f) calls f(pos, code) for every valid k-mer start position pos in increasing order,
- * with code the canonical (or forward, if !canonical) 2k-bit code. No allocation, no exceptions.
- * Thread safety: immutable; safe for concurrent use.
+ * with code the canonical (or forward, if !canonical) 2k-bit code of the k-mer under the code mask
+ * (spaced_code_mask(): the ignored positions read as A on each strand, then the smaller of the two
+ * strands). No allocation, no exceptions. Thread safety: immutable; safe for concurrent use.
  */
 class kmer_scanner
 {
 public:
-    /*! \brief \pre 1 <= k <= 32. */
-    constexpr explicit kmer_scanner(unsigned const k = 31, bool const canonical = true) noexcept
-        : k_{k}, canonical_{canonical}, mask_{kmer_mask(k)}, rc_shift_{2 * (k - 1)}
+    /*! \brief \pre 1 <= k <= 32; code_mask is kmer_mask(k) or a spaced_code_mask(k, ...). */
+    constexpr explicit kmer_scanner(unsigned const k = 31, bool const canonical = true,
+                                    std::uint64_t const code_mask = 0) noexcept
+        : k_{k}, canonical_{canonical}, mask_{code_mask != 0 ? code_mask : kmer_mask(k)},
+          rc_shift_{2 * (k - 1)}
     {
     }
 
     [[nodiscard]] constexpr unsigned k() const noexcept { return k_; }
     [[nodiscard]] constexpr bool canonical() const noexcept { return canonical_; }
+    /*! \brief The mask applied to both strands' codes (kmer_mask(k) for plain k-mers). */
+    [[nodiscard]] constexpr std::uint64_t code_mask() const noexcept { return mask_; }
 
     template <typename callback_t>
     constexpr void for_each(std::string_view const seq, callback_t && f) const
@@ -217,7 +239,8 @@ public:
             if (++valid >= k_)
             {
                 std::uint64_t const code = fw & mask_;
-                f(i + 1 - k_, canonical_ ? (rc < code ? rc : code) : code);
+                std::uint64_t const rcm = rc & mask_;
+                f(i + 1 - k_, canonical_ ? (rcm < code ? rcm : code) : code);
             }
         }
     }

@@ -237,10 +237,9 @@ namespace detail
  */
 template <bool canonical, typename Full>
 [[gnu::always_inline]] inline std::size_t
-scan_record(char const * p, char const * const e, unsigned const k, std::uint64_t const salt,
-            minimizer_scratch & s, std::size_t n, Full && full) noexcept
+scan_record(char const * p, char const * const e, unsigned const k, std::uint64_t const mask,
+            std::uint64_t const salt, minimizer_scratch & s, std::size_t n, Full && full) noexcept
 {
-    std::uint64_t const mask = kmer_mask(k);
     unsigned const rc_shift = 2 * (k - 1);
     std::uint64_t * const codes = s.codes;
     std::uint64_t * const orders = s.orders;
@@ -275,7 +274,8 @@ scan_record(char const * p, char const * const e, unsigned const k, std::uint64_
                 fw = (fw << 2) | b;
                 rc = (rc >> 2) | ((3 - b) << rc_shift);
                 std::uint64_t const f = fw & mask;
-                std::uint64_t const code = canonical && rc < f ? rc : f;
+                std::uint64_t const r = rc & mask;
+                std::uint64_t const code = canonical && r < f ? r : f;
                 codes[n] = code;
                 orders[n] = (code ^ salt) * 0x9e3779b97f4a7c15ULL;
                 ++n;
@@ -305,7 +305,8 @@ namespace detail
  * the level has no such scan (the caller then runs scan_record). \pre 8 <= k <= 32; k <= seq.size()
  * <= minimizer_scratch::capacity + k - 1. */
 [[nodiscard]] bool scan_short_record(std::string_view seq, unsigned k, bool canonical,
-                                     std::uint64_t salt, minimizer_scratch & s) noexcept;
+                                     std::uint64_t code_mask, std::uint64_t salt,
+                                     minimizer_scratch & s) noexcept;
 
 /*! \brief What select_short_record_minima returns where the active level has no vector selection.
  */
@@ -365,10 +366,13 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
     // A short read of A/C/G/T only: the vector scan, where the CPU has one (the same entries).
     bool const vector =
         k >= 8 && seq.size() >= k && seq.size() - k + 1 <= minimizer_scratch::capacity &&
-        short_record_kernels_active() && scan_short_record(seq, k, scanner.canonical(), salt, s);
-    std::size_t const n = vector                ? seq.size() - k + 1
-                          : scanner.canonical() ? scan_record<true>(p, e, k, salt, s, 0, full)
-                                                : scan_record<false>(p, e, k, salt, s, 0, full);
+        short_record_kernels_active() &&
+        scan_short_record(seq, k, scanner.canonical(), scanner.code_mask(), salt, s);
+    std::uint64_t const mask = scanner.code_mask();
+    std::size_t const n = vector ? seq.size() - k + 1
+                          : scanner.canonical()
+                              ? scan_record<true>(p, e, k, mask, salt, s, 0, full)
+                              : scan_record<false>(p, e, k, mask, salt, s, 0, full);
     if (base + n == 0)
         return;
     if (vector && w >= 2 && n >= w)

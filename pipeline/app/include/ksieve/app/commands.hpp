@@ -49,6 +49,7 @@ struct filter_args
     double max_load{0.9};
     std::uint32_t window{1};         //!< --sampling minimizer:W (1 = every k-mer)
     std::uint32_t dust_threshold{0}; //!< --mask dust:T, T in hundredths (0 = --mask none)
+    std::uint32_t spaced{0};         //!< --spaced: kmer_params::spaced (0 = none)
 };
 
 /*! \brief Parse the value of --sampling into f: "all", "minimizer:W" (1 <= W <= 1024; minimizer:1 =
@@ -62,6 +63,18 @@ void parse_mask(std::string const & text, filter_args & f);
 
 /*! \brief build's default --mask. */
 inline constexpr char const * build_default_mask = "none";
+
+/*! \brief build's default --spaced ("auto": build_spaced_pattern for k = 31 with minimizer
+ * sampling, none otherwise), and that pattern: 31 positions, every fourth one from the fourth
+ * ignored (docs/design.md, "Why the defaults"). */
+inline constexpr char const * build_default_spaced = "auto";
+inline constexpr char const * build_spaced_pattern = "1110111011101110111011101110111";
+
+/*! \brief Parse the value of --spaced into f: "none", "auto" (see build_default_spaced) or a
+ * pattern of k characters, 1 for a compared position and 0 for an ignored one (valid_spaced()).
+ * \pre f.k, f.canonical and f.window already set. \throws usage_error (also for a pattern without
+ * minimizer sampling) */
+void parse_spaced(std::string const & text, filter_args & f);
 
 /*! \brief classify's default decision rule, and build's default sampling and false-positive rate:
  * chosen together by measured accuracy on host depletion (docs/design.md, "Why the defaults"). A

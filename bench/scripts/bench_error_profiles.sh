@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# Host reads as sequencers write them: host depletion with the error profiles of ART's built-in
+# Illumina models (art_illumina -ss, Debian's art-nextgen-simulation-tools) at their usual lengths,
+# single-end and paired, on the human-like host of bench_human_host.sh (reads from another
+# individual), next to bbduk and bowtie2.
+#
+# Read sets (fixed seeds), drawn from the "heldout" individual of bench_human_host.sh:
+#   PROFILE_LEN_se / PROFILE_LEN_pe  ART -ss PROFILE -l LEN, single-end reads / pairs (fragments
+#       N(LEN + 200, 50)), for HS10 100, HS20 100, HS25 150, HSXt 150, MinS 50, MSv3 250, NS50 75;
+#   cut100 / cut75   100 bp and 75 bp pieces cut end to end from the 4% error long reads;
+#   foreign: ART HS20 100 and NS50 75 reads of the four Klebsiella genomes, the synthetic foreign
+#       short reads and the real SRA reads of bench_human_host.sh.
+# Every ksieve candidate filter (KSIEVE_PROFILE_CONFIGS) of the whole host classifies every set
+# (classify --stats: units called known, reads/s). On a slice of the host small enough for bowtie2's
+# index (the first KSIEVE_PROFILE_SLICE bases of chr1, reads from the same region of the individual's
+# two haplotypes) the default filter, bbduk (k=31: its defaults, with the masked middle base, and
+# without it) and bowtie2 --very-sensitive (a read or pair is host when a mate aligns) classify the
+# same slice reads.
+#
+# Environment (defaults in brackets):
+#   KSIEVE_HOST_BASES [1000000000]   host size (bench_human_host.sh makes the host and the individual)
+#   KSIEVE_PROFILE_READS [100000]    host reads (single-end) and pairs per profile, whole host
+#   KSIEVE_PROFILE_SLICE_READS [20000]  the same per profile on the slice
+#   KSIEVE_PROFILE_FOREIGN [500000]  foreign ART reads per profile
+#   KSIEVE_PROFILE_SLICE [20000000]  slice length
+#   KSIEVE_PROFILE_CONFIGS  candidate filters, space-separated KEY=VALUE,... with K (k-mer length;
+#       "-" = build's default), W (minimizer window) and FPR; the first is build's defaults.
+#       Default: "K=-,W=8,FPR=1e-4 K=31,W=8,FPR=1e-4 K=25,W=8,FPR=1e-4 K=23,W=8,FPR=1e-4
+#       K=21,W=8,FPR=1e-4 K=21,W=10,FPR=1e-4"
+#   KSIEVE_PROFILE_STEPS [data build classify peers table]  KSIEVE_BENCH_THREADS [2]  KSIEVE
+# Writes under WORK/human-BASES/profiles/ (WORK: the first argument, or KSIEVE_BENCH_DIR): the read
+# sets, filters/, stats/, peers/, report.md, and the benchmark page's section as WORK/profiles.md.
+# Usage: bench/scripts/bench_error_profiles.sh [WORK_DIR]
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
+
+HOST_BASES=${KSIEVE_HOST_BASES:-1000000000}
+N_HOST=${KSIEVE_PROFILE_READS:-100000}
+N_SLICE=${KSIEVE_PROFILE_SLICE_READS:-20000}
+N_FOREIGN=${KSIEVE_PROFILE_FOREIGN:-500000}
+SLICE=${KSIEVE_PROFILE_SLICE:-20000000}
+CONFIGS=${KSIEVE_PROFILE_CONFIGS:-"K=-,W=8,FPR=1e-4 K=31,W=8,FPR=1e-4 K=25,W=8,FPR=1e-4 K=23,W=8,FPR=1e-4 \
+K=21,W=8,FPR=1e-4 K=21,W=10,FPR=1e-4"}
+STEPS=${KSIEVE_PROFILE_STEPS:-data build classify peers table}
+T=${KSIEVE_BENCH_THREADS:-2}
+PROFILES="HS10:100 HS20:100 HS25:150 HSXt:150 MinS:50 MSv3:250 NS50:75"
+D=$WORK/human-$HOST_BASES
+P=$D/profiles
+IND=$D/heldout/individual.fa
+RES=$P/timing
+
+has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+config_get() { tr ',' '\n' <<< "$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+config_name()
+{
+    local k
+    k=$(config_get "$1" K)
+    [[ $k != - ]] || k=default
+    echo "k${k}_m$(config_get "$1" W)_fpr$(config_get "$1" FPR)"
+}
+fa_bases() { awk '!/^>/ { b += length($0) } END { printf "%.0f\n", b }' "$@"; }
+fq_count() { awk 'END { print NR / 4 }' "$1"; }
+
+# art PROFILE LEN READS SEED OUT_PREFIX GENOME [se|pe]: ART reads (OUT_PREFIX.fq, or OUT_PREFIX1.fq and
+# OUT_PREFIX2.fq) at the coverage that gives about READS reads (pairs) over GENOME.
+art()
+{
+    local prof=$1 len=$2 n=$3 seed=$4 out=$5 genome=$6 mode=$7 bases cov args=()
+    if [[ $mode == se ]]; then [[ -s $out.fq ]] && return 0; else [[ -s ${out}2.fq ]] && return 0; fi
+    bases=$(fa_bases "$genome")
+    [[ $mode == se ]] || args=(-p -m $((len + 200)) -s 50)
+    cov=$(awk -v n="$n" -v l="$len" -v b="$bases" -v p="$mode" 'BEGIN { printf "%.6f", n * l * (p == "pe" ? 2 : 1) / b }')
+    log "art $prof $len $mode: $out"
+    nice -n 10 art_illumina -q -ss "$prof" -i "$genome" -l "$len" -f "$cov" -rs "$seed" -na "${args[@]}" \
+        -o "$out.tmp" > "$out.art.log" 2>&1 || die "art_illumina $prof $len failed: $(tail -3 "$out.art.log")"
+    if [[ $mode == se ]]; then
+        mv "$out.tmp.fq" "$out.fq"
+    else
+        mv "$out.tmp1.fq" "${out}1.fq" && mv "$out.tmp2.fq" "${out}2.fq"
+    fi
+}
+
+# cut_reads LONG_FQ LEN OUT: LEN-base pieces cut end to end from each long read (qualities kept).
+cut_reads()
+{
+    [[ -s $3 ]] && return 0
+    awk -v L="$2" 'NR % 4 == 1 { id = substr($1, 2) } NR % 4 == 2 { s = $0 } NR % 4 == 0 {
+        for (i = 1; i + L - 1 <= length(s); i += L)
+            printf "@%s_%d\n%s\n+\n%s\n", id, i, substr(s, i, L), substr($0, i, L) }' "$1" > "$3.tmp"
+    mv "$3.tmp" "$3"
+}
+
+# slice_of FASTA LEN NAME_RE OUT: the first LEN bases of every record whose name matches NAME_RE.
+slice_of()
+{
+    [[ -s $4 ]] && return 0
+    awk -v L="$2" -v re="$3" '/^>/ { keep = ($1 ~ re); n = 0; if (keep) print; next }
+        keep && n < L { s = substr($0, 1, L - n); n += length(s); print s }' "$1" > "$4.tmp"
+    mv "$4.tmp" "$4"
+}
+
+make_data()
+{
+    KSIEVE_HUMAN_SETS=heldout KSIEVE_HUMAN_STEPS=data KSIEVE_HUMAN_CONFIGS=W=8,FPR=1e-4 \
+        "$BENCH_SCRIPTS/bench_human_host.sh" "$WORK"
+    mkdir -p "$P/host" "$P/slice" "$P/foreign"
+    local pl prof len i=0
+    [[ -s $P/foreign/klebsiella.fa ]] ||
+        cat "$WORK"/foreign-genomes/{Klebs_HS11286,Klebs_Kp1084,MGH78578,NTUH-K2044}.fa > "$P/foreign/klebsiella.fa"
+    slice_of "$D/host.fa" "$SLICE" '^>chr1$' "$P/slice/host_slice.fa"
+    slice_of "$IND" $((SLICE - 200000)) '^>chr1[_.-]' "$P/slice/individual_slice.fa"
+    for pl in $PROFILES; do
+        prof=${pl%%:*} len=${pl##*:} i=$((i + 1))
+        art "$prof" "$len" "$N_HOST" $((7000 + i)) "$P/host/${prof}_${len}_se" "$IND" se
+        art "$prof" "$len" "$N_HOST" $((7100 + i)) "$P/host/${prof}_${len}_pe" "$IND" pe
+        art "$prof" "$len" "$N_SLICE" $((7200 + i)) "$P/slice/${prof}_${len}_se" "$P/slice/individual_slice.fa" se
+        art "$prof" "$len" "$N_SLICE" $((7300 + i)) "$P/slice/${prof}_${len}_pe" "$P/slice/individual_slice.fa" pe
+    done
+    cut_reads "$D/heldout/host_long_e4.fq" 100 "$P/host/cut100_se.fq"
+    cut_reads "$D/heldout/host_long_e4.fq" 75 "$P/host/cut75_se.fq"
+    art HS20 100 "$N_FOREIGN" 7401 "$P/foreign/kleb_HS20_100_se" "$P/foreign/klebsiella.fa" se
+    art NS50 75 "$N_FOREIGN" 7402 "$P/foreign/kleb_NS50_75_se" "$P/foreign/klebsiella.fa" se
+    ln -sf "$D/heldout/foreign_short.fq" "$P/foreign/synthetic_150_se.fq"
+    ln -sf "$D/heldout/foreign_sra.fq" "$P/foreign/sra_se.fq"
+    ln -sf "$D/heldout/foreign_long.fq" "$P/foreign/long_se.fq"
+    ln -sf "$D/heldout/chimeras.fq" "$P/foreign/chimeras_se.fq"
+}
+
+# read_sets DIR: the read sets of DIR (NAME_se or NAME_pe), sorted
+read_sets()
+{
+    local f
+    for f in "$1"/*_se.fq "$1"/*_pe2.fq; do
+        [[ -s $f ]] || continue
+        f=$(basename "$f" .fq)
+        echo "${f%2}"
+    done | LC_ALL=C sort
+}
+
+# inputs DIR SET: classify's inputs of SET
+inputs_of() { if [[ $2 == *_pe ]]; then echo "--paired $1/${2}1.fq $1/${2}2.fq"; else echo "$1/$2.fq"; fi; }
+
+build_filter()
+{
+    local c=$1 host=$2 out=$3 args=() k
+    [[ -s $out ]] && return 0
+    k=$(config_get "$c" K)
+    [[ $k == - ]] || args+=(-k "$k")
+    args+=(--sampling "minimizer:$(config_get "$c" W)" --fpr "$(config_get "$c" FPR)")
+    mkdir -p "$(dirname "$out")" "$RES"
+    log "build $(basename "$out"): ${args[*]}"
+    /usr/bin/time -v -o "$RES/build_$(basename "$out" .ksf).time" "$KSIEVE" build -q -t "$T" "${args[@]}" \
+        -o "$out.tmp" "$host" 2> "$out.err" || die "build $out failed: $(tail -3 "$out.err")"
+    mv "$out.tmp" "$out"
+    "$KSIEVE" info "$out" > "$out.info"
+}
+
+# classify_all FILTER DIR... : classify --stats of every read set of each DIR
+classify_all()
+{
+    local f=$1 name dir s out
+    name=$(basename "$f" .ksf)
+    shift
+    for dir in "$@"; do
+        for s in $(read_sets "$dir"); do
+            out=$P/stats/$name/$(basename "$dir")/$s.json
+            [[ -s $out && $out -nt $f ]] && continue
+            mkdir -p "$(dirname "$out")"
+            # shellcheck disable=SC2046 # (the inputs)
+            "$KSIEVE" classify -q -t "$T" -f "$f" --stats "$out.tmp" $(inputs_of "$dir" "$s") ||
+                die "classify $name $s failed"
+            mv "$out.tmp" "$out"
+        done
+    done
+}
+
+# Peers on the slice: bbduk (k=31, defaults: masked middle base; and mm=f) and bowtie2 --very-sensitive.
+run_peers()
+{
+    local dir=$P/slice out=$P/peers s r1 r2
+    need_tools bbduk.sh bowtie2 bowtie2-build samtools
+    mkdir -p "$out"
+    if [[ ! -s $out/bt2.done ]]; then
+        log "bowtie2-build of the slice"
+        bowtie2-build --threads "$T" -q "$dir/host_slice.fa" "$out/bt2" > /dev/null || die "bowtie2-build failed"
+        touch "$out/bt2.done"
+    fi
+    for s in $(read_sets "$dir") $(read_sets "$P/foreign" | grep -v -e long -e chimeras); do
+        local src=$dir
+        [[ -s $dir/$s.fq || -s $dir/${s}2.fq ]] || src=$P/foreign
+        if [[ $s == *_pe ]]; then r1=$src/${s}1.fq r2=$src/${s}2.fq; else r1=$src/$s.fq r2=; fi
+        local m
+        for m in t f; do
+            [[ -s $out/bbduk_mm$m.$s.txt ]] && continue
+            local in=(in="$r1")
+            [[ -z $r2 ]] || in+=(in2="$r2")
+            bbduk.sh -Xmx4g t="$T" "${in[@]}" ref="$dir/host_slice.fa" k=31 mm=$m > /dev/null 2> "$out/bbduk_mm$m.$s.err" ||
+                die "bbduk $s failed: $(tail -3 "$out/bbduk_mm$m.$s.err")"
+            # "Contaminants: N reads (x%)" counts reads; a pair is one unit: bbduk removes both mates
+            awk -v p="${r2:+2}" '/^Input:/ { n = $2 } /^Contaminants:/ { c = $2 }
+                END { d = (p == "2") ? 2 : 1; print n / d, c / d }' "$out/bbduk_mm$m.$s.err" > "$out/bbduk_mm$m.$s.txt"
+        done
+        [[ -s $out/bowtie2.$s.txt ]] && continue
+        if [[ -z $r2 ]]; then
+            bowtie2 --very-sensitive -p "$T" -x "$out/bt2" -U "$r1" 2> "$out/bowtie2.$s.err" |
+                samtools view -F 256 - | awk '{ n++; if (int($2 / 4) % 2 == 0) k++ } END { print n, k + 0 }' > "$out/bowtie2.$s.txt"
+        else
+            bowtie2 --very-sensitive -p "$T" -x "$out/bt2" -1 "$r1" -2 "$r2" 2> "$out/bowtie2.$s.err" |
+                samtools view -F 256 -f 64 - |
+                awk '{ n++; if (int($2 / 4) % 4 != 3) k++ } END { print n, k + 0 }' > "$out/bowtie2.$s.txt"
+        fi
+    done
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------------------------
+json_field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# pct_of KNOWN UNITS KIND: "99.950" (host) or "0.0012 (12)" (foreign)
+pct_of()
+{
+    awk -v k="$1" -v n="$2" -v kind="$3" 'BEGIN { if (n == 0) { print "-"; exit }
+        if (kind == "host") printf "%.3f\n", 100 * k / n; else printf "%.4f (%d)\n", 100 * k / n, k }'
+}
+
+stats_cell()
+{
+    local j=$1 kind=$2
+    [[ -s $j ]] || { echo "-"; return; }
+    python3 - "$j" "$kind" << 'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+n, k = j["units"], j["known_units"]
+if n == 0:
+    print("-")
+elif sys.argv[2] == "host":
+    print(f"{100 * k / n:.3f}")
+else:
+    print(f"{100 * k / n:.4f} ({k})")
+EOF
+}
+
+set_kind() { case $1 in chimeras*) echo host ;; *) echo "$2" ;; esac; }
+
+# table_for DIR KIND FILTERS...: a row per read set, a column per filter (% of units known)
+table_for()
+{
+    local dir=$1 kind=$2 f s row
+    shift 2
+    row="| reads | units |"
+    for f in "$@"; do row+=" $(basename "$f" .ksf) |"; done
+    echo "$row"
+    echo "|---|---|$(printf -- '---|%.0s' "$@")"
+    for s in $(read_sets "$dir"); do
+        local first=$P/stats/$(basename "$1" .ksf)/$(basename "$dir")/$s.json
+        row="| $s | $(json_field "$P/stats/$(basename "$1" .ksf)/$(basename "$dir")/$s.json" units 2> /dev/null || echo -) |"
+        for f in "$@"; do
+            row+=" $(stats_cell "$P/stats/$(basename "$f" .ksf)/$(basename "$dir")/$s.json" "$(set_kind "$s" "$kind")") |"
+        done
+        echo "$row"
+    done
+}
+
+filters_table()
+{
+    echo "| filter | build | k | window | build wall | file bytes | distinct k-mers | est. FPR | reads/s (HS25 150, 1 Gbp) |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    local f n c
+    for c in $CONFIGS; do
+        n=$(config_name "$c")
+        f=$P/filters/$n.ksf
+        [[ -s $f.info ]] || continue
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(config_get "$c" K | sed 's/^-$/defaults/')" \
+            "$(awk '$1 == "k" { print $2 }' "$f.info")" "$(awk '$1 == "window" { print $2 }' "$f.info")" \
+            "$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$RES/build_$n.time")" \
+            "$(awk '$1 == "file_bytes" { print $2 }' "$f.info")" "$(awk '$1 == "distinct_kmers" { print $2 }' "$f.info")" \
+            "$(awk '$1 == "estimated_fpr" { print $2 }' "$f.info")" \
+            "$(json_field "$P/stats/$n/host/HS25_150_se.json" reads_per_second 2> /dev/null | awk '{ printf "%.0f", $1 }')"
+    done
+}
+
+peer_cell()
+{
+    local f=$1 kind=$2
+    [[ -s $f ]] || { echo "-"; return; }
+    read -r n k < "$f"
+    pct_of "$k" "$n" "$kind"
+}
+
+peers_table()
+{
+    local slice_filter=$P/filters/slice_$(config_name "${CONFIGS%% *}").ksf s src kind
+    echo "| reads | ksieve (defaults) | bbduk k=31 (defaults) | bbduk k=31 mm=f | bowtie2 --very-sensitive |"
+    echo "|---|---|---|---|---|"
+    for s in $(read_sets "$P/slice") $(read_sets "$P/foreign" | grep -v -e long -e chimeras); do
+        kind=host src=slice
+        [[ -s $P/slice/$s.fq || -s $P/slice/${s}2.fq ]] || { kind=foreign src=foreign; }
+        printf '| %s | %s | %s | %s | %s |\n' "$s" \
+            "$(stats_cell "$P/stats/$(basename "$slice_filter" .ksf)/$src/$s.json" "$kind")" \
+            "$(peer_cell "$P/peers/bbduk_mmt.$s.txt" "$kind")" "$(peer_cell "$P/peers/bbduk_mmf.$s.txt" "$kind")" \
+            "$(peer_cell "$P/peers/bowtie2.$s.txt" "$kind")"
+    done
+}
+
+report()
+{
+    local filters=() c cpu
+    for c in $CONFIGS; do filters+=("$P/filters/$(config_name "$c").ksf"); done
+    cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
+    {
+        echo "Host $HOST_BASES bp (bench_human_host.sh), reads from another individual: ART profiles" \
+            "$PROFILES (profile:length), $N_HOST single-end reads and $N_HOST pairs each; 75 and 100 bp pieces" \
+            "of the 4% error long reads; foreign: ART HS20 100 and NS50 75 reads of four Klebsiella" \
+            "genomes ($N_FOREIGN each), the synthetic foreign short reads, the real SRA reads, foreign" \
+            "long reads and chimeras (a host part of 5-50%). Cells: % of units (reads; pairs) called" \
+            "known, default rule (--min-hits 2, --min-hit-fraction 0.004). $T threads; $cpu."
+        echo
+        filters_table
+        echo
+        echo "Host reads known (%), whole host:"
+        echo
+        table_for "$P/host" host "${filters[@]}"
+        echo
+        echo "Foreign reads known (% and reads), whole host; chimeras (host %):"
+        echo
+        table_for "$P/foreign" foreign "${filters[@]}"
+        echo
+        echo "On the first $SLICE bases of chr1 (reads from the same region of the individual,"
+        echo "$N_SLICE per set), next to bbduk and bowtie2 (a pair is known when either mate is):"
+        echo
+        peers_table
+    } > "$P/report.md.tmp"
+    mv "$P/report.md.tmp" "$P/report.md"
+    cp "$P/report.md" "$WORK/profiles.md"
+    cat "$P/report.md"
+}
+
+need_tools art_illumina python3 /usr/bin/time lscpu
+find_ksieve
+log "load: $(uptime)"
+has_step data && make_data
+if has_step build || has_step classify; then
+    for c in $CONFIGS; do
+        f=$P/filters/$(config_name "$c").ksf
+        has_step build && build_filter "$c" "$D/host.fa" "$f"
+        has_step classify && classify_all "$f" "$P/host" "$P/foreign"
+    done
+    f=$P/filters/slice_$(config_name "${CONFIGS%% *}").ksf
+    has_step build && build_filter "${CONFIGS%% *}" "$P/slice/host_slice.fa" "$f"
+    has_step classify && classify_all "$f" "$P/slice" "$P/foreign"
+fi
+has_step peers && run_peers
+has_step table && report
+log "done: $(uptime)"
