@@ -42,7 +42,7 @@ CONFIGS=${KSIEVE_PROFILE_CONFIGS:-"K=-,W=8,FPR=1e-4 K=31,W=8,FPR=1e-4 K=25,W=8,F
 K=21,W=8,FPR=1e-4 K=21,W=10,FPR=1e-4"}
 STEPS=${KSIEVE_PROFILE_STEPS:-data build classify peers table}
 T=${KSIEVE_BENCH_THREADS:-2}
-PROFILES="HS10:100 HS20:100 HS25:150 HSXt:150 MinS:50 MSv3:250 NS50:75"
+PROFILES="HS10:100 HS20:100 HS25:150 HSXt:150 MinS:50:se MSv3:250 NS50:75" # (MinS: ART has single-end only)
 D=$WORK/human-$HOST_BASES
 P=$D/profiles
 IND=$D/heldout/individual.fa
@@ -108,11 +108,14 @@ make_data()
         cat "$WORK"/foreign-genomes/{Klebs_HS11286,Klebs_Kp1084,MGH78578,NTUH-K2044}.fa > "$P/foreign/klebsiella.fa"
     slice_of "$D/host.fa" "$SLICE" '^>chr1$' "$P/slice/host_slice.fa"
     slice_of "$IND" $((SLICE - 200000)) '^>chr1[_.-]' "$P/slice/individual_slice.fa"
+    local only
     for pl in $PROFILES; do
-        prof=${pl%%:*} len=${pl##*:} i=$((i + 1))
+        IFS=: read -r prof len only <<< "$pl"
+        i=$((i + 1))
         art "$prof" "$len" "$N_HOST" $((7000 + i)) "$P/host/${prof}_${len}_se" "$IND" se
-        art "$prof" "$len" "$N_HOST" $((7100 + i)) "$P/host/${prof}_${len}_pe" "$IND" pe
         art "$prof" "$len" "$N_SLICE" $((7200 + i)) "$P/slice/${prof}_${len}_se" "$P/slice/individual_slice.fa" se
+        [[ $only != se ]] || continue
+        art "$prof" "$len" "$N_HOST" $((7100 + i)) "$P/host/${prof}_${len}_pe" "$IND" pe
         art "$prof" "$len" "$N_SLICE" $((7300 + i)) "$P/slice/${prof}_${len}_pe" "$P/slice/individual_slice.fa" pe
     done
     cut_reads "$D/heldout/host_long_e4.fq" 100 "$P/host/cut100_se.fq"

@@ -48,12 +48,12 @@ build_args parse_build_options(std::string const & path, unsigned const k,
     f.k = k;
     f.canonical = canonical;
     f.type = parse_filter_type(type);
-    f.fpr = fpr.value_or(f.type == filter_type::quotient ? build_default_fpr : 0.001);
     parse_expected(expected.is_none() ? std::string{} : std::string{py::str(expected)}, f);
     f.shards = shards;
     f.seed = seed;
     f.max_load = max_load;
     parse_sampling(sampling, f);
+    f.fpr = fpr.value_or(build_default_fpr_for(f.type, f.window));
     parse_mask(mask, f);
     parse_spaced(spaced, f);
     args.no_counts = no_counts;

@@ -32,7 +32,7 @@ PYBIND11_MODULE(_ksieve, m)
     m.attr("DEFAULT_MIN_HIT_FRACTION") = ksieve::classify_default_fraction;
     m.attr("DEFAULT_MIN_HITS") = ksieve::classify_default_min_hits;
     m.attr("DEFAULT_SAMPLING") = ksieve::build_default_sampling;
-    m.attr("DEFAULT_FPR") = ksieve::build_default_fpr;
+    m.attr("DEFAULT_FPR") = ksieve::build_default_sampled_fpr; // of the default sampling
     kp::register_reader(m);
     kp::register_filter(m);
     kp::register_build(m);

@@ -310,7 +310,8 @@ void add_build(CLI::App & app, cli_state & st)
     add_common(*c, st.build.common);
     c->add_option("-o,--output", st.build.output, "Filter file to write")->required();
     add_filter_options(*c, st.build.filter, st.build_type, st.build_expected,
-                       "0.0001 for qf, 0.001 for the others");
+                       "0.00001 for qf with minimizer sampling, 0.0001 for qf of every k-mer, "
+                       "0.001 for the others");
     c->add_option(
          "--sampling", st.build_sampling,
          "Which k-mers to store: 'all', or 'minimizer:W' (the smallest-hash k-mer of every W "
@@ -633,10 +634,10 @@ void dispatch(cli_state & st)
     {
         auto & b = st.build;
         b.filter.type = parse_filter_type(st.build_type);
-        if (std::isnan(b.filter.fpr))
-            b.filter.fpr = b.filter.type == filter_type::quotient ? build_default_fpr : 0.001;
         parse_expected(st.build_expected, b.filter);
         parse_sampling(st.build_sampling, b.filter);
+        if (std::isnan(b.filter.fpr))
+            b.filter.fpr = build_default_fpr_for(b.filter.type, b.filter.window);
         parse_mask(st.build_mask, b.filter);
         parse_spaced(st.build_spaced, b.filter);
         if (b.no_counts && b.filter.type != filter_type::quotient)

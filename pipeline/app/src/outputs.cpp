@@ -156,6 +156,8 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["units"] = s.units;
     j["known_units"] = s.known_units;
     j["novel_units"] = s.novel_units;
+    if (c.command == "classify")
+        j["rescued_units"] = s.rescued_units;
     j["paired"] = s.paired;
     j["known_fraction"] =
         s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
@@ -689,6 +691,7 @@ void account(run_summary & s, work_item const & item)
         if (r.known)
         {
             ++s.known_units;
+            s.rescued_units += r.rescued ? 1 : 0;
             s.known_records += per_unit;
             s.known_bases += bases;
             if (!s.label_reads.empty())

@@ -12,7 +12,9 @@ namespace ksieve
 
 using detail::query_keys;
 
-early_classifier::early_classifier(batch_engine const & engine) : engine_{engine} {}
+early_classifier::early_classifier(batch_engine const & engine) : engine_{engine}, rescue_{engine}
+{
+}
 
 batch_engine::~batch_engine() = default; // here, where early_classifier is complete
 
@@ -277,6 +279,36 @@ void early_classifier::windowed_units(scratch & s, chunk const & c) const
     }
 }
 
+// The units that a rescue may take (anchor_rescue::eligible) need their hits exact: a unit decided
+// novel before its last minimizers were asked, without a hit so far, asks for them.
+void early_classifier::find_anchors(scratch & s, chunk const & c) const
+{
+    std::size_t total = 0;
+    s.active.clear();
+    for (std::size_t i = 0; i < c.m; ++i)
+        if (s.hits[i] == 0 && s.queried[i] < s.count[i] && s.count[i] <= anchor_rescue::max_sampled)
+        {
+            s.active.push_back(static_cast<std::uint32_t>(i));
+            total += s.count[i] - s.queried[i];
+        }
+    if (s.active.empty())
+        return;
+    if (s.qkeys.size() < total)
+    {
+        s.qkeys.resize(total);
+        s.qvalues.resize(total);
+    }
+    std::size_t q = 0;
+    for (std::uint32_t const i : s.active)
+        for (std::uint32_t j = s.queried[i]; j < s.count[i]; ++j)
+            s.qkeys[q++] = s.keys[s.offset[i] + j];
+    query_keys(c.filters, s.qkeys.data(), total, s.qvalues.data(), s.q);
+    q = 0;
+    for (std::uint32_t const i : s.active)
+        for (; s.queried[i] < s.count[i]; ++s.queried[i])
+            s.hits[i] += c.rule.hit(s.qvalues[q++]) ? 1u : 0u;
+}
+
 void early_classifier::classify(io::record_batch const & r1, io::record_batch const * const r2,
                                 std::span<any_filter const * const> const filters,
                                 decision_rule const & rule, std::vector<unit_result> & results)
@@ -316,6 +348,8 @@ void early_classifier::classify(io::record_batch const & r1, io::record_batch co
                     results);
             });
     failure.rethrow_if_set();
+    if (rescue_.active())
+        rescue_.run(r1, pairs ? r2 : nullptr, filters, rule, results);
 }
 
 // One chunk: its keys, the rounds of lookups, the long units in windows, and the results.
@@ -327,6 +361,8 @@ void early_classifier::classify_chunk(scratch & s, chunk const & c,
     spread_keys(s, c);
     rounds(s, c);
     windowed_units(s, c);
+    if (rescue_.active())
+        find_anchors(s, c);
     for (std::size_t i = 0; i < c.m; ++i)
         results[c.u0 + i] =
             unit_result{s.count[i], s.hits[i], s.count[i] > 0 && s.hits[i] >= s.need[i]};

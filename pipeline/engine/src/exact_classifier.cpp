@@ -12,7 +12,7 @@ namespace ksieve
 exact_classifier::exact_classifier(batch_engine const & engine,
                                    std::span<any_filter const * const> const filters,
                                    decision_rule const & rule)
-    : engine_{engine}, filters_{filters}, rule_{rule}
+    : engine_{engine}, filters_{filters}, rule_{rule}, rescue_{engine}
 {
     if (filters.size() == 1 && filters.front()->labeled())
         vote_.emplace(*filters.front()->labels());
@@ -40,6 +40,8 @@ void exact_classifier::classify(work_item & item)
         auto const h = static_cast<std::uint32_t>(std::min<std::uint64_t>(hits_[u], c));
         item.results[u] = unit_result{c, h, rule_.known(h, c)};
     }
+    if (rescue_.active())
+        rescue_.run(item.r1, &item.r2, filters_, rule_, item.results, vote_ ? &*vote_ : nullptr);
     if (vote_)
     {
         vote_->decide(item.results);

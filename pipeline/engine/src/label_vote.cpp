@@ -11,6 +11,14 @@ label_vote::label_vote(label_table const & table)
 {
 }
 
+void label_vote::drop(std::span<std::uint32_t const> const units)
+{
+    if (units.empty())
+        return;
+    std::erase_if(hits_, [&](std::pair<std::uint32_t, std::uint32_t> const & h)
+                  { return std::binary_search(units.begin(), units.end(), h.first); });
+}
+
 void label_vote::decide(std::vector<unit_result> & results)
 {
     // (hits come unit by unit from the classifiers; sorted here should a caller interleave them)

@@ -65,10 +65,10 @@ void parse_mask(std::string const & text, filter_args & f);
 inline constexpr char const * build_default_mask = "none";
 
 /*! \brief build's default --spaced ("auto": build_spaced_pattern for k = 31 with minimizer
- * sampling, none otherwise), and that pattern: 31 positions, every fourth one from the fourth
+ * sampling, none otherwise), and that pattern: 31 positions, every fifth one from the sixth
  * ignored (docs/design.md, "Why the defaults"). */
 inline constexpr char const * build_default_spaced = "auto";
-inline constexpr char const * build_spaced_pattern = "1110111011101110111011101110111";
+inline constexpr char const * build_spaced_pattern = "1111101111011110111101111011111";
 
 /*! \brief Parse the value of --spaced into f: "none", "auto" (see build_default_spaced) or a
  * pattern of k characters, 1 for a compared position and 0 for an ignored one (valid_spaced()).
@@ -84,6 +84,18 @@ inline constexpr double classify_default_fraction = 0.004;
 inline constexpr std::uint64_t classify_default_min_hits = 2;
 inline constexpr char const * build_default_sampling = "minimizer:8";
 inline constexpr double build_default_fpr = 0.0001;
+/*! \brief build's default false-positive rate of a quotient filter of minimizers: classify's
+ * second look at a read one hit short asks for every k-mer, about four times its minimizers. */
+inline constexpr double build_default_sampled_fpr = 0.00001;
+
+/*! \brief build's default --fpr for a filter of `type` and sampling window `window`. */
+[[nodiscard]] constexpr double build_default_fpr_for(filter_type const type,
+                                                     std::uint32_t const window) noexcept
+{
+    return type != filter_type::quotient ? 0.001
+           : window > 1                  ? build_default_sampled_fpr
+                                         : build_default_fpr;
+}
 
 /*! \brief classify and dedup warn about (with --strict: refuse) a filter whose estimated
  * false-positive rate exceeds its target by more than this factor. */
@@ -206,6 +218,9 @@ struct run_summary
     std::uint64_t units{0};
     std::uint64_t known_units{0};
     std::uint64_t novel_units{0};
+    /*! \brief classify: known units that a second look at every k-mer decided (their minimizers
+     * left them one hit short). */
+    std::uint64_t rescued_units{0};
     std::uint64_t kmers{
         0}; //!< valid k-mer positions (classify/dedup: of all units; build: inserted)
     std::uint64_t hits{0};  //!< exact only if hits_exact (else a lower bound)

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include <ksieve/engine/anchor_rescue.hpp>
 #include <ksieve/engine/decision_rule.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/unit_result.hpp>
@@ -30,7 +31,8 @@ public:
 
     /*! \brief Hash, query and classify (by `rule`) the units of a batch: r1[u] (and (*r2)[u] when
      * r2 is non-null and non-empty). results[u].kmers is exact, results[u].hits is only a lower
-     * bound (the hits found before the decision). Keys are looked up in rounds over chunks of
+     * bound (the hits found before the decision), except for units that a sampled filter leaves one hit
+     * short, which anchor_rescue looks up again with every k-mer. Keys are looked up in rounds over chunks of
      * units: each round asks, per undecided unit, for the fewest further k-mers that could decide
      * it or as many as it has asked so far, whichever is more, taken in a spread order (every 8th
      * position first), so that a run of k-mers broken by one sequencing error rarely delays the
@@ -77,8 +79,10 @@ private:
     void rounds(scratch & s, chunk const & c) const;
     static std::uint32_t next_lookups(scratch const & s, std::uint32_t i);
     void windowed_units(scratch & s, chunk const & c) const;
+    void find_anchors(scratch & s, chunk const & c) const;
 
     batch_engine const & engine_;
+    anchor_rescue rescue_;                 // units one hit short (sampled filters)
     std::vector<scratch> scratch_;         // per thread
     std::vector<std::size_t> chunk_begin_; // first unit of each chunk, then the batch's units
 };

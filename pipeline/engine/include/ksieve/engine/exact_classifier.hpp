@@ -7,6 +7,7 @@
  *
  * Thread safety: one exact_classifier per thread; the filters are read only.
  */
+#include <ksieve/engine/anchor_rescue.hpp>
 #include <ksieve/engine/decision_rule.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/label_vote.hpp>
@@ -47,6 +48,7 @@ private:
     std::vector<std::uint64_t> kmers_, hits_; // per unit of the batch
     std::vector<unit_result> piece_results_;
     std::optional<label_vote> vote_; // labeled filters
+    anchor_rescue rescue_;           // units one hit short (sampled filters)
 };
 
 } // namespace ksieve

@@ -5,6 +5,7 @@
  * hits, or `ambiguous` where several labels share the most hits.
  */
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,9 @@ public:
         if (count != 0)
             hits_.emplace_back(unit, static_cast<std::uint32_t>(count - 1));
     }
+
+    /*! \brief Forget the hits of the units in `units` (sorted, increasing). */
+    void drop(std::span<std::uint32_t const> units);
 
     /*! \brief label of every known unit of `results` (unit_result::label): its top label's index,
      * or unit_result::ambiguous; novel units get unit_result::no_label. \pre every add() of the

@@ -19,6 +19,9 @@ struct unit_result
     std::uint32_t kmers{0};
     std::uint32_t hits{0};
     bool known{false};
+    /*! \brief Known by a second look at every k-mer (anchor_rescue), its minimizers having left it
+     * one hit short. */
+    bool rescued{false};
     /*! \brief Against a labeled filter: the index of the known unit's label, or ambiguous. */
     std::uint32_t label{no_label};
 };
