@@ -23,10 +23,12 @@
 #   KSIEVE_PROFILE_SLICE_READS [20000]  the same per profile on the slice
 #   KSIEVE_PROFILE_FOREIGN [500000]  foreign ART reads per profile
 #   KSIEVE_PROFILE_SLICE [20000000]  slice length
-#   KSIEVE_PROFILE_CONFIGS  candidate filters, space-separated KEY=VALUE,... with K (k-mer length;
-#       "-" = build's default), W (minimizer window) and FPR; the first is build's defaults.
-#       Default: "K=-,W=8,FPR=1e-4 K=31,W=8,FPR=1e-4 K=25,W=8,FPR=1e-4 K=23,W=8,FPR=1e-4
-#       K=21,W=8,FPR=1e-4 K=21,W=10,FPR=1e-4"
+#   KSIEVE_PROFILE_CONFIGS  candidate filters, space-separated, each "defaults" or KEY=VALUE,... with
+#       K (-k), W (--sampling minimizer:W), FPR (--fpr) and S (--spaced; "none" or a pattern); a key
+#       left out takes build's default. The first is the one the slice table shows. Default:
+#       "defaults S=none,FPR=1e-4 FPR=1e-4 S=1110111011101110111011101110111 K=21,S=none,FPR=1e-4"
+#       (build's defaults; the plain k-mers at 1e-4, the filter of ksieve before spaced k-mers; the
+#       default pattern at 1e-4; a pattern that ignores every fourth position; plain 21-mers).
 #   KSIEVE_PROFILE_STEPS [data build classify peers table]  KSIEVE_BENCH_THREADS [2]  KSIEVE
 # Writes under WORK/human-BASES/profiles/ (WORK: the first argument, or KSIEVE_BENCH_DIR): the read
 # sets, filters/, stats/, peers/, report.md, and the benchmark page's section as WORK/profiles.md.
@@ -38,8 +40,8 @@ N_HOST=${KSIEVE_PROFILE_READS:-100000}
 N_SLICE=${KSIEVE_PROFILE_SLICE_READS:-20000}
 N_FOREIGN=${KSIEVE_PROFILE_FOREIGN:-500000}
 SLICE=${KSIEVE_PROFILE_SLICE:-20000000}
-CONFIGS=${KSIEVE_PROFILE_CONFIGS:-"K=-,W=8,FPR=1e-4 K=31,W=8,FPR=1e-4 K=25,W=8,FPR=1e-4 K=23,W=8,FPR=1e-4 \
-K=21,W=8,FPR=1e-4 K=21,W=10,FPR=1e-4"}
+CONFIGS=${KSIEVE_PROFILE_CONFIGS:-"defaults S=none,FPR=1e-4 FPR=1e-4 S=1110111011101110111011101110111 \
+K=21,S=none,FPR=1e-4"}
 STEPS=${KSIEVE_PROFILE_STEPS:-data build classify peers table}
 T=${KSIEVE_BENCH_THREADS:-2}
 PROFILES="HS10:100 HS20:100 HS25:150 HSXt:150 MinS:50:se MSv3:250 NS50:75" # (MinS: ART has single-end only)
@@ -50,12 +52,22 @@ RES=$P/timing
 
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 config_get() { tr ',' '\n' <<< "$1" | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+# config_name CONFIG: a file name (defaults, k21_spaced-none_fpr1e-4, spaced-1110..._...)
 config_name()
 {
-    local k
-    k=$(config_get "$1" K)
-    [[ $k != - ]] || k=default
-    echo "k${k}_m$(config_get "$1" W)_fpr$(config_get "$1" FPR)"
+    [[ $1 != defaults ]] || { echo defaults; return; }
+    tr ',' '\n' <<< "$1" | awk -F= '{ k = tolower($1); if (k == "s") k = "spaced-"; printf "%s%s%s", sep, k, $2; sep = "_" }'
+    echo
+}
+# config_args CONFIG: build's options of CONFIG
+config_args()
+{
+    local v
+    [[ $1 == defaults ]] && return 0
+    v=$(config_get "$1" K) && [[ -z $v ]] || echo "-k $v"
+    v=$(config_get "$1" W) && [[ -z $v ]] || echo "--sampling minimizer:$v"
+    v=$(config_get "$1" FPR) && [[ -z $v ]] || echo "--fpr $v"
+    v=$(config_get "$1" S) && [[ -z $v ]] || echo "--spaced $v"
 }
 fa_bases() { awk '!/^>/ { b += length($0) } END { printf "%.0f\n", b }' "$@"; }
 fq_count() { awk 'END { print NR / 4 }' "$1"; }
@@ -118,10 +130,17 @@ make_data()
         art "$prof" "$len" "$N_HOST" $((7100 + i)) "$P/host/${prof}_${len}_pe" "$IND" pe
         art "$prof" "$len" "$N_SLICE" $((7300 + i)) "$P/slice/${prof}_${len}_pe" "$P/slice/individual_slice.fa" pe
     done
+    local e
+    for e in 1 4 8 12; do ln -sf "$D/heldout/host_long_e$e.fq" "$P/host/long_e${e}_se.fq"; done
     cut_reads "$D/heldout/host_long_e4.fq" 100 "$P/host/cut100_se.fq"
     cut_reads "$D/heldout/host_long_e4.fq" 75 "$P/host/cut75_se.fq"
     art HS20 100 "$N_FOREIGN" 7401 "$P/foreign/kleb_HS20_100_se" "$P/foreign/klebsiella.fa" se
     art NS50 75 "$N_FOREIGN" 7402 "$P/foreign/kleb_NS50_75_se" "$P/foreign/klebsiella.fa" se
+    # the peers take the first N_SLICE * 5 reads of each Klebsiella set (bowtie2 is slow)
+    local fs
+    for fs in kleb_HS20_100_se kleb_NS50_75_se; do
+        [[ -s $P/slice/foreign_$fs.fq ]] || head -n $((N_SLICE * 20)) "$P/foreign/$fs.fq" > "$P/slice/foreign_$fs.fq"
+    done
     ln -sf "$D/heldout/foreign_short.fq" "$P/foreign/synthetic_150_se.fq"
     ln -sf "$D/heldout/foreign_sra.fq" "$P/foreign/sra_se.fq"
     ln -sf "$D/heldout/foreign_long.fq" "$P/foreign/long_se.fq"
@@ -144,11 +163,10 @@ inputs_of() { if [[ $2 == *_pe ]]; then echo "--paired $1/${2}1.fq $1/${2}2.fq";
 
 build_filter()
 {
-    local c=$1 host=$2 out=$3 args=() k
+    local c=$1 host=$2 out=$3 args=()
     [[ -s $out ]] && return 0
-    k=$(config_get "$c" K)
-    [[ $k == - ]] || args+=(-k "$k")
-    args+=(--sampling "minimizer:$(config_get "$c" W)" --fpr "$(config_get "$c" FPR)")
+    # shellcheck disable=SC2207 # (options without blanks)
+    args=($(config_args "$c"))
     mkdir -p "$(dirname "$out")" "$RES"
     log "build $(basename "$out"): ${args[*]}"
     /usr/bin/time -v -o "$RES/build_$(basename "$out" .ksf).time" "$KSIEVE" build -q -t "$T" "${args[@]}" \
@@ -187,10 +205,8 @@ run_peers()
         bowtie2-build --threads "$T" -q "$dir/host_slice.fa" "$out/bt2" > /dev/null || die "bowtie2-build failed"
         touch "$out/bt2.done"
     fi
-    for s in $(read_sets "$dir") $(read_sets "$P/foreign" | grep -v -e long -e chimeras); do
-        local src=$dir
-        [[ -s $dir/$s.fq || -s $dir/${s}2.fq ]] || src=$P/foreign
-        if [[ $s == *_pe ]]; then r1=$src/${s}1.fq r2=$src/${s}2.fq; else r1=$src/$s.fq r2=; fi
+    for s in $(read_sets "$dir"); do
+        if [[ $s == *_pe ]]; then r1=$dir/${s}1.fq r2=$dir/${s}2.fq; else r1=$dir/$s.fq r2=; fi
         local m
         for m in t f; do
             [[ -s $out/bbduk_mm$m.$s.txt ]] && continue
@@ -266,15 +282,16 @@ table_for()
 
 filters_table()
 {
-    echo "| filter | build | k | window | build wall | file bytes | distinct k-mers | est. FPR | reads/s (HS25 150, 1 Gbp) |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| filter | build options | k | sampling | spaced | build wall | file bytes | distinct k-mers | est. FPR | reads/s (HS25 150) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
     local f n c
     for c in $CONFIGS; do
         n=$(config_name "$c")
         f=$P/filters/$n.ksf
         [[ -s $f.info ]] || continue
-        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(config_get "$c" K | sed 's/^-$/defaults/')" \
-            "$(awk '$1 == "k" { print $2 }' "$f.info")" "$(awk '$1 == "window" { print $2 }' "$f.info")" \
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(config_args "$c" | paste -sd' ' - | sed 's/^$/(none)/')" \
+            "$(awk '$1 == "k" { print $2 }' "$f.info")" "$(awk '$1 == "sampling" { print $2 }' "$f.info")" \
+            "$(awk '$1 == "spaced" { s = $2 } END { print s == "" ? "none" : s }' "$f.info")" \
             "$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$RES/build_$n.time")" \
             "$(awk '$1 == "file_bytes" { print $2 }' "$f.info")" "$(awk '$1 == "distinct_kmers" { print $2 }' "$f.info")" \
             "$(awk '$1 == "estimated_fpr" { print $2 }' "$f.info")" \
@@ -293,11 +310,11 @@ peer_cell()
 peers_table()
 {
     local slice_filter=$P/filters/slice_$(config_name "${CONFIGS%% *}").ksf s src kind
-    echo "| reads | ksieve (defaults) | bbduk k=31 (defaults) | bbduk k=31 mm=f | bowtie2 --very-sensitive |"
+    echo "| reads | ksieve ($(config_name "${CONFIGS%% *}")) | bbduk k=31 (defaults) | bbduk k=31 mm=f | bowtie2 --very-sensitive |"
     echo "|---|---|---|---|---|"
-    for s in $(read_sets "$P/slice") $(read_sets "$P/foreign" | grep -v -e long -e chimeras); do
+    for s in $(read_sets "$P/slice"); do
         kind=host src=slice
-        [[ -s $P/slice/$s.fq || -s $P/slice/${s}2.fq ]] || { kind=foreign src=foreign; }
+        [[ $s != foreign_* ]] || kind=foreign
         printf '| %s | %s | %s | %s | %s |\n' "$s" \
             "$(stats_cell "$P/stats/$(basename "$slice_filter" .ksf)/$src/$s.json" "$kind")" \
             "$(peer_cell "$P/peers/bbduk_mmt.$s.txt" "$kind")" "$(peer_cell "$P/peers/bbduk_mmf.$s.txt" "$kind")" \
@@ -311,6 +328,15 @@ report()
     for c in $CONFIGS; do filters+=("$P/filters/$(config_name "$c").ksf"); done
     cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
     {
+        echo "# Benchmarks: host reads with sequencing errors (ART profiles)"
+        echo
+        echo "<!-- Written by bench/scripts/bench_error_profiles.sh; edit the script, not this page. -->"
+        echo
+        echo "Commit \`$(git -C "$REPO" rev-parse --short=10 HEAD)\`, $(date -u '+%Y-%m-%d %H:%M') UTC, $cpu, $(nproc) cores" \
+            "(load at the end: $(cut -d' ' -f1-3 /proc/loadavg)); executable \`sha256:$(sha256sum "$KSIEVE" | cut -c1-8)\`." \
+            "Reproduce: \`bench/scripts/bench_error_profiles.sh WORK_DIR\` (the host and the other individual are" \
+            "those of \`bench/scripts/bench_human_host.sh\`, which it runs for its data)."
+        echo
         echo "Host $HOST_BASES bp (bench_human_host.sh), reads from another individual: ART profiles" \
             "$PROFILES (profile:length), $N_HOST single-end reads and $N_HOST pairs each; 75 and 100 bp pieces" \
             "of the 4% error long reads; foreign: ART HS20 100 and NS50 75 reads of four Klebsiella" \
@@ -350,7 +376,7 @@ if has_step build || has_step classify; then
     done
     f=$P/filters/slice_$(config_name "${CONFIGS%% *}").ksf
     has_step build && build_filter "${CONFIGS%% *}" "$P/slice/host_slice.fa" "$f"
-    has_step classify && classify_all "$f" "$P/slice" "$P/foreign"
+    has_step classify && classify_all "$f" "$P/slice"
 fi
 has_step peers && run_peers
 has_step table && report

@@ -1055,6 +1055,55 @@ TEST_F(filter_file_test, masks_round_trip_and_are_validated)
     EXPECT_FALSE(refused_with(ksieve::mask_none, 0, 11));    // none, written as 4
 }
 
+// A filter of spaced k-mers is written as version 6 with its pattern and a label flag after the mask
+// fields, read back equal; patterns the format does not allow are refused as corrupted.
+TEST_F(filter_file_test, spaced_patterns_round_trip_and_are_validated)
+{
+    hand_made h = make_hand_made();
+    std::uint32_t const pattern = 0x7def7bdf; // 31 positions, 5, 10, 15, 20, 25 ignored
+    h.header.kmer = ksieve::kmer_params{31, true, ksieve::hash_id::mix2k_v1, 99, 8, 0, pattern};
+    ASSERT_TRUE(ksieve::valid_spaced(31, true, pattern));
+    fs::path const p = dir_ / "spaced.ksf";
+    write_hand_made(p, h);
+    auto const f = mapped_filter_file::open(p);
+    EXPECT_EQ(f->header().version, ksieve::filter_format_version);
+    EXPECT_EQ(f->header().kmer, h.header.kmer);
+    EXPECT_EQ(ksieve::spaced_name(f->header().kmer), "1111101111011110111101111011111");
+    EXPECT_EQ(f->header().labels, nullptr);
+    bytes_t const good = read_bytes(p);
+    ASSERT_EQ(get_u32(good, 8), 6u);
+    std::size_t const at = 64 + 8 * h.header.params.size() + 16 + 8 + 8; // after the mask fields
+    ASSERT_EQ(get_u32(good, at), pattern);
+    ASSERT_EQ(get_u32(good, at + 4), 0u); // no label table
+    auto refused_with = [&](std::uint32_t const pat, std::uint32_t const labels)
+    {
+        bytes_t bad = good;
+        put_u32(bad, at, pat);
+        put_u32(bad, at + 4, labels);
+        reseal_header(bad);
+        try
+        {
+            (void)mapped_filter_file::from_bytes(as_bytes(bad), p.string());
+            return ::testing::AssertionFailure() << pat << " " << labels << " accepted";
+        }
+        catch (format_error const & e)
+        {
+            if (std::string{e.what()}.find(p.string()) == std::string::npos)
+                return ::testing::AssertionFailure() << e.what();
+            return ::testing::AssertionSuccess();
+        }
+    };
+    EXPECT_TRUE(refused_with(0, 0));                // version 6 without a pattern
+    EXPECT_TRUE(refused_with(pattern & ~1u, 0));    // first position ignored
+    EXPECT_TRUE(refused_with(pattern & ~2u, 0));    // not symmetric
+    EXPECT_TRUE(refused_with(0xffffffffu, 0));      // beyond k positions
+    EXPECT_TRUE(refused_with(0x40000001u, 0));      // most positions ignored
+    EXPECT_TRUE(refused_with(pattern, 2));          // a label flag other than 0 or 1
+    EXPECT_FALSE(refused_with(0x7fffffffu, 0));     // every position: valid
+    // the flag says a label table follows: there is none, so the header's size disagrees
+    EXPECT_TRUE(refused_with(pattern, 1));
+}
+
 // Crafted files: every field the loader reads is checked against the file before it is used, so
 // that a hostile header (resealed: its checksum matches) is refused with an error naming the file,
 // never read out of bounds and never sized by a count the file's bytes cannot hold.

@@ -172,3 +172,58 @@ TEST(kmer, different_seeds_give_different_hashes)
         same += a(x) == b(x);
     EXPECT_LT(same, 5);
 }
+
+// Spaced k-mers against strings: each strand with its ignored positions read as A, the smaller one
+// (canonical); a k-mer that differs only at ignored positions gets the same code.
+TEST(kmer, spaced_scanner_matches_naive_masked_strings)
+{
+    std::mt19937_64 rng{7};
+    for (unsigned const k : {9u, 21u, 31u, 32u})
+    {
+        // ignored: every fifth position from the sixth, mirrored (symmetric)
+        std::uint32_t pattern = k >= 32 ? ~0u : (1u << k) - 1;
+        for (unsigned j = 5; j + 1 < k; j += 5)
+            pattern &= ~(1u << j) & ~(1u << (k - 1 - j));
+        auto masked = [&](std::string s)
+        {
+            for (unsigned j = 0; j < k; ++j)
+                if (((pattern >> j) & 1u) == 0)
+                    s[j] = 'A';
+            return s;
+        };
+        for (bool const canonical : {true, false})
+        {
+            ksieve::kmer_scanner const scan{k, canonical, ksieve::spaced_code_mask(k, pattern)};
+            for (int rep = 0; rep < 50; ++rep)
+            {
+                std::string const seq = random_sequence(rng, 20 + rng() % 300);
+                std::vector<std::pair<std::size_t, std::uint64_t>> expected;
+                for (std::size_t i = 0; i + k <= seq.size(); ++i)
+                {
+                    std::string const sub = seq.substr(i, k);
+                    if (!all_acgt(sub))
+                        continue;
+                    std::string const fw = masked(upper(sub));
+                    std::string const rc = masked(revcomp(upper(sub)));
+                    std::uint64_t code = 0;
+                    ASSERT_TRUE(ksieve::encode_kmer(canonical ? std::min(fw, rc) : fw, code));
+                    expected.emplace_back(i, code);
+                }
+                std::vector<std::pair<std::size_t, std::uint64_t>> got;
+                scan.for_each(seq, [&](std::size_t pos, std::uint64_t code)
+                              { got.emplace_back(pos, code); });
+                ASSERT_EQ(got, expected) << "k=" << k << " seq=" << seq;
+            }
+            // a substitution at an ignored position leaves the code as it was
+            std::string s(k, 'A');
+            for (auto & c : s)
+                c = "ACGT"[rng() % 4];
+            std::string t = s;
+            t[5] = t[5] == 'C' ? 'G' : 'C';
+            std::vector<std::uint64_t> a, b;
+            scan.for_each(s, [&](std::size_t, std::uint64_t c) { a.push_back(c); });
+            scan.for_each(t, [&](std::size_t, std::uint64_t c) { b.push_back(c); });
+            EXPECT_EQ(a, b) << "k=" << k;
+        }
+    }
+}

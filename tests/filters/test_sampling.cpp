@@ -113,9 +113,13 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
     std::mt19937_64 rng{11};
     auto scratch = std::make_unique<ksieve::minimizer_scratch>();
     for (unsigned const k : {5u, 8u, 9u, 21u, 31u, 32u})
-        for (bool const canonical : {true, false})
+        for (int const variant : {0, 1, 2})
         {
-            ksieve::kmer_scanner const scanner{k, canonical};
+            bool const canonical = variant != 1;
+            // variant 2: spaced k-mers (positions 2 and k - 3 ignored), codes masked on both strands
+            std::uint32_t const all = k >= 32 ? ~0u : (1u << k) - 1;
+            std::uint32_t const pattern = variant == 2 ? all & ~(1u << 2) & ~(1u << (k - 3)) : 0;
+            ksieve::kmer_scanner const scanner{k, canonical, ksieve::spaced_code_mask(k, pattern)};
             for (int t = 0; t < 1500; ++t)
             {
                 std::size_t const around = ksieve::minimizer_scratch::capacity + k - 3 + rng() % 5;
@@ -148,7 +152,7 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
                     want.push_back(codes[i]);
                 ksieve::for_each_record_minimizer(scanner, seq, w, seed, *scratch,
                                                   [&](std::uint64_t const c) { got.push_back(c); });
-                ASSERT_EQ(got, want) << "k " << k << " canonical " << canonical << " w " << w
+                ASSERT_EQ(got, want) << "k " << k << " variant " << variant << " w " << w
                                      << " length " << seq.size();
             }
         }

@@ -29,14 +29,25 @@ bool naive_low_complexity(std::string const & s, std::uint32_t const threshold)
     return threshold != 0 && pairs * 100 > std::uint64_t{threshold} * (s.size() - 3);
 }
 
-// The hashed keys of the minimizers of one sequence, from the definition (naively), less the
-// low-complexity ones for a mask threshold.
-std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
-                                              std::size_t const w, std::uint32_t const mask = 0)
+// build's default spaced pattern for k and window W ("" = plain k-mers): k 31 with minimizers.
+std::string default_pattern(unsigned const k, std::size_t const w)
 {
-    std::vector<std::string> letters;
-    ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
-    std::vector<std::uint64_t> codes;
+    return k == 31 && w > 1 ? std::string{ksieve::build_spaced_pattern} : std::string{};
+}
+
+// The valid k-mers of one sequence in order, each as the letters of its chosen strand with the
+// pattern's ignored positions read as A ('0' in `pattern`; "" = none), and their codes (the
+// smaller strand).
+void naive_kmers(std::string seq, unsigned const k, std::string const & pattern,
+                 std::vector<std::string> & letters, std::vector<std::uint64_t> & codes)
+{
+    auto masked = [&](std::string s)
+    {
+        for (std::size_t j = 0; j < pattern.size(); ++j)
+            if (pattern[j] == '0')
+                s[j] = 'A';
+        return s;
+    };
     for (auto & c : seq)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     for (std::size_t i = 0; i + k <= seq.size(); ++i)
@@ -44,12 +55,25 @@ std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
         std::string const s = seq.substr(i, k);
         if (s.find_first_not_of("ACGT") != std::string::npos)
             continue;
+        std::string const f = masked(s), r = masked(revcomp(s));
         std::uint64_t fw = 0, rc = 0;
-        (void)ksieve::encode_kmer(s, fw);
-        (void)ksieve::encode_kmer(revcomp(s), rc);
+        (void)ksieve::encode_kmer(f, fw);
+        (void)ksieve::encode_kmer(r, rc);
         codes.push_back(std::min(fw, rc));
-        letters.push_back(s);
+        letters.push_back(rc < fw ? r : f);
     }
+}
+
+// The hashed keys of the minimizers of one sequence, from the definition (naively), less the
+// low-complexity ones for a mask threshold.
+std::vector<std::uint64_t> naive_sampled_keys(std::string const & seq, unsigned const k,
+                                              std::size_t const w, std::uint32_t const mask = 0,
+                                              std::string const & pattern = {})
+{
+    std::vector<std::string> letters;
+    std::vector<std::uint64_t> codes;
+    naive_kmers(seq, k, pattern, letters, codes);
+    ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
     std::set<std::size_t> chosen;
     std::size_t const n = codes.size();
     std::size_t const windows = n == 0 ? 0 : (n < w ? 1 : n - w + 1);
@@ -67,6 +91,50 @@ std::vector<std::uint64_t> naive_sampled_keys(std::string seq, unsigned const k,
         if (!naive_low_complexity(letters[i], mask))
             out.push_back(hash(codes[i]));
     return out;
+}
+
+// What classify reports of a read against an exact set of sampled keys: its minimizers and their
+// hits, known by the rule (min_hits, fraction); a short read left novel with at least one hit is
+// looked up with every k-mer (low-complexity ones, DUST above 1.5 or the filter's mask, left out)
+// and is known, with those k-mers and hits, where they meet the rule.
+struct naive_row
+{
+    std::uint64_t kmers{0}, hits{0};
+    bool known{false};
+};
+naive_row naive_classify(std::string const & seq, unsigned const k, std::size_t const w,
+                         std::unordered_set<std::uint64_t> const & set, std::uint32_t const mask,
+                         std::string const & pattern, std::uint64_t const min_hits = 2,
+                         double const fraction = 0.004)
+{
+    auto rule = [&](std::uint64_t const h, std::uint64_t const n)
+    {
+        return n > 0 && h >= min_hits &&
+               static_cast<double>(h) / static_cast<double>(n) >= fraction;
+    };
+    naive_row r;
+    for (auto const key : naive_sampled_keys(seq, k, w, mask, pattern))
+    {
+        ++r.kmers;
+        r.hits += set.count(key);
+    }
+    r.known = rule(r.hits, r.kmers);
+    if (r.known || r.hits == 0 || r.kmers > 512)
+        return r;
+    std::vector<std::string> letters;
+    std::vector<std::uint64_t> codes;
+    naive_kmers(seq, k, pattern, letters, codes);
+    ksieve::kmer_hasher const hash{k, ksieve::default_hash_seed};
+    std::uint64_t n = 0, h = 0;
+    for (std::size_t i = 0; i < codes.size(); ++i)
+        if (!naive_low_complexity(letters[i], mask != 0 ? mask : 150))
+        {
+            ++n;
+            h += set.count(hash(codes[i]));
+        }
+    if (rule(h, n))
+        r = naive_row{n, h, true};
+    return r;
 }
 
 std::vector<std::string> fasta_sequences(std::string const & path)
@@ -109,8 +177,9 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
          std::vector<std::pair<unsigned, std::size_t>>{{31, 15}, {25, 8}, {21, 2}})
     {
         std::unordered_set<std::uint64_t> set;
+        std::string const pattern = default_pattern(k, w);
         for (auto const & seq : fasta_sequences(ref))
-            for (auto const key : naive_sampled_keys(seq, k, w))
+            for (auto const key : naive_sampled_keys(seq, k, w, 0, pattern))
                 set.insert(key);
         std::string name = "m";
         name += std::to_string(w);
@@ -140,12 +209,11 @@ TEST_F(sampled_commands, classify_equals_the_naive_definition_for_any_k_w_and_th
             ASSERT_EQ(rows.size(), reads.size());
             for (std::size_t i = 0; i < rows.size(); ++i)
             {
-                auto const keys = naive_sampled_keys(fastq_sequence(reads[i]), k, w);
-                std::uint64_t hits = 0;
-                for (auto const key : keys)
-                    hits += set.count(key);
-                ASSERT_EQ(rows[i].kmers, keys.size()) << "k " << k << " w " << w << " read " << i;
-                ASSERT_EQ(rows[i].hits, hits) << "k " << k << " w " << w << " read " << i;
+                naive_row const want =
+                    naive_classify(fastq_sequence(reads[i]), k, w, set, 0, pattern);
+                ASSERT_EQ(rows[i].kmers, want.kmers) << "k " << k << " w " << w << " read " << i;
+                ASSERT_EQ(rows[i].hits, want.hits) << "k " << k << " w " << w << " read " << i;
+                ASSERT_EQ(rows[i].cls, want.known ? "known" : "novel") << "read " << i;
             }
             if (threads == 1)
                 first_report = read_file(report);
@@ -177,7 +245,7 @@ TEST_F(sampled_commands, long_records_with_ns_hold_exactly_their_minimizers)
     write_file(ref, fa);
     std::unordered_set<std::uint64_t> set;
     for (auto const & seq : seqs)
-        for (auto const key : naive_sampled_keys(seq, 31, 15))
+        for (auto const key : naive_sampled_keys(seq, 31, 15, 0, default_pattern(31, 15)))
             set.insert(key);
     std::string const f = tmp / "long.ksf";
     auto const b = run_ksieve(
@@ -196,7 +264,8 @@ TEST_F(sampled_commands, long_records_with_ns_hold_exactly_their_minimizers)
     ASSERT_EQ(rows.size(), seqs.size());
     for (std::size_t i = 0; i < rows.size(); ++i)
     {
-        EXPECT_EQ(rows[i].kmers, naive_sampled_keys(seqs[i], 31, 15).size());
+        EXPECT_EQ(rows[i].kmers,
+                  naive_sampled_keys(seqs[i], 31, 15, 0, default_pattern(31, 15)).size());
         EXPECT_EQ(rows[i].hits, rows[i].kmers);
     }
 }
@@ -341,8 +410,9 @@ TEST_F(sampled_commands, masked_filters_equal_the_naive_definition_and_refuse_un
     for (auto const & [k, w, t] :
          std::vector<std::tuple<unsigned, std::size_t, std::uint32_t>>{{31, 11, 150}, {21, 5, 90}})
     {
+        std::string const pattern = default_pattern(k, w);
         std::unordered_set<std::uint64_t> set;
-        for (auto const key : naive_sampled_keys(genome, k, w, t))
+        for (auto const key : naive_sampled_keys(genome, k, w, t, pattern))
             set.insert(key);
         std::string const f = tmp / ("mask" + std::to_string(k) + ".ksf");
         std::string const mask = "dust:" + std::to_string(t / 100) + "." +
@@ -354,7 +424,7 @@ TEST_F(sampled_commands, masked_filters_equal_the_naive_definition_and_refuse_un
         ASSERT_EQ(b.status, 0) << b.err;
         auto const info = run_ksieve("info --json '" + f + "'", tmp);
         EXPECT_EQ(json_number(info.out, "distinct_kmers"), static_cast<double>(set.size()));
-        EXPECT_EQ(json_number(info.out, "format_version"), 4.0);
+        EXPECT_EQ(json_number(info.out, "format_version"), pattern.empty() ? 4.0 : 6.0);
         EXPECT_NE(info.out.find("\"mask\": \"" + mask + "\""), std::string::npos) << info.out;
         std::string first;
         std::uint64_t masked_away = 0;
@@ -369,13 +439,12 @@ TEST_F(sampled_commands, masked_filters_equal_the_naive_definition_and_refuse_un
             ASSERT_EQ(rows.size(), seqs.size());
             for (std::size_t i = 0; i < rows.size(); ++i)
             {
-                auto const keys = naive_sampled_keys(seqs[i], k, w, t);
-                std::uint64_t hits = 0;
-                for (auto const key : keys)
-                    hits += set.count(key);
-                ASSERT_EQ(rows[i].kmers, keys.size()) << "k " << k << " read " << i;
-                ASSERT_EQ(rows[i].hits, hits) << "k " << k << " read " << i;
-                masked_away += naive_sampled_keys(seqs[i], k, w).size() - keys.size();
+                naive_row const want = naive_classify(seqs[i], k, w, set, t, pattern);
+                ASSERT_EQ(rows[i].kmers, want.kmers) << "k " << k << " read " << i;
+                ASSERT_EQ(rows[i].hits, want.hits) << "k " << k << " read " << i;
+                ASSERT_EQ(rows[i].cls, want.known ? "known" : "novel") << "read " << i;
+                masked_away += naive_sampled_keys(seqs[i], k, w, 0, pattern).size() -
+                               naive_sampled_keys(seqs[i], k, w, t, pattern).size();
             }
             if (threads == 1)
                 first = read_file(report);
@@ -389,7 +458,7 @@ TEST_F(sampled_commands, masked_filters_equal_the_naive_definition_and_refuse_un
         run_ksieve("build -q --sampling minimizer:11 -o '" + plain + "' '" + ref + "'", tmp).status,
         0);
     EXPECT_EQ(json_number(run_ksieve("info --json '" + plain + "'", tmp).out, "format_version"),
-              3.0);
+              6.0); // spaced k-mers, the default for k 31
     auto const c =
         run_ksieve("classify -q -f '" + plain + "' -f '" + masked + "' '" + reads_fq + "'", tmp);
     EXPECT_EQ(c.status, 1);
@@ -464,8 +533,9 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
     std::string const scheme{ksieve::build_default_sampling};
     ASSERT_EQ(scheme.rfind("minimizer:", 0), 0U);
     std::size_t const window = std::stoul(scheme.substr(10));
+    std::string const pattern = default_pattern(31, window);
     std::unordered_set<std::uint64_t> set;
-    for (auto const key : naive_sampled_keys(genome, 31, window))
+    for (auto const key : naive_sampled_keys(genome, 31, window, 0, pattern))
         set.insert(key);
     for (unsigned const threads : {1u, 3u})
     {
@@ -479,16 +549,12 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
         std::size_t agree = 0, hosts = 0;
         for (std::size_t i = 0; i < rows.size(); ++i)
         {
-            auto const keys = naive_sampled_keys(seqs[i], 31, window);
-            std::uint64_t hits = 0;
-            for (auto const key : keys)
-                hits += set.count(key);
-            bool const known = hits >= ksieve::classify_default_min_hits &&
-                               static_cast<double>(hits) / static_cast<double>(keys.size()) >=
-                                   ksieve::classify_default_fraction;
-            ASSERT_EQ(rows[i].kmers, keys.size()) << "read " << i;
-            ASSERT_EQ(rows[i].hits, hits) << "read " << i;
-            ASSERT_EQ(rows[i].cls, known ? "known" : "novel") << "read " << i;
+            naive_row const want =
+                naive_classify(seqs[i], 31, window, set, 0, pattern,
+                               ksieve::classify_default_min_hits, ksieve::classify_default_fraction);
+            ASSERT_EQ(rows[i].kmers, want.kmers) << "read " << i;
+            ASSERT_EQ(rows[i].hits, want.hits) << "read " << i;
+            ASSERT_EQ(rows[i].cls, want.known ? "known" : "novel") << "read " << i;
             agree += rows[i].cls == truth[i] ? 1 : 0;
             hosts += truth[i] == "known" ? 1 : 0;
         }

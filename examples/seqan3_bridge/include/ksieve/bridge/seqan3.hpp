@@ -66,7 +66,7 @@ requires seqan3::nucleotide_alphabet<std::ranges::range_value_t<R>>
                                   std::uint64_t const min_count = 1)
 {
     kmer_params const & km = filter.kmer();
-    kmer_scanner const scanner{km.k, km.canonical};
+    kmer_scanner const scanner{km.k, km.canonical, km.code_mask()};
     kmer_hasher const hash = km.hasher();
     std::string const text = to_text(std::forward<R>(range));
     sequence_hits r;

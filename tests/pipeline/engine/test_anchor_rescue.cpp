@@ -1,0 +1,175 @@
+// The second look of classify (anchor_rescue) against a naive classifier over an exact key set: a
+// read's minimizers decide it by the rule; a short novel read with at least one hit is known where
+// every one of its k-mers (low-complexity ones left out) meets the rule. The early-decision path
+// and the exact-hits path must both give the oracle's classes, and a rescued read the oracle's
+// k-mers and hits.
+#include <ksieve/engine/anchor_rescue.hpp>
+#include <ksieve/engine/early_classify.hpp>
+#include <ksieve/engine/exact_classifier.hpp>
+
+#include <ksieve/filters/low_complexity.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
+{
+    std::string s(n, 'A');
+    for (auto & c : s)
+        c = "ACGT"[rng() % 4];
+    return s;
+}
+
+// Views of `seqs` as a batch (the strings outlive it).
+void fill(ksieve::io::record_batch & b, std::vector<std::string> const & seqs)
+{
+    for (std::string const & s : seqs)
+        b.records_.push_back(ksieve::io::record_view{"r", "r", s, {}, s});
+}
+
+struct oracle_result
+{
+    bool known{false};
+    bool rescued{false};
+    std::uint32_t kmers{0}, hits{0};
+};
+
+class anchor_rescue_test : public ::testing::TestWithParam<std::uint32_t>
+{
+protected:
+    void SetUp() override
+    {
+        kmer_.k = 31;
+        kmer_.window = 8;
+        kmer_.spaced = GetParam(); // 0: plain k-mers
+        engine_ = std::make_unique<ksieve::batch_engine>(kmer_, 1);
+        std::mt19937_64 rng{31};
+        genome_ = random_dna(rng, 40000);
+        genome_.replace(10000, 60, std::string(60, 'A')); // a poly-A run
+        ksieve::filter_config cfg;
+        cfg.kmer = kmer_;
+        cfg.fpr = 0; // exact: a hit is a stored key
+        cfg.shard_bits = 2;
+        filter_ = ksieve::make_filter(cfg);
+        ksieve::key_scratch ks;
+        engine_->for_each_key(ksieve::sequence_piece{genome_}, ks,
+                              [&](std::uint64_t const key) noexcept { stored_.insert(key); });
+        for (std::uint64_t const key : stored_)
+            ASSERT_EQ(filter_->insert(key), ksieve::insert_status::ok);
+    }
+
+    // The read set: pieces of the genome with 0 to 9 substitutions, random reads, and reads that
+    // cross the poly-A run.
+    std::vector<std::string> reads(std::mt19937_64 & rng, std::size_t const n) const
+    {
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            std::size_t const len = 40 + rng() % 161;
+            if (i % 10 == 9)
+            {
+                out.push_back(random_dna(rng, len));
+                continue;
+            }
+            std::size_t const at = i % 10 == 8 ? 9950 + rng() % 40 : rng() % (genome_.size() - len);
+            std::string r = genome_.substr(at, len);
+            for (std::size_t e = rng() % 10; e > 0; --e)
+            {
+                char & c = r[rng() % r.size()];
+                char const was = c;
+                while (c == was)
+                    c = "ACGT"[rng() % 4];
+            }
+            out.push_back(r);
+        }
+        return out;
+    }
+
+    oracle_result naive(std::string const & a, std::string const * b,
+                        ksieve::decision_rule const & rule) const
+    {
+        ksieve::key_scratch ks;
+        std::uint32_t n = 0, h = 0;
+        auto sampled = [&](std::uint64_t const key) noexcept
+        {
+            ++n;
+            h += stored_.count(key) ? 1 : 0;
+        };
+        engine_->for_each_key(ksieve::sequence_piece{a}, ks, sampled);
+        if (b != nullptr)
+            engine_->for_each_key(ksieve::sequence_piece{*b}, ks, sampled);
+        oracle_result r{rule.known(h, n), false, n, h};
+        if (r.known || h == 0 || n > ksieve::anchor_rescue::max_sampled)
+            return r;
+        std::uint32_t all = 0, all_hits = 0;
+        auto every = [&](std::size_t, std::uint64_t const code)
+        {
+            if (ksieve::low_complexity(code, 31, ksieve::default_dust_threshold))
+                return;
+            ++all;
+            all_hits += stored_.count(engine_->hasher()(code)) ? 1 : 0;
+        };
+        engine_->scanner().for_each(a, every);
+        if (b != nullptr)
+            engine_->scanner().for_each(*b, every);
+        if (rule.known(all_hits, all))
+            r = oracle_result{true, true, all, all_hits};
+        return r;
+    }
+
+    ksieve::kmer_params kmer_{};
+    std::unique_ptr<ksieve::batch_engine> engine_;
+    std::string genome_;
+    std::set<std::uint64_t> stored_;
+    std::unique_ptr<ksieve::any_filter> filter_;
+};
+
+TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
+{
+    std::mt19937_64 rng{GetParam() + 5};
+    ksieve::decision_rule const rule{1, 0.004, 2};
+    ksieve::any_filter const * const f = filter_.get();
+    std::span<ksieve::any_filter const * const> const filters{&f, 1};
+    std::size_t rescued = 0, known = 0;
+    for (bool const pairs : {false, true})
+    {
+        std::vector<std::string> const r1 = reads(rng, 3000);
+        std::vector<std::string> const r2 = reads(rng, 3000);
+        ksieve::work_item item;
+        fill(item.r1, r1);
+        if (pairs)
+            fill(item.r2, r2);
+        std::vector<ksieve::unit_result> early;
+        engine_->classify_early(item.r1, &item.r2, filters, rule, early);
+        ksieve::exact_classifier exact{*engine_, filters, rule};
+        exact.classify(item);
+        for (std::size_t u = 0; u < r1.size(); ++u)
+        {
+            oracle_result const o = naive(r1[u], pairs ? &r2[u] : nullptr, rule);
+            ASSERT_EQ(early[u].known, o.known) << "early, read " << u << " pairs " << pairs;
+            ASSERT_EQ(item.results[u].known, o.known) << "exact, read " << u;
+            ASSERT_EQ(early[u].rescued, o.rescued) << "early, read " << u;
+            ASSERT_EQ(item.results[u].rescued, o.rescued) << "exact, read " << u;
+            ASSERT_EQ(item.results[u].kmers, o.kmers) << "exact, read " << u;
+            ASSERT_EQ(item.results[u].hits, o.hits) << "exact, read " << u;
+            if (o.rescued)
+                ASSERT_EQ(early[u].hits, o.hits) << "early, read " << u;
+            rescued += o.rescued ? 1 : 0;
+            known += o.known ? 1 : 0;
+        }
+    }
+    EXPECT_GT(rescued, 20u) << "the reads must exercise the rescue";
+    EXPECT_GT(known, 3000u);
+}
+
+// Spaced k-mers make reads with errors at ignored positions keep their k-mers; plain ones too.
+INSTANTIATE_TEST_SUITE_P(patterns, anchor_rescue_test, ::testing::Values(0u, 0x7def7bdfu));
+
+} // namespace
