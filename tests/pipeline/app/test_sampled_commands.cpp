@@ -101,6 +101,7 @@ struct naive_row
 {
     std::uint64_t kmers{0}, hits{0};
     bool known{false};
+    bool rescued{false};
 };
 naive_row naive_classify(std::string const & seq, unsigned const k, std::size_t const w,
                          std::unordered_set<std::uint64_t> const & set, std::uint32_t const mask,
@@ -133,7 +134,7 @@ naive_row naive_classify(std::string const & seq, unsigned const k, std::size_t 
             h += set.count(hash(codes[i]));
         }
     if (rule(h, n))
-        r = naive_row{n, h, true};
+        r = naive_row{n, h, true, true};
     return r;
 }
 
@@ -540,13 +541,15 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
     for (unsigned const threads : {1u, 3u})
     {
         std::string const report = tmp / ("d" + std::to_string(threads) + ".tsv");
+        std::string const stats = tmp / ("d" + std::to_string(threads) + ".json");
         auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f +
-                                      "' --report '" + report + "' '" + reads + "'",
+                                      "' --report '" + report + "' --stats '" + stats + "' '" +
+                                      reads + "'",
                                   tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         auto const rows = read_report(report);
         ASSERT_EQ(rows.size(), seqs.size());
-        std::size_t agree = 0, hosts = 0;
+        std::size_t agree = 0, hosts = 0, rescued = 0;
         for (std::size_t i = 0; i < rows.size(); ++i)
         {
             naive_row const want =
@@ -555,11 +558,13 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
             ASSERT_EQ(rows[i].kmers, want.kmers) << "read " << i;
             ASSERT_EQ(rows[i].hits, want.hits) << "read " << i;
             ASSERT_EQ(rows[i].cls, want.known ? "known" : "novel") << "read " << i;
+            rescued += want.rescued ? 1 : 0;
             agree += rows[i].cls == truth[i] ? 1 : 0;
             hosts += truth[i] == "known" ? 1 : 0;
         }
         EXPECT_EQ(agree, rows.size())
             << "of " << hosts << " host reads and " << rows.size() - hosts << " foreign ones";
+        EXPECT_EQ(json_number(read_file(stats), "rescued_units"), static_cast<double>(rescued));
         // without --report the lookups stop at the decision (rounds of growing size): the same
         // classes
         std::string const novel = tmp / "novel.fq";
@@ -574,4 +579,47 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
                 want += records[i];
         EXPECT_EQ(read_file(novel), want);
     }
+}
+
+// --spaced: patterns checked before any work (usage error, nothing written), recorded in the file
+// (info; format version 6, or 3 with `none`), the default for k 31 with minimizers only.
+TEST_F(sampled_commands, spaced_patterns_are_checked_and_recorded)
+{
+    std::string const ref = data("lambda.fa").string();
+    std::string const out = tmp / "s.ksf";
+    std::string const p31 = ksieve::build_spaced_pattern;
+    std::vector<std::string> const bads{"--spaced 101",
+                                        "--spaced " + std::string(30, '1') + "0",
+                                        "--spaced 1" + std::string(29, '0') + "1",
+                                        "--spaced 11" + std::string(27, '1') + "01",
+                                        "--spaced auto2",
+                                        "--sampling all --spaced " + p31,
+                                        "-k 21 --spaced " + p31};
+    for (std::string const & bad : bads)
+    {
+        auto const u = run_ksieve("build -q " + bad + " -o '" + out + "' '" + ref + "'", tmp);
+        EXPECT_EQ(u.status, 2) << bad;
+        EXPECT_NE(u.err.find("--spaced"), std::string::npos) << bad << ": " << u.err;
+        EXPECT_FALSE(fs::exists(out)) << bad;
+    }
+    auto info_of = [&](std::string const & opts)
+    {
+        fs::remove(out);
+        auto const b = run_ksieve("build -q " + opts + " -o '" + out + "' '" + ref + "'", tmp);
+        EXPECT_EQ(b.status, 0) << opts << ": " << b.err;
+        return run_ksieve("info --json '" + out + "'", tmp).out;
+    };
+    std::string const d = info_of("");
+    EXPECT_NE(d.find("\"spaced\": \"" + p31 + "\""), std::string::npos) << d;
+    EXPECT_EQ(json_number(d, "format_version"), 6.0);
+    EXPECT_EQ(json_number(d, "target_fpr"), ksieve::build_default_sampled_fpr);
+    for (std::string const plain : {"--spaced none", "-k 25", "--sampling all"})
+    {
+        std::string const i = info_of(plain);
+        EXPECT_EQ(i.find("\"spaced\""), std::string::npos) << plain << ": " << i;
+        EXPECT_EQ(json_number(i, "format_version"), 3.0) << plain;
+    }
+    EXPECT_EQ(json_number(info_of("--sampling all"), "target_fpr"), ksieve::build_default_fpr);
+    std::string const own = "1111111111111110111111111111111";
+    EXPECT_NE(info_of("--spaced " + own).find(own), std::string::npos);
 }
