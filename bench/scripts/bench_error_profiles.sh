@@ -29,7 +29,13 @@
 #       "defaults S=none,FPR=1e-4 FPR=1e-4 S=1110111011101110111011101110111 K=21,S=none,FPR=1e-4"
 #       (build's defaults; the plain k-mers at 1e-4, the filter of ksieve before spaced k-mers; the
 #       default pattern at 1e-4; a pattern that ignores every fourth position; plain 21-mers).
-#   KSIEVE_PROFILE_STEPS [data build classify peers table]  KSIEVE_BENCH_THREADS [2]  KSIEVE
+#   KSIEVE_PROFILE_BEFORE  an older ksieve executable: its classify of the plain filter of the first
+#       config with S=none is the column "before", and the step speed compares the two
+#   KSIEVE_PROFILE_STEPS [data build classify peers speed table]  KSIEVE_BENCH_THREADS [2]  KSIEVE
+#   The step speed (with KSIEVE_PROFILE_BEFORE): build and classify of the 2 M-read set of
+#   bench_host_depletion.sh (WORK/host-BASES/host.fa and reads.fq.gz, made there), each executable
+#   with its default filter: 3 alternated builds, then 5 alternated classify runs, each after a sync;
+#   medians.
 # Writes under WORK/human-BASES/profiles/ (WORK: the first argument, or KSIEVE_BENCH_DIR): the read
 # sets, filters/, stats/, peers/, report.md, and the benchmark page's section as WORK/profiles.md.
 # Usage: bench/scripts/bench_error_profiles.sh [WORK_DIR]
@@ -42,7 +48,8 @@ N_FOREIGN=${KSIEVE_PROFILE_FOREIGN:-500000}
 SLICE=${KSIEVE_PROFILE_SLICE:-20000000}
 CONFIGS=${KSIEVE_PROFILE_CONFIGS:-"defaults S=none,FPR=1e-4 FPR=1e-4 S=1110111011101110111011101110111 \
 K=21,S=none,FPR=1e-4"}
-STEPS=${KSIEVE_PROFILE_STEPS:-data build classify peers table}
+STEPS=${KSIEVE_PROFILE_STEPS:-data build classify peers speed table}
+BEFORE=${KSIEVE_PROFILE_BEFORE:-}
 T=${KSIEVE_BENCH_THREADS:-2}
 PROFILES="HS10:100 HS20:100 HS25:150 HSXt:150 MinS:50:se MSv3:250 NS50:75" # (MinS: ART has single-end only)
 D=$WORK/human-$HOST_BASES
@@ -178,8 +185,8 @@ build_filter()
 # classify_all FILTER DIR... : classify --stats of every read set of each DIR
 classify_all()
 {
-    local f=$1 name dir s out
-    name=$(basename "$f" .ksf)
+    local f=$1 name dir s out exe=${CLASSIFY_EXE:-$KSIEVE}
+    name=${CLASSIFY_NAME:-$(basename "$f" .ksf)}
     shift
     for dir in "$@"; do
         for s in $(read_sets "$dir"); do
@@ -187,7 +194,7 @@ classify_all()
             [[ -s $out && $out -nt $f ]] && continue
             mkdir -p "$(dirname "$out")"
             # shellcheck disable=SC2046 # (the inputs)
-            "$KSIEVE" classify -q -t "$T" -f "$f" --stats "$out.tmp" $(inputs_of "$dir" "$s") ||
+            "$exe" classify -q -t "$T" -f "$f" --stats "$out.tmp" $(inputs_of "$dir" "$s") ||
                 die "classify $name $s failed"
             mv "$out.tmp" "$out"
         done
@@ -227,6 +234,61 @@ run_peers()
                 samtools view -F 256 -f 64 - |
                 awk '{ n++; if (int($2 / 4) % 4 != 3) k++ } END { print n, k + 0 }' > "$out/bowtie2.$s.txt"
         fi
+    done
+}
+
+# The speed step: each executable's default build and classify of the host depletion benchmark's set.
+bench_speed()
+{
+    local H=$WORK/host-$HOST_BASES i side exe
+    [[ -n $BEFORE && -s $H/reads.fq.gz && -s $H/host.fa ]] ||
+        { log "speed: needs KSIEVE_PROFILE_BEFORE and the data of bench_host_depletion.sh"; return 0; }
+    mkdir -p "$RES"
+    rm -f "$RES"/speed_*.times
+    cut -d' ' -f1-3 /proc/loadavg > "$RES/speed.load"
+    for ((i = 0; i < 3; ++i)); do
+        for side in before now; do
+            exe=$KSIEVE
+            [[ $side == now ]] || exe=$BEFORE
+            rm -f "$RES/$side.ksf"
+            measure_in "$RES" "speed_build_$side" "$exe" build -q -t "$T" -o "$RES/$side.ksf" "$H/host.fa"
+        done
+    done
+    # (after the builds, whose output files the kernel writes back meanwhile: 5 rounds)
+    sleep 10
+    for ((i = 0; i < 5; ++i)); do
+        for side in before now; do
+            exe=$KSIEVE
+            [[ $side == now ]] || exe=$BEFORE
+            rm -f "$RES/novel.fq" "$RES/known.fq"
+            sleep 1
+            measure_in "$RES" "speed_classify_$side" "$exe" classify -q -t "$T" -f "$RES/$side.ksf" \
+                --novel "$RES/novel.fq" --known "$RES/known.fq" "$H/reads.fq.gz"
+        done
+    done
+    rm -f "$RES/novel.fq" "$RES/known.fq"
+    cut -d' ' -f1-3 /proc/loadavg >> "$RES/speed.load"
+    stat -c %s "$RES/before.ksf" > "$RES/speed_before.bytes"
+    stat -c %s "$RES/now.ksf" > "$RES/speed_now.bytes"
+}
+
+speed_table()
+{
+    [[ -s $RES/speed_classify_now.times ]] || return 0
+    echo "Speed and size on the host depletion benchmark's data (a uniform 1 Gbp host, 2 M reads of 150 bp,"
+    echo "half of them host, gzip'd; \`--novel\` and \`--known\` plain FASTQ), each executable with its own"
+    echo "default filter; medians of 3 alternated builds, then of 5 alternated classify runs, each after a sync"
+    echo "(load: $(paste -sd/ "$RES/speed.load")):"
+    echo
+    echo "| run | wall s | CPU s | peak RSS MB | filter bytes |"
+    echo "|---|---:|---:|---:|---:|"
+    local side what
+    for what in build classify; do
+        for side in before now; do
+            printf '| %s %s | %s | %s | %s | %s |\n' "$what" "$([[ $side == now ]] && echo "(this commit)" || echo "(before)")" \
+                "$(median_in "$RES" "speed_${what}_$side" 1)" "$(median_in "$RES" "speed_${what}_$side" 2)" \
+                "$(($(median_in "$RES" "speed_${what}_$side" 3) / 1024))" "$(< "$RES/speed_$side.bytes")"
+        done
     done
 }
 
@@ -282,20 +344,19 @@ table_for()
 
 filters_table()
 {
-    echo "| filter | build options | k | sampling | spaced | build wall | file bytes | distinct k-mers | est. FPR | reads/s (HS25 150) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| filter | build options | k | sampling | spaced | build wall (one run) | file bytes | distinct k-mers | est. FPR |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     local f n c
     for c in $CONFIGS; do
         n=$(config_name "$c")
         f=$P/filters/$n.ksf
         [[ -s $f.info ]] || continue
-        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(config_args "$c" | paste -sd' ' - | sed 's/^$/(none)/')" \
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(config_args "$c" | paste -sd' ' - | sed 's/^$/(none)/')" \
             "$(awk '$1 == "k" { print $2 }' "$f.info")" "$(awk '$1 == "sampling" { print $2 }' "$f.info")" \
             "$(awk '$1 == "spaced" { s = $2 } END { print s == "" ? "none" : s }' "$f.info")" \
             "$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$RES/build_$n.time")" \
             "$(awk '$1 == "file_bytes" { print $2 }' "$f.info")" "$(awk '$1 == "distinct_kmers" { print $2 }' "$f.info")" \
-            "$(awk '$1 == "estimated_fpr" { print $2 }' "$f.info")" \
-            "$(json_field "$P/stats/$n/host/HS25_150_se.json" reads_per_second 2> /dev/null | awk '{ printf "%.0f", $1 }')"
+            "$(awk '$1 == "estimated_fpr" { print $2 }' "$f.info")"
     done
 }
 
@@ -325,23 +386,27 @@ peers_table()
 report()
 {
     local filters=() c cpu
+    [[ -z $BEFORE ]] || filters+=("$P/filters/before.ksf")
     for c in $CONFIGS; do filters+=("$P/filters/$(config_name "$c").ksf"); done
     cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
     {
-        echo "# Benchmarks: host reads with sequencing errors (ART profiles)"
+        echo "# Host reads with sequencing errors (ART profiles)"
         echo
-        echo "<!-- Written by bench/scripts/bench_error_profiles.sh; edit the script, not this page. -->"
+        echo "<!-- Written by bench/scripts/bench_error_profiles.sh (a step of its own, not one of bench_all.sh's"
+        echo "one-commit pages); edit the script, not this page. -->"
         echo
         echo "Commit \`$(git -C "$REPO" rev-parse --short=10 HEAD)\`, $(date -u '+%Y-%m-%d %H:%M') UTC, $cpu, $(nproc) cores" \
             "(load at the end: $(cut -d' ' -f1-3 /proc/loadavg)); executable \`sha256:$(sha256sum "$KSIEVE" | cut -c1-8)\`." \
-            "Reproduce: \`bench/scripts/bench_error_profiles.sh WORK_DIR\` (the host and the other individual are" \
+            "Reproduce: \`KSIEVE_PROFILE_BEFORE=OLD_KSIEVE bench/scripts/bench_error_profiles.sh WORK_DIR\` (the host and the other individual are" \
             "those of \`bench/scripts/bench_human_host.sh\`, which it runs for its data)."
         echo
         echo "Host $HOST_BASES bp (bench_human_host.sh), reads from another individual: ART profiles" \
             "$PROFILES (profile:length), $N_HOST single-end reads and $N_HOST pairs each; 75 and 100 bp pieces" \
             "of the 4% error long reads; foreign: ART HS20 100 and NS50 75 reads of four Klebsiella" \
             "genomes ($N_FOREIGN each), the synthetic foreign short reads, the real SRA reads, foreign" \
-            "long reads and chimeras (a host part of 5-50%). Cells: % of units (reads; pairs) called" \
+            "long reads and chimeras (a host part of 5-50%)." \
+            "${BEFORE:+Column before: the older executable \`sha256:$(sha256sum "$BEFORE" | cut -c1-8)\` with the plain filter of 31-mers.}" \
+            "Cells: % of units (reads; pairs) called" \
             "known, default rule (--min-hits 2, --min-hit-fraction 0.004). $T threads; $cpu."
         echo
         filters_table
@@ -353,6 +418,8 @@ report()
         echo "Foreign reads known (% and reads), whole host; chimeras (host %):"
         echo
         table_for "$P/foreign" foreign "${filters[@]}"
+        echo
+        speed_table
         echo
         echo "On the first $SLICE bases of chr1 (reads from the same region of the individual,"
         echo "$N_SLICE per set), next to bbduk and bowtie2 (a pair is known when either mate is):"
@@ -378,6 +445,14 @@ if has_step build || has_step classify; then
     has_step build && build_filter "${CONFIGS%% *}" "$P/slice/host_slice.fa" "$f"
     has_step classify && classify_all "$f" "$P/slice"
 fi
+if [[ -n $BEFORE ]] && has_step classify; then
+    c=$(tr ' ' '\n' <<< "$CONFIGS" | grep -m1 'S=none' || true)
+    [[ -n $c ]] || die "KSIEVE_PROFILE_BEFORE needs a config with S=none (the plain filter)"
+    ln -sf "$(config_name "$c").ksf" "$P/filters/before.ksf"
+    cp "$P/filters/$(config_name "$c").ksf.info" "$P/filters/before.ksf.info"
+    CLASSIFY_EXE=$BEFORE CLASSIFY_NAME=before classify_all "$P/filters/before.ksf" "$P/host" "$P/foreign"
+fi
 has_step peers && run_peers
+has_step speed && bench_speed
 has_step table && report
 log "done: $(uptime)"

@@ -195,7 +195,8 @@ std::string describe(kmer_params const & k)
     return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") +
            ", seed " + std::to_string(k.seed) + ", sampling " +
            (k.sampled() ? "minimizer:" + std::to_string(k.window) : std::string{"all k-mers"}) +
-           ", mask " + mask_name(k) + (k.is_spaced() ? ", spaced " + spaced_name(k) : std::string{});
+           ", mask " + mask_name(k) +
+           (k.is_spaced() ? ", spaced " + spaced_name(k) : std::string{});
 }
 
 } // namespace

@@ -126,9 +126,9 @@ void register_build(py::module_ & m)
         "build_filter",
         [](py::object const & seqs, std::string const & path, unsigned const k,
            std::optional<double> const fpr, std::string const & sampling, std::string const & mask,
-           std::string const & spaced, std::string const & type, bool const canonical, std::uint64_t const seed,
-           unsigned const shards, py::object const & expected, double const max_load,
-           bool const no_counts, unsigned const threads)
+           std::string const & spaced, std::string const & type, bool const canonical,
+           std::uint64_t const seed, unsigned const shards, py::object const & expected,
+           double const max_load, bool const no_counts, unsigned const threads)
         {
             std::vector<std::string> const s = sequences_of(seqs, "seqs");
             build_args const args =
@@ -143,10 +143,9 @@ void register_build(py::module_ & m)
         py::arg("seqs"), py::arg("path"), py::kw_only(), py::arg("k") = 31,
         py::arg("fpr") = py::none(), py::arg("sampling") = build_default_sampling,
         py::arg("mask") = build_default_mask, py::arg("spaced") = build_default_spaced,
-        py::arg("type") = "qf", py::arg("canonical") = true,
-        py::arg("seed") = default_hash_seed, py::arg("shards") = 0,
-        py::arg("expected") = py::none(), py::arg("max_load") = 0.9, py::arg("no_counts") = false,
-        py::arg("threads") = 1,
+        py::arg("type") = "qf", py::arg("canonical") = true, py::arg("seed") = default_hash_seed,
+        py::arg("shards") = 0, py::arg("expected") = py::none(), py::arg("max_load") = 0.9,
+        py::arg("no_counts") = false, py::arg("threads") = 1,
         "Build a filter of the k-mers of `seqs` (str, bytes, or a list of them) with the options "
         "of `ksieve build` (fpr None: build's default for the type; expected None: counted, an "
         "int or 'auto'; threads 0: every core), write it to `path` and return it opened. The file "

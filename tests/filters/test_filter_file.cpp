@@ -1055,8 +1055,8 @@ TEST_F(filter_file_test, masks_round_trip_and_are_validated)
     EXPECT_FALSE(refused_with(ksieve::mask_none, 0, 11));    // none, written as 4
 }
 
-// A filter of spaced k-mers is written as version 6 with its pattern and a label flag after the mask
-// fields, read back equal; patterns the format does not allow are refused as corrupted.
+// A filter of spaced k-mers is written as version 6 with its pattern and a label flag after the
+// mask fields, read back equal; patterns the format does not allow are refused as corrupted.
 TEST_F(filter_file_test, spaced_patterns_round_trip_and_are_validated)
 {
     hand_made h = make_hand_made();
@@ -1093,13 +1093,13 @@ TEST_F(filter_file_test, spaced_patterns_round_trip_and_are_validated)
             return ::testing::AssertionSuccess();
         }
     };
-    EXPECT_TRUE(refused_with(0, 0));                // version 6 without a pattern
-    EXPECT_TRUE(refused_with(pattern & ~1u, 0));    // first position ignored
-    EXPECT_TRUE(refused_with(pattern & ~2u, 0));    // not symmetric
-    EXPECT_TRUE(refused_with(0xffffffffu, 0));      // beyond k positions
-    EXPECT_TRUE(refused_with(0x40000001u, 0));      // most positions ignored
-    EXPECT_TRUE(refused_with(pattern, 2));          // a label flag other than 0 or 1
-    EXPECT_FALSE(refused_with(0x7fffffffu, 0));     // every position: valid
+    EXPECT_TRUE(refused_with(0, 0));             // version 6 without a pattern
+    EXPECT_TRUE(refused_with(pattern & ~1u, 0)); // first position ignored
+    EXPECT_TRUE(refused_with(pattern & ~2u, 0)); // not symmetric
+    EXPECT_TRUE(refused_with(0xffffffffu, 0));   // beyond k positions
+    EXPECT_TRUE(refused_with(0x40000001u, 0));   // most positions ignored
+    EXPECT_TRUE(refused_with(pattern, 2));       // a label flag other than 0 or 1
+    EXPECT_FALSE(refused_with(0x7fffffffu, 0));  // every position: valid
     // the flag says a label table follows: there is none, so the header's size disagrees
     EXPECT_TRUE(refused_with(pattern, 1));
 }

@@ -116,7 +116,8 @@ TEST_P(SamplingIsa, one_pass_record_minimizers_equal_the_selection_over_the_list
         for (int const variant : {0, 1, 2})
         {
             bool const canonical = variant != 1;
-            // variant 2: spaced k-mers (positions 2 and k - 3 ignored), codes masked on both strands
+            // variant 2: spaced k-mers (positions 2 and k - 3 ignored), codes masked on both
+            // strands
             std::uint32_t const all = k >= 32 ? ~0u : (1u << k) - 1;
             std::uint32_t const pattern = variant == 2 ? all & ~(1u << 2) & ~(1u << (k - 3)) : 0;
             ksieve::kmer_scanner const scanner{k, canonical, ksieve::spaced_code_mask(k, pattern)};

@@ -333,7 +333,7 @@ filter_config make_config(filter_args const & f)
 {
     filter_config cfg;
     cfg.type = f.type;
-    cfg.kmer = kmer_params{f.k,      f.canonical,        hash_id::mix2k_v1, f.seed,
+    cfg.kmer = kmer_params{f.k,      f.canonical,      hash_id::mix2k_v1, f.seed,
                            f.window, f.dust_threshold, f.spaced};
     cfg.fpr = f.fpr;
     cfg.expected = f.expected;

@@ -15,7 +15,7 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
     kmer_params const & kmer = engine_.kmer();
     // low-complexity k-mers (poly-A tails, microsatellites) do not count in the second look: a
     // foreign read with a homopolymer run would find them in any large host
-    std::uint32_t const dust = kmer.k < min_masked_k    ? 0
+    std::uint32_t const dust = kmer.k < min_masked_k      ? 0
                                : kmer.dust_threshold != 0 ? kmer.dust_threshold
                                                           : default_dust_threshold;
     units_.clear();

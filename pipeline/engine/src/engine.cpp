@@ -221,8 +221,8 @@ using detail::throw_full;
 
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)
-    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical, kmer.code_mask()}, hasher_{kmer.k, kmer.seed}, threads_{std::max(
-                                                                                     1u, threads)}
+    : kmer_{kmer}, scanner_{kmer.k, kmer.canonical, kmer.code_mask()}, hasher_{kmer.k, kmer.seed},
+      threads_{std::max(1u, threads)}
 {
     if (kmer.masked() && (!kmer.sampled() || kmer.k < min_masked_k))
         throw error{"a low-complexity mask needs minimizer sampling and k >= " +

@@ -108,8 +108,7 @@ naive_row naive_classify(std::string const & seq, unsigned const k, std::size_t 
                          std::string const & pattern, std::uint64_t const min_hits = 2,
                          double const fraction = 0.004)
 {
-    auto rule = [&](std::uint64_t const h, std::uint64_t const n)
-    {
+    auto rule = [&](std::uint64_t const h, std::uint64_t const n) {
         return n > 0 && h >= min_hits &&
                static_cast<double>(h) / static_cast<double>(n) >= fraction;
     };
@@ -542,19 +541,19 @@ TEST_F(sampled_commands, default_rule_equals_the_naive_rule_and_finds_noisy_long
     {
         std::string const report = tmp / ("d" + std::to_string(threads) + ".tsv");
         std::string const stats = tmp / ("d" + std::to_string(threads) + ".json");
-        auto const r = run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f +
-                                      "' --report '" + report + "' --stats '" + stats + "' '" +
-                                      reads + "'",
-                                  tmp);
+        auto const r =
+            run_ksieve("classify -q -t " + std::to_string(threads) + " -f '" + f + "' --report '" +
+                           report + "' --stats '" + stats + "' '" + reads + "'",
+                       tmp);
         ASSERT_EQ(r.status, 0) << r.err;
         auto const rows = read_report(report);
         ASSERT_EQ(rows.size(), seqs.size());
         std::size_t agree = 0, hosts = 0, rescued = 0;
         for (std::size_t i = 0; i < rows.size(); ++i)
         {
-            naive_row const want =
-                naive_classify(seqs[i], 31, window, set, 0, pattern,
-                               ksieve::classify_default_min_hits, ksieve::classify_default_fraction);
+            naive_row const want = naive_classify(seqs[i], 31, window, set, 0, pattern,
+                                                  ksieve::classify_default_min_hits,
+                                                  ksieve::classify_default_fraction);
             ASSERT_EQ(rows[i].kmers, want.kmers) << "read " << i;
             ASSERT_EQ(rows[i].hits, want.hits) << "read " << i;
             ASSERT_EQ(rows[i].cls, want.known ? "known" : "novel") << "read " << i;

@@ -160,7 +160,9 @@ TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
             ASSERT_EQ(item.results[u].kmers, o.kmers) << "exact, read " << u;
             ASSERT_EQ(item.results[u].hits, o.hits) << "exact, read " << u;
             if (o.rescued)
+            {
                 ASSERT_EQ(early[u].hits, o.hits) << "early, read " << u;
+            }
             rescued += o.rescued ? 1 : 0;
             known += o.known ? 1 : 0;
         }

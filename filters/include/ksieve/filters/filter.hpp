@@ -86,8 +86,8 @@ struct kmer_params
     return t;
 }
 
-/*! \brief Whether `pattern` is a usable spaced pattern of k-mers (kmer_params::spaced): 0 (none), or
- * below 2^k with its first and last positions compared, at least half of the positions compared,
+/*! \brief Whether `pattern` is a usable spaced pattern of k-mers (kmer_params::spaced): 0 (none),
+ * or below 2^k with its first and last positions compared, at least half of the positions compared,
  * and symmetric where k-mers are canonical (so that an ignored position of one strand is ignored on
  * the other). */
 [[nodiscard]] inline bool valid_spaced(unsigned const k, bool const canonical,

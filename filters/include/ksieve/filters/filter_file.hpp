@@ -45,7 +45,8 @@ struct filter_file_header
     unsigned shard_bits{0};
     std::vector<std::uint64_t> params; //!< type-level parameters
     key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
-    std::shared_ptr<label_table const> labels; //!< labeled filters (version 5 and later): their label table
+    std::shared_ptr<label_table const>
+        labels; //!< labeled filters (version 5 and later): their label table
     std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 

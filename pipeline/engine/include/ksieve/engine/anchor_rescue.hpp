@@ -1,7 +1,7 @@
 #pragma once
 /*! \file
- * \brief anchor_rescue: the second look of classify at a read (or pair) that its sampled k-mers left
- * one hit short. Against a sampled filter a read is looked up by its own minimizers only; a
+ * \brief anchor_rescue: the second look of classify at a read (or pair) that its sampled k-mers
+ * left one hit short. Against a sampled filter a read is looked up by its own minimizers only; a
  * sequencing error changes the minimizers of the windows around it, so that an intact k-mer that
  * the host stored may not be one the read asks for. A unit that is novel by the rule but has at
  * least one hit among its minimizers (an anchor) is looked up again with every k-mer: it is known
@@ -51,8 +51,9 @@ public:
     /*! \brief Look up every k-mer of the eligible units of results (r1[u], and (*r2)[u] when r2
      * is non-null and non-empty) and make those that meet `rule` known (unit_result::rescued set;
      * kmers and hits of every k-mer). With `vote` (a labeled filter), the votes of a rescued unit
-     * are those of every k-mer, replacing the unit's earlier votes in `vote`. \pre active(); the results' hits are exact for eligible units.
-     * \returns the units rescued. \throws std::bad_alloc */
+     * are those of every k-mer, replacing the unit's earlier votes in `vote`. \pre active(); the
+     * results' hits are exact for eligible units. \returns the units rescued. \throws
+     * std::bad_alloc */
     std::size_t run(io::record_batch const & r1, io::record_batch const * r2,
                     std::span<any_filter const * const> filters, decision_rule const & rule,
                     std::vector<unit_result> & results, label_vote * vote = nullptr);

@@ -31,15 +31,15 @@ public:
 
     /*! \brief Hash, query and classify (by `rule`) the units of a batch: r1[u] (and (*r2)[u] when
      * r2 is non-null and non-empty). results[u].kmers is exact, results[u].hits is only a lower
-     * bound (the hits found before the decision), except for units that a sampled filter leaves one hit
-     * short, which anchor_rescue looks up again with every k-mer. Keys are looked up in rounds over chunks of
-     * units: each round asks, per undecided unit, for the fewest further k-mers that could decide
-     * it or as many as it has asked so far, whichever is more, taken in a spread order (every 8th
-     * position first), so that a run of k-mers broken by one sequencing error rarely delays the
-     * decision. A unit of more than window_kmers k-mers (a contig, a chromosome) is looked up in
-     * windows of that many k-mers instead, in sequence order, so that memory does not grow with the
-     * longest record. \pre no filter is modified meanwhile. \throws std::bad_alloc (after the
-     * parallel region) */
+     * bound (the hits found before the decision), except for units that a sampled filter leaves one
+     * hit short, which anchor_rescue looks up again with every k-mer. Keys are looked up in rounds
+     * over chunks of units: each round asks, per undecided unit, for the fewest further k-mers that
+     * could decide it or as many as it has asked so far, whichever is more, taken in a spread order
+     * (every 8th position first), so that a run of k-mers broken by one sequencing error rarely
+     * delays the decision. A unit of more than window_kmers k-mers (a contig, a chromosome) is
+     * looked up in windows of that many k-mers instead, in sequence order, so that memory does not
+     * grow with the longest record. \pre no filter is modified meanwhile. \throws std::bad_alloc
+     * (after the parallel region) */
     void classify(io::record_batch const & r1, io::record_batch const * r2,
                   std::span<any_filter const * const> filters, decision_rule const & rule,
                   std::vector<unit_result> & results);
