@@ -79,31 +79,53 @@ decision_rule rule_for(any_filter const & filter, std::string const & path,
     return detail::classify_rule(args.out);
 }
 
+// Qualities given for reads: one string per read, as long as its sequence (none: empty).
+void check_qualities(std::vector<std::string> const & quals, std::vector<std::string> const & seqs,
+                     char const * const what)
+{
+    if (quals.empty())
+        return;
+    if (quals.size() != seqs.size())
+        throw usage_error{std::string{what} + ": " + std::to_string(quals.size()) +
+                          " quality strings for " + std::to_string(seqs.size()) + " sequences"};
+    for (std::size_t i = 0; i < quals.size(); ++i)
+        if (quals[i].size() != seqs[i].size())
+            throw usage_error{std::string{what} + ": read " + std::to_string(i + 1) + " has " +
+                              std::to_string(quals[i].size()) + " qualities for " +
+                              std::to_string(seqs[i].size()) + " bases"};
+}
+
 // Every unit of seqs (with mates, when given) classified against the filter.
+// (With qualities of each mate, or none.) \throws usage_error for lists of other lengths
 classifications classify_units(any_filter const & filter, std::vector<std::string> const & seqs,
                                std::vector<std::string> const & mates, decision_rule const & rule,
-                               unsigned const threads)
+                               unsigned const threads, std::vector<std::string> const & quals = {},
+                               std::vector<std::string> const & quals2 = {})
 {
     if (!mates.empty() && mates.size() != seqs.size())
         throw usage_error{"mates: " + std::to_string(mates.size()) + " sequences for " +
                           std::to_string(seqs.size()) + " reads"};
+    check_qualities(quals, seqs, "qualities");
+    check_qualities(quals2, mates, "qualities2");
     classifications out;
     out.labels = filter.labels();
     batch_engine engine{filter.kmer(), resolve_threads(threads)};
     std::array<any_filter const *, 1> const views{&filter};
     exact_classifier classifier{engine, views, rule};
-    for_each_batch(seqs, mates, reader_batch_records(), reader_batch_bases(),
-                   [&](work_item & item)
-                   {
-                       classifier.classify(item);
-                       for (unit_result const & r : item.results)
-                       {
-                           out.kmers.push_back(r.kmers);
-                           out.hits.push_back(r.hits);
-                           out.known.push_back(r.known);
-                           out.label.push_back(r.label);
-                       }
-                   });
+    for_each_batch(
+        seqs, mates, reader_batch_records(), reader_batch_bases(),
+        [&](work_item & item)
+        {
+            classifier.classify(item);
+            for (unit_result const & r : item.results)
+            {
+                out.kmers.push_back(r.kmers);
+                out.hits.push_back(r.hits);
+                out.known.push_back(r.known);
+                out.label.push_back(r.label);
+            }
+        },
+        quals, quals2);
     return out;
 }
 
@@ -330,38 +352,49 @@ void register_queries(py::class_<py_filter> & c)
     c.def(
         "classify",
         [](py_filter const & f, py::object const & seq, py::object const & mate,
-           opt_double fraction, opt_count hits, std::uint64_t min_count)
+           opt_double fraction, opt_count hits, std::uint64_t min_count, py::object const & qual,
+           py::object const & qual2)
         {
             auto const filter = f.get();
             std::vector<std::string> const r1 = sequences_of(seq, "seq");
             std::vector<std::string> const r2 = optional_sequences(mate, "mate");
             if (r1.size() != 1 || r2.size() > 1)
                 throw py::type_error{"classify takes one sequence (classify_batch takes many)"};
+            std::vector<std::string> const q1 = optional_sequences(qual, "qualities");
+            std::vector<std::string> const q2 = optional_sequences(qual2, "qualities2");
             decision_rule const rule = rule_for(*filter, f.path(), fraction, hits, min_count);
             py::gil_scoped_release release;
-            return classify_units(*filter, r1, r2, rule, 1).at(0);
+            return classify_units(*filter, r1, r2, rule, 1, q1, q2).at(0);
         },
         py::arg("seq"), py::arg("mate") = py::none(), py::kw_only(),
         py::arg("min_hit_fraction") = py::none(), py::arg("min_hits") = py::none(),
-        py::arg("min_count") = 1,
-        "Classify one read (str or bytes), or a pair with `mate`, as classify --report does.");
+        py::arg("min_count") = 1, py::arg("qualities") = py::none(),
+        py::arg("qualities2") = py::none(),
+        "Classify one read (str or bytes), or a pair with `mate`, as classify --report does; "
+        "`qualities` (and `qualities2` of the mate): the FASTQ quality string, which the second "
+        "look uses.");
     c.def(
         "classify_batch",
         [](py_filter const & f, py::object const & seqs, py::object const & mates,
-           opt_double fraction, opt_count hits, std::uint64_t min_count, unsigned threads)
+           opt_double fraction, opt_count hits, std::uint64_t min_count, unsigned threads,
+           py::object const & quals, py::object const & quals2)
         {
             auto const filter = f.get();
             std::vector<std::string> const r1 = sequences_of(seqs, "seqs");
             std::vector<std::string> const r2 = optional_sequences(mates, "mates");
+            std::vector<std::string> const q1 = optional_sequences(quals, "qualities");
+            std::vector<std::string> const q2 = optional_sequences(quals2, "qualities2");
             decision_rule const rule = rule_for(*filter, f.path(), fraction, hits, min_count);
             py::gil_scoped_release release;
-            return classify_units(*filter, r1, r2, rule, threads);
+            return classify_units(*filter, r1, r2, rule, threads, q1, q2);
         },
         py::arg("seqs"), py::arg("mates") = py::none(), py::kw_only(),
         py::arg("min_hit_fraction") = py::none(), py::arg("min_hits") = py::none(),
-        py::arg("min_count") = 1, py::arg("threads") = 1,
+        py::arg("min_count") = 1, py::arg("threads") = 1, py::arg("qualities") = py::none(),
+        py::arg("qualities2") = py::none(),
         "Classify reads (a list of str or bytes; pairs with `mates`), as classify --report does; "
-        "threads=0 uses every core.");
+        "threads=0 uses every core; `qualities` (`qualities2`: of the mates), a list of FASTQ "
+        "quality strings as long as the reads, which the second look uses.");
     c.def("lookup", &lookup_counts, py::arg("seq"),
           "The count in the filter of each k-mer of the sequence that a read's classification "
           "looks up (every k-mer, or the minimizers with sampling), in sequence order; 0: absent.");

@@ -85,20 +85,25 @@ std::vector<std::string> sequences_of(py::handle const seqs, char const * const 
 namespace
 {
 
-// The records seqs[first, last) as one batch (names empty, FASTA).
+// The records seqs[first, last) as one batch (names empty; FASTA, or FASTQ with quals).
 void fill_batch(io::record_batch & batch, std::span<std::string const> const seqs,
-                std::size_t const first, std::size_t const last)
+                std::span<std::string const> const quals, std::size_t const first,
+                std::size_t const last)
 {
     batch.clear();
-    batch.format_ = io::seq_format::fasta;
+    batch.format_ = quals.empty() ? io::seq_format::fasta : io::seq_format::fastq;
     batch.first_ = first + 1;
     std::size_t bytes = 0;
     for (std::size_t i = first; i < last; ++i)
         bytes += seqs[i].size();
     batch.storage_.clear();
-    batch.storage_.reserve(bytes);
+    batch.storage_.reserve(quals.empty() ? bytes : 2 * bytes);
     for (std::size_t i = first; i < last; ++i)
+    {
         batch.storage_.append(seqs[i]);
+        if (!quals.empty())
+            batch.storage_.append(quals[i]);
+    }
     batch.records_.resize(last - first);
     std::size_t at = 0;
     for (std::size_t i = first; i < last; ++i)
@@ -108,6 +113,11 @@ void fill_batch(io::record_batch & batch, std::span<std::string const> const seq
         r.seq = std::string_view{batch.storage_}.substr(at, seqs[i].size());
         r.raw = r.seq;
         at += seqs[i].size();
+        if (!quals.empty())
+        {
+            r.qual = std::string_view{batch.storage_}.substr(at, quals[i].size());
+            at += quals[i].size();
+        }
     }
     batch.bases_ = bytes;
 }
@@ -116,7 +126,9 @@ void fill_batch(io::record_batch & batch, std::span<std::string const> const seq
 
 void for_each_batch(std::span<std::string const> const seqs,
                     std::span<std::string const> const mates, std::size_t const max_records,
-                    std::size_t const max_bases, std::function<void(work_item &)> const & fn)
+                    std::size_t const max_bases, std::function<void(work_item &)> const & fn,
+                    std::span<std::string const> const quals,
+                    std::span<std::string const> const quals2)
 {
     work_item item;
     std::size_t first = 0;
@@ -133,11 +145,11 @@ void for_each_batch(std::span<std::string const> const seqs,
             if (bases >= max_bases)
                 break;
         }
-        fill_batch(item.r1, seqs, first, last);
+        fill_batch(item.r1, seqs, quals, first, last);
         if (mates.empty())
             item.r2.clear();
         else
-            fill_batch(item.r2, mates, first, last);
+            fill_batch(item.r2, mates, quals2, first, last);
         item.results.clear();
         item.first_unit = first;
         item.sequence = sequence++;

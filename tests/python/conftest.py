@@ -60,11 +60,14 @@ def read_fasta(path):
     return records
 
 
-def read_fastq(path):
-    """(name, sequence) of each record of a FASTQ file, gzip or not."""
+def read_fastq(path, qualities=False):
+    """(name, sequence) of each record of a FASTQ file, gzip or not; (name, sequence, qualities)
+    with `qualities`."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         lines = f.read().splitlines()
+    if qualities:
+        return [(lines[i][1:].split()[0], lines[i + 1], lines[i + 3]) for i in range(0, len(lines), 4)]
     return [(lines[i][1:].split()[0], lines[i + 1]) for i in range(0, len(lines), 4)]
 
 
@@ -112,6 +115,7 @@ def data(tmp_path_factory):
     d = tmp_path_factory.mktemp("ksieve")
     genome = read_fasta(LAMBDA)
     reads = read_fastq(READS)
+    quals = [q for _, _, q in read_fastq(READS, qualities=True)]
     run("build", "-q", "-t", 2, "-o", d / "lambda.ksf", LAMBDA)
     # a counting filter of the reads themselves: k-mers seen several times
     run("build", "-q", "-t", 2, "--sampling", "all", "-k", 25, "-o", d / "reads.ksf", READS)
@@ -123,7 +127,7 @@ def data(tmp_path_factory):
         run("build", "-q", "-t", 2, "-o", d / f"{s}.ksf", d / f"{s}.fa")
     run("merge", "-q", "--label-inputs", "-o", d / "labeled.ksf", d / "s1.ksf", d / "s2.ksf")
     return {"dir": d, "genome": genome, "reads": reads, "names": [n for n, _ in reads],
-            "seqs": [s for _, s in reads]}
+            "seqs": [s for _, s in reads], "quals": quals}
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ against the rows of `ksieve classify --report` on the bundled data (default and 
 labeled filter); the per-k-mer answers against a naive set of k-mers and a naive vote."""
 import collections
 import json
+import random
 import threading
 
 import pytest
@@ -36,17 +37,51 @@ def test_header_properties_are_what_info_says(data):
 def test_default_rule_gives_the_rows_of_classify_report(data):
     rows = cli_report(data, "lambda.ksf")
     f = ksieve.Filter.open(str(data["dir"] / "lambda.ksf"))
-    result = f.classify_batch(data["seqs"])
+    result = f.classify_batch(data["seqs"], qualities=data["quals"])
     assert module_rows(data["names"], result) == rows
     classes = collections.Counter(r[3] for r in rows)
     assert classes["known"] > 0 and classes["novel"] > 0  # the data tells the rule's sides apart
     # one read at a time, str or bytes, gives the same
     for i in (0, 1, len(rows) // 2, len(rows) - 1):
-        one = f.classify(data["seqs"][i].encode() if i % 2 else data["seqs"][i])
+        one = f.classify(data["seqs"][i].encode() if i % 2 else data["seqs"][i],
+                         qualities=data["quals"][i])
         assert (one.kmers, one.hits, one.cls, one.label) == (rows[i][1], rows[i][2], rows[i][3], None)
         assert result[i].known == (rows[i][3] == "known")
     assert result[-1].kmers == rows[-1][1] and len(result) == len(rows)
     assert (ksieve.DEFAULT_MIN_HIT_FRACTION, ksieve.DEFAULT_MIN_HITS) == (0.004, 2)
+
+
+def test_qualities_are_those_of_the_fastq_records(data, tmp_path):
+    # the same reads as FASTA: the command line's classes without qualities
+    fasta = tmp_path / "reads.fa"
+    with open(fasta, "w") as out:
+        out.writelines(f">{n}\n{s}\n" for n, s in zip(data["names"], data["seqs"]))
+    rows = cli_report(data, "lambda.ksf", inputs=(fasta,))
+    f = ksieve.Filter.open(str(data["dir"] / "lambda.ksf"))
+    assert module_rows(data["names"], f.classify_batch(data["seqs"])) == rows
+    # reads whose low-quality bases are wrong: the qualities decide, as they do for the command line
+    rng = random.Random(3)
+    genome = data["genome"][0][1]
+    reads = []
+    for i in range(400):
+        at = rng.randrange(0, len(genome) - 75)
+        seq, qual = list(genome[at:at + 75]), ["I"] * 75
+        for p in rng.sample(range(75), 3):
+            seq[p] = rng.choice([b for b in "ACGT" if b != seq[p]])
+            qual[p] = "#"
+        reads.append((f"r{i}", "".join(seq), "".join(qual)))
+    fq = tmp_path / "errors.fq"
+    with open(fq, "w") as out:
+        out.writelines(f"@{n}\n{s}\n+\n{q}\n" for n, s, q in reads)
+    rows = cli_report(data, "lambda.ksf", inputs=(fq,))
+    result = f.classify_batch([s for _, s, _ in reads], qualities=[q for _, _, q in reads])
+    assert module_rows([n for n, _, _ in reads], result) == rows
+    without = f.classify_batch([s for _, s, _ in reads])
+    assert sum(result.known) > sum(without.known)  # the substitutions find reads the k-mers miss
+    with pytest.raises(ksieve.Error, match="qualities: read 1 has 3 qualities for 75 bases"):
+        f.classify_batch([reads[0][1]], qualities=["III"])
+    with pytest.raises(ksieve.Error, match="1 quality strings for 2 sequences"):
+        f.classify_batch([reads[0][1], reads[1][1]], qualities=[reads[0][2]])
 
 
 @pytest.mark.parametrize("options, rule", [
@@ -56,7 +91,8 @@ def test_default_rule_gives_the_rows_of_classify_report(data):
 ])
 def test_other_rules_give_the_rows_of_classify_report(data, options, rule):
     rows = cli_report(data, "lambda.ksf", *options)
-    result = ksieve.Filter.open(str(data["dir"] / "lambda.ksf")).classify_batch(data["seqs"], **rule)
+    f = ksieve.Filter.open(str(data["dir"] / "lambda.ksf"))
+    result = f.classify_batch(data["seqs"], qualities=data["quals"], **rule)
     assert module_rows(data["names"], result) == rows
     default = cli_report(data, "lambda.ksf")
     assert [r[3] for r in rows] != [r[3] for r in default]  # a rule that changes classes
@@ -66,7 +102,7 @@ def test_other_rules_give_the_rows_of_classify_report(data, options, rule):
 def test_min_count_on_a_counting_filter_gives_the_rows_of_classify_report(data):
     rows = cli_report(data, "reads.ksf", "--min-count", "3", "--min-hit-fraction", "0.5")
     f = ksieve.Filter.open(str(data["dir"] / "reads.ksf"))
-    result = f.classify_batch(data["seqs"], min_count=3, min_hit_fraction=0.5, threads=2)
+    result = f.classify_batch(data["seqs"], qualities=data["quals"], min_count=3, min_hit_fraction=0.5, threads=2)
     assert module_rows(data["names"], result) == rows
     assert len({r[3] for r in rows}) == 2
 
@@ -89,7 +125,7 @@ def test_pairs_give_the_rows_of_classify_report(data):
 def test_labeled_filter_gives_the_rows_and_labels_of_classify_report(data):
     rows = cli_report(data, "labeled.ksf")
     f = ksieve.Filter.open(str(data["dir"] / "labeled.ksf"))
-    result = f.classify_batch(data["seqs"])
+    result = f.classify_batch(data["seqs"], qualities=data["quals"])
     assert module_rows(data["names"], result) == rows
     labels = collections.Counter(r[4] for r in rows)
     assert labels["s1"] > 0 and labels["s2"] > 0 and labels["ambiguous"] > 0 and labels["-"] > 0

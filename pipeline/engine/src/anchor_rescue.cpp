@@ -1,10 +1,33 @@
-// anchor_rescue: every k-mer of the units that their minimizers left one hit short.
+// anchor_rescue: every k-mer of the units that their minimizers left one hit short, then
+// single-base substitutions at their low-quality bases.
 #include "engine_detail.hpp"
 #include <ksieve/engine/anchor_rescue.hpp>
 #include <ksieve/filters/low_complexity.hpp>
 
+#include <algorithm>
+
 namespace ksieve
 {
+
+namespace
+{
+constexpr char bases[4] = {'A', 'C', 'G', 'T'};
+
+bool is_base(char const c) noexcept
+{
+    return c == 'A' || c == 'C' || c == 'G' || c == 'T';
+}
+} // namespace
+
+std::uint32_t anchor_rescue::dust_threshold() const noexcept
+{
+    // low-complexity k-mers (poly-A tails, microsatellites) do not count in the second look: a
+    // foreign read with a homopolymer run would find them in any large host
+    kmer_params const & kmer = engine_.kmer();
+    return kmer.k < min_masked_k      ? 0
+           : kmer.dust_threshold != 0 ? kmer.dust_threshold
+                                      : default_dust_threshold;
+}
 
 std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch const * const r2,
                                std::span<any_filter const * const> const filters,
@@ -13,11 +36,7 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
 {
     bool const pairs = r2 != nullptr && !r2->empty();
     kmer_params const & kmer = engine_.kmer();
-    // low-complexity k-mers (poly-A tails, microsatellites) do not count in the second look: a
-    // foreign read with a homopolymer run would find them in any large host
-    std::uint32_t const dust = kmer.k < min_masked_k      ? 0
-                               : kmer.dust_threshold != 0 ? kmer.dust_threshold
-                                                          : default_dust_threshold;
+    std::uint32_t const dust = dust_threshold();
     units_.clear();
     offset_.assign(1, 0);
     keys_.clear();
@@ -40,13 +59,16 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
         return 0;
     values_.resize(keys_.size());
     detail::query_keys(filters, keys_.data(), keys_.size(), values_.data(), q_);
+    hits_.assign(units_.size(), 0);
+    for (std::size_t i = 0; i < units_.size(); ++i)
+        for (std::uint32_t j = offset_[i]; j < offset_[i + 1]; ++j)
+            hits_[i] += rule.hit(values_[j]) ? 1u : 0u;
+    substitute(r1, pairs ? r2 : nullptr, filters, rule);
     rescued_.clear(); // indices into units_ of the rescued units, increasing
     for (std::size_t i = 0; i < units_.size(); ++i)
     {
         std::uint32_t const kmers = offset_[i + 1] - offset_[i];
-        std::uint32_t hits = 0;
-        for (std::uint32_t j = offset_[i]; j < offset_[i + 1]; ++j)
-            hits += rule.hit(values_[j]) ? 1u : 0u;
+        std::uint32_t const hits = hits_[i] + substituted_hits_[i];
         if (!rule.known(hits, kmers))
             continue;
         unit_result & r = results[units_[i]];
@@ -55,16 +77,133 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
         rescued_.push_back(static_cast<std::uint32_t>(i));
     }
     if (vote != nullptr && !rescued_.empty())
-    {
-        rescued_units_.clear();
-        for (std::uint32_t const i : rescued_)
-            rescued_units_.push_back(units_[i]);
-        vote->drop(rescued_units_);
-        for (std::uint32_t const i : rescued_)
-            for (std::uint32_t j = offset_[i]; j < offset_[i + 1]; ++j)
-                vote->add(units_[i], values_[j]);
-    }
+        revote(*vote, rule);
     return rescued_.size();
+}
+
+void anchor_rescue::revote(label_vote & vote, decision_rule const & rule)
+{
+    rescued_units_.clear();
+    for (std::uint32_t const i : rescued_)
+        rescued_units_.push_back(units_[i]);
+    vote.drop(rescued_units_);
+    for (std::uint32_t const i : rescued_)
+        for (std::uint32_t j = offset_[i]; j < offset_[i + 1]; ++j)
+            vote.add(units_[i], values_[j]);
+    // the hits of the chosen substitutions vote too
+    std::size_t g = 0;
+    for (std::uint32_t const i : rescued_)
+    {
+        while (g < groups_.size() && groups_[g].unit < i)
+            ++g;
+        for (; g < groups_.size() && groups_[g].unit == i; ++g)
+            if (groups_[g].chosen)
+                for (std::uint32_t j = groups_[g].begin; j < groups_[g].end; ++j)
+                    if (rule.hit(sub_values_[j]))
+                        vote.add(units_[i], sub_values_[j]);
+    }
+}
+
+void anchor_rescue::collect_positions(std::string_view const seq, std::string_view const qual)
+{
+    positions_.clear();
+    if (qual.size() != seq.size())
+        return;
+    for (std::size_t p = 0; p < seq.size(); ++p)
+    {
+        int const q = static_cast<unsigned char>(qual[p]) - 33;
+        if (q <= max_substituted_quality && is_base(seq[p]))
+            positions_.emplace_back(q, static_cast<std::uint32_t>(p));
+    }
+    // the lowest qualities first (then the first position): the bases most likely wrong
+    std::sort(positions_.begin(), positions_.end());
+    if (positions_.size() > max_substituted_bases)
+        positions_.resize(max_substituted_bases);
+}
+
+void anchor_rescue::add_substitutions(std::uint32_t const unit, std::string_view const seq)
+{
+    kmer_scanner const & scanner = engine_.scanner();
+    unsigned const k = scanner.k();
+    std::uint32_t const dust = dust_threshold();
+    for (auto const & [q, p] : positions_)
+    {
+        (void)q;
+        ++position_id_;
+        // the k-mers over p: starts lo .. p, within [lo, hi) of the read
+        std::size_t const lo = p + 1 >= k ? p + 1 - k : 0;
+        std::size_t const hi = std::min<std::size_t>(seq.size(), std::size_t{p} + k);
+        std::string_view const window = seq.substr(lo, hi - lo);
+        original_.assign(window.size(), 0);
+        scanner.for_each(window, [&](std::size_t const s, std::uint64_t const code)
+                         { original_[s] = code + 1; }); // 0: no valid k-mer at s
+        for (char const b : bases)
+        {
+            if (b == seq[p])
+                continue;
+            buffer_.assign(window);
+            buffer_[p - lo] = b;
+            group g{unit, position_id_, static_cast<std::uint32_t>(sub_keys_.size()), 0, false};
+            scanner.for_each(buffer_,
+                             [&](std::size_t const s, std::uint64_t const code)
+                             {
+                                 if (code + 1 != original_[s] && !low_complexity(code, k, dust))
+                                     sub_keys_.push_back(engine_.hasher()(code));
+                             });
+            g.end = static_cast<std::uint32_t>(sub_keys_.size());
+            if (g.end != g.begin)
+                groups_.push_back(g);
+        }
+    }
+}
+
+void anchor_rescue::substitute(io::record_batch const & r1, io::record_batch const * const r2,
+                               std::span<any_filter const * const> const filters,
+                               decision_rule const & rule)
+{
+    substituted_hits_.assign(units_.size(), 0);
+    groups_.clear();
+    sub_keys_.clear();
+    position_id_ = 0;
+    for (std::size_t i = 0; i < units_.size(); ++i)
+    {
+        std::uint32_t const kmers = offset_[i + 1] - offset_[i];
+        if (rule.known(hits_[i], kmers))
+            continue; // rescued by every k-mer already
+        auto const unit = static_cast<std::uint32_t>(i);
+        collect_positions(r1[units_[i]].seq, r1[units_[i]].qual);
+        add_substitutions(unit, r1[units_[i]].seq);
+        if (r2 != nullptr)
+        {
+            collect_positions((*r2)[units_[i]].seq, (*r2)[units_[i]].qual);
+            add_substitutions(unit, (*r2)[units_[i]].seq);
+        }
+    }
+    if (sub_keys_.empty())
+        return;
+    sub_values_.resize(sub_keys_.size());
+    detail::query_keys(filters, sub_keys_.data(), sub_keys_.size(), sub_values_.data(), q_);
+    // per substituted position, the alternative base with the most hits (the first of a tie) counts
+    for (std::size_t g = 0; g < groups_.size();)
+    {
+        std::size_t best = g;
+        std::uint32_t best_hits = 0;
+        std::size_t e = g;
+        for (; e < groups_.size() && groups_[e].position == groups_[g].position; ++e)
+        {
+            std::uint32_t h = 0;
+            for (std::uint32_t j = groups_[e].begin; j < groups_[e].end; ++j)
+                h += rule.hit(sub_values_[j]) ? 1u : 0u;
+            if (h > best_hits)
+                best = e, best_hits = h;
+        }
+        if (best_hits > 0)
+        {
+            groups_[best].chosen = true;
+            substituted_hits_[groups_[best].unit] += best_hits;
+        }
+        g = e;
+    }
 }
 
 } // namespace ksieve

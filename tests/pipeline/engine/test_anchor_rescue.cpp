@@ -1,6 +1,8 @@
 // The second look of classify (anchor_rescue) against a naive classifier over an exact key set: a
 // read's minimizers decide it by the rule; a short novel read with at least one hit is known where
-// every one of its k-mers (low-complexity ones left out) meets the rule. The early-decision path
+// every one of its k-mers (low-complexity ones left out) meets the rule, or, failing that, where
+// the best single-base substitution at each of its lowest-quality bases adds the hits it lacks.
+// The early-decision path
 // and the exact-hits path must both give the oracle's classes, and a rescued read the oracle's
 // k-mers and hits.
 #include <ksieve/engine/anchor_rescue.hpp>
@@ -11,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string>
@@ -27,11 +30,16 @@ std::string random_dna(std::mt19937_64 & rng, std::size_t const n)
     return s;
 }
 
-// Views of `seqs` as a batch (the strings outlive it).
-void fill(ksieve::io::record_batch & b, std::vector<std::string> const & seqs)
+struct read
 {
-    for (std::string const & s : seqs)
-        b.records_.push_back(ksieve::io::record_view{"r", "r", s, {}, s});
+    std::string seq, qual; // qual empty: a FASTA record
+};
+
+// Views of `reads` as a batch (the strings outlive it).
+void fill(ksieve::io::record_batch & b, std::vector<read> const & reads)
+{
+    for (read const & r : reads)
+        b.records_.push_back(ksieve::io::record_view{"r", "r", r.seq, r.qual, r.seq});
 }
 
 struct oracle_result
@@ -39,6 +47,7 @@ struct oracle_result
     bool known{false};
     bool rescued{false};
     std::uint32_t kmers{0}, hits{0};
+    bool substituted{false}; // rescued only with the substitutions' hits
 };
 
 class anchor_rescue_test : public ::testing::TestWithParam<std::uint32_t>
@@ -66,35 +75,89 @@ protected:
     }
 
     // The read set: pieces of the genome with 0 to 9 substitutions, random reads, and reads that
-    // cross the poly-A run.
-    std::vector<std::string> reads(std::mt19937_64 & rng, std::size_t const n) const
+    // cross the poly-A run. Qualities (one read in five has none): a wrong base is of low quality
+    // (Phred 2 or 14) three times in four, a right one of Phred 10 one time in twelve, else 40.
+    std::vector<read> reads(std::mt19937_64 & rng, std::size_t const n) const
     {
-        std::vector<std::string> out;
+        std::vector<read> out;
         for (std::size_t i = 0; i < n; ++i)
         {
             std::size_t const len = 40 + rng() % 161;
+            read r;
+            r.qual.assign(len, 'I');
+            for (char & q : r.qual)
+                q = rng() % 12 == 0 ? '+' : 'I';
             if (i % 10 == 9)
+                r.seq = random_dna(rng, len);
+            else
             {
-                out.push_back(random_dna(rng, len));
-                continue;
+                std::size_t const at =
+                    i % 10 == 8 ? 9950 + rng() % 40 : rng() % (genome_.size() - len);
+                r.seq = genome_.substr(at, len);
+                for (std::size_t e = rng() % 10; e > 0; --e)
+                {
+                    std::size_t const p = rng() % len;
+                    char const was = r.seq[p];
+                    while (r.seq[p] == was)
+                        r.seq[p] = "ACGT"[rng() % 4];
+                    r.qual[p] = rng() % 4 == 3 ? 'I' : rng() % 2 ? '#' : '/';
+                }
             }
-            std::size_t const at = i % 10 == 8 ? 9950 + rng() % 40 : rng() % (genome_.size() - len);
-            std::string r = genome_.substr(at, len);
-            for (std::size_t e = rng() % 10; e > 0; --e)
-            {
-                char & c = r[rng() % r.size()];
-                char const was = c;
-                while (c == was)
-                    c = "ACGT"[rng() % 4];
-            }
-            out.push_back(r);
+            if (i % 5 == 4)
+                r.qual.clear();
+            out.push_back(std::move(r));
         }
         return out;
     }
 
-    oracle_result naive(std::string const & a, std::string const * b,
-                        ksieve::decision_rule const & rule) const
+    // The hits of k-mer lookups over a low-quality base: per base (the lowest qualities first, at
+    // most max_substituted_bases), the best of its three substitutions, counting the k-mers over
+    // it whose code the substitution changes (low-complexity ones left out).
+    std::uint32_t naive_substituted_hits(read const & r) const
     {
+        using ksieve::anchor_rescue;
+        std::vector<std::pair<int, std::size_t>> low;
+        for (std::size_t p = 0; p < r.qual.size(); ++p)
+            if (r.qual[p] - 33 <= anchor_rescue::max_substituted_quality)
+                low.emplace_back(r.qual[p] - 33, p);
+        std::sort(low.begin(), low.end());
+        low.resize(std::min(low.size(), anchor_rescue::max_substituted_bases));
+        auto const codes = [&](std::string const & s)
+        {
+            std::vector<std::uint64_t> c(s.size(), ~std::uint64_t{0});
+            engine_->scanner().for_each(s, [&](std::size_t const at, std::uint64_t const code)
+                                        { c[at] = code; });
+            return c;
+        };
+        std::vector<std::uint64_t> const before = codes(r.seq);
+        std::uint32_t total = 0;
+        for (auto const & [q, p] : low)
+        {
+            std::uint32_t best = 0;
+            for (char const b : std::string{"ACGT"})
+            {
+                if (b == r.seq[p])
+                    continue;
+                std::string t = r.seq;
+                t[p] = b;
+                std::vector<std::uint64_t> const after = codes(t);
+                std::uint32_t h = 0;
+                for (std::size_t s = p >= 30 ? p - 30 : 0; s <= p && s < after.size(); ++s)
+                    if (after[s] != ~std::uint64_t{0} && after[s] != before[s] &&
+                        !ksieve::low_complexity(after[s], 31, ksieve::default_dust_threshold) &&
+                        stored_.count(engine_->hasher()(after[s])))
+                        ++h;
+                best = std::max(best, h);
+            }
+            total += best;
+        }
+        return total;
+    }
+
+    oracle_result naive(read const & ra, read const * rb, ksieve::decision_rule const & rule) const
+    {
+        std::string const & a = ra.seq;
+        std::string const * const b = rb != nullptr ? &rb->seq : nullptr;
         ksieve::key_scratch ks;
         std::uint32_t n = 0, h = 0;
         auto sampled = [&](std::uint64_t const key) noexcept
@@ -119,8 +182,12 @@ protected:
         engine_->scanner().for_each(a, every);
         if (b != nullptr)
             engine_->scanner().for_each(*b, every);
+        bool const substituted = !rule.known(all_hits, all);
+        if (substituted)
+            all_hits +=
+                naive_substituted_hits(ra) + (rb != nullptr ? naive_substituted_hits(*rb) : 0);
         if (rule.known(all_hits, all))
-            r = oracle_result{true, true, all, all_hits};
+            r = oracle_result{true, true, all, all_hits, substituted};
         return r;
     }
 
@@ -137,11 +204,11 @@ TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
     ksieve::decision_rule const rule{1, 0.004, 2};
     ksieve::any_filter const * const f = filter_.get();
     std::span<ksieve::any_filter const * const> const filters{&f, 1};
-    std::size_t rescued = 0, known = 0;
+    std::size_t rescued = 0, known = 0, substituted = 0;
     for (bool const pairs : {false, true})
     {
-        std::vector<std::string> const r1 = reads(rng, 3000);
-        std::vector<std::string> const r2 = reads(rng, 3000);
+        std::vector<read> const r1 = reads(rng, 3000);
+        std::vector<read> const r2 = reads(rng, 3000);
         ksieve::work_item item;
         fill(item.r1, r1);
         if (pairs)
@@ -164,10 +231,12 @@ TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
                 ASSERT_EQ(early[u].hits, o.hits) << "early, read " << u;
             }
             rescued += o.rescued ? 1 : 0;
+            substituted += o.substituted ? 1 : 0;
             known += o.known ? 1 : 0;
         }
     }
     EXPECT_GT(rescued, 20u) << "the reads must exercise the rescue";
+    EXPECT_GT(substituted, 10u) << "and the substitutions";
     EXPECT_GT(known, 3000u);
 }
 

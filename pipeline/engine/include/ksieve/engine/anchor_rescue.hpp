@@ -7,6 +7,13 @@
  * least one hit among its minimizers (an anchor) is looked up again with every k-mer: it is known
  * where those lookups meet the rule, and its k-mers and hits are then those of every k-mer.
  *
+ * A unit that every k-mer still leaves short is looked at once more where its qualities say the
+ * read is most likely wrong: at each of its (at most max_substituted_bases) lowest-quality bases of
+ * Phred quality <= max_substituted_quality, each of the three other bases is put in turn and the
+ * k-mers over that base are looked up; per base, the substitution with the most hits adds its hits
+ * to the unit's (every k-mer's lookups stay the unit's k-mers). Reads without qualities (FASTA)
+ * skip this step.
+ *
  * Only short units are taken (at most max_sampled minimizers: reads up to a few kilobases), so that
  * a long foreign read with one chance hit costs no more than a short one. The outcome depends only
  * on the unit and the filters: the same classes by early decision and by exact hits.
@@ -16,6 +23,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <ksieve/engine/decision_rule.hpp>
@@ -34,6 +44,10 @@ class anchor_rescue
 public:
     /*! \brief Units of more minimizers than this are not rescued. */
     static constexpr std::uint32_t max_sampled = 512;
+    /*! \brief Bases of Phred quality above this are not substituted. */
+    static constexpr int max_substituted_quality = 15;
+    /*! \brief At most this many bases of a read (a mate) are substituted. */
+    static constexpr std::size_t max_substituted_bases = 8;
 
     /*! \brief A rescue on `engine`'s k-mers. \pre the engine outlives this object. */
     explicit anchor_rescue(batch_engine const & engine) noexcept : engine_{engine} {}
@@ -49,7 +63,8 @@ public:
     }
 
     /*! \brief Look up every k-mer of the eligible units of results (r1[u], and (*r2)[u] when r2
-     * is non-null and non-empty) and make those that meet `rule` known (unit_result::rescued set;
+     * is non-null and non-empty), then the substitutions at their low-quality bases (see the
+     * file's description), and make those that meet `rule` known (unit_result::rescued set;
      * kmers and hits of every k-mer). With `vote` (a labeled filter), the votes of a rescued unit
      * are those of every k-mer, replacing the unit's earlier votes in `vote`. \pre active(); the
      * results' hits are exact for eligible units. \returns the units rescued. \throws
@@ -59,9 +74,29 @@ public:
                     std::vector<unit_result> & results, label_vote * vote = nullptr);
 
 private:
+    /*! \brief The lookups of one substitution: keys [begin, end) of sub_keys_. */
+    struct group
+    {
+        std::uint32_t unit;     //!< index into units_
+        std::uint32_t position; //!< the substituted base (numbered across the batch)
+        std::uint32_t begin, end;
+        bool chosen; //!< the substitution of its base with the most hits (and at least one)
+    };
+
+    [[nodiscard]] std::uint32_t dust_threshold() const noexcept;
+    void substitute(io::record_batch const & r1, io::record_batch const * r2,
+                    std::span<any_filter const * const> filters, decision_rule const & rule);
+    void collect_positions(std::string_view seq, std::string_view qual);
+    void add_substitutions(std::uint32_t unit, std::string_view seq);
+    void revote(label_vote & vote, decision_rule const & rule);
+
     batch_engine const & engine_;
-    std::vector<std::uint32_t> units_, offset_, rescued_, rescued_units_;
-    std::vector<std::uint64_t> keys_, values_;
+    std::vector<std::uint32_t> units_, offset_, rescued_, rescued_units_, hits_, substituted_hits_;
+    std::vector<std::uint64_t> keys_, values_, sub_keys_, sub_values_, original_;
+    std::vector<std::pair<int, std::uint32_t>> positions_;
+    std::vector<group> groups_;
+    std::string buffer_;
+    std::uint32_t position_id_ = 0;
     batch_engine_query_scratch q_;
 };
 
