@@ -21,14 +21,19 @@
 #                                      the data and its k-mer statistics)
 #   labels    bench_labels.sh          labeled filters: screening against bbduk refstats, per-sample labeled
 #                                      merges, exact "which samples" answers
-# (human, and human3g where asked for, run when bench_human_host.sh exists.) Each step leaves its report in WORK_DIR (STEP.md
+#   profiles  bench_error_profiles.sh  host reads with ART's error profiles (single-end and paired, 50-250
+#                                      bp) and long reads cut short on the human step's host, foreign reads,
+#                                      bbduk and bowtie2 on a slice; with KSIEVE_PROFILE_BEFORE (an older
+#                                      ksieve) its column and a speed table
+# (human, and human3g where asked for, run when bench_human_host.sh exists; profiles when
+# bench_error_profiles.sh does.) Each step leaves its report in WORK_DIR (STEP.md
 # and the tables the plots read; STEP.rows.tsv in bench_common.sh's row format puts its rows with a panel
 # into the peers plots) and this script writes STEP.meta next to it (commit, executable, build, CPU code
 # path, settings, load and duration). Then plot_benchmarks.py draws docs/plots/*.png and every benchmark
 # page is assembled WHOLE from the step reports in WORK_DIR, stamped with their one commit:
 # docs/benchmarks.md (every step but human3g, and the Methods of all pages), and the pages of their own
-# docs/benchmarks_labels.md (labels), docs/benchmarks_human.md (human) and docs/benchmarks_human_3g.md
-# (human3g). Steps may run in separate invocations at one commit (KSIEVE_BENCH_STEPS_ALL=normalize re-runs
+# docs/benchmarks_labels.md (labels), docs/benchmarks_human.md (human), docs/benchmarks_human_3g.md
+# (human3g) and docs/benchmarks_profiles.md (profiles). Steps may run in separate invocations at one commit (KSIEVE_BENCH_STEPS_ALL=normalize re-runs
 # one and re-assembles the pages), but the assembly refuses (exit status 1) step reports of different
 # commits or executables, reports of a commit other than HEAD, reports not written through this script, and
 # a page of its own left from another commit by a step without a report (KSIEVE_BENCH_PARTIAL=1 leaves such
@@ -47,7 +52,8 @@
 #                           host 18 (9 making data), scaling 4, pipeline 8 (4 simulating reads), normalize 36,
 #                           stream about 55 (ksieve 25, khmer and bbnorm on 10 M reads the rest; less with
 #                           KSIEVE_BENCH_STREAM_READS and KSIEVE_BENCH_STREAM_PREFIX), algebra 5, labels 5,
-#                           fpr 1, filters 2, human about 45 (30 making its data and k-mer statistics);
+#                           fpr 1, filters 2, human about 45 (30 making its data and k-mer statistics),
+#                           profiles about 100 (ART's reads, a filter per candidate, bowtie2's index);
 #                           human3g over an hour. large: 5 runs of each command, 3 of the slow peers and the
 #                           10 M-read metagenome against every peer (about 2 hours more)
 #   and those of bench_common.sh (KSIEVE, threads, repetitions, sizes; tiny sizes for a quick check).
@@ -57,9 +63,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 ALL_STEPS="host scaling pipeline normalize stream algebra labels fpr filters"
 [[ -f $BENCH_SCRIPTS/bench_human_host.sh ]] && ALL_STEPS+=" human"
 [[ -f $BENCH_SCRIPTS/bench_human_host.sh && ${KSIEVE_BENCH_HUMAN3G:-0} == 1 ]] && ALL_STEPS+=" human3g"
+[[ -f $BENCH_SCRIPTS/bench_error_profiles.sh ]] && ALL_STEPS+=" profiles"
 # the sections' order on benchmarks.md, and the steps with a page of their own
-PAGE_STEPS="host human scaling pipeline normalize stream algebra labels fpr filters"
-OWN_STEPS="labels human human3g"
+PAGE_STEPS="host human profiles scaling pipeline normalize stream algebra labels fpr filters"
+OWN_STEPS="labels human human3g profiles"
 STEPS=${KSIEVE_BENCH_STEPS_ALL-$ALL_STEPS}
 DOC_DIR=${KSIEVE_BENCH_DOC_DIR:-$REPO/docs}
 DOC=$DOC_DIR/benchmarks.md
@@ -85,6 +92,7 @@ script_of()
         fpr) echo bench_fpr.sh ;;
         filters) echo bench_filters.sh ;;
         human | human3g) echo bench_human_host.sh ;;
+        profiles) echo bench_error_profiles.sh ;;
         labels) echo bench_labels.sh ;;
         *) return 1 ;;
     esac
@@ -106,6 +114,7 @@ own_page()
         labels) echo benchmarks_labels.md ;;
         human) echo benchmarks_human.md ;;
         human3g) echo benchmarks_human_3g.md ;;
+        profiles) echo benchmarks_profiles.md ;;
     esac
 }
 
@@ -290,6 +299,7 @@ title_of()
         filters) echo "The filters alone" ;;
         human) echo "Human-sized host" ;;
         human3g) echo "Human-sized host at $(size_text "$(meta_of human3g human_host_bases)")bp" ;;
+        profiles) echo "Host reads with sequencing errors (ART profiles)" ;;
         labels) echo "Labeled filters: screening and which samples" ;;
     esac
 }
@@ -300,6 +310,7 @@ page_title_of()
     case $1 in
         labels) echo "labeled filters" ;;
         human | human3g) echo "a human-like host of $(meta_of "$1" human_host_bases) bp" ;;
+        profiles) echo "host reads with sequencing errors" ;;
     esac
 }
 
@@ -317,6 +328,7 @@ steps_table()
             fpr) runs="1 per filter (counts, not times)" ;;
             filters) runs="$r repetitions in random order" ;;
             human | human3g) runs="$r (speed); 1 per filter and read set (rules)" ;;
+            profiles) runs="1 per filter and read set; speed: 3 builds and 5 classify runs, alternated" ;;
             labels) runs="$r; bbduk $rs" ;;
             *) runs=$r ;;
         esac
@@ -328,7 +340,7 @@ steps_table()
             stream) sizes="$(meta_of "$s" stream_reads) reads streamed, peers on $(meta_of "$s" stream_prefix), $(meta_of "$s" exact_reads) for exact duplicates" ;;
             filters) sizes="2^$(meta_of "$s" filter_log2n) keys" ;;
             labels) sizes="host $(meta_of "$s" labels_host_bases) bp, $(meta_of "$s" labels_reads) reads, $(meta_of "$s" labels_samples) samples" ;;
-            human | human3g) sizes="host $(meta_of "$s" human_host_bases) bp" ;;
+            human | human3g | profiles) sizes="host $(meta_of "$s" human_host_bases) bp" ;;
             *) sizes="-" ;;
         esac
         d=$(($(meta_of "$s" finished) - $(meta_of "$s" started)))
@@ -405,6 +417,7 @@ section()
     echo
     case $1 in
         labels) done_step labels && echo "Also a page of its own: [benchmarks_labels.md](benchmarks_labels.md)." && echo ;;
+        profiles) echo "Also a page of its own: [benchmarks_profiles.md](benchmarks_profiles.md)." && echo ;;
         human)
             echo "Also a page of its own: [benchmarks_human.md](benchmarks_human.md)$(done_step human3g &&
                 echo "; the default filter at human size: [benchmarks_human_3g.md](benchmarks_human_3g.md)")."

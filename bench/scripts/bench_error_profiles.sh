@@ -37,7 +37,9 @@
 #   with its default filter: 3 alternated builds, then 5 alternated classify runs, each after a sync;
 #   medians.
 # Writes under WORK/human-BASES/profiles/ (WORK: the first argument, or KSIEVE_BENCH_DIR): the read
-# sets, filters/, stats/, peers/, report.md, and the benchmark page's section as WORK/profiles.md.
+# sets, filters/, stats/, peers/, report.md (a page of its own), and the section of the benchmark pages as
+# WORK/profiles.md (bench_all.sh's step profiles: docs/benchmarks_profiles.md and a section of
+# docs/benchmarks.md).
 # Usage: bench/scripts/bench_error_profiles.sh [WORK_DIR]
 source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
 
@@ -390,11 +392,6 @@ report()
     for c in $CONFIGS; do filters+=("$P/filters/$(config_name "$c").ksf"); done
     cpu=$(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')
     {
-        echo "# Host reads with sequencing errors (ART profiles)"
-        echo
-        echo "<!-- Written by bench/scripts/bench_error_profiles.sh (a step of its own, not one of bench_all.sh's"
-        echo "one-commit pages); edit the script, not this page. -->"
-        echo
         echo "Commit \`$(git -C "$REPO" rev-parse --short=10 HEAD)\`, $(date -u '+%Y-%m-%d %H:%M') UTC, $cpu, $(nproc) cores" \
             "(load at the end: $(cut -d' ' -f1-3 /proc/loadavg)); executable \`sha256:$(sha256sum "$KSIEVE" | cut -c1-8)\`." \
             "Reproduce: \`KSIEVE_PROFILE_BEFORE=OLD_KSIEVE bench/scripts/bench_error_profiles.sh WORK_DIR\` (the host and the other individual are" \
@@ -425,9 +422,18 @@ report()
         echo "$N_SLICE per set), next to bbduk and bowtie2 (a pair is known when either mate is):"
         echo
         peers_table
+    } > "$P/report_body.md"
+    # the section of bench_all.sh's pages (its step profiles: docs/benchmarks_profiles.md), and the
+    # page of this script run alone
+    cp "$P/report_body.md" "$WORK/profiles.md"
+    {
+        echo "# Host reads with sequencing errors (ART profiles)"
+        echo
+        echo "<!-- Written by bench/scripts/bench_error_profiles.sh; edit the script, not this page. -->"
+        echo
+        cat "$P/report_body.md"
     } > "$P/report.md.tmp"
     mv "$P/report.md.tmp" "$P/report.md"
-    cp "$P/report.md" "$WORK/profiles.md"
     cat "$P/report.md"
 }
 
