@@ -1,5 +1,5 @@
-// anchor_rescue: every k-mer of the units that their minimizers left one hit short, then
-// single-base substitutions at their low-quality bases.
+// anchor_rescue: the screen of short units without a hit, every k-mer of the units that their
+// minimizers left one hit short, then single-base substitutions at their low-quality bases.
 #include "engine_detail.hpp"
 #include <ksieve/engine/anchor_rescue.hpp>
 #include <ksieve/filters/low_complexity.hpp>
@@ -37,12 +37,13 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
     bool const pairs = r2 != nullptr && !r2->empty();
     kmer_params const & kmer = engine_.kmer();
     std::uint32_t const dust = dust_threshold();
+    screen(r1, pairs ? r2 : nullptr, filters, rule, results);
     units_.clear();
     offset_.assign(1, 0);
     keys_.clear();
     for (std::size_t u = 0; u < results.size(); ++u)
     {
-        if (!eligible(results[u]))
+        if (!eligible(results[u]) && anchored_[u] == 0)
             continue;
         auto const add = [&](std::size_t, std::uint64_t const code)
         {
@@ -79,6 +80,163 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
     if (vote != nullptr && !rescued_.empty())
         revote(*vote, rule);
     return rescued_.size();
+}
+
+void anchor_rescue::add_screen_keys(std::string_view const seq, std::string_view const qual)
+{
+    collect_positions(seq, qual);
+    kmer_params const & kmer = engine_.kmer();
+    std::size_t const k = kmer.k, w = kmer.window;
+    if (positions_.empty() || seq.size() < k)
+        return;
+    if (!std::all_of(seq.begin(), seq.end(), is_base))
+    {
+        add_screen_keys_with_gaps(seq);
+        return;
+    }
+    // the read's valid k-mers are those at every start: codes, order values and the minimizers
+    // once, then per substitution only the k-mers over the base and the windows that hold one
+    std::size_t const n = seq.size() - k + 1;
+    kmer_codes_.resize(n);
+    kmer_orders_.resize(n);
+    selected_.assign(n, 0);
+    engine_.scanner().for_each(seq,
+                               [&](std::size_t const s, std::uint64_t const code)
+                               {
+                                   kmer_codes_[s] = code;
+                                   kmer_orders_[s] = minimizer_order(code, kmer.seed);
+                               });
+    codes_.clear();
+    for_each_minimizer(kmer_orders_.data(), n, w, 0, n,
+                       [&](std::size_t const i)
+                       {
+                           selected_[i] = 1;
+                           codes_.push_back(kmer_codes_[i]);
+                       });
+    std::sort(codes_.begin(), codes_.end());
+    for (auto const & [q, p] : positions_)
+    {
+        (void)q;
+        for (char const b : bases)
+            if (b != seq[p])
+                add_screen_substitution(seq, p, b);
+    }
+}
+
+// The minimizers of seq with base p changed to b that seq lacks, into sub_keys_ / screen_codes_.
+void anchor_rescue::add_screen_substitution(std::string_view const seq, std::size_t const p,
+                                            char const b)
+{
+    kmer_params const & kmer = engine_.kmer();
+    std::size_t const k = kmer.k, w = kmer.window, n = kmer_codes_.size();
+    std::size_t const s_lo = p + 1 >= k ? p + 1 - k : 0, s_hi = std::min(p, n - 1);
+    // the windows that hold a k-mer of [s_lo, s_hi]: their entries [e_lo, e_hi)
+    std::size_t const e_lo = n < w ? 0 : (s_lo + 1 >= w ? s_lo + 1 - w : 0);
+    std::size_t const t_hi = n < w ? 0 : std::min(s_hi, n - w);
+    std::size_t const e_hi = n < w ? n : t_hi + w;
+    std::size_t const windows = n < w ? 1 : t_hi - e_lo + 1;
+    buffer_.assign(seq.substr(s_lo, s_hi + k - s_lo));
+    buffer_[p - s_lo] = b;
+    auto const from = [](auto const & v, std::size_t const i)
+    { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+    local_codes_.assign(from(kmer_codes_, e_lo), from(kmer_codes_, e_hi));
+    local_orders_.assign(from(kmer_orders_, e_lo), from(kmer_orders_, e_hi));
+    engine_.scanner().for_each(buffer_,
+                               [&](std::size_t const s, std::uint64_t const code)
+                               {
+                                   local_codes_[s_lo + s - e_lo] = code;
+                                   local_orders_[s_lo + s - e_lo] =
+                                       minimizer_order(code, kmer.seed);
+                               });
+    for_each_minimizer(local_orders_.data(), e_hi - e_lo, w, 0, windows,
+                       [&](std::size_t const i)
+                       {
+                           std::uint64_t const code = local_codes_[i];
+                           std::size_t const g = e_lo + i;
+                           // an entry the read selected with this code: not new (the common case)
+                           if ((selected_[g] != 0 && code == kmer_codes_[g]) ||
+                               std::binary_search(codes_.begin(), codes_.end(), code))
+                               return;
+                           sub_keys_.push_back(engine_.hasher()(code));
+                           screen_codes_.push_back(code);
+                       });
+}
+
+// add_screen_keys for a read with a base other than A, C, G, T: every substituted read's
+// minimizers, whole.
+void anchor_rescue::add_screen_keys_with_gaps(std::string_view const seq)
+{
+    kmer_params const & kmer = engine_.kmer();
+    if (!minimizers_)
+        minimizers_ = std::make_unique<minimizer_scratch>();
+    auto const minimizers = [&](std::string_view const s, auto && fn)
+    {
+        for_each_record_minimizer(engine_.scanner(), s, kmer.window, kmer.seed, *minimizers_,
+                                  [&](std::uint64_t const code) noexcept { fn(code); });
+    };
+    codes_.clear();
+    minimizers(seq, [&](std::uint64_t const code) { codes_.push_back(code); });
+    std::sort(codes_.begin(), codes_.end());
+    for (auto const & [q, p] : positions_)
+    {
+        (void)q;
+        for (char const b : bases)
+        {
+            if (b == seq[p])
+                continue;
+            buffer_.assign(seq);
+            buffer_[p] = b;
+            minimizers(buffer_,
+                       [&](std::uint64_t const code)
+                       {
+                           if (!std::binary_search(codes_.begin(), codes_.end(), code))
+                           {
+                               sub_keys_.push_back(engine_.hasher()(code));
+                               screen_codes_.push_back(code);
+                           }
+                       });
+        }
+    }
+}
+
+// The short units without a hit: the minimizers of their substitutions at low-quality bases that
+// the read lacks. anchored_[u] is set where one of them is a hit.
+void anchor_rescue::screen(io::record_batch const & r1, io::record_batch const * const r2,
+                           std::span<any_filter const * const> const filters,
+                           decision_rule const & rule, std::vector<unit_result> const & results)
+{
+    anchored_.assign(results.size(), 0);
+    screen_units_.clear();
+    screen_offset_.assign(1, 0);
+    sub_keys_.clear();
+    screen_codes_.clear();
+    for (std::size_t u = 0; u < results.size(); ++u)
+    {
+        std::size_t const bases = r1[u].seq.size() + (r2 != nullptr ? (*r2)[u].seq.size() : 0);
+        if (!screened(results[u], bases))
+            continue;
+        add_screen_keys(r1[u].seq, r1[u].qual);
+        if (r2 != nullptr)
+            add_screen_keys((*r2)[u].seq, (*r2)[u].qual);
+        if (sub_keys_.size() == screen_offset_.back())
+            continue;
+        screen_units_.push_back(static_cast<std::uint32_t>(u));
+        screen_offset_.push_back(static_cast<std::uint32_t>(sub_keys_.size()));
+    }
+    if (screen_units_.empty())
+        return;
+    sub_values_.resize(sub_keys_.size());
+    detail::query_keys(filters, sub_keys_.data(), sub_keys_.size(), sub_values_.data(), q_);
+    // low-complexity k-mers do not count (tested on hits only: they are few)
+    std::uint32_t const dust = dust_threshold();
+    unsigned const k = engine_.kmer().k;
+    for (std::size_t i = 0; i < screen_units_.size(); ++i)
+        for (std::uint32_t j = screen_offset_[i]; j < screen_offset_[i + 1]; ++j)
+            if (rule.hit(sub_values_[j]) && !low_complexity(screen_codes_[j], k, dust))
+            {
+                anchored_[screen_units_[i]] = 1;
+                break;
+            }
 }
 
 void anchor_rescue::revote(label_vote & vote, decision_rule const & rule)

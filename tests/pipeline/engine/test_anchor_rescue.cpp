@@ -1,7 +1,9 @@
 // The second look of classify (anchor_rescue) against a naive classifier over an exact key set: a
-// read's minimizers decide it by the rule; a short novel read with at least one hit is known where
-// every one of its k-mers (low-complexity ones left out) meets the rule, or, failing that, where
-// the best single-base substitution at each of its lowest-quality bases adds the hits it lacks.
+// read's minimizers decide it by the rule; a short novel read with at least one hit, or a read of
+// at most max_screened_bases bases without a hit whose substitutions at its lowest-quality bases
+// give a minimizer it lacks that is a hit, is known where every one of its k-mers (low-complexity
+// ones left out) meets the rule, or, failing that, where the best single-base substitution at
+// each of its lowest-quality bases adds the hits it lacks.
 // The early-decision path
 // and the exact-hits path must both give the oracle's classes, and a rescued read the oracle's
 // k-mers and hits.
@@ -10,6 +12,7 @@
 #include <ksieve/engine/exact_classifier.hpp>
 
 #include <ksieve/filters/low_complexity.hpp>
+#include <ksieve/filters/sampling.hpp>
 
 #include <gtest/gtest.h>
 
@@ -17,6 +20,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace
@@ -48,6 +52,7 @@ struct oracle_result
     bool rescued{false};
     std::uint32_t kmers{0}, hits{0};
     bool substituted{false}; // rescued only with the substitutions' hits
+    bool screened{false};    // rescued after a screen (no hit among its minimizers)
 };
 
 class anchor_rescue_test : public ::testing::TestWithParam<std::uint32_t>
@@ -75,8 +80,9 @@ protected:
     }
 
     // The read set: pieces of the genome with 0 to 9 substitutions, random reads, and reads that
-    // cross the poly-A run. Qualities (one read in five has none): a wrong base is of low quality
-    // (Phred 2 or 14) three times in four, a right one of Phred 10 one time in twelve, else 40.
+    // cross the poly-A run; one in seven has an N. Qualities (one read in five has none): a wrong
+    // base is of low quality (Phred 2 or 14) three times in four, a right one of Phred 10 one time
+    // in twelve, else 40.
     std::vector<read> reads(std::mt19937_64 & rng, std::size_t const n) const
     {
         std::vector<read> out;
@@ -103,6 +109,8 @@ protected:
                     r.qual[p] = rng() % 4 == 3 ? 'I' : rng() % 2 ? '#' : '/';
                 }
             }
+            if (i % 7 == 6) // an unknown base: the screen's windows run over it
+                r.seq[rng() % len] = 'N';
             if (i % 5 == 4)
                 r.qual.clear();
             out.push_back(std::move(r));
@@ -110,18 +118,71 @@ protected:
         return out;
     }
 
+    // The bases a read's substitutions change: Phred <= max_substituted_quality, the lowest first
+    // (then the first position), at most max_substituted_bases.
+    static std::vector<std::size_t> low_quality_bases(read const & r)
+    {
+        using ksieve::anchor_rescue;
+        std::vector<std::pair<int, std::size_t>> low;
+        for (std::size_t p = 0; p < r.qual.size(); ++p)
+            if (r.qual[p] - 33 <= anchor_rescue::max_substituted_quality &&
+                std::string_view{"ACGT"}.find(r.seq[p]) != std::string_view::npos)
+                low.emplace_back(r.qual[p] - 33, p);
+        std::sort(low.begin(), low.end());
+        low.resize(std::min(low.size(), anchor_rescue::max_substituted_bases));
+        std::vector<std::size_t> out;
+        for (auto const & [q, p] : low)
+            out.push_back(p);
+        return out;
+    }
+
+    // The minimizers of s by their definition: the canonical code of least order value in every
+    // window of w consecutive valid k-mers (the whole list when it is shorter).
+    std::set<std::uint64_t> naive_minimizers(std::string const & s) const
+    {
+        std::vector<std::uint64_t> codes;
+        engine_->scanner().for_each(s, [&](std::size_t, std::uint64_t const code)
+                                    { codes.push_back(code); });
+        std::set<std::uint64_t> out;
+        std::size_t const w = std::min<std::size_t>(kmer_.window, codes.size());
+        for (std::size_t t = 0; w > 0 && t + w <= codes.size(); ++t)
+        {
+            std::uint64_t best = codes[t];
+            for (std::size_t i = t; i < t + w; ++i)
+                if (ksieve::minimizer_order(codes[i], kmer_.seed) <
+                    ksieve::minimizer_order(best, kmer_.seed))
+                    best = codes[i];
+            out.insert(best);
+        }
+        return out;
+    }
+
+    // The screen of a read without a hit: whether a minimizer of one of its substitutions at its
+    // low-quality bases, one that the read lacks and not of low complexity, is stored.
+    bool naive_screen_hit(read const & r) const
+    {
+        std::set<std::uint64_t> const own = naive_minimizers(r.seq);
+        for (std::size_t const p : low_quality_bases(r))
+            for (char const b : std::string{"ACGT"})
+            {
+                if (b == r.seq[p])
+                    continue;
+                std::string t = r.seq;
+                t[p] = b;
+                for (std::uint64_t const code : naive_minimizers(t))
+                    if (!own.count(code) &&
+                        !ksieve::low_complexity(code, 31, ksieve::default_dust_threshold) &&
+                        stored_.count(engine_->hasher()(code)))
+                        return true;
+            }
+        return false;
+    }
+
     // The hits of k-mer lookups over a low-quality base: per base (the lowest qualities first, at
     // most max_substituted_bases), the best of its three substitutions, counting the k-mers over
     // it whose code the substitution changes (low-complexity ones left out).
     std::uint32_t naive_substituted_hits(read const & r) const
     {
-        using ksieve::anchor_rescue;
-        std::vector<std::pair<int, std::size_t>> low;
-        for (std::size_t p = 0; p < r.qual.size(); ++p)
-            if (r.qual[p] - 33 <= anchor_rescue::max_substituted_quality)
-                low.emplace_back(r.qual[p] - 33, p);
-        std::sort(low.begin(), low.end());
-        low.resize(std::min(low.size(), anchor_rescue::max_substituted_bases));
         auto const codes = [&](std::string const & s)
         {
             std::vector<std::uint64_t> c(s.size(), ~std::uint64_t{0});
@@ -131,7 +192,7 @@ protected:
         };
         std::vector<std::uint64_t> const before = codes(r.seq);
         std::uint32_t total = 0;
-        for (auto const & [q, p] : low)
+        for (std::size_t const p : low_quality_bases(r))
         {
             std::uint32_t best = 0;
             for (char const b : std::string{"ACGT"})
@@ -169,7 +230,11 @@ protected:
         if (b != nullptr)
             engine_->for_each_key(ksieve::sequence_piece{*b}, ks, sampled);
         oracle_result r{rule.known(h, n), false, n, h};
-        if (r.known || h == 0 || n > ksieve::anchor_rescue::max_sampled)
+        std::size_t const bases = a.size() + (b != nullptr ? b->size() : 0);
+        bool const screened = !r.known && h == 0 && n > 0 &&
+                              bases <= ksieve::anchor_rescue::max_screened_bases &&
+                              (naive_screen_hit(ra) || (rb != nullptr && naive_screen_hit(*rb)));
+        if (r.known || (h == 0 && !screened) || n > ksieve::anchor_rescue::max_sampled)
             return r;
         std::uint32_t all = 0, all_hits = 0;
         auto every = [&](std::size_t, std::uint64_t const code)
@@ -187,7 +252,7 @@ protected:
             all_hits +=
                 naive_substituted_hits(ra) + (rb != nullptr ? naive_substituted_hits(*rb) : 0);
         if (rule.known(all_hits, all))
-            r = oracle_result{true, true, all, all_hits, substituted};
+            r = oracle_result{true, true, all, all_hits, substituted, screened};
         return r;
     }
 
@@ -204,7 +269,7 @@ TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
     ksieve::decision_rule const rule{1, 0.004, 2};
     ksieve::any_filter const * const f = filter_.get();
     std::span<ksieve::any_filter const * const> const filters{&f, 1};
-    std::size_t rescued = 0, known = 0, substituted = 0;
+    std::size_t rescued = 0, known = 0, substituted = 0, screened = 0;
     for (bool const pairs : {false, true})
     {
         std::vector<read> const r1 = reads(rng, 3000);
@@ -232,11 +297,13 @@ TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
             }
             rescued += o.rescued ? 1 : 0;
             substituted += o.substituted ? 1 : 0;
+            screened += o.screened ? 1 : 0;
             known += o.known ? 1 : 0;
         }
     }
     EXPECT_GT(rescued, 20u) << "the reads must exercise the rescue";
     EXPECT_GT(substituted, 10u) << "and the substitutions";
+    EXPECT_GT(screened, 10u) << "and the screen of reads without a hit";
     EXPECT_GT(known, 3000u);
 }
 

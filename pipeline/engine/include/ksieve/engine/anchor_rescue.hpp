@@ -14,6 +14,13 @@
  * to the unit's (every k-mer's lookups stay the unit's k-mers). Reads without qualities (FASTA)
  * skip this step.
  *
+ * A short unit (at most max_screened_bases bases) without any hit among its minimizers is first
+ * screened at the same low-quality bases: each of the three other bases is put in turn and only the
+ * minimizers of the changed read that the read itself lacks are looked up. A unit that one of them
+ * hits is an anchored unit like the others and is looked at as above. In a short read a few errors
+ * can break every sampled k-mer; longer units keep hits, and a foreign read pays the screen only
+ * where it is short.
+ *
  * Only short units are taken (at most max_sampled minimizers: reads up to a few kilobases), so that
  * a long foreign read with one chance hit costs no more than a short one. The outcome depends only
  * on the unit and the filters: the same classes by early decision and by exact hits.
@@ -22,6 +29,7 @@
  */
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +41,7 @@
 #include <ksieve/engine/label_vote.hpp>
 #include <ksieve/engine/unit_result.hpp>
 #include <ksieve/filters/any_filter.hpp>
+#include <ksieve/filters/sampling.hpp>
 #include <ksieve/io/io.hpp>
 
 namespace ksieve
@@ -48,6 +57,8 @@ public:
     static constexpr int max_substituted_quality = 15;
     /*! \brief At most this many bases of a read (a mate) are substituted. */
     static constexpr std::size_t max_substituted_bases = 8;
+    /*! \brief Units (all mates) of more bases than this are not screened. */
+    static constexpr std::size_t max_screened_bases = 120;
 
     /*! \brief A rescue on `engine`'s k-mers. \pre the engine outlives this object. */
     explicit anchor_rescue(batch_engine const & engine) noexcept : engine_{engine} {}
@@ -55,16 +66,24 @@ public:
     /*! \brief Whether a rescue applies to the engine's filters at all (sampled k-mers). */
     [[nodiscard]] bool active() const noexcept { return engine_.kmer().sampled(); }
 
-    /*! \brief Whether the unit of `r` may be rescued: novel, at least one hit, at most max_sampled
-     * minimizers; `r.hits` must then be exact. */
+    /*! \brief Whether the unit of `r` may be rescued without a screen: novel, at least one hit, at
+     * most max_sampled minimizers; `r.hits` must then be exact. */
     [[nodiscard]] static bool eligible(unit_result const & r) noexcept
     {
         return !r.known && r.hits >= 1 && r.kmers > 0 && r.kmers <= max_sampled;
     }
 
-    /*! \brief Look up every k-mer of the eligible units of results (r1[u], and (*r2)[u] when r2
-     * is non-null and non-empty), then the substitutions at their low-quality bases (see the
-     * file's description), and make those that meet `rule` known (unit_result::rescued set;
+    /*! \brief Whether the unit of `r` (of `bases` bases in all) is screened: novel, no hit, at
+     * least one minimizer, at most max_screened_bases bases; `r.hits` must then be exact. */
+    [[nodiscard]] static bool screened(unit_result const & r, std::size_t const bases) noexcept
+    {
+        return !r.known && r.hits == 0 && r.kmers > 0 && bases <= max_screened_bases;
+    }
+
+    /*! \brief Screen the units that screened() takes, then look up every k-mer of the eligible and
+     * the anchored units of results (r1[u], and (*r2)[u] when r2 is non-null and non-empty), then
+     * the substitutions at their low-quality bases (see the file's description), and make those
+     * that meet `rule` known (unit_result::rescued set;
      * kmers and hits of every k-mer). With `vote` (a labeled filter), the votes of a rescued unit
      * are those of every k-mer, replacing the unit's earlier votes in `vote`. \pre active(); the
      * results' hits are exact for eligible units. \returns the units rescued. \throws
@@ -84,6 +103,12 @@ private:
     };
 
     [[nodiscard]] std::uint32_t dust_threshold() const noexcept;
+    void screen(io::record_batch const & r1, io::record_batch const * r2,
+                std::span<any_filter const * const> filters, decision_rule const & rule,
+                std::vector<unit_result> const & results);
+    void add_screen_keys(std::string_view seq, std::string_view qual);
+    void add_screen_keys_with_gaps(std::string_view seq);
+    void add_screen_substitution(std::string_view seq, std::size_t p, char b);
     void substitute(io::record_batch const & r1, io::record_batch const * r2,
                     std::span<any_filter const * const> filters, decision_rule const & rule);
     void collect_positions(std::string_view seq, std::string_view qual);
@@ -91,13 +116,18 @@ private:
     void revote(label_vote & vote, decision_rule const & rule);
 
     batch_engine const & engine_;
-    std::vector<std::uint32_t> units_, offset_, rescued_, rescued_units_, hits_, substituted_hits_;
-    std::vector<std::uint64_t> keys_, values_, sub_keys_, sub_values_, original_;
+    std::vector<std::uint32_t> units_, offset_, screen_units_, screen_offset_, rescued_,
+        rescued_units_, hits_, substituted_hits_;
+    std::vector<std::uint64_t> keys_, values_, sub_keys_, sub_values_, original_, codes_,
+        kmer_codes_, kmer_orders_, local_codes_, local_orders_, screen_codes_;
+    std::vector<char> anchored_; //!< per unit of the batch: the screen found a hit
+    std::vector<char> selected_; //!< per k-mer of the screened read: one of its minimizers
     std::vector<std::pair<int, std::uint32_t>> positions_;
     std::vector<group> groups_;
     std::string buffer_;
     std::uint32_t position_id_ = 0;
     batch_engine_query_scratch q_;
+    std::unique_ptr<minimizer_scratch> minimizers_;
 };
 
 } // namespace ksieve
