@@ -94,26 +94,10 @@ void anchor_rescue::add_screen_keys(std::string_view const seq, std::string_view
         add_screen_keys_with_gaps(seq);
         return;
     }
-    // the read's valid k-mers are those at every start: codes, order values and the minimizers
-    // once, then per substitution only the k-mers over the base and the windows that hold one
-    std::size_t const n = seq.size() - k + 1;
-    kmer_codes_.resize(n);
-    kmer_orders_.resize(n);
-    selected_.assign(n, 0);
-    engine_.scanner().for_each(seq,
-                               [&](std::size_t const s, std::uint64_t const code)
-                               {
-                                   kmer_codes_[s] = code;
-                                   kmer_orders_[s] = minimizer_order(code, kmer.seed);
-                               });
-    codes_.clear();
-    for_each_minimizer(kmer_orders_.data(), n, w, 0, n,
-                       [&](std::size_t const i)
-                       {
-                           selected_[i] = 1;
-                           codes_.push_back(kmer_codes_[i]);
-                       });
-    std::sort(codes_.begin(), codes_.end());
+    // the read's valid k-mers are those at every start: both strands' codes, order values and the
+    // minimizers once, then per substitution only the k-mers over the base (a change of one base
+    // in each strand's code) and the windows that hold one of them
+    index_read(seq);
     for (auto const & [q, p] : positions_)
     {
         (void)q;
@@ -123,41 +107,81 @@ void anchor_rescue::add_screen_keys(std::string_view const seq, std::string_view
     }
 }
 
-// The minimizers of seq with base p changed to b that seq lacks, into sub_keys_ / screen_codes_.
+// The k-mers of a read of A, C, G, T only (at least k bases), as kmer_scanner::for_each gives them,
+// with each strand's code kept, and the read's minimizers (selected_, codes_ sorted).
+void anchor_rescue::index_read(std::string_view const seq)
+{
+    kmer_params const & kmer = engine_.kmer();
+    kmer_scanner const & scanner = engine_.scanner();
+    std::size_t const k = kmer.k, n = seq.size() - k + 1;
+    std::uint64_t const mask = scanner.code_mask();
+    forward_.resize(n);
+    reverse_.resize(n);
+    kmer_codes_.resize(n);
+    kmer_orders_.resize(n);
+    std::uint64_t fw = 0, rc = 0;
+    for (std::size_t i = 0; i < seq.size(); ++i)
+    {
+        std::uint64_t const c = dna_code_table[static_cast<unsigned char>(seq[i])];
+        fw = (fw << 2) | c;
+        rc = (rc >> 2) | ((3 - c) << (2 * (k - 1)));
+        if (i + 1 < k)
+            continue;
+        std::size_t const s = i + 1 - k;
+        forward_[s] = fw & mask;
+        reverse_[s] = rc & mask;
+        kmer_codes_[s] = scanner.canonical() ? std::min(forward_[s], reverse_[s]) : forward_[s];
+        kmer_orders_[s] = minimizer_order(kmer_codes_[s], kmer.seed);
+    }
+    selected_.assign(n, 0);
+    codes_.clear();
+    for_each_minimizer(kmer_orders_.data(), n, kmer.window, 0, n,
+                       [&](std::size_t const i)
+                       {
+                           selected_[i] = 1;
+                           codes_.push_back(kmer_codes_[i]);
+                       });
+    std::sort(codes_.begin(), codes_.end());
+}
+
+// The minimizers of seq with base p changed to b that seq lacks, into screen_codes_.
+// \pre index_read(seq).
 void anchor_rescue::add_screen_substitution(std::string_view const seq, std::size_t const p,
                                             char const b)
 {
     kmer_params const & kmer = engine_.kmer();
     std::size_t const k = kmer.k, w = kmer.window, n = kmer_codes_.size();
+    std::uint64_t const mask = engine_.scanner().code_mask();
     std::size_t const s_lo = p + 1 >= k ? p + 1 - k : 0, s_hi = std::min(p, n - 1);
     // the windows that hold a k-mer of [s_lo, s_hi]: their entries [e_lo, e_hi)
     std::size_t const e_lo = n < w ? 0 : (s_lo + 1 >= w ? s_lo + 1 - w : 0);
     std::size_t const t_hi = n < w ? 0 : std::min(s_hi, n - w);
     std::size_t const e_hi = n < w ? n : t_hi + w;
     std::size_t const windows = n < w ? 1 : t_hi - e_lo + 1;
-    buffer_.assign(seq.substr(s_lo, s_hi + k - s_lo));
-    buffer_[p - s_lo] = b;
     auto const from = [](auto const & v, std::size_t const i)
     { return v.begin() + static_cast<std::ptrdiff_t>(i); };
     local_codes_.assign(from(kmer_codes_, e_lo), from(kmer_codes_, e_hi));
     local_orders_.assign(from(kmer_orders_, e_lo), from(kmer_orders_, e_hi));
-    engine_.scanner().for_each(buffer_,
-                               [&](std::size_t const s, std::uint64_t const code)
-                               {
-                                   local_codes_[s_lo + s - e_lo] = code;
-                                   local_orders_[s_lo + s - e_lo] =
-                                       minimizer_order(code, kmer.seed);
-                               });
+    // the base at offset j of a k-mer: bits 2 (k - 1 - j) of the forward code, 2 j of the reverse
+    std::uint64_t const d = dna_code_table[static_cast<unsigned char>(seq[p])] ^
+                            dna_code_table[static_cast<unsigned char>(b)];
+    for (std::size_t s = s_lo; s <= s_hi; ++s)
+    {
+        std::size_t const j = p - s;
+        std::uint64_t const fw = forward_[s] ^ ((d << (2 * (k - 1 - j))) & mask);
+        std::uint64_t const rc = reverse_[s] ^ ((d << (2 * j)) & mask);
+        std::uint64_t const code = engine_.scanner().canonical() ? std::min(fw, rc) : fw;
+        local_codes_[s - e_lo] = code;
+        local_orders_[s - e_lo] = minimizer_order(code, kmer.seed);
+    }
     for_each_minimizer(local_orders_.data(), e_hi - e_lo, w, 0, windows,
                        [&](std::size_t const i)
                        {
                            std::uint64_t const code = local_codes_[i];
-                           std::size_t const g = e_lo + i;
                            // an entry the read selected with this code: not new (the common case)
-                           if ((selected_[g] != 0 && code == kmer_codes_[g]) ||
+                           if ((selected_[e_lo + i] != 0 && code == kmer_codes_[e_lo + i]) ||
                                std::binary_search(codes_.begin(), codes_.end(), code))
                                return;
-                           sub_keys_.push_back(engine_.hasher()(code));
                            screen_codes_.push_back(code);
                        });
 }
@@ -191,7 +215,6 @@ void anchor_rescue::add_screen_keys_with_gaps(std::string_view const seq)
                        {
                            if (!std::binary_search(codes_.begin(), codes_.end(), code))
                            {
-                               sub_keys_.push_back(engine_.hasher()(code));
                                screen_codes_.push_back(code);
                            }
                        });
@@ -218,13 +241,19 @@ void anchor_rescue::screen(io::record_batch const & r1, io::record_batch const *
         add_screen_keys(r1[u].seq, r1[u].qual);
         if (r2 != nullptr)
             add_screen_keys((*r2)[u].seq, (*r2)[u].qual);
-        if (sub_keys_.size() == screen_offset_.back())
+        // each code once: the substitutions of one base often give the same new minimizer
+        auto const first = screen_codes_.begin() + screen_offset_.back();
+        std::sort(first, screen_codes_.end());
+        screen_codes_.erase(std::unique(first, screen_codes_.end()), screen_codes_.end());
+        if (screen_codes_.size() == screen_offset_.back())
             continue;
         screen_units_.push_back(static_cast<std::uint32_t>(u));
-        screen_offset_.push_back(static_cast<std::uint32_t>(sub_keys_.size()));
+        screen_offset_.push_back(static_cast<std::uint32_t>(screen_codes_.size()));
     }
     if (screen_units_.empty())
         return;
+    for (std::uint64_t const code : screen_codes_)
+        sub_keys_.push_back(engine_.hasher()(code));
     sub_values_.resize(sub_keys_.size());
     detail::query_keys(filters, sub_keys_.data(), sub_keys_.size(), sub_values_.data(), q_);
     // low-complexity k-mers do not count (tested on hits only: they are few)
