@@ -85,9 +85,7 @@ std::size_t anchor_rescue::run(io::record_batch const & r1, io::record_batch con
 void anchor_rescue::add_screen_keys(std::string_view const seq, std::string_view const qual)
 {
     collect_positions(seq, qual);
-    kmer_params const & kmer = engine_.kmer();
-    std::size_t const k = kmer.k, w = kmer.window;
-    if (positions_.empty() || seq.size() < k)
+    if (positions_.empty() || seq.size() < engine_.kmer().k)
         return;
     if (!std::all_of(seq.begin(), seq.end(), is_base))
     {
