@@ -316,6 +316,8 @@ j = json.load(open(sys.argv[1]))
 n, k = j["units"], j["known_units"]
 if n == 0:
     print("-")
+elif sys.argv[2] == "rate":
+    print(f"{j['reads_per_second']:.0f}")
 elif sys.argv[2] == "host":
     print(f"{100 * k / n:.3f}")
 else:
@@ -323,9 +325,10 @@ else:
 EOF
 }
 
-set_kind() { case $1 in chimeras*) echo host ;; *) echo "$2" ;; esac; }
+set_kind() { [[ $2 == rate ]] && { echo rate; return; }; case $1 in chimeras*) echo host ;; *) echo "$2" ;; esac; }
 
-# table_for DIR KIND FILTERS...: a row per read set, a column per filter (% of units known)
+# table_for DIR KIND FILTERS...: a row per read set, a column per filter (% of units known; KIND rate:
+# classify's reads per second)
 table_for()
 {
     local dir=$1 kind=$2 f s row
@@ -415,6 +418,11 @@ report()
         echo "Foreign reads known (% and reads), whole host; chimeras (host %):"
         echo
         table_for "$P/foreign" foreign "${filters[@]}"
+        echo
+        echo "Classify speed, whole host (reads per second of classify --stats, one run each, $T threads):"
+        echo
+        table_for "$P/host" rate "${filters[@]}"
+        table_for "$P/foreign" rate "${filters[@]}" | tail -n +3
         echo
         speed_table
         echo
