@@ -99,9 +99,10 @@ void anchor_rescue::add_screen_keys(std::string_view const seq, std::string_view
     for (auto const & [q, p] : positions_)
     {
         (void)q;
+        screen_site const t = site_of(p);
         for (char const b : bases)
             if (b != seq[p])
-                add_screen_substitution(seq, p, b);
+                add_screen_substitution(seq, p, b, t);
     }
 }
 
@@ -131,6 +132,12 @@ void anchor_rescue::index_read(std::string_view const seq)
         kmer_codes_[s] = scanner.canonical() ? std::min(forward_[s], reverse_[s]) : forward_[s];
         kmer_orders_[s] = minimizer_order(kmer_codes_[s], kmer.seed);
     }
+    if (block_of_.size() != k)
+    {
+        block_of_.resize(k); // (at most k k-mers lie over a base)
+        for (std::size_t i = 0; i < k; ++i)
+            block_of_[i] = static_cast<std::uint32_t>(i / kmer.window);
+    }
     selected_.assign(n, 0);
     codes_.clear();
     for_each_minimizer(kmer_orders_.data(), n, kmer.window, 0, n,
@@ -142,46 +149,98 @@ void anchor_rescue::index_read(std::string_view const seq)
     std::sort(codes_.begin(), codes_.end());
 }
 
-// The minimizers of seq with base p changed to b that seq lacks, into screen_codes_.
-// \pre index_read(seq).
+// The windows around base p of a read that index_read() took: the k-mers over p (changed by a
+// substitution), the windows that hold one of them, and per window its least unchanged entry (the
+// same for every substitution of p; none where every entry changes).
+anchor_rescue::screen_site anchor_rescue::site_of(std::size_t const p)
+{
+    std::size_t const k = engine_.kmer().k, w = engine_.kmer().window, n = kmer_codes_.size();
+    screen_site t{};
+    t.s_lo = p + 1 >= k ? p + 1 - k : 0;
+    t.s_hi = std::min(p, n - 1);
+    t.e_lo = n < w ? 0 : (t.s_lo + 1 >= w ? t.s_lo + 1 - w : 0);
+    t.windows = n < w ? 1 : std::min(t.s_hi, n - w) - t.e_lo + 1;
+    std::size_t const none = n;
+    unchanged_.assign(t.windows, none);
+    auto const least = [&](std::size_t const x, std::size_t const y)
+    { return y == none || (x != none && kmer_orders_[x] <= kmer_orders_[y]) ? x : y; };
+    // windows that start before s_lo: [start, s_lo) unchanged, the least from the right
+    std::size_t best = none;
+    for (std::size_t e = t.s_lo; e-- > t.e_lo;)
+    {
+        best = least(e, best);
+        if (e - t.e_lo < t.windows) // (a window starts at e)
+            unchanged_[e - t.e_lo] = best;
+    }
+    // windows that end after s_hi: (s_hi, end] unchanged, the least from the left
+    best = none;
+    for (std::size_t i = 0, e = t.s_hi + 1; i < t.windows; ++i)
+    {
+        std::size_t const end = std::min(t.e_lo + i + w, n); // one past the window
+        for (; e < end; ++e)
+            best = best == none || kmer_orders_[e] < kmer_orders_[best] ? e : best;
+        unchanged_[i] = least(unchanged_[i], best);
+    }
+    return t;
+}
+
+// The minimizers of seq with base p changed to b that seq lacks, into screen_codes_: per window
+// the least of its unchanged entries (site_of) and of its changed ones, these by the minima of
+// blocks of w changed entries from s_lo (each window's changed entries lie in at most two blocks).
+// \pre index_read(seq); t == site_of(p).
 void anchor_rescue::add_screen_substitution(std::string_view const seq, std::size_t const p,
-                                            char const b)
+                                            char const b, screen_site const & t)
 {
     kmer_params const & kmer = engine_.kmer();
     std::size_t const k = kmer.k, w = kmer.window, n = kmer_codes_.size();
     std::uint64_t const mask = engine_.scanner().code_mask();
-    std::size_t const s_lo = p + 1 >= k ? p + 1 - k : 0, s_hi = std::min(p, n - 1);
-    // the windows that hold a k-mer of [s_lo, s_hi]: their entries [e_lo, e_hi)
-    std::size_t const e_lo = n < w ? 0 : (s_lo + 1 >= w ? s_lo + 1 - w : 0);
-    std::size_t const t_hi = n < w ? 0 : std::min(s_hi, n - w);
-    std::size_t const e_hi = n < w ? n : t_hi + w;
-    std::size_t const windows = n < w ? 1 : t_hi - e_lo + 1;
-    auto const from = [](auto const & v, std::size_t const i)
-    { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-    local_codes_.assign(from(kmer_codes_, e_lo), from(kmer_codes_, e_hi));
-    local_orders_.assign(from(kmer_orders_, e_lo), from(kmer_orders_, e_hi));
+    std::size_t const m = t.s_hi - t.s_lo + 1;
+    changed_codes_.resize(m);
+    changed_orders_.resize(m);
+    prefix_.resize(m);
+    suffix_.resize(m);
     // the base at offset j of a k-mer: bits 2 (k - 1 - j) of the forward code, 2 j of the reverse
     std::uint64_t const d = dna_code_table[static_cast<unsigned char>(seq[p])] ^
                             dna_code_table[static_cast<unsigned char>(b)];
-    for (std::size_t s = s_lo; s <= s_hi; ++s)
+    for (std::size_t i = 0; i < m; ++i)
     {
-        std::size_t const j = p - s;
-        std::uint64_t const fw = forward_[s] ^ ((d << (2 * (k - 1 - j))) & mask);
-        std::uint64_t const rc = reverse_[s] ^ ((d << (2 * j)) & mask);
-        std::uint64_t const code = engine_.scanner().canonical() ? std::min(fw, rc) : fw;
-        local_codes_[s - e_lo] = code;
-        local_orders_[s - e_lo] = minimizer_order(code, kmer.seed);
+        std::size_t const j = p - (t.s_lo + i);
+        std::uint64_t const fw = forward_[t.s_lo + i] ^ ((d << (2 * (k - 1 - j))) & mask);
+        std::uint64_t const rc = reverse_[t.s_lo + i] ^ ((d << (2 * j)) & mask);
+        changed_codes_[i] = engine_.scanner().canonical() ? std::min(fw, rc) : fw;
+        changed_orders_[i] = minimizer_order(changed_codes_[i], kmer.seed);
     }
-    for_each_minimizer(local_orders_.data(), e_hi - e_lo, w, 0, windows,
-                       [&](std::size_t const i)
-                       {
-                           std::uint64_t const code = local_codes_[i];
-                           // an entry the read selected with this code: not new (the common case)
-                           if ((selected_[e_lo + i] != 0 && code == kmer_codes_[e_lo + i]) ||
-                               std::binary_search(codes_.begin(), codes_.end(), code))
-                               return;
-                           screen_codes_.push_back(code);
-                       });
+    auto const lower = [&](std::size_t const x, std::size_t const y)
+    { return changed_orders_[y] < changed_orders_[x] ? y : x; };
+    std::uint32_t const * const block = block_of_.data(); // i / w, without a division
+    auto const first_of_block = [&](std::size_t const i)
+    { return i == 0 || block[i - 1] != block[i]; };
+    for (std::size_t i = 0; i < m; ++i)
+        prefix_[i] = first_of_block(i) ? i : lower(prefix_[i - 1], i);
+    for (std::size_t i = m; i-- > 0;)
+        suffix_[i] = i + 1 == m || first_of_block(i + 1) ? i : lower(i, suffix_[i + 1]);
+    // the last window's choice (an index: < n unchanged, else changed)
+    std::size_t previous = n + m;
+    for (std::size_t i = 0; i < t.windows; ++i)
+    {
+        std::size_t const start = t.e_lo + i, end = std::min(start + w, n); // one past the window
+        std::size_t const a = std::max(start, t.s_lo) - t.s_lo,
+                          z = std::min(end - 1, t.s_hi) - t.s_lo;
+        std::size_t const c = block[a] == block[z] ? (first_of_block(a) ? prefix_[z] : suffix_[a])
+                                                   : lower(suffix_[a], prefix_[z]);
+        std::size_t const u = unchanged_[i];
+        bool const changed = u == n || changed_orders_[c] < kmer_orders_[u];
+        std::size_t const choice = changed ? n + c : u;
+        if (choice == previous)
+            continue;
+        previous = choice;
+        std::uint64_t const code = changed ? changed_codes_[c] : kmer_codes_[u];
+        // an unchanged entry that the read selected is not new (the common case)
+        if ((!changed && selected_[u] != 0) ||
+            std::binary_search(codes_.begin(), codes_.end(), code))
+            continue;
+        screen_codes_.push_back(code);
+    }
 }
 
 // add_screen_keys for a read with a base other than A, C, G, T: every substituted read's

@@ -109,7 +109,15 @@ private:
     void add_screen_keys(std::string_view seq, std::string_view qual);
     void add_screen_keys_with_gaps(std::string_view seq);
     void index_read(std::string_view seq);
-    void add_screen_substitution(std::string_view seq, std::size_t p, char b);
+    /*! \brief The k-mers [s_lo, s_hi] over a substituted base; the windows from e_lo that hold one.
+     */
+    struct screen_site
+    {
+        std::size_t s_lo, s_hi, e_lo, windows;
+    };
+    [[nodiscard]] screen_site site_of(std::size_t p);
+    void add_screen_substitution(std::string_view seq, std::size_t p, char b,
+                                 screen_site const & t);
     void substitute(io::record_batch const & r1, io::record_batch const * r2,
                     std::span<any_filter const * const> filters, decision_rule const & rule);
     void collect_positions(std::string_view seq, std::string_view qual);
@@ -120,9 +128,11 @@ private:
     std::vector<std::uint32_t> units_, offset_, screen_units_, screen_offset_, rescued_,
         rescued_units_, hits_, substituted_hits_;
     std::vector<std::uint64_t> keys_, values_, sub_keys_, sub_values_, original_, codes_, forward_,
-        reverse_, kmer_codes_, kmer_orders_, local_codes_, local_orders_, screen_codes_;
-    std::vector<char> anchored_; //!< per unit of the batch: the screen found a hit
-    std::vector<char> selected_; //!< per k-mer of the screened read: one of its minimizers
+        reverse_, kmer_codes_, kmer_orders_, changed_codes_, changed_orders_, screen_codes_;
+    std::vector<std::size_t> unchanged_, prefix_, suffix_;
+    std::vector<std::uint32_t> block_of_; //!< i / window for i < k
+    std::vector<char> anchored_;          //!< per unit of the batch: the screen found a hit
+    std::vector<char> selected_;          //!< per k-mer of the screened read: one of its minimizers
     std::vector<std::pair<int, std::uint32_t>> positions_;
     std::vector<group> groups_;
     std::string buffer_;
