@@ -15,7 +15,7 @@
 # index (the first KSIEVE_PROFILE_SLICE bases of chr1, reads from the same region of the individual's
 # two haplotypes) the default filter, bbduk (k=31: its defaults, with the masked middle base, and
 # without it) and bowtie2 --very-sensitive (a read or pair is host when a mate aligns) classify the
-# same slice reads.
+# same slice reads, each timed (wall, start-up included, and peak RSS) next to the index sizes.
 #
 # Environment (defaults in brackets):
 #   KSIEVE_HOST_BASES [1000000000]   host size (bench_human_host.sh makes the host and the individual)
@@ -207,6 +207,8 @@ classify_all()
 run_peers()
 {
     local dir=$P/slice out=$P/peers s r1 r2
+    local slice_filter=$P/filters/slice_$(config_name "${CONFIGS%% *}").ksf
+    [[ -s $slice_filter ]] || die "peers: the slice's filter $slice_filter is not built (step build)"
     need_tools bbduk.sh bowtie2 bowtie2-build samtools
     mkdir -p "$out"
     if [[ ! -s $out/bt2.done ]]; then
@@ -218,21 +220,30 @@ run_peers()
         if [[ $s == *_pe ]]; then r1=$dir/${s}1.fq r2=$dir/${s}2.fq; else r1=$dir/$s.fq r2=; fi
         local m
         for m in t f; do
-            [[ -s $out/bbduk_mm$m.$s.txt ]] && continue
+            [[ -s $out/bbduk_mm$m.$s.txt && -s $out/bbduk_mm$m.$s.time ]] && continue
             local in=(in="$r1")
             [[ -z $r2 ]] || in+=(in2="$r2")
-            bbduk.sh -Xmx4g t="$T" "${in[@]}" ref="$dir/host_slice.fa" k=31 mm=$m > /dev/null 2> "$out/bbduk_mm$m.$s.err" ||
+            /usr/bin/time -f '%e %M' -o "$out/bbduk_mm$m.$s.time" \
+                bbduk.sh -Xmx4g t="$T" "${in[@]}" ref="$dir/host_slice.fa" k=31 mm=$m > /dev/null 2> "$out/bbduk_mm$m.$s.err" ||
                 die "bbduk $s failed: $(tail -3 "$out/bbduk_mm$m.$s.err")"
             # "Contaminants: N reads (x%)" counts reads; a pair is one unit: bbduk removes both mates
             awk -v p="${r2:+2}" '/^Input:/ { n = $2 } /^Contaminants:/ { c = $2 }
                 END { d = (p == "2") ? 2 : 1; print n / d, c / d }' "$out/bbduk_mm$m.$s.err" > "$out/bbduk_mm$m.$s.txt"
         done
-        [[ -s $out/bowtie2.$s.txt ]] && continue
+        # ksieve's default filter of the slice timed the same way (its counts only, as the peers')
+        if [[ ! -s $out/ksieve.$s.time ]]; then
+            # shellcheck disable=SC2046 # (the inputs)
+            /usr/bin/time -f '%e %M' -o "$out/ksieve.$s.time" "$KSIEVE" classify -q -t "$T" -f "$slice_filter" \
+                --stats "$out/ksieve.$s.json" $(inputs_of "$dir" "$s") || die "classify of the slice $s failed"
+        fi
+        [[ -s $out/bowtie2.$s.txt && -s $out/bowtie2.$s.time ]] && continue
         if [[ -z $r2 ]]; then
-            bowtie2 --very-sensitive -p "$T" -x "$out/bt2" -U "$r1" 2> "$out/bowtie2.$s.err" |
+            /usr/bin/time -f '%e %M' -o "$out/bowtie2.$s.time" \
+                bowtie2 --very-sensitive -p "$T" -x "$out/bt2" -U "$r1" 2> "$out/bowtie2.$s.err" |
                 samtools view -F 256 - | awk '{ n++; if (int($2 / 4) % 2 == 0) k++ } END { print n, k + 0 }' > "$out/bowtie2.$s.txt"
         else
-            bowtie2 --very-sensitive -p "$T" -x "$out/bt2" -1 "$r1" -2 "$r2" 2> "$out/bowtie2.$s.err" |
+            /usr/bin/time -f '%e %M' -o "$out/bowtie2.$s.time" \
+                bowtie2 --very-sensitive -p "$T" -x "$out/bt2" -1 "$r1" -2 "$r2" 2> "$out/bowtie2.$s.err" |
                 samtools view -F 256 -f 64 - |
                 awk '{ n++; if (int($2 / 4) % 4 != 3) k++ } END { print n, k + 0 }' > "$out/bowtie2.$s.txt"
         fi
@@ -388,6 +399,35 @@ peers_table()
     done
 }
 
+# peer_rate TIME_FILE COUNT_FILE: units per second of wall time (start-up included) and peak RSS in MB
+peer_rate()
+{
+    [[ -s $1 && -s $2 ]] || { echo "-"; return; }
+    local n
+    read -r n _ < "$2"
+    awk -v n="$n" '{ w = $1; rss = $2 } END { if (w <= 0) w = 0.01; printf "%.0f (%.0f MB)\n", n / w, rss / 1024 }' "$1"
+}
+
+# The slice's speed and memory: units per second of wall time, peak RSS; the index sizes.
+peers_speed_table()
+{
+    local s src kind j q=$P/peers
+    echo "| reads | ksieve (defaults) | bbduk k=31 (defaults) | bbduk k=31 mm=f | bowtie2 --very-sensitive |"
+    echo "|---|---|---|---|---|"
+    for s in $(read_sets "$P/slice"); do
+        j=$q/ksieve.$s.json
+        [[ -s $j ]] && python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(j["units"], j["known_units"])' \
+            "$j" > "$q/ksieve.$s.txt"
+        printf '| %s | %s | %s | %s | %s |\n' "$s" "$(peer_rate "$q/ksieve.$s.time" "$q/ksieve.$s.txt")" \
+            "$(peer_rate "$q/bbduk_mmt.$s.time" "$q/bbduk_mmt.$s.txt")" "$(peer_rate "$q/bbduk_mmf.$s.time" "$q/bbduk_mmf.$s.txt")" \
+            "$(peer_rate "$q/bowtie2.$s.time" "$q/bowtie2.$s.txt")"
+    done
+    echo
+    echo "Index of the slice: ksieve's default filter $(stat -c %s "$P/filters/slice_$(config_name "${CONFIGS%% *}").ksf" 2> /dev/null || echo -) bytes;" \
+        "bowtie2's $(cat "$q"/bt2.*.bt2 2> /dev/null | wc -c) bytes (bowtie2-build); bbduk builds its table from the" \
+        "FASTA in memory at every run (in its peak RSS, with the Java heap of -Xmx4g)."
+}
+
 report()
 {
     local filters=() c cpu
@@ -430,6 +470,12 @@ report()
         echo "$N_SLICE per set), next to bbduk and bowtie2 (a pair is known when either mate is):"
         echo
         peers_table
+        echo
+        echo "Speed on the slice: units (reads; pairs) per second of wall time, start-up and loading the index"
+        echo "included (ksieve: its filter; bbduk: building its table from the slice; bowtie2: its index), with"
+        echo "the peak resident set; one run each, $T threads, no read outputs written:"
+        echo
+        peers_speed_table
     } > "$P/report_body.md"
     # the section of bench_all.sh's pages (its step profiles: docs/benchmarks_profiles.md), and the
     # page of this script run alone
