@@ -1,8 +1,12 @@
 // BM_filter_lookup: classify's lookups (any_filter::count_keys of a sharded quotient filter, the
-// one pipeline over all shards) in filters of about 16 MB, 400 MB and 4 GB, the way classify opens
-// them: saved to a file and loaded back, either mapped from the page cache in 4 KiB pages (the
-// default) or read into anonymous memory with transparent huge pages advised
-// (KSIEVE_HUGEPAGE_FILTERS=1). Random keys, 0%, 50% or 100% of them present, in batches of 8192.
+// one pipeline over all shards) in filters of about 2 MB (the compute floor: the table in L2),
+// 16 MB, 400 MB and 4 GB, the way classify opens them: saved to a file and loaded back. Pages:
+// 0 = the file mapped with transparent huge pages disabled for the process (PR_SET_THP_DISABLE:
+// 4 KiB pages, a page walk per lookup in a large table); 1 = the file mapped as classify maps it
+// (huge pages advised: the page cache's large folios are mapped whole where the kernel and the file
+// system give them); 2 = read into anonymous memory with huge pages advised
+// (KSIEVE_HUGEPAGE_FILTERS=1). Random keys, 0%, 50% or 100% of them present, in batches of 8192;
+// one untimed pass first (the first touches of a mapped file's pages are not lookups).
 //
 // Counters: ns/lookup; MB (the file); lines/lookup and pages/lookup, the 64-byte lines and 4 KiB
 // pages that the pipeline asks for per key, from the table's geometry (the block header and the
@@ -10,16 +14,17 @@
 // end; a run that starts past its home slot adds a little); hit (the fraction found: at 0% present
 // the measured false-positive rate).
 //
-// range: size MB (2: the compute floor, in L2; 16, 400, 4096), % present (0, 50, 100), pages (0
-// mapped file, 1 huge pages). The filter files are written to KSIEVE_BENCH_TMP (default /tmp) and
-// removed at exit; the 4 GB filter takes about 1.5 minutes to fill and needs 4 GB of memory twice
-// over while it is saved.
+// range: size MB, % present, pages. The filter files are written to KSIEVE_BENCH_TMP (default
+// /tmp) and removed at exit; the 4 GB filter takes about a minute to fill and needs 4 GB of memory
+// twice over while it is saved or read into anonymous memory.
 #include <ksieve/filters/any_filter.hpp>
 #include <ksieve/filters/filter.hpp>
 
 #include "bench_common.hpp"
 
 #include <benchmark/benchmark.h>
+
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -136,12 +141,12 @@ void touched_model(unsigned const r, double & lines, double & pages)
     pages = p / (blocks * 64);
 }
 
-loaded const & filter_for(int const mb, bool const huge)
+loaded const & filter_for(int const mb, int const pages)
 {
     static std::map<int, std::uint64_t> written;
-    static std::pair<int, bool> current{-1, false};
+    static std::pair<int, int> current{-1, -1};
     static loaded held;
-    if (current == std::pair{mb, huge})
+    if (current == std::pair{mb, pages})
         return held;
     held = loaded{};
     if (!written.contains(mb))
@@ -154,7 +159,9 @@ loaded const & filter_for(int const mb, bool const huge)
                     std::filesystem::remove(file_of(size));
             });
     }
-    if (huge)
+    // (the process's flag: the lookups' first touches of the pages come after this)
+    ::prctl(PR_SET_THP_DISABLE, pages == 0 ? 1 : 0, 0, 0, 0);
+    if (pages == 2)
         ::setenv("KSIEVE_HUGEPAGE_FILTERS", "1", 1);
     else
         ::unsetenv("KSIEVE_HUGEPAGE_FILTERS");
@@ -165,7 +172,7 @@ loaded const & filter_for(int const mb, bool const huge)
     auto const st = held.filter->stats();
     double const per_block = 64.0 * static_cast<double>(st.bytes) / static_cast<double>(st.slots);
     touched_model(static_cast<unsigned>((per_block - 17) / 8), held.lines, held.pages);
-    current = {mb, huge};
+    current = {mb, pages};
     return held;
 }
 
@@ -173,8 +180,8 @@ void BM_filter_lookup(benchmark::State & state)
 {
     int const mb = static_cast<int>(state.range(0));
     int const present = static_cast<int>(state.range(1));
-    bool const huge = state.range(2) != 0;
-    loaded const & l = filter_for(mb, huge);
+    int const pages = static_cast<int>(state.range(2));
+    loaded const & l = filter_for(mb, pages);
     auto const & f = *l.filter;
     unsigned const local_bits = f.key_bits() - shard_bits;
     std::mt19937_64 rng{42};
@@ -214,11 +221,11 @@ void BM_filter_lookup(benchmark::State & state)
 
 void lookup_args(benchmark::internal::Benchmark * const b)
 {
-    b->ArgNames({"MB", "present", "huge"});
+    b->ArgNames({"MB", "present", "pages"});
     for (int const mb : {2, 16, 400, 4096})
-        for (int const huge : {0, 1})
+        for (int const pages : {0, 1, 2})
             for (int const present : {0, 50, 100})
-                b->Args({mb, present, huge});
+                b->Args({mb, present, pages});
     b->Unit(benchmark::kMillisecond)->Iterations(3);
 }
 
