@@ -24,7 +24,9 @@
 
 #include <benchmark/benchmark.h>
 
+#if defined(__linux__)
 #include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -160,7 +162,9 @@ loaded const & filter_for(int const mb, int const pages)
             });
     }
     // (the process's flag: the lookups' first touches of the pages come after this)
-    ::prctl(PR_SET_THP_DISABLE, pages == 0 ? 1 : 0, 0, 0, 0);
+#if defined(__linux__)
+    ::prctl(PR_SET_THP_DISABLE, pages == 0 ? 1 : 0, 0, 0, 0); // (elsewhere pages 0 is pages 1)
+#endif
     if (pages == 2)
         ::setenv("KSIEVE_HUGEPAGE_FILTERS", "1", 1);
     else
