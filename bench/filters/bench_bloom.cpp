@@ -15,8 +15,8 @@
 // prefetching for ksieve's filters), bits/key (filter bits / keys inserted), fpr (measured over
 // 2^24 keys never inserted), k (hash functions), predicted_fpr (formula). Filters for lookups are
 // built once per (variant, size) and kept for the whole run (about 1.5 GB at 2^26).
-#include <ksieve/filters/bloom.hpp>
-#include <ksieve/filters/counting_bloom.hpp>
+#include <ksieve/filters/bloom/bloom.hpp>
+#include <ksieve/filters/bloom/counting_bloom.hpp>
 
 #include "bench_common.hpp"
 

@@ -9,7 +9,7 @@
 // (table bytes * 8 / keys inserted), fpr (measured over 2^24 keys that were not inserted), load.
 // Filters for lookups are built once per (size, load) and kept for the whole run (bounded: < 1.5 GB
 // at 2^26).
-#include <ksieve/filters/cuckoo.hpp>
+#include <ksieve/filters/cuckoo/cuckoo.hpp>
 
 #include "bench_common.hpp"
 

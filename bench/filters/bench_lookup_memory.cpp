@@ -17,8 +17,8 @@
 // range: size MB, % present, pages. The filter files are written to KSIEVE_BENCH_TMP (default
 // /tmp) and removed at exit; the 4 GB filter takes about a minute to fill and needs 4 GB of memory
 // twice over while it is saved or read into anonymous memory.
-#include <ksieve/filters/any_filter.hpp>
-#include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
+#include <ksieve/filters/common/filter.hpp>
 
 #include "bench_common.hpp"
 

@@ -26,7 +26,7 @@
 //
 // Filters for lookups are built once per (q, load) and kept for the run: at 2^26 four tables of 85
 // MB plus 510 MB of keys; merge inputs are built per benchmark (about 260 MB at 2^26).
-#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include "bench_common.hpp"
 

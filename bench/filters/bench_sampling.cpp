@@ -4,7 +4,7 @@
  * common one (15) and windows without code of their own; and the scan alone (W = 1 selects every
  * k-mer). Counter: ns per k-mer position.
  */
-#include <ksieve/filters/sampling.hpp>
+#include <ksieve/filters/kmers/sampling.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -8,7 +8,7 @@
 //
 // Output (tab separated): mode, records, bases, bytes (raw record bytes), seconds, MB/s of raw
 // bytes.
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/io/io.hpp>
 
 #ifdef KSIEVE_HAVE_SEQAN3

@@ -377,7 +377,7 @@ methods()
     echo "  $(meta_of "$one" build_type); flags \`$(meta_of "$one" cxx_flags)\`; options \`$(meta_of "$one" ksieve_options)\`."
     echo "- CPU code path: $(for s in "${STEPS_DONE[@]}"; do meta_of "$s" cpu_path; done | sort -u | paste -sd';'): the level"
     echo "  of ksieve's kernels on this CPU and environment, by the rules of"
-    echo "  \`filters/include/ksieve/filters/cpu_dispatch.hpp\` (ksieve does not print its choice)."
+    echo "  \`filters/include/ksieve/filters/support/cpu_dispatch.hpp\` (ksieve does not print its choice)."
     echo "- Date: $date_range."
     echo "- Machine: $cpu, $(nproc) cores, $mem of memory, $(uname -sr); disk: $(disk)."
     echo "- Scale: $scales (\`KSIEVE_BENCH_SCALE=large\` runs more repetitions and the large metagenome against every peer)."

@@ -408,7 +408,7 @@ build_info()
 }
 
 # cpu_path: the CPU level of ksieve's kernels on this machine and environment, by the rules of
-# filters/include/ksieve/filters/cpu_dispatch.hpp (ksieve does not print its choice): x86-64-v4 with AVX-512
+# filters/include/ksieve/filters/support/cpu_dispatch.hpp (ksieve does not print its choice): x86-64-v4 with AVX-512
 # F/BW/CD/DQ/VL, x86-64-v3 with AVX2, BMI1/2, LZCNT, POPCNT, FMA, F16C and MOVBE, aarch64 NEON, else generic;
 # KSIEVE_SIMD=generic or x86-64-v3 lowers it; AMD family 0x17 and Hygon 0x18 keep the quotient filter's
 # portable select (slow pdep).

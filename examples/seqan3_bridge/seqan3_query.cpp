@@ -4,7 +4,7 @@
 //
 //   example_seqan3_query FILTER.ksf READS.{fa,fq}[.gz] [MIN_COUNT]
 #include <ksieve/bridge/seqan3.hpp>
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <seqan3/io/sequence_file/input.hpp>
 

@@ -5,8 +5,8 @@
 // and classification; build_binding.cpp: build_filter; files_binding.cpp: classify_files and
 // dedup_files).
 #include <ksieve/engine/stream.hpp>
-#include <ksieve/filters/any_filter.hpp>
-#include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
 
 #include <pybind11/pybind11.h>
 

@@ -8,8 +8,8 @@
 
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <pybind11/stl.h>
 

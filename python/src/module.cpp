@@ -4,7 +4,7 @@
 #include "binding.hpp"
 
 #include <ksieve/app/commands.hpp>
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 namespace ksieve::python
 {

@@ -4,7 +4,7 @@
 #include "app_detail.hpp"
 #include "binding.hpp"
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/io/unit_source.hpp>
 
 #include <pybind11/stl.h>

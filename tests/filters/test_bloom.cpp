@@ -1,10 +1,10 @@
 // Tests of the blocked and classic Bloom filters against exact oracles (std::unordered_set, serial
 // runs, the FPR formulas), plus the file-format round trip and corruption detection through
 // sharded_filter.
-#include <ksieve/filters/bloom.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/filter_file.hpp>
-#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/filters/bloom/bloom.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <gtest/gtest.h>
 

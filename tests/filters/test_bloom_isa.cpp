@@ -1,9 +1,9 @@
 // The blocked Bloom filter's batch kernels, each copy (generic, x86-64-v3) forced through the
 // filter library's dispatcher: against the scalar single-key operations for every k, and against
 // the generic copy (byte-identical tables, identical answers) for serial and concurrent inserts.
-#include <ksieve/filters/bloom.hpp>
+#include <ksieve/filters/bloom/bloom.hpp>
 
-#include "../../filters/src/bloom_blocked_kernels.hpp"
+#include "../../filters/src/bloom/bloom_blocked_kernels.hpp"
 #include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>

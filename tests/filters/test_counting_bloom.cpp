@@ -1,10 +1,10 @@
 // Tests of the counting Bloom filter against exact oracles: a multiset (std::unordered_map) of keys
 // for false negatives, deletes and the FPR, and a naive byte-per-counter model with the documented
 // saturation rule for the exact counter values.
-#include <ksieve/filters/counting_bloom.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/filter_file.hpp>
-#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/filters/bloom/counting_bloom.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <gtest/gtest.h>
 

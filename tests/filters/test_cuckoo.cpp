@@ -1,5 +1,5 @@
-#include <ksieve/filters/cuckoo.hpp>
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/cuckoo/cuckoo.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The low-complexity mask against its definition computed naively from the k-mer's letters: counts
 // of its overlapping trinucleotides, the DUST sum, the score against the threshold; the same answer
 // for a k-mer and its reverse complement; the names `--mask` and `info` print.
-#include <ksieve/filters/kmer.hpp>
-#include <ksieve/filters/low_complexity.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
+#include <ksieve/filters/kmers/low_complexity.hpp>
 
 #include <gtest/gtest.h>
 

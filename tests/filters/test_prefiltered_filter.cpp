@@ -1,8 +1,8 @@
 // prefiltered_filter against an exact multiset: a k-mer enters the main filter on its second
 // sighting, so its main count is its occurrences minus one, and the combined count is its
 // occurrences (plus one when the prefilter wrongly held it before its first sighting).
-#include <ksieve/filters/prefiltered_filter.hpp>
-#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/quotient/prefiltered_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <map>
 #include <random>

@@ -4,7 +4,7 @@
 // total. Every test runs once per copy of the filter's hot paths (generic and, where the CPU has
 // it, the x86-64-v3 one with BMI2).
 #include <cmath>
-#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include "simd_fixture.hpp"
 

@@ -2,7 +2,7 @@
 // keeps the input order and gives the same answers, and a later call does not take a half-grown
 // scratch for a whole one. Its own executable: it replaces the global operator new to fail one
 // allocation size on demand. Oracle: the plain count_batch.
-#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Tables sized to fit: the bytes per k-mer of a quotient filter designed for n keys stay within 15%
 // of the model (r + metadata bits) / max_load at every size from 10^5 to 10^10 keys (the sizing
 // arithmetic, no table made), and real tables filled to their design hold what the model says.
-#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <gtest/gtest.h>
 

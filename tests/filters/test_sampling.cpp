@@ -1,9 +1,9 @@
 // Minimizer selection against its definition, computed naively: every window of w consecutive
 // entries, its leftmost smallest order value, each selected entry once; a list shorter than w keeps
 // its smallest.
-#include <ksieve/filters/sampling.hpp>
+#include <ksieve/filters/kmers/sampling.hpp>
 
-#include "../../filters/src/minimizers_kernels.hpp"
+#include "../../filters/src/kmers/minimizers_kernels.hpp"
 #include "simd_fixture.hpp"
 
 #include <gtest/gtest.h>

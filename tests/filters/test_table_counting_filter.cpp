@@ -2,7 +2,7 @@
 // same operations give the same counts, old counts and statistics, whether the shards stay in their
 // tables or move into the quotient filter along the way, and the settled filter saves to the same
 // bytes.
-#include <ksieve/filters/table_counting_filter.hpp>
+#include <ksieve/filters/quotient/table_counting_filter.hpp>
 
 #include <filesystem>
 #include <fstream>

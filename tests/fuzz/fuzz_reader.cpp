@@ -2,7 +2,7 @@
 // content, as for a file on the command line). Every record batch is read to the end; errors are
 // ksieve::error exceptions, anything else (a crash, a sanitizer report, another exception) is a
 // finding.
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/io/io.hpp>
 
 #include <cstddef>

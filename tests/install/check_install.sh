@@ -14,7 +14,7 @@ cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 p=$tmp/prefix
 [ -x "$p/bin/ksieve" ] || fail "bin/ksieve not installed"
 "$p/bin/ksieve" --version | grep -q '^ksieve ' || fail "installed ksieve does not run"
-[ -f "$p/include/ksieve/filters/sharded_filter.hpp" ] || fail "headers not installed"
+[ -f "$p/include/ksieve/filters/common/sharded_filter.hpp" ] || fail "headers not installed"
 ls "$p"/lib*/libksieve_filters.a >/dev/null 2>&1 || fail "filter library not installed"
 ls "$p"/lib*/cmake/ksieve/ksieveConfig.cmake >/dev/null 2>&1 || fail "CMake package not installed"
 man=$p/share/man/man1/ksieve.1

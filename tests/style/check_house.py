@@ -45,7 +45,7 @@ LINUX_ONLY = ("<malloc.h>", "mallopt", "/proc/", '"/proc"', "/sys/fs/cgroup", "M
               "<sys/vfs.h>", "<sys/statfs.h>", "<sys/auxv.h>", "getauxval", "sched_getaffinity",
               "malloc_trim", "malloc_usable_size", "mallinfo", "memrchr", "mremap", "posix_fallocate",
               "O_TMPFILE", "MAP_POPULATE", "MAP_HUGETLB", "pipe2(")
-PORTABILITY_FILES = {"filters/src/platform.cpp", "filters/src/platform.hpp", "pipeline/io/src/platform_io.cpp",
+PORTABILITY_FILES = {"filters/src/support/platform.cpp", "filters/src/support/platform.hpp", "pipeline/io/src/platform_io.cpp",
                      "pipeline/io/src/platform_io.hpp", "pipeline/app/src/platform_app.cpp",
                      "pipeline/app/src/platform_app.hpp"}
 # comments (replaced by their line breaks) and the string and character literals left as they are

@@ -13,7 +13,7 @@
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/key_pieces.hpp>
 #include <ksieve/engine/stream.hpp>
-#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/io/io.hpp>
 
 #include <array>

@@ -1,8 +1,8 @@
 // ksieve build: a filter of the k-mers of the input.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/cancel.hpp>
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <bit>

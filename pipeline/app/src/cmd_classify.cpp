@@ -1,7 +1,7 @@
 // ksieve classify: each read (or pair) is known or novel by the k-mers it shares with the filters.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <ksieve/engine/exact_classifier.hpp>
 

@@ -1,10 +1,10 @@
 // ksieve merge, intersect and subtract: one filter from the k-mers of several (set_operation).
 #include "app_detail.hpp"
 
-#include <ksieve/filters/cancel.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/labels.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/labels.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <algorithm>
 #include <new>

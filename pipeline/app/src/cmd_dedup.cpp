@@ -3,11 +3,11 @@
 #include "app_detail.hpp"
 
 #include <ksieve/engine/kmer_dedup.hpp>
-#include <ksieve/filters/cancel.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/memory_budget.hpp>
-#include <ksieve/filters/prefiltered_filter.hpp>
-#include <ksieve/filters/table_counting_filter.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
+#include <ksieve/filters/quotient/prefiltered_filter.hpp>
+#include <ksieve/filters/quotient/table_counting_filter.hpp>
 
 #include <algorithm>
 #include <cstdio>

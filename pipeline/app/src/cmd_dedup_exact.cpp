@@ -5,8 +5,8 @@
 
 #include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/exact_dedup.hpp>
-#include <ksieve/filters/cancel.hpp>
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <cstdio>
 

@@ -1,9 +1,9 @@
 // ksieve info: what a filter file holds, as rows or as JSON.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/filter_file.hpp>
-#include <ksieve/filters/low_complexity.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/kmers/low_complexity.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <nlohmann/json.hpp>
 

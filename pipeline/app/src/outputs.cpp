@@ -3,10 +3,10 @@
 #include "app_detail.hpp"
 #include "platform_app.hpp"
 
-#include <ksieve/filters/cancel.hpp>
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/labels.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/labels.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -2,9 +2,9 @@
 // files, and the warnings about filters that hold more k-mers than they were sized for.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/hyperloglog.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/kmers/hyperloglog.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <algorithm>
 #include <filesystem>

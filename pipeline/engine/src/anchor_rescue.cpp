@@ -2,7 +2,7 @@
 // minimizers left one hit short, then single-base substitutions at their low-quality bases.
 #include "engine_detail.hpp"
 #include <ksieve/engine/anchor_rescue.hpp>
-#include <ksieve/filters/low_complexity.hpp>
+#include <ksieve/filters/kmers/low_complexity.hpp>
 
 #include <algorithm>
 

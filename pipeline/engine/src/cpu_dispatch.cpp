@@ -1,6 +1,6 @@
 // The engine's kernel families' dispatch tables (hit_set's lookup), one entry per CPU level, filled
 // with the copies this build compiled; the level comes from the filter library's one choice
-// (ksieve/filters/cpu_dispatch.hpp).
+// (ksieve/filters/support/cpu_dispatch.hpp).
 #include "hit_set_kernels.hpp"
 
 namespace ksieve::detail

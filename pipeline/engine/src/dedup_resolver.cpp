@@ -4,7 +4,7 @@
 #include "engine_detail.hpp"
 #include <ksieve/engine/dedup.hpp>
 #include <ksieve/engine/resources.hpp>
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 

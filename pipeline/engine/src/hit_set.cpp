@@ -2,7 +2,7 @@
 // and the batched membership tests).
 #include <ksieve/engine/hit_set.hpp>
 
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include "hit_set_kernels.hpp"
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <ksieve/engine/hit_set.hpp>
 
-#include <ksieve/filters/cpu_dispatch.hpp>
+#include <ksieve/filters/support/cpu_dispatch.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // rethrown once on the calling thread after every thread has stopped.
 #include <ksieve/engine/resources.hpp>
 #include <ksieve/engine/stream.hpp>
-#include <ksieve/filters/cancel.hpp>
+#include <ksieve/filters/support/cancel.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -4,7 +4,7 @@
 
 #include <ksieve/io/io.hpp>
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <bzlib.h>
 #include <libdeflate.h>

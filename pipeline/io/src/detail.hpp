@@ -1,5 +1,7 @@
 #pragma once
-// Internal pieces of the I/O layer shared by the io_*.cpp files (not installed, not public API).
+// Internal pieces of the I/O layer shared by its sources (batch.cpp, hts_pool.cpp, paired.cpp,
+// source.cpp, writer.cpp; not installed, not public API): byte sources and their decompressors,
+// record offsets inside a batch, and the BAM record's fixed prefix.
 #include <ksieve/io/io.hpp>
 
 #include <cstddef>

@@ -3,8 +3,8 @@
 // number.
 #include "file_reader.hpp"
 
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <algorithm>
 #include <cstring>

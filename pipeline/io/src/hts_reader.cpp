@@ -4,8 +4,8 @@
 #include "file_reader.hpp"
 #include "platform_io.hpp"
 
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/memory_budget.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <htslib/bgzf.h>
 #include <htslib/hts_log.h>

@@ -2,7 +2,7 @@
 // names checked.
 #include "detail.hpp"
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <limits>
 

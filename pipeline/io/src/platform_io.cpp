@@ -1,18 +1,10 @@
-// The io library's calls that differ between operating systems (platform_io.hpp): Linux writeback
-// of growing outputs, SIGPIPE-free sends (MSG_NOSIGNAL, or SO_NOSIGPIPE on macOS), and which output
+// The io library's calls that differ between operating systems (platform_io.hpp): SIGPIPE-free sends (MSG_NOSIGNAL, or SO_NOSIGPIPE on macOS), and which output
 // paths name files of the kernel (/dev, /proc), each with its portable fallback beside it.
 #include "platform_io.hpp"
 
 #include <ksieve/io/io.hpp>
 
-#include <fcntl.h>
 #include <sys/socket.h>
-
-#if defined(__linux__) && !defined(KSIEVE_NO_LINUX_CALLS)
-#define KSIEVE_LINUX_CALLS 1
-#else
-#define KSIEVE_LINUX_CALLS 0
-#endif
 
 namespace ksieve::io
 {
@@ -24,18 +16,6 @@ bool is_kernel_path(std::string const & path) noexcept
 
 namespace platform
 {
-
-void start_writeback(int const fd, std::uint64_t const offset, std::uint64_t const bytes) noexcept
-{
-#if KSIEVE_LINUX_CALLS && defined(SYNC_FILE_RANGE_WRITE)
-    ::sync_file_range(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes),
-                      SYNC_FILE_RANGE_WRITE); // advice only
-#else
-    (void)fd;
-    (void)offset;
-    (void)bytes;
-#endif
-}
 
 void keep_sigpipe_off(int const fd) noexcept
 {

@@ -1,8 +1,7 @@
 #pragma once
-// Internal: the io library's only calls that differ between operating systems (writeback of growing
-// outputs, sockets that never raise SIGPIPE), each with a portable fallback. The Linux calls are
-// compiled on Linux unless KSIEVE_NO_LINUX_CALLS is defined (CMake option
-// KSIEVE_PORTABLE_FALLBACKS). All functions are thread-safe.
+// Internal: the io library's only calls that differ between operating systems (sockets that never
+// raise SIGPIPE), each with a portable fallback; the writeback of growing outputs is the filter
+// library's (ksieve/filters/support/writeback.hpp). All functions are thread-safe.
 #include <cstddef>
 #include <cstdint>
 
@@ -10,10 +9,6 @@
 
 namespace ksieve::io::platform
 {
-
-/*! \brief Start the disk write of `bytes` bytes at `offset` of the file `fd` without waiting for
- * it (Linux sync_file_range; else nothing: the kernel writes them back in its own time). */
-void start_writeback(int fd, std::uint64_t offset, std::uint64_t bytes) noexcept;
 
 /*! \brief Make writes to the socket `fd` whose reader went away fail with EPIPE rather than raise
  * SIGPIPE, where that is a property of the socket (SO_NOSIGPIPE: macOS); else nothing (see

@@ -5,7 +5,7 @@
 #include "codecs.hpp"
 #include "file_reader.hpp"
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // unit_source: the inputs of a run (single files, pairs or interleaved files, one after the other)
 // read as units (a read or a pair), with the run's progress through them.
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/io/unit_source.hpp>
 
 #include <algorithm>

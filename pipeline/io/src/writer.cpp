@@ -6,8 +6,9 @@
 #include "hts_handle.hpp"
 #include "platform_io.hpp"
 
-#include <ksieve/filters/error.hpp>
-#include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/support/writeback.hpp>
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
@@ -368,7 +369,7 @@ struct text_output::state
         constexpr std::uint64_t writeback_step = std::uint64_t{32} << 20;
         if (!out.replaces() || !own_fd || written - writeback < writeback_step)
             return;
-        platform::start_writeback(fd, writeback, written - writeback);
+        ksieve::start_writeback(fd, writeback, written - writeback);
         writeback = written;
     }
 };

@@ -3,8 +3,8 @@
 // exact oracle of k-mer -> label set built from the inputs.
 #include "test_helpers.hpp"
 
-#include <ksieve/filters/any_filter.hpp>
-#include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
 
 #include <map>
 #include <set>

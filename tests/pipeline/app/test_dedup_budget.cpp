@@ -7,7 +7,7 @@
 // filter against an exact oracle).
 #include "test_helpers.hpp"
 
-#include <ksieve/filters/quotient_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <map>
 

@@ -5,7 +5,7 @@
 // kind.
 #include "test_helpers.hpp"
 
-#include <ksieve/filters/checksum.hpp>
+#include <ksieve/filters/support/checksum.hpp>
 
 #include <cmath>
 #include <cstring>

@@ -2,8 +2,8 @@
 // implementation of the definition (minimizers from the list of valid k-mers, an exact set), for
 // several k, W and thread counts; records longer than the engine's windows; mixed schemes refused.
 #include <ksieve/app/commands.hpp>
-#include <ksieve/filters/kmer.hpp>
-#include <ksieve/filters/sampling.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
+#include <ksieve/filters/kmers/sampling.hpp>
 
 #include "test_helpers.hpp"
 

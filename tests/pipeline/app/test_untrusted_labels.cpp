@@ -5,7 +5,7 @@
 // with the open-file limit raised as far as the hard limit allows or refused before any work.
 #include "test_helpers.hpp"
 
-#include <ksieve/filters/checksum.hpp>
+#include <ksieve/filters/support/checksum.hpp>
 
 #include <map>
 #include <set>

@@ -11,8 +11,8 @@
 #include <ksieve/engine/early_classify.hpp>
 #include <ksieve/engine/exact_classifier.hpp>
 
-#include <ksieve/filters/low_complexity.hpp>
-#include <ksieve/filters/sampling.hpp>
+#include <ksieve/filters/kmers/low_complexity.hpp>
+#include <ksieve/filters/kmers/sampling.hpp>
 
 #include <gtest/gtest.h>
 

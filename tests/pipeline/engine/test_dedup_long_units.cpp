@@ -3,7 +3,7 @@
 // still be those of the read-by-read definition run on a second filter.
 #include <ksieve/engine/dedup.hpp>
 
-#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <random>
 

@@ -1,8 +1,8 @@
 // Unit tests of the batch engine: decision rule, dedup resolver, windows of long records.
 #include <ksieve/engine/dedup.hpp>
 
-#include <ksieve/filters/quotient_filter.hpp>
-#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 #pragma once
 // Shared helpers of the I/O tests: temporary directories, files, naive parsers (the oracles), and
 // reading/writing whole files through the ksieve::io API.
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/io/io.hpp>
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // under a temporary name report the output's own name in their errors.
 #include "io_test_helpers.hpp"
 
-#include <ksieve/filters/filter_file.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
 
 #include <climits>
 #include <set>

@@ -1,7 +1,7 @@
 // GenBank and EMBL records through seqan3's sequence_file_input (built only where seqan3 is found).
 #include "../annotated.hpp"
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <seqan3/alphabet/nucleotide/dna5.hpp>
 #include <seqan3/io/sequence_file/input.hpp>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include <ksieve/engine/key_part_range.hpp>
-#include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/common/filter.hpp>
 #include <ksieve/io/unit_source.hpp>
 
 namespace ksieve

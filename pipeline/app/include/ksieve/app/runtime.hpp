@@ -2,14 +2,14 @@
 /*! \file
  * \brief Process-level helpers of the pipeline: interrupt flag (SIGINT/SIGTERM/SIGHUP), progress
  * line, thread count. Thread safety: the handler only touches atomics (the stop request of
- * ksieve/filters/cancel.hpp); progress is used by one thread.
+ * ksieve/filters/support/cancel.hpp); progress is used by one thread.
  */
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include <ksieve/filters/cancel.hpp>
+#include <ksieve/filters/support/cancel.hpp>
 
 namespace ksieve
 {

@@ -40,8 +40,8 @@
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/label_vote.hpp>
 #include <ksieve/engine/unit_result.hpp>
-#include <ksieve/filters/any_filter.hpp>
-#include <ksieve/filters/sampling.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
+#include <ksieve/filters/kmers/sampling.hpp>
 #include <ksieve/io/io.hpp>
 
 namespace ksieve

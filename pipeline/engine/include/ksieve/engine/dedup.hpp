@@ -12,7 +12,7 @@
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/hit_set.hpp>
 #include <ksieve/engine/stamp_table.hpp>
-#include <ksieve/filters/prefiltered_filter.hpp>
+#include <ksieve/filters/quotient/prefiltered_filter.hpp>
 
 namespace ksieve
 {

@@ -11,7 +11,7 @@
  * Thread safety: one thread at a time, with exclusive use of the filter.
  */
 #include <ksieve/engine/engine.hpp>
-#include <ksieve/filters/any_filter.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
 
 #include <cstdint>
 #include <vector>

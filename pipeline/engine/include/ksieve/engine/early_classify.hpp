@@ -12,7 +12,7 @@
 #include <ksieve/engine/decision_rule.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/unit_result.hpp>
-#include <ksieve/filters/sharded_filter.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/io/io.hpp>
 
 namespace ksieve

@@ -13,7 +13,7 @@
 #include <ksieve/engine/label_vote.hpp>
 #include <ksieve/engine/stream.hpp>
 #include <ksieve/engine/unit_result.hpp>
-#include <ksieve/filters/any_filter.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
 
 #include <cstddef>
 #include <cstdint>

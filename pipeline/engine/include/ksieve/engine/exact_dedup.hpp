@@ -19,7 +19,7 @@
 #include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/unit_result.hpp>
-#include <ksieve/filters/any_filter.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
 #include <ksieve/io/io.hpp>
 
 namespace ksieve

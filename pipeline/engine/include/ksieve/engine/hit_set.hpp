@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <ksieve/filters/zeroed_memory.hpp>
+#include <ksieve/filters/support/zeroed_memory.hpp>
 
 namespace ksieve
 {

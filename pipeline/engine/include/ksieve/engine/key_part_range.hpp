@@ -5,7 +5,7 @@
  */
 #include <cstdint>
 
-#include <ksieve/filters/filter.hpp>
+#include <ksieve/filters/common/filter.hpp>
 
 namespace ksieve
 {

@@ -12,8 +12,8 @@
 #include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/stream.hpp>
-#include <ksieve/filters/any_filter.hpp>
-#include <ksieve/filters/prefiltered_filter.hpp>
+#include <ksieve/filters/common/any_filter.hpp>
+#include <ksieve/filters/quotient/prefiltered_filter.hpp>
 
 #include <cstdint>
 #include <string>

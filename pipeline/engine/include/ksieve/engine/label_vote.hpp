@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <ksieve/engine/unit_result.hpp>
-#include <ksieve/filters/labels.hpp>
+#include <ksieve/filters/common/labels.hpp>
 
 namespace ksieve
 {

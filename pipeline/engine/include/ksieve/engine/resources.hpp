@@ -5,7 +5,7 @@
  */
 #include <string>
 
-#include <ksieve/filters/error.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 namespace ksieve
 {

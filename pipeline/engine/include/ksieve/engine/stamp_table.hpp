@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
 
 namespace ksieve::detail
 {

@@ -1,0 +1,124 @@
+#pragma once
+/*! \file
+ * \brief prefiltered_filter: a counting filter for dedup that admits a k-mer to its main quotient
+ * filter on the second sighting. The first sighting of a collision key (shard and fingerprint of
+ * the main filter) is remembered by a small Bloom filter of collision keys (the prefilter), so that
+ * the k-mers seen once, most of them sequencing errors, cost a few bits instead of a
+ * quotient-filter slot.
+ *
+ * Counts, per collision key c:
+ *
+ *     count(c) = main(c) + 1   if the prefilter holds c, or c has a pending sighting
+ *              = 0             otherwise
+ *
+ * Within a round (a batch of reads), the first sighting of a collision key that the prefilter does
+ * not hold is recorded as pending (one bit in a small table); every other sighting goes to the main
+ * filter. commit_shard() of every shard ends a round: the pending sightings enter the prefilter.
+ * The prefilter changes only there, so a round's routing is the same in any order of its
+ * operations, and removals inside a round are exact (copies in the main filter go first, the
+ * pending sighting last). The main filter holds a key only if the prefilter or the pending table
+ * holds its first sighting.
+ *
+ * The counts are those of a plain counting filter of collision keys, except that a key the
+ * prefilter wrongly reports as present (a Bloom false positive, at most its false-positive rate)
+ * counts one more from its first sighting on: counts are never lower, so a hit is never lost. The
+ * prefilter's rate grows as it fills.
+ *
+ * Thread safety: as any_filter: const members concurrently; add_batch / insert_batch / remove for
+ * different shards concurrently; commit_shard() for different shards concurrently, with nothing
+ * else running.
+ */
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <ksieve/filters/common/sharded_filter.hpp>
+
+namespace ksieve
+{
+
+/*! \brief See the file comment. */
+class prefiltered_filter final : public any_filter
+{
+public:
+    /*! \brief Wraps `main` with a prefilter of about `prefilter_bytes` bytes (at least 1 KiB per
+     * shard; rounded to a power of two per shard). \pre main->collision_keys() (a quotient filter)
+     * and it is empty. \throws usage_error if main has no collision keys; memory_limit_error /
+     * std::bad_alloc. */
+    prefiltered_filter(std::unique_ptr<any_filter> main, std::uint64_t prefilter_bytes);
+    ~prefiltered_filter() override;
+
+    /*! \brief Ends a round for shard `shard`: its pending sightings enter the prefilter. Shards may
+     * be committed concurrently (each by one thread); a round ends when every shard was committed.
+     * The main filter is not touched. */
+    void commit_shard(std::size_t shard) noexcept;
+
+    /*! \brief The main filter (holds each admitted key with its count minus one). */
+    [[nodiscard]] any_filter const & main() const noexcept { return *main_; }
+    /*! \brief Bytes of the prefilter. */
+    [[nodiscard]] std::uint64_t prefilter_bytes() const noexcept;
+    /*! \brief Collision keys the prefilter was given so far. */
+    [[nodiscard]] std::uint64_t prefiltered() const noexcept;
+    /*! \brief Whether the prefilter holds the collision key of `key` (a whole key). */
+    [[nodiscard]] bool prefilter_holds(std::uint64_t key) const noexcept;
+
+    void count_batch(std::size_t shard, std::span<std::uint64_t const> local_keys,
+                     std::uint64_t * out) const noexcept override;
+    bool count_keys(std::span<std::uint64_t const> keys,
+                    std::uint64_t * out) const noexcept override;
+    insert_status insert_batch(std::size_t shard,
+                               std::span<std::uint64_t const> local_keys) noexcept override;
+    insert_status add_batch(std::size_t shard, std::span<std::uint64_t const> local_keys,
+                            std::uint64_t * old) noexcept override;
+    insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept override;
+    bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept override;
+    [[nodiscard]] std::uint64_t count(std::uint64_t key) const noexcept override;
+    bool fit_shard(std::size_t shard, double slack) override
+    {
+        return main_->fit_shard(shard, slack);
+    }
+    std::uint64_t make_room_shard(std::size_t shard, std::uint64_t cap_bytes,
+                                  std::uint64_t incoming) override
+    {
+        return main_->make_room_shard(shard, cap_bytes, incoming);
+    }
+    [[nodiscard]] bool has_room_shard(std::size_t shard, std::uint64_t cap_bytes,
+                                      std::uint64_t incoming) const noexcept override
+    {
+        return main_->has_room_shard(shard, cap_bytes, incoming);
+    }
+    [[nodiscard]] int sample_shift() const noexcept override { return main_->sample_shift(); }
+    std::uint64_t keep_sample_shard(std::size_t shard, unsigned level) override
+    {
+        return main_->keep_sample_shard(shard, level);
+    }
+    [[nodiscard]] bool collision_keys() const noexcept override { return true; }
+    [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
+    {
+        return main_->collision_key(key);
+    }
+    /*! \brief The main filter's statistics, with the prefilter's and the pending tables' bytes
+     * added. */
+    [[nodiscard]] filter_stats stats() const noexcept override;
+    /*! \brief Not supported (the main filter alone would lack the keys seen once). \throws error */
+    void save(std::filesystem::path const & path) const override;
+    void release_shard(std::size_t s) const noexcept override { main_->release_shard(s); }
+    /*! \brief Not supported. \throws error */
+    [[nodiscard]] std::unique_ptr<any_filter> clone() const override;
+
+private:
+    struct shard_state;
+    // The count of a key whose main-filter count is m (see the file comment).
+    [[nodiscard]] std::uint64_t combine(std::size_t shard, std::uint64_t ck,
+                                        std::uint64_t m) const noexcept;
+    [[nodiscard]] std::uint64_t whole_key(std::size_t shard, std::uint64_t local) const noexcept;
+    template <typename Old>
+    insert_status route(std::size_t shard, std::span<std::uint64_t const> local_keys,
+                        Old && old) noexcept;
+
+    std::unique_ptr<any_filter> main_;
+    std::vector<shard_state> shards_;
+};
+
+} // namespace ksieve
