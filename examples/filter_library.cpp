@@ -2,9 +2,9 @@
 // quotient filter, query it, save it and query the saved file through an mmap.
 //
 //   example_filter_library [OUT.ksf]
-#include <ksieve/filters/support/error.hpp>
-#include <ksieve/filters/kmers/kmer.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <cstdio>
 #include <string>

@@ -5,8 +5,8 @@
 #include "app_detail.hpp"
 #include "binding.hpp"
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/kmers/hyperloglog.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <pybind11/stl.h>
 

@@ -5,8 +5,8 @@
 #include "binding.hpp"
 
 #include <ksieve/engine/exact_classifier.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <pybind11/stl.h>
 

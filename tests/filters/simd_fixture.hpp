@@ -1,9 +1,9 @@
 #pragma once
 // Test fixtures shared by the kernel tests: runs a test with the library's kernel families forced
-// to one CPU level (test-only hook of ksieve/filters/support/cpu_dispatch.hpp), skipping the levels the CPU
-// lacks; simd_copy_fixture besides skips a level whose entries in the family's dispatch table are
-// those of a lower level the CPU runs (a level the family has no copy for, or one the build's
-// target already has), so that each copy runs once.
+// to one CPU level (test-only hook of ksieve/filters/support/cpu_dispatch.hpp), skipping the levels
+// the CPU lacks; simd_copy_fixture besides skips a level whose entries in the family's dispatch
+// table are those of a lower level the CPU runs (a level the family has no copy for, or one the
+// build's target already has), so that each copy runs once.
 #include <ksieve/filters/support/cpu_dispatch.hpp>
 
 #include <gtest/gtest.h>

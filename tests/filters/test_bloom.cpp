@@ -2,9 +2,9 @@
 // runs, the FPR formulas), plus the file-format round trip and corruption detection through
 // sharded_filter.
 #include <ksieve/filters/bloom/bloom.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,17 +2,17 @@
 // for false negatives, deletes and the FPR, and a naive byte-per-counter model with the documented
 // saturation rule for the exact counter values.
 #include <ksieve/filters/bloom/counting_bloom.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -255,7 +255,8 @@ TEST(CountingBloom, SaturationMatchesNaiveModel)
     for (std::uint64_t i = 0; i < f.counters(); ++i)
         ASSERT_EQ(f.counter(i), model.c[i]) << "counter " << i;
     EXPECT_GT(f.saturated_counters(), 0u);
-    EXPECT_EQ(f.saturated_counters(), static_cast<std::uint64_t>(std::count(model.c.begin(), model.c.end(), 15)));
+    EXPECT_EQ(f.saturated_counters(),
+              static_cast<std::uint64_t>(std::count(model.c.begin(), model.c.end(), 15)));
 }
 
 TEST(CountingBloom, SaturationIsStickyAndNeverCausesFalseNegatives)

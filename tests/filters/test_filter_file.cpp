@@ -3,13 +3,13 @@
 // label tables with valid checksums) and missing files, each with a message naming the file.
 // Filters are sharded cuckoo filters; hand-made shard blobs exercise odd layouts (empty payloads,
 // parameters of several lengths).
-#include <ksieve/filters/support/checksum.hpp>
-#include <ksieve/filters/cuckoo/cuckoo.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/common/labels.hpp>
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/cuckoo/cuckoo.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/checksum.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Labeled filters: the label table's file encoding, and labeled set operations (combine_labeled)
 // against an exact oracle of key -> label set, for several layouts and thread counts.
 #include <ksieve/filters/common/any_filter.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/labels.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

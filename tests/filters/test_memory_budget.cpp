@@ -1,8 +1,8 @@
 // The memory budget of the filters: charges against a limit, released with the tables, and sizes
 // parsed as users write them.
-#include <ksieve/filters/support/memory_budget.hpp>
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/memory_budget.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The filter library's portability layer (filters/src/support/platform.hpp): each call on the path this
-// build compiled (the Linux calls, or the portable fallbacks with KSIEVE_PORTABLE_FALLBACKS): the
-// machine's and the cgroup's memory are plausible, memory advice leaves the bytes as they were,
+// The filter library's portability layer (filters/src/support/platform.hpp): each call on the path
+// this build compiled (the Linux calls, or the portable fallbacks with KSIEVE_PORTABLE_FALLBACKS):
+// the machine's and the cgroup's memory are plausible, memory advice leaves the bytes as they were,
 // writeback, flushing and direct I/O leave a file as written.
 #include "../../filters/src/support/platform.hpp"
 

@@ -1,8 +1,8 @@
 // Concurrent insertion into one quotient filter (region locks) and into a sharded filter (one
 // thread per shard, no locks): final contents equal the serial run. Built with
 // -DKSIEVE_SANITIZER=thread in CI.
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <gtest/gtest.h>
 

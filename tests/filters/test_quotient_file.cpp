@@ -1,9 +1,9 @@
 // Quotient filter <-> filter file: save through sharded_filter, mmap through mapped_filter_file,
 // query the read-only views; params()/view() validation; garbage never crashes.
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

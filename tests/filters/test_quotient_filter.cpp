@@ -1,8 +1,8 @@
 // Core behaviour of the counting quotient filter: counter encoding, exact mode, remove, iteration
 // order, batches, full status, canonical layout. Oracles: std::map / std::unordered_map of keys and
 // counts.
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

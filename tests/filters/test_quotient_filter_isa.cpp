@@ -2,8 +2,8 @@
 // select (x86-64-v3: pdep) against a naive select, each level's copy of the hot paths against an
 // unordered_map oracle and against the generic copy (byte-identical tables), the KSIEVE_SIMD
 // switch, and the regression test of the insert hang on tiny key spaces with many duplicates.
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include "../../filters/src/quotient/quotient_filter_kernels.hpp"
 #include "simd_fixture.hpp"

@@ -2,8 +2,8 @@
 // the union with counts added and answers like one filter built from all inputs; resize (grow and
 // shrink) preserves every fingerprint and count.
 #include <bit>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <gtest/gtest.h>
 

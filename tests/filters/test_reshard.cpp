@@ -3,10 +3,10 @@
 // exactly the fingerprints and counts of per-key insertion into that layout, and the result has the
 // same bytes; the ordered builder those moves use; and the stop request (cancel.hpp) that the long
 // loops act on.
+#include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_builder.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
-#include <ksieve/filters/quotient/quotient_builder.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <gtest/gtest.h>
 

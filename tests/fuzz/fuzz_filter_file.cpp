@@ -4,11 +4,11 @@
 // ksieve::error. The bytes are loaded as given, then with the header checksum made to match, so
 // that mutated header fields and label tables reach their checks instead of the checksum's.
 // Anything else (a crash, a sanitizer report, an allocation driven by a crafted size) is a finding.
-#include <ksieve/filters/support/checksum.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/support/checksum.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -4,9 +4,9 @@
 #include <ksieve/filters/bloom/bloom.hpp>
 #include <ksieve/filters/support/error.hpp>
 
+#include "../support/platform.hpp"
 #include "bloom_blocked_kernels.hpp"
 #include "bloom_common.hpp"
-#include "../support/platform.hpp"
 #include <ksieve/filters/support/cpu_dispatch.hpp>
 
 #include <algorithm>

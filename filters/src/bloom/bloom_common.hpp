@@ -7,8 +7,8 @@
  * calls them.
  */
 #include <ksieve/filters/bloom/bloom_words.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -2,19 +2,19 @@
 // filters of other layouts first moved to a common one); refit; the compatibility checks of inputs
 // used together.
 #include <ksieve/filters/bloom/bloom.hpp>
-#include <ksieve/filters/support/cancel.hpp>
-#include <ksieve/filters/support/checksum.hpp>
 #include <ksieve/filters/bloom/counting_bloom.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/cuckoo/cuckoo.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
 #include <ksieve/filters/quotient/quotient_builder.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/checksum.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include "../quotient/combine_layout.hpp"
-#include "../support/parallel_for.hpp"
 #include "../quotient/quotient_reshard.hpp"
+#include "../support/parallel_for.hpp"
 
 #include <algorithm>
 #include <array>
@@ -105,7 +105,7 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
             // (the walk gives back the pages of mapped inputs that it has passed)
             quotient_filter::consumed_fn const consumed =
                 [&](std::size_t const i, std::span<std::uint64_t const> const words)
-            { inputs[i]->release_shard_words(s, words); };
+            { static_cast<sharded_filter<F> const *>(inputs[i])->release_shard_words(s, words); };
             done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count,
                                              scratch[w], consumed));
             for (auto const * f : inputs)
@@ -163,8 +163,10 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
             for (std::size_t i = 0; i < inputs.size(); ++i)
                 in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
             quotient_filter::consumed_fn const consumed =
-                [&](std::size_t const i, std::span<std::uint64_t const> const words)
-            { inputs[i]->release_shard_words(s, words); };
+                [&](std::size_t const i, std::span<std::uint64_t const> const words) {
+                    static_cast<sharded_filter<quotient_filter> const *>(inputs[i])
+                        ->release_shard_words(s, words);
+                };
             quotient_filter r = quotient_filter::combine(in, op, min_count, &scratch[w], consumed);
             for (auto const * f : inputs)
                 f->release_shard(s);
@@ -350,21 +352,25 @@ void check_parts_complete(std::span<any_filter const * const> const inputs,
 
 void fit_filter(any_filter & filter, double const slack, unsigned const threads)
 {
+    growable_filter * const g = filter.growable();
     detail::parallel_for(filter.num_shards(), threads,
                          [&](std::size_t const s)
                          {
                              throw_if_stop_requested();
-                             (void)filter.fit_shard(s, slack);
+                             if (g != nullptr)
+                                 (void)g->fit_shard(s, slack);
                          });
 }
 
 void drop_counts(any_filter & filter, unsigned const threads)
 {
+    growable_filter * const g = filter.growable();
     detail::parallel_for(filter.num_shards(), threads,
                          [&](std::size_t const s)
                          {
                              throw_if_stop_requested();
-                             (void)filter.drop_counts_shard(s);
+                             if (g != nullptr)
+                                 (void)g->drop_counts_shard(s);
                          });
 }
 

@@ -4,8 +4,8 @@
 #include "file_sink.hpp"
 #include "../support/platform.hpp"
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <cerrno>

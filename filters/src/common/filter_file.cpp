@@ -4,10 +4,10 @@
 #include "file_sink.hpp"
 #include "mapped_ranges.hpp"
 
-#include <ksieve/filters/support/checksum.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
+#include <ksieve/filters/support/checksum.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <atomic>
 #include <bit>

@@ -1,6 +1,6 @@
 // The names of the filter types (`--type`, `info`): to_string() and parse_filter_type().
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <string>
 #include <string_view>

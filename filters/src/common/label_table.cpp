@@ -1,7 +1,7 @@
 // The label table of a labeled filter: per-label and pairwise k-mer counts, the file encoding and
 // its checks, and label names taken from file names.
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/labels.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <filesystem>

@@ -4,11 +4,11 @@
 // a SIGBUS handler can name the filter file that changed under a mapping (async-signal-safe
 // lookup).
 #include "mapped_ranges.hpp"
-#include "file_sink.hpp"
 #include "../support/platform.hpp"
+#include "file_sink.hpp"
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
 
 #include <algorithm>

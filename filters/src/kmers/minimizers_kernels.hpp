@@ -4,8 +4,8 @@
 // minimizers_kernels.inc.
 #pragma once
 
-#include <ksieve/filters/support/cpu_dispatch.hpp>
 #include <ksieve/filters/kmers/sampling.hpp>
+#include <ksieve/filters/support/cpu_dispatch.hpp>
 
 #include <atomic>
 #include <cstddef>

@@ -2,15 +2,15 @@
 // shard in fingerprint order that unites the label sets of equal fingerprints, a class table
 // numbered the same for any thread count, and each shard rebuilt with class ids as counts.
 #include <ksieve/filters/common/any_filter.hpp>
-#include <ksieve/filters/support/cancel.hpp>
-#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/quotient/quotient_builder.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
 
+#include "../support/parallel_for.hpp"
 #include "combine_layout.hpp"
 #include "loser_tree.hpp"
-#include "../support/parallel_for.hpp"
 
 #include <algorithm>
 #include <array>

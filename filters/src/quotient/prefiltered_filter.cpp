@@ -1,8 +1,8 @@
 // prefiltered_filter: the dedup counting filter that admits a k-mer to its quotient filter on the
 // second sighting (a Bloom prefilter of collision keys remembers the first).
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/kmers/kmer.hpp>
 #include <ksieve/filters/quotient/prefiltered_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/zeroed_memory.hpp>
 
 #include <algorithm>
@@ -14,6 +14,14 @@ namespace ksieve
 
 namespace
 {
+
+// The growable interface of the main filter. \throws usage_error if it has none.
+growable_filter & growable_of(any_filter & main)
+{
+    if (main.growable() == nullptr)
+        throw usage_error{"the prefilter needs a quotient filter"};
+    return *main.growable();
+}
 // The prefilter: a split-block Bloom filter (one 64-byte block per key, chosen by the hash's low
 // bits; one bit in each of the block's eight words, six bits of a second hash each): one cache line
 // per key, and at 8 / 12 / 16 bits per key about 2% / 0.3% / 0.07% false positives.
@@ -142,10 +150,8 @@ prefiltered_filter::prefiltered_filter(std::unique_ptr<any_filter> main,
                                        std::uint64_t const prefilter_bytes)
     : any_filter{main->type(), main->kmer(), main->shard_bits(), main->target_fpr(),
                  main->expected()},
-      main_{std::move(main)}, shards_(main_->num_shards())
+      growable_forward{growable_of(*main)}, main_{std::move(main)}, shards_(main_->num_shards())
 {
-    if (!main_->collision_keys())
-        throw usage_error{"the prefilter needs a quotient filter"};
     std::uint64_t const per_shard = std::max<std::uint64_t>(prefilter_bytes / shards_.size(), 1024);
     std::uint64_t const blocks = std::bit_floor(per_shard / (8 * block_words));
     for (auto & st : shards_)

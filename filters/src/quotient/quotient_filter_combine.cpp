@@ -2,8 +2,8 @@
 // the count each operation gives a fingerprint.
 #include "quotient_filter_appender.hpp"
 
-#include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/quotient/quotient_builder.hpp>
+#include <ksieve/filters/support/cancel.hpp>
 
 namespace ksieve
 {

@@ -2,8 +2,8 @@
 // geometry functions and the storage / concurrency / lookup-state types.
 #pragma once
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/zeroed_memory.hpp>
 
 #include <algorithm>

@@ -3,8 +3,8 @@
 // portable select. The body is quotient_filter_kernels.inc.
 #pragma once
 
-#include <ksieve/filters/support/cpu_dispatch.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/cpu_dispatch.hpp>
 
 #include <atomic>
 #include <cstddef>

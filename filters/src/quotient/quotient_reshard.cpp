@@ -4,11 +4,11 @@
 #include "quotient_reshard.hpp"
 #include "../support/parallel_for.hpp"
 
-#include <ksieve/filters/support/cancel.hpp>
-#include <ksieve/filters/support/error.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/quotient/quotient_builder.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <optional>

@@ -3,9 +3,9 @@
 // cap.
 #include <ksieve/filters/quotient/table_counting_filter.hpp>
 
+#include <ksieve/filters/quotient/quotient_builder.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
 #include <ksieve/filters/support/per_thread.hpp>
-#include <ksieve/filters/quotient/quotient_builder.hpp>
 
 #include "../support/platform.hpp"
 
@@ -22,6 +22,15 @@ namespace ksieve
 
 namespace
 {
+
+// The main filter as the quotient filter it must be. \throws usage_error if it is not one.
+sharded_filter<quotient_filter> & quotient_of(any_filter & main)
+{
+    auto * const qf = dynamic_cast<sharded_filter<quotient_filter> *>(&main);
+    if (qf == nullptr)
+        throw usage_error{"table_counting_filter: the main filter must be a quotient filter"};
+    return *qf;
+}
 // Keys ahead of the one being added or looked up whose table line is prefetched.
 constexpr std::size_t gap = 16;
 
@@ -287,11 +296,10 @@ table_counting_filter::table_counting_filter(std::unique_ptr<any_filter> main,
                                              std::uint64_t const table_cap_bytes)
     : any_filter{main->type(), main->kmer(), main->shard_bits(), main->target_fpr(),
                  main->expected()},
-      main_{std::move(main)}, qf_{dynamic_cast<sharded_filter<quotient_filter> *>(main_.get())},
-      cap_bytes_{table_cap_bytes}, count_bits_{0}
+      growable_forward{quotient_of(*main)}, main_{std::move(main)},
+      qf_{static_cast<sharded_filter<quotient_filter> *>(main_.get())}, cap_bytes_{table_cap_bytes},
+      count_bits_{0}
 {
-    if (qf_ == nullptr)
-        throw usage_error{"table_counting_filter: the main filter must be a quotient filter"};
     unsigned const p = qf_->shard(0).fingerprint_bits();
     count_bits_ = p < 64 ? 64 - p : 0;
     tables_.resize(num_shards());
@@ -536,27 +544,30 @@ bool table_counting_filter::fit_shard(std::size_t const shard, double const slac
 {
     if (tables_[shard] != nullptr && !move_shard(shard))
         throw_cannot_move();
-    return main_->fit_shard(shard, slack);
+    return growable_forward::fit_shard(shard, slack);
 }
 
 bool table_counting_filter::drop_counts_shard(std::size_t const shard)
 {
     if (tables_[shard] != nullptr && !move_shard(shard))
         throw_cannot_move();
-    return main_->drop_counts_shard(shard);
+    return growable_forward::drop_counts_shard(shard);
 }
 
 std::uint64_t table_counting_filter::make_room_shard(std::size_t const shard,
                                                      std::uint64_t const cap_bytes,
                                                      std::uint64_t const incoming)
 {
-    return tables_[shard] != nullptr ? 0 : main_->make_room_shard(shard, cap_bytes, incoming);
+    return tables_[shard] != nullptr
+               ? 0
+               : growable_forward::make_room_shard(shard, cap_bytes, incoming);
 }
 
 bool table_counting_filter::has_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
                                            std::uint64_t const incoming) const noexcept
 {
-    return tables_[shard] != nullptr || main_->has_room_shard(shard, cap_bytes, incoming);
+    return tables_[shard] != nullptr ||
+           growable_forward::has_room_shard(shard, cap_bytes, incoming);
 }
 
 std::uint64_t table_counting_filter::keep_sample_shard(std::size_t const shard,
@@ -564,7 +575,7 @@ std::uint64_t table_counting_filter::keep_sample_shard(std::size_t const shard,
 {
     if (tables_[shard] != nullptr && !move_shard(shard))
         throw_cannot_move();
-    return main_->keep_sample_shard(shard, level);
+    return growable_forward::keep_sample_shard(shard, level);
 }
 
 filter_stats table_counting_filter::stats() const noexcept

@@ -3,10 +3,10 @@
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <CLI/CLI.hpp>
 

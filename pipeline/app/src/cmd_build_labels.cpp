@@ -3,10 +3,10 @@
 // build and a labeled merge of per-label filters give the same filter.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/support/cancel.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
+#include <ksieve/filters/support/cancel.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
 #include <fstream>

@@ -1,9 +1,9 @@
 // ksieve merge, intersect and subtract: one filter from the k-mers of several (set_operation).
 #include "app_detail.hpp"
 
+#include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
-#include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
 
 #include <algorithm>

@@ -3,11 +3,11 @@
 #include "app_detail.hpp"
 
 #include <ksieve/engine/kmer_dedup.hpp>
+#include <ksieve/filters/quotient/prefiltered_filter.hpp>
+#include <ksieve/filters/quotient/table_counting_filter.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
-#include <ksieve/filters/quotient/prefiltered_filter.hpp>
-#include <ksieve/filters/quotient/table_counting_filter.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -111,7 +111,7 @@ std::unique_ptr<any_filter> make_dedup_filter(dedup_args const & args, filter_co
 {
     std::unique_ptr<any_filter> filter =
         detail::make_filter_within_memory(cfg, args.filter.expected != 0);
-    std::uint64_t const budget = detail::dedup_budget_bytes(*filter, filter->collision_keys());
+    std::uint64_t const budget = detail::dedup_budget_bytes(*filter, filter->growable() != nullptr);
     while (budget != 0 && args.filter.shards == 0 && cfg.shard_bits > 0 &&
            filter->stats().bytes > budget / 4)
     {
@@ -128,7 +128,7 @@ std::unique_ptr<any_filter> make_dedup_filter(dedup_args const & args, filter_co
 // table would outgrow that moves into the quotient filter. Other filters (no budget) as they are.
 std::unique_ptr<any_filter> counting_tables(std::unique_ptr<any_filter> filter)
 {
-    std::uint64_t const budget = detail::dedup_budget_bytes(*filter, filter->collision_keys());
+    std::uint64_t const budget = detail::dedup_budget_bytes(*filter, filter->growable() != nullptr);
     if (budget == 0)
         return filter;
     std::uint64_t const cap = budget / (4 * filter->num_shards());
@@ -188,7 +188,7 @@ run_summary run_dedup(dedup_args const & args)
                             threads,
                             {detail::dedup_rule(args.out), detail::exact_hits_asked(args.out),
                              dedup_skip_at(args), dedup_filter_name(args),
-                             detail::dedup_budget_bytes(*filter, filter->collision_keys())}};
+                             detail::dedup_budget_bytes(*filter, filter->growable() != nullptr)}};
     run_summary summary = detail::start_summary(threads, source);
     progress_line progress{"dedup", args.common.quiet};
     summary.hits_exact = dedup.exact_hits();

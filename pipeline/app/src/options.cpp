@@ -1,8 +1,8 @@
 // Option parsers (--part, --expected, --sampling) and the checks of each command's options.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 #include <bit>
 #include <cmath>

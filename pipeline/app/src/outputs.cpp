@@ -3,9 +3,9 @@
 #include "app_detail.hpp"
 #include "platform_app.hpp"
 
+#include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
-#include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
 
 #include <nlohmann/json.hpp>

@@ -4,9 +4,9 @@
 
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
+#include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
-#include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
 #include <ksieve/io/io.hpp>
 

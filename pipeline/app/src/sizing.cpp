@@ -2,8 +2,8 @@
 // files, and the warnings about filters that hold more k-mers than they were sized for.
 #include "app_detail.hpp"
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/kmers/hyperloglog.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
 
 #include <algorithm>

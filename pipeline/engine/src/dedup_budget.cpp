@@ -12,7 +12,9 @@ dedup_budget::dedup_budget(any_filter const & filter, std::uint64_t const budget
     : share_{budget_bytes == 0
                  ? 0
                  : std::max<std::uint64_t>(1, budget_bytes / (2 * filter.num_shards()))},
-      shift_{filter.sample_shift()}, per_shard_(filter.num_shards(), 0)
+      shift_{filter.growable() == nullptr ? -1
+                                          : static_cast<int>(filter.growable()->sample_shift())},
+      per_shard_(filter.num_shards(), 0)
 {
 }
 
@@ -25,11 +27,14 @@ bool dedup_budget::sampled(std::uint64_t const key) const noexcept
 bool dedup_budget::count_keys(any_filter const & filter, batch_keys const & keys)
 {
     std::fill(per_shard_.begin(), per_shard_.end(), 0);
+    growable_filter const * const g = filter.growable();
+    if (g == nullptr)
+        return true; // (a filter that does not grow has room, or is full, whatever is done)
     // every shard with room for the whole batch (as a counting table has): nothing to count
     std::uint64_t const batch = keys.units() == 0 ? 0 : keys.offset[keys.units()];
     bool all = true;
     for (std::size_t s = 0; all && s < per_shard_.size(); ++s)
-        all = filter.has_room_shard(s, share_, 2 * batch + 64);
+        all = g->has_room_shard(s, share_, 2 * batch + 64);
     if (all)
         return true;
     for (std::size_t u = 0; u < keys.units(); ++u)
@@ -41,7 +46,7 @@ bool dedup_budget::count_keys(any_filter const & filter, batch_keys const & keys
                                                         // prefilter admits a k-mer with count 2)
     }
     for (std::size_t s = 0; s < per_shard_.size(); ++s)
-        if (per_shard_[s] != 0 && !filter.has_room_shard(s, share_, per_shard_[s] + 64))
+        if (per_shard_[s] != 0 && !g->has_room_shard(s, share_, per_shard_[s] + 64))
             return false;
     return true;
 }
@@ -66,7 +71,8 @@ void dedup_budget::cut_to_sample(batch_keys & keys) const
 
 std::uint64_t dedup_budget::make_room(any_filter & filter, batch_keys & keys)
 {
-    if (share_ == 0)
+    growable_filter * const g = filter.growable();
+    if (share_ == 0 || g == nullptr)
         return 0;
     // far from the budget (every table, doubled, and the batch's keys at 16 bytes a slot fit in one
     // shard's share): nothing to count
@@ -80,12 +86,12 @@ std::uint64_t dedup_budget::make_room(any_filter & filter, batch_keys & keys)
     {
         ++level_;
         for (std::size_t s = 0; s < per_shard_.size(); ++s)
-            now += filter.keep_sample_shard(s, level_);
+            now += g->keep_sample_shard(s, level_);
     }
     // beyond the deepest sample: the lowest counts
     for (std::size_t s = 0; s < per_shard_.size(); ++s)
         if (per_shard_[s] != 0)
-            now += filter.make_room_shard(s, share_, per_shard_[s] + 64);
+            now += g->make_room_shard(s, share_, per_shard_[s] + 64);
     if (level_ > 0)
         cut_to_sample(keys);
     forgotten_ += now;

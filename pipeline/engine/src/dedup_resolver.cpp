@@ -84,7 +84,7 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
                 ++hits;
                 continue;
             }
-            std::uint64_t const ck = filter.collision_key(keys.keys[off + j]);
+            std::uint64_t const ck = filter.growable()->collision_key(keys.keys[off + j]);
             cks_[off + j] = ck;
             homes_[off + j] = detail::stamp_table::hash_of(ck);
         }

@@ -374,7 +374,7 @@ void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & 
     dup.reset(c);
     for (std::uint32_t j = 0; j < c; ++j)
     {
-        std::uint64_t const ck = filter.collision_key(keys.keys[off + j]);
+        std::uint64_t const ck = filter.growable()->collision_key(keys.keys[off + j]);
         cks_[off + j] = ck;
         old_[off + j] -= dup.at(ck)++;
     }
@@ -392,7 +392,7 @@ void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys c
     order_.resize(c);
     for (std::uint32_t j = 0; j < c; ++j)
     {
-        cks_[off + j] = filter.collision_key(keys.keys[off + j]);
+        cks_[off + j] = filter.growable()->collision_key(keys.keys[off + j]);
         order_[j] = j;
     }
     std::uint64_t const * const ck = cks_.data() + off;
@@ -455,8 +455,8 @@ std::uint32_t dedup_speculator::corrected_hits(any_filter const & filter, batch_
     {
         std::uint64_t v = old_[off + j];
         if (rule.hit(v))
-            v -= rolled_back_copies(exact_[u] ? cks_[off + j]
-                                              : filter.collision_key(keys.keys[off + j]));
+            v -= rolled_back_copies(
+                exact_[u] ? cks_[off + j] : filter.growable()->collision_key(keys.keys[off + j]));
         h += rule.hit(v);
     }
     return h;
@@ -480,7 +480,7 @@ void dedup_speculator::roll_back(any_filter const & filter, batch_keys const & k
         // grow: re-insert every rolled-back key
         corrections_.reset(rollback_.size() + c);
         for (std::uint64_t const key : rollback_)
-            ++corrections_.at(filter.collision_key(key));
+            ++corrections_.at(filter.growable()->collision_key(key));
     }
     for (std::uint32_t j = 0; j < c; ++j)
     {
@@ -599,7 +599,7 @@ void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & 
             std::uint64_t const key = keys.keys[part_pos_[start_[s] + j]];
             bool doubt = false;
             if (rolled_back)
-                doubt = rolled_back_copies(filter.collision_key(key)) != 0;
+                doubt = rolled_back_copies(filter.growable()->collision_key(key)) != 0;
             cand_keys_[cand_start_[s] + j] = key;
             cand_doubt_[cand_start_[s] + j] = doubt;
         }

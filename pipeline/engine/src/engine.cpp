@@ -4,10 +4,10 @@
 #include <ksieve/engine/early_classify.hpp> // complete for the destruction of batch_engine::early_
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/resources.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/memory_budget.hpp>
-#include <ksieve/filters/quotient/quotient_filter.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <algorithm>
 #include <array>

@@ -10,10 +10,9 @@ namespace ksieve
 kmer_deduplicator::kmer_deduplicator(any_filter & filter, kmer_params const & kmer,
                                      unsigned const threads, kmer_dedup_options options)
     : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)}, threads_{threads},
-      resolvable_{filter.collision_keys()}, query_filters_{&filter}, options_{std::move(options)},
-      engine_{kmer, threads}, resolver_{threads}, speculator_{threads}, budget_{
-                                                                            filter,
-                                                                            options_.budget_bytes}
+      resolvable_{filter.growable() != nullptr}, query_filters_{&filter},
+      options_{std::move(options)}, engine_{kmer, threads}, resolver_{threads},
+      speculator_{threads}, budget_{filter, options_.budget_bytes}
 {
 }
 

@@ -1,5 +1,6 @@
-// The io library's calls that differ between operating systems (platform_io.hpp): SIGPIPE-free sends (MSG_NOSIGNAL, or SO_NOSIGPIPE on macOS), and which output
-// paths name files of the kernel (/dev, /proc), each with its portable fallback beside it.
+// The io library's calls that differ between operating systems (platform_io.hpp): SIGPIPE-free
+// sends (MSG_NOSIGNAL, or SO_NOSIGPIPE on macOS), and which output paths name files of the kernel
+// (/dev, /proc), each with its portable fallback beside it.
 #include "platform_io.hpp"
 
 #include <ksieve/io/io.hpp>

@@ -6,8 +6,8 @@
 #include "hts_handle.hpp"
 #include "platform_io.hpp"
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/writeback.hpp>
 
 #include <htslib/bgzf.h>

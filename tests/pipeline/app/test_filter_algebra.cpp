@@ -4,8 +4,8 @@
 // explain (subtraction).
 #include "test_helpers.hpp"
 
-#include <ksieve/filters/kmers/kmer.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
 
 #include <algorithm>
 #include <filesystem>

@@ -4,8 +4,8 @@
 // large filter to that layout ends the run as an interruption, leaving nothing behind.
 #include "test_helpers.hpp"
 
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <map>
 #include <random>

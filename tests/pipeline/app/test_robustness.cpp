@@ -112,7 +112,8 @@ TEST_F(robustness, outputs_into_devices_fifos_and_links_keep_the_node)
     };
     for (auto const & [name, command] : commands)
     {
-        std::string const & cmd = command; // a lambda may not capture a structured binding (clang < 16)
+        std::string const & cmd =
+            command; // a lambda may not capture a structured binding (clang < 16)
         auto with = [&](std::string const & out)
         {
             std::string c = cmd;
@@ -476,7 +477,8 @@ TEST_F(robustness, filters_larger_than_the_memory_limit_are_refused_up_front)
     expect_error(m, 1, "'" + filter + "'", "merge --max-memory 64K");
     // a limit below what any dedup or classify run keeps besides its filter (the program, its
     // batches and buffers) is refused before any work, with the least limit named
-    for (std::string const & cmd : std::vector<std::string>{"dedup", "classify -f '" + filter + "'"})
+    for (std::string const & cmd :
+         std::vector<std::string>{"dedup", "classify -f '" + filter + "'"})
     {
         auto const d = run_ksieve(
             cmd + " -q --max-memory 3M --novel '" + (tmp / "n.fq") + "' '" + reads + "'", tmp);

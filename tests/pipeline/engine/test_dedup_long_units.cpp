@@ -37,7 +37,7 @@ TEST(dedup_long_units, speculation_equals_the_serial_definition)
         cfg.shard_bits = 2;
         auto const fast = ksieve::make_filter(cfg);
         auto const slow = ksieve::make_filter(cfg);
-        ASSERT_TRUE(fast->collision_keys());
+        ASSERT_NE(fast->growable(), nullptr);
         std::mt19937_64 rng{77 + threads};
         auto fresh = [&] { return rng() & ((std::uint64_t{1} << 30) - 1); };
         std::vector<std::uint64_t> all; // every key used, for the comparison of counts

@@ -11,10 +11,10 @@
  * from FASTA. Thread safety: stateless functions; a filter answers const queries from any number of
  * threads.
  */
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/kmers/kmer.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
 #include <ksieve/filters/kmers/sampling.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
 
 #include <seqan3/alphabet/concept.hpp>
 #include <seqan3/alphabet/nucleotide/concept.hpp>

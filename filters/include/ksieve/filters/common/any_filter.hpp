@@ -20,10 +20,11 @@
 #include <string>
 #include <vector>
 
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/common/growable_filter.hpp>
 #include <ksieve/filters/common/labels.hpp>
+#include <ksieve/filters/support/error.hpp>
 
 namespace ksieve
 {
@@ -99,49 +100,13 @@ public:
     virtual bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept = 0;
     /*! \brief Single-key convenience (routes to the shard). Thread-safe (const). */
     [[nodiscard]] virtual std::uint64_t count(std::uint64_t key) const noexcept = 0;
-    /*! \brief Quotient filters: rebuild shard `shard` at the fewest home slots that hold it within
-     * its maximal load (quotient_filter::fit), if that saves more than the fraction `slack` of its
-     * slots; the result depends only on the shard's contents and size. Others: nothing. Exclusive
-     * per shard. \returns whether the shard changed. \throws std::bad_alloc */
-    virtual bool fit_shard(std::size_t /*shard*/, double /*slack*/) { return false; }
-    /*! \brief Quotient filters: set every count of shard `shard` to 1 (quotient_filter::
-     * drop_counts). Others: nothing. Exclusive per shard. \returns whether the shard changed.
-     * \throws std::bad_alloc */
-    virtual bool drop_counts_shard(std::size_t /*shard*/) { return false; }
-    /*! \brief Growing quotient filters: room in shard `shard` for `incoming` more used slots within
-     * a table of at most `cap_bytes`, forgetting its entries of the lowest counts where growth
-     * cannot make it (quotient_filter::make_room). Others: nothing. Exclusive per shard.
-     * \returns the fingerprints forgotten. \throws std::bad_alloc */
-    virtual std::uint64_t make_room_shard(std::size_t /*shard*/, std::uint64_t /*cap_bytes*/,
-                                          std::uint64_t /*incoming*/)
+    /*! \brief The growable interface (growable_filter.hpp: dedup's budget and sample, the refit,
+     * collision keys) of a filter that has one: quotient filters and the wrappers over them. Null
+     * for the others. */
+    [[nodiscard]] growable_filter * growable() noexcept { return as_growable(); }
+    [[nodiscard]] growable_filter const * growable() const noexcept
     {
-        return 0;
-    }
-    /*! \brief Growing quotient filters: whether shard `shard` has room for `incoming` more used
-     * slots within a table of at most `cap_bytes` (grown as far as that allows), without changing
-     * it. Others: true. Thread-safe (const). */
-    [[nodiscard]] virtual bool has_room_shard(std::size_t /*shard*/, std::uint64_t /*cap_bytes*/,
-                                              std::uint64_t /*incoming*/) const noexcept
-    {
-        return true;
-    }
-    /*! \brief Quotient filters: the position of the key bits that keep_sample_shard() tests; -1 for
-     * other filters (they cannot sample). */
-    [[nodiscard]] virtual int sample_shift() const noexcept { return -1; }
-    /*! \brief Quotient filters: keep in shard `shard` only the keys whose `level` bits at
-     * sample_shift() are zero (quotient_filter::keep_sample). Exclusive per shard. \returns the
-     * fingerprints dropped. \throws std::bad_alloc */
-    virtual std::uint64_t keep_sample_shard(std::size_t /*shard*/, unsigned /*level*/) { return 0; }
-
-    /*! \brief Whether count() depends only on collision_key(key) and counts of equal collision keys
-     * add up (quotient filters: the key's shard and fingerprint). Lets dedup resolve a batch
-     * exactly without touching the filter; other filters are resolved read by read. */
-    [[nodiscard]] virtual bool collision_keys() const noexcept { return false; }
-    /*! \brief Keys with equal collision keys are indistinguishable to this filter (see
-     * collision_keys()). */
-    [[nodiscard]] virtual std::uint64_t collision_key(std::uint64_t const key) const noexcept
-    {
-        return key;
+        return const_cast<any_filter &>(*this).as_growable(); // (handed out as const)
     }
 
     /*! \brief Sum of all shards' statistics (estimated_fpr: key-weighted mean). */
@@ -152,14 +117,6 @@ public:
     /*! \brief For a view of a mapped file: let the kernel drop the pages of shard `s` (see
      * mapped_filter_file::release); no effect on owned filters. Thread-safe. */
     virtual void release_shard(std::size_t s) const noexcept = 0;
-    /*! \brief release_shard() for the part of shard s's words within `words` (a walk that will not
-     * read them again); nothing for a filter that is not mapped from a file. */
-    virtual void release_shard_words(std::size_t const s,
-                                     std::span<std::uint64_t const> const words) const noexcept
-    {
-        (void)s;
-        (void)words;
-    }
     /*! \brief An owning, mutable deep copy (e.g. of an mmap'd filter). */
     [[nodiscard]] virtual std::unique_ptr<any_filter> clone() const = 0;
 
@@ -170,6 +127,8 @@ protected:
           local_mask_{kmer_mask(km.k) >> shard_bits}
     {
     }
+    /*! \brief The filter as a growable_filter, where its class implements one (see growable()). */
+    [[nodiscard]] virtual growable_filter * as_growable() noexcept { return nullptr; }
     [[nodiscard]] filter_file_header file_header(std::vector<std::uint64_t> params = {}) const
     {
         return filter_file_header{type_,  kmer_,  fpr_, expected_, shard_bits_, std::move(params),
@@ -256,15 +215,16 @@ combine_labeled(std::span<any_filter const * const> inputs, std::span<std::strin
                 std::span<std::string const> unlabeled_names, set_operation op, unsigned threads,
                 unsigned max_fingerprint_bits = 64, std::uint64_t expected = 0);
 
-/*! \brief fit_shard(s, slack) for every shard, on up to `threads` threads: quotient filters at the
- * fewest home slots that hold them (build and dedup call it before saving). The same result for any
- * thread count. \throws std::bad_alloc; interrupted_error on a stop request (cancel.hpp), checked
- * before each shard. */
+/*! \brief growable_filter::fit_shard(s, slack) for every shard of a growable filter (others:
+ * nothing), on up to `threads` threads: quotient filters at the fewest home slots that hold them
+ * (build and dedup call it before saving). The same result for any thread count. \throws
+ * std::bad_alloc; interrupted_error on a stop request (cancel.hpp), checked before each shard. */
 void fit_filter(any_filter & filter, double slack = 0.0, unsigned threads = 1);
 
-/*! \brief drop_counts_shard(s) for every shard, on up to `threads` threads (build --no-counts;
- * follow it with fit_filter()). The same result for any thread count. \throws std::bad_alloc;
- * interrupted_error on a stop request, checked before each shard. */
+/*! \brief growable_filter::drop_counts_shard(s) for every shard of a growable filter, on up to
+ * `threads` threads (build --no-counts; follow it with fit_filter()). The same result for any
+ * thread count. \throws std::bad_alloc; interrupted_error on a stop request, checked before each
+ * shard. */
 void drop_counts(any_filter & filter, unsigned threads = 1);
 
 /*! \brief "merge", "intersect", "subtract" (also for subtract_counts): the command of an operation.

@@ -9,19 +9,95 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ksieve/filters/common/any_filter.hpp>
-#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/common/filter.hpp>
 #include <ksieve/filters/common/filter_file.hpp>
+#include <ksieve/filters/support/error.hpp>
 #include <ksieve/filters/support/per_thread.hpp>
 
 namespace ksieve
 {
 
-/*! \brief any_filter over 2^s shards of type F. */
-template <shard_filter F> class sharded_filter final : public any_filter
+/*! \brief Shard filters that grow, sample and refit (quotient filters): sharded_filter<F> is then a
+ * growable_filter too. */
+template <typename F>
+concept growable_shard = requires(F & g, F const & c, std::uint64_t b, double d, unsigned l)
+{
+    g.fit(d);
+    g.drop_counts();
+    g.make_room(b, b);
+    c.has_room(b, b);
+    c.sample_shift();
+    g.keep_sample(l);
+    c.fingerprint(b);
+};
+
+template <shard_filter F> class sharded_filter;
+
+namespace detail
+{
+/*! \brief growable_filter over the shards of a sharded_filter of growable shards (Self). */
+template <typename Self> class sharded_growth : public growable_filter
+{
+public:
+    bool fit_shard(std::size_t const shard, double const slack) override
+    {
+        return self().shard(shard).fit(slack);
+    }
+    bool drop_counts_shard(std::size_t const shard) override
+    {
+        return self().shard(shard).drop_counts();
+    }
+    std::uint64_t make_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
+                                  std::uint64_t const incoming) override
+    {
+        return self().shard(shard).make_room(cap_bytes, incoming);
+    }
+    [[nodiscard]] bool has_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
+                                      std::uint64_t const incoming) const noexcept override
+    {
+        return self().shard(shard).has_room(cap_bytes, incoming);
+    }
+    [[nodiscard]] unsigned sample_shift() const noexcept override
+    {
+        return self().shard(0).sample_shift();
+    }
+    std::uint64_t keep_sample_shard(std::size_t const shard, unsigned const level) override
+    {
+        return self().shard(shard).keep_sample(level);
+    }
+    [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
+    {
+        Self const & f = self();
+        std::size_t const s = f.shard_of(key);
+        return (f.shard(s).fingerprint(f.local_key(key)) << f.shard_bits()) | s;
+    }
+
+protected:
+    ~sharded_growth() = default;
+
+private:
+    [[nodiscard]] Self & self() noexcept { return static_cast<Self &>(*this); }
+    [[nodiscard]] Self const & self() const noexcept { return static_cast<Self const &>(*this); }
+};
+
+/*! \brief No growable interface (shards that cannot grow). */
+struct no_growth
+{
+};
+
+template <typename F>
+using growth_of =
+    std::conditional_t<growable_shard<F>, sharded_growth<sharded_filter<F>>, no_growth>;
+} // namespace detail
+
+/*! \brief any_filter over 2^s shards of type F; a growable_filter too where F is a growable_shard.
+ */
+template <shard_filter F>
+class sharded_filter final : public any_filter, public detail::growth_of<F>
 {
 public:
     /*! \brief New empty filter. \pre cfg.type == F::type_id, cfg.shard_bits < 2k. */
@@ -133,69 +209,6 @@ public:
     {
         return shards_[shard_of(key)].count(local_key(key));
     }
-    bool fit_shard(std::size_t const shard, double const slack) override
-    {
-        if constexpr (requires(F & g, double d) { g.fit(d); })
-            return shards_[shard].fit(slack);
-        else
-            return false;
-    }
-    std::uint64_t make_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
-                                  std::uint64_t const incoming) override
-    {
-        if constexpr (requires(F & g, std::uint64_t b) { g.make_room(b, b); })
-            return shards_[shard].make_room(cap_bytes, incoming);
-        else
-            return 0;
-    }
-    [[nodiscard]] bool has_room_shard(std::size_t const shard, std::uint64_t const cap_bytes,
-                                      std::uint64_t const incoming) const noexcept override
-    {
-        if constexpr (requires(F const & g, std::uint64_t b) { g.has_room(b, b); })
-            return shards_[shard].has_room(cap_bytes, incoming);
-        else
-            return true;
-    }
-    [[nodiscard]] int sample_shift() const noexcept override
-    {
-        if constexpr (requires(F const & g) { g.sample_shift(); })
-            return shards_.empty() ? -1 : static_cast<int>(shards_.front().sample_shift());
-        else
-            return -1;
-    }
-    std::uint64_t keep_sample_shard(std::size_t const shard, unsigned const level) override
-    {
-        if constexpr (requires(F & g, unsigned l) { g.keep_sample(l); })
-            return shards_[shard].keep_sample(level);
-        else
-            return 0;
-    }
-    bool drop_counts_shard(std::size_t const shard) override
-    {
-        if constexpr (requires(F & g) { g.drop_counts(); })
-            return shards_[shard].drop_counts();
-        else
-            return false;
-    }
-
-    [[nodiscard]] bool collision_keys() const noexcept override
-    {
-        return requires(F const & f, std::uint64_t k)
-        {
-            f.fingerprint(k);
-        };
-    }
-    [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
-    {
-        if constexpr (requires(F const & f, std::uint64_t k) { f.fingerprint(k); })
-        {
-            std::size_t const s = shard_of(key);
-            return (shards_[s].fingerprint(local_key(key)) << shard_bits()) | s;
-        }
-        else
-            return key;
-    }
-
     [[nodiscard]] filter_stats stats() const noexcept override
     {
         filter_stats_sum t;
@@ -213,8 +226,10 @@ public:
         write_filter_file(path, file_header(), blobs);
     }
 
+    /*! \brief release_shard() for the part of shard s's words within `words` (a walk that will
+     * not read them again); nothing for a filter that is not mapped from a file. Thread-safe. */
     void release_shard_words(std::size_t const s,
-                             std::span<std::uint64_t const> const words) const noexcept override
+                             std::span<std::uint64_t const> const words) const noexcept
     {
         if (!file_ || s >= file_->shards().size() || words.empty())
             return;
@@ -248,6 +263,15 @@ public:
     /*! \brief Direct access to a shard (tests, merge). */
     [[nodiscard]] F & shard(std::size_t const i) noexcept { return shards_[i]; }
     [[nodiscard]] F const & shard(std::size_t const i) const noexcept { return shards_[i]; }
+
+protected:
+    [[nodiscard]] growable_filter * as_growable() noexcept override
+    {
+        if constexpr (growable_shard<F>)
+            return this;
+        else
+            return nullptr;
+    }
 
 private:
     std::shared_ptr<mapped_filter_file const> file_; // keeps mmap'd payloads alive for views

@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include <ksieve/filters/support/cpu_dispatch.hpp>
 #include <ksieve/filters/kmers/kmer.hpp>
+#include <ksieve/filters/support/cpu_dispatch.hpp>
 
 namespace ksieve
 {

@@ -39,13 +39,13 @@ namespace ksieve
 {
 
 /*! \brief See the file comment. */
-class prefiltered_filter final : public any_filter
+class prefiltered_filter final : public any_filter, public growable_forward
 {
 public:
     /*! \brief Wraps `main` with a prefilter of about `prefilter_bytes` bytes (at least 1 KiB per
-     * shard; rounded to a power of two per shard). \pre main->collision_keys() (a quotient filter)
-     * and it is empty. \throws usage_error if main has no collision keys; memory_limit_error /
-     * std::bad_alloc. */
+     * shard; rounded to a power of two per shard); the growable operations are main's (growable_
+     * forward), but for drop_counts_shard. \pre main->growable() (a quotient filter) and it is
+     * empty. \throws usage_error if main is not growable; memory_limit_error / std::bad_alloc. */
     prefiltered_filter(std::unique_ptr<any_filter> main, std::uint64_t prefilter_bytes);
     ~prefiltered_filter() override;
 
@@ -74,30 +74,8 @@ public:
     insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept override;
     bool remove(std::uint64_t key, std::uint64_t count = 1) noexcept override;
     [[nodiscard]] std::uint64_t count(std::uint64_t key) const noexcept override;
-    bool fit_shard(std::size_t shard, double slack) override
-    {
-        return main_->fit_shard(shard, slack);
-    }
-    std::uint64_t make_room_shard(std::size_t shard, std::uint64_t cap_bytes,
-                                  std::uint64_t incoming) override
-    {
-        return main_->make_room_shard(shard, cap_bytes, incoming);
-    }
-    [[nodiscard]] bool has_room_shard(std::size_t shard, std::uint64_t cap_bytes,
-                                      std::uint64_t incoming) const noexcept override
-    {
-        return main_->has_room_shard(shard, cap_bytes, incoming);
-    }
-    [[nodiscard]] int sample_shift() const noexcept override { return main_->sample_shift(); }
-    std::uint64_t keep_sample_shard(std::size_t shard, unsigned level) override
-    {
-        return main_->keep_sample_shard(shard, level);
-    }
-    [[nodiscard]] bool collision_keys() const noexcept override { return true; }
-    [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
-    {
-        return main_->collision_key(key);
-    }
+    /*! \brief Nothing (the counts of the keys seen once live in the prefilter). \returns false */
+    bool drop_counts_shard(std::size_t /*shard*/) override { return false; }
     /*! \brief The main filter's statistics, with the prefilter's and the pending tables' bytes
      * added. */
     [[nodiscard]] filter_stats stats() const noexcept override;
@@ -106,6 +84,9 @@ public:
     void release_shard(std::size_t s) const noexcept override { main_->release_shard(s); }
     /*! \brief Not supported. \throws error */
     [[nodiscard]] std::unique_ptr<any_filter> clone() const override;
+
+protected:
+    [[nodiscard]] growable_filter * as_growable() noexcept override { return this; }
 
 private:
     struct shard_state;

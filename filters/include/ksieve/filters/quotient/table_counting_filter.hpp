@@ -22,15 +22,15 @@
 #include <memory>
 #include <vector>
 
-#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/support/zeroed_memory.hpp>
 
 namespace ksieve
 {
 
 /*! \brief See the file comment. */
-class table_counting_filter final : public any_filter
+class table_counting_filter final : public any_filter, public growable_forward
 {
 public:
     /*! \brief Entries per table before the first growth. */
@@ -42,7 +42,9 @@ public:
     static constexpr unsigned min_count_bits = 8;
 
     /*! \brief Wraps `main`, an empty growing quotient filter (sharded_filter<quotient_filter>);
-     * every shard's table may take up to `table_cap_bytes`. \throws usage_error if main is not a
+     * every shard's table may take up to `table_cap_bytes`. The growable operations are main's
+     * (growable_forward), each on a shard moved there first where it would change the shard.
+     * \throws usage_error if main is not a
      * quotient filter; memory_limit_error / std::bad_alloc. */
     table_counting_filter(std::unique_ptr<any_filter> main, std::uint64_t table_cap_bytes);
     ~table_counting_filter() override;
@@ -76,14 +78,8 @@ public:
     /*! \brief True for a shard in its table (see make_room_shard). */
     [[nodiscard]] bool has_room_shard(std::size_t shard, std::uint64_t cap_bytes,
                                       std::uint64_t incoming) const noexcept override;
-    [[nodiscard]] int sample_shift() const noexcept override { return main_->sample_shift(); }
     /*! \brief The shard moves into the main filter first. */
     std::uint64_t keep_sample_shard(std::size_t shard, unsigned level) override;
-    [[nodiscard]] bool collision_keys() const noexcept override { return true; }
-    [[nodiscard]] std::uint64_t collision_key(std::uint64_t const key) const noexcept override
-    {
-        return main_->collision_key(key);
-    }
     /*! \brief The main filter's statistics with the tables' added (a table's slots are its
      * entries, each fingerprint one). */
     [[nodiscard]] filter_stats stats() const noexcept override;
@@ -92,6 +88,9 @@ public:
     void release_shard(std::size_t s) const noexcept override { main_->release_shard(s); }
     /*! \brief Not supported. \throws error */
     [[nodiscard]] std::unique_ptr<any_filter> clone() const override;
+
+protected:
+    [[nodiscard]] growable_filter * as_growable() noexcept override { return this; }
 
 private:
     struct table;

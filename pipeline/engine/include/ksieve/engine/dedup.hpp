@@ -32,7 +32,7 @@ public:
     explicit dedup_resolver(unsigned threads = 1);
 
     /*! \brief Decide the units of a batch by `rule` in input order (nothing is inserted: see the
-     * class). \pre filter.collision_keys(); keys.values hold the counts before the batch. \param
+     * class). \pre filter.growable(); keys.values hold the counts before the batch. \param
      * exact_hits false: results[u].hits of a unit that is known from the counts before the batch
      * alone may miss hits added inside the batch (classes are exact either way). \throws
      * std::bad_alloc */
@@ -94,7 +94,7 @@ public:
     explicit dedup_speculator(unsigned threads = 1);
 
     /*! \brief Decide the units of a batch by `rule` in input order and add the k-mers of the novel
-     * ones to the filter (each occurrence adds 1). \pre filter.collision_keys(); keys from
+     * ones to the filter (each occurrence adds 1). \pre filter.growable(); keys from
      * batch_engine::extract without a key range; no other thread uses the filter. \throws
      * full_error if the filter is full; std::bad_alloc (outside parallel regions). Memory: about 40
      * bytes per k-mer of the batch, whatever the number of threads. */

@@ -31,11 +31,12 @@ public:
     dedup_budget(any_filter const & filter, std::uint64_t budget_bytes);
 
     /*! \brief Before a batch of `keys`: while a shard could not take its keys of the batch within
-     * its share (an insert takes two slots at most), the key space is sampled one level deeper: every
-     * shard keeps only the keys with one more zero bit at the filter's sample_shift() (half of
-     * them), and dedup looks at those keys alone from then on, so that a read's hit fraction is
+     * its share (an insert takes two slots at most), the key space is sampled one level deeper:
+     * every shard keeps only the keys with one more zero bit at the filter's sample_shift() (half
+     * of them), and dedup looks at those keys alone from then on, so that a read's hit fraction is
      * measured on a sample of its k-mers. Beyond 2^-max_level, a shard forgets its lowest counts
-     * (any_filter::make_room_shard). Then the batch's keys are cut to the sample. Deterministic: a
+     * (growable_filter::make_room_shard; a filter that is not growable
+     * forgets nothing). Then the batch's keys are cut to the sample. Deterministic: a
      * function of the filter's contents and table sizes and of the keys. \returns the fingerprints
      * forgotten now. \throws std::bad_alloc */
     std::uint64_t make_room(any_filter & filter, batch_keys & keys);
@@ -58,7 +59,7 @@ private:
     void cut_to_sample(batch_keys & keys) const;
 
     std::uint64_t share_{0}; // bytes per shard; 0: no limit
-    int shift_{-1};          // the filter's sample_shift(); -1: it cannot sample
+    int shift_{-1};          // the filter's sample_shift(); -1: it cannot sample (not growable)
     unsigned level_{0};
     std::uint64_t forgotten_{0};
     std::vector<std::uint64_t> per_shard_;

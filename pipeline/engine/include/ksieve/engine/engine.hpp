@@ -24,10 +24,10 @@
 #include <ksieve/engine/decision_rule.hpp>
 #include <ksieve/engine/key_part_range.hpp>
 #include <ksieve/engine/unit_result.hpp>
+#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/kmers/hyperloglog.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
 #include <ksieve/filters/kmers/sampling.hpp>
-#include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/io/io.hpp>
 
 namespace ksieve

@@ -72,7 +72,7 @@ public:
     exact_deduplicator(sequence_key_options const & options, unsigned threads);
 
     /*! \brief Decide the units of a batch (r1[u], with r2[u] when r2 is not empty) and insert the
-     * keys of the novel ones into `filter`. \pre filter.collision_keys() (a quotient filter) with
+     * keys of the novel ones into `filter`. \pre filter.growable() (a quotient filter) with
      * the key parameters sequence_key_params(options); r2 empty or r2.size() == r1.size(); no other
      * thread uses the filter. With a `budget`, a batch that could push the filter past it first
      * samples the keys (dedup_budget::make_room): a unit whose key is outside the sample is novel
