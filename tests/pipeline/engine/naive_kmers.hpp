@@ -2,7 +2,7 @@
 // Oracles and inputs shared by the engine's tests: random DNA, reads taken from a genome with
 // substitutions, record batches over strings, and the hashed canonical k-mers of a sequence
 // computed by their definition (one substring at a time, no rolling state).
-#include <ksieve/filters/kmer.hpp>
+#include <ksieve/filters/kmers/kmer.hpp>
 #include <ksieve/io/io.hpp>
 
 #include <cstddef>

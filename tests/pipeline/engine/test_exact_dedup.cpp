@@ -105,7 +105,7 @@ TEST(exact_dedup, classes_equal_the_oracle)
                 cfg.fpr = 0; // exact: keys told apart
                 cfg.shard_bits = 2;
                 auto const filter = ksieve::make_filter(cfg);
-                ASSERT_TRUE(filter->collision_keys());
+                ASSERT_NE(filter->growable(), nullptr);
                 ksieve::exact_deduplicator dedup{options, threads};
                 std::vector<std::string> const p = pool(rng, 400);
                 std::set<std::pair<std::string, std::string>> seen;

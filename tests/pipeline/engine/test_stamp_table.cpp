@@ -117,7 +117,10 @@ TEST(stamp_table, keys_of_one_home_slot_keep_their_own_counts)
 TEST(stamp_table, capacity_is_the_smallest_power_of_two_of_the_bound)
 {
     stamp_table t;
-    for (std::size_t const min_capacity : {std::size_t{1}, std::size_t{64}, std::size_t{1024}})
+    // (minimums that are not powers of two round up: a capacity of 48 would leave slots that no
+    // probe reaches)
+    for (std::size_t const min_capacity : {std::size_t{1}, std::size_t{5}, std::size_t{48},
+                                           std::size_t{64}, std::size_t{100}, std::size_t{1024}})
         for (std::size_t const need :
              {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
               std::size_t{600}, std::size_t{100000}, std::size_t{5}})

@@ -4,6 +4,7 @@
  * O(1).
  */
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -29,7 +30,7 @@ public:
      */
     void reset(std::size_t const need, std::size_t const min_capacity = 64)
     {
-        std::size_t cap = min_capacity;
+        std::size_t cap = std::bit_ceil(std::max<std::size_t>(min_capacity, 1));
         while (cap < 2 * need)
             cap *= 2;
         if (slots_.size() < cap)
