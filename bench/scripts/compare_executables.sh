@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs two ksieve executables on the benchmark data and compares every output byte for byte: build (each
-# filter type and sampling, key-space parts), classify (plain, gzip and zstd reads, reports, stats),
-# dedup (deduplication and normalization), merge, intersect, subtract and info, at -t 1 and -t 2.
+# filter type and sampling, key-space parts, --no-counts, labels), classify (plain, gzip and zstd reads,
+# reports, stats; a labeled filter), dedup (deduplication and normalization, --prefilter, a small
+# --max-memory that samples and forgets, --exact with and without one), merge, intersect, subtract and
+# info, at -t 1 and -t 2.
 # For checking that a change that should not alter behaviour (a refactor, a speed-up) does not.
 # Filters of other layouts (sized for their own k-mers) are compared by their answers (classify reports):
 # the layout a merge of them chooses is not part of what this compares.
@@ -66,16 +68,25 @@ for t in 1 2; do
     both build -t "$t" -o "lambda_own.t$t.ksf" "$lambda"
     both build -t "$t" --sampling all --shard 0/2 -o "part0.t$t.ksf" "$host"
     both build -t "$t" --sampling all --shard 1/2 -o "part1.t$t.ksf" "$host"
+    both build -t "$t" --no-counts -o "host_nocounts.t$t.ksf" "$host"
+    both build -t "$t" --label host="$host" --label other="$other" --label lambda="$lambda" \
+        -o "labeled.t$t.ksf"
     log "classify at -t $t"
     for f in host host_all host_bloom host_cuckoo; do
         both classify -t "$t" -f "$f.t$t.ksf" --novel "c_$f.t$t.novel.fq" --known "c_$f.t$t.known.fq.gz" \
             --report "c_$f.t$t.report.tsv" --stats "c_$f.t$t.stats.json" "$MIX"
     done
     both classify -t "$t" -f "host.t$t.ksf" --novel "c_zst.t$t.fq.zst" "$MIX"
+    both classify -t "$t" -f "labeled.t$t.ksf" --novel "c_lab.t$t.novel.fq" --report "c_lab.t$t.report.tsv" \
+        --stats "c_lab.t$t.stats.json" "$MIX"
     log "dedup at -t $t"
     both dedup -t "$t" --novel "d.t$t.fq" --report "d.t$t.report.tsv" "$NORM"
     both dedup -t "$t" --min-count 20 --novel "d20.t$t.fq.gz" "$NORM"
     both dedup -t "$t" --min-count 20 --sampling minimizer:9 --novel "d20m.t$t.fq" "$NORM"
+    both dedup -t "$t" --min-count 20 --prefilter --novel "d20p.t$t.fq" "$NORM"
+    both dedup -t "$t" --max-memory 40M --novel "dmem.t$t.fq" --stats "dmem.t$t.stats.json" "$NORM"
+    both dedup -t "$t" --exact --novel "dx.t$t.fq" --report "dx.t$t.report.tsv" "$MIX"
+    both dedup -t "$t" --exact --max-memory 24M --novel "dxmem.t$t.fq" "$MIX"
     log "set operations at -t $t"
     both merge -t "$t" -o "merged.t$t.ksf" "host_all.t$t.ksf" "other.t$t.ksf" "lambda.t$t.ksf"
     both merge -t "$t" -o "gathered.t$t.ksf" "part0.t$t.ksf" "part1.t$t.ksf"
@@ -84,7 +95,7 @@ for t in 1 2; do
     both classify -t "$t" -f "own_sizes.t$t.ksf" --report "own_sizes.t$t.report.tsv" "$MIX"
     both intersect -t "$t" -o "inter.t$t.ksf" "host_all.t$t.ksf" "other.t$t.ksf"
     both subtract -t "$t" -o "sub.t$t.ksf" "host_all.t$t.ksf" "other.t$t.ksf"
-    for f in merged host; do
+    for f in merged host labeled host_nocounts; do
         (cd "$out/old" && "$old" info --json "$f.t$t.ksf" > "info_$f.t$t.json")
         (cd "$out/new" && "$new" info --json "$f.t$t.ksf" > "info_$f.t$t.json")
     done
