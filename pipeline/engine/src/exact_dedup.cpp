@@ -1,6 +1,7 @@
 // Exact duplicates (dedup --exact): the hash of a sequence's upper-case form or of its reverse
 // complement, read and pair keys, and the in-order decision of a batch against a filter of keys.
 #include <ksieve/engine/exact_dedup.hpp>
+#include <ksieve/engine/resources.hpp>
 
 #include <array>
 #include <utility>
@@ -148,6 +149,7 @@ void exact_deduplicator::dedup(any_filter & filter, io::record_batch const & r1,
                                io::record_batch const & r2, std::vector<unit_result> & results,
                                std::string const & filter_name, dedup_budget * const budget)
 {
+    reserve_openmp_threads(threads_); // (before the first region: hash_units)
     hash_units(r1, r2);
     if (budget != nullptr)
         (void)budget->make_room(filter, keys_);
