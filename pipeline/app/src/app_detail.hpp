@@ -6,10 +6,13 @@
 //   files, and the warnings about filters holding more k-mers than they were sized for;
 // - outputs.cpp: the read outputs of classify and dedup (output_set), the run summary, --stats and
 // --multiqc;
+// - read_run.hpp / read_run.cpp: the skeleton of the commands that stream reads into read outputs
+//   (classify, dedup, dedup --exact);
 // - cmd_build.cpp, cmd_classify.cpp, cmd_dedup.cpp, cmd_combine.cpp (merge, intersect, subtract),
 //   cmd_info.cpp: one subcommand each.
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
+#include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/key_pieces.hpp>
 #include <ksieve/engine/stream.hpp>
@@ -120,9 +123,13 @@ load_filters(std::vector<std::string> const & paths, load_options const & option
 // nearly every read known: a warning, or with `strict` an error. \throws error
 void check_saturation(any_filter const & f, std::string const & name, bool strict);
 
-// A warning on stderr when a filter took so many more k-mers than it was sized for that its
-// estimated false-positive rate is above 1.5 x `asked` (`what` names it).
-void warn_if_overgrown(any_filter const & filter, double asked, std::string const & what);
+// The one check of a filter made by the run (build, dedup) against the rate asked of it: a warning
+// on stderr when it took so many more keys (`keys`: "k-mers", "sequences") than it was sized for
+// that its estimated false-positive rate is above 1.5 x `asked` (`what` names it); with `strict`,
+// above saturation_factor x `asked`, that text as an error instead. (A loaded filter is checked by
+// check_saturation.) \throws error
+void warn_if_overgrown(any_filter const & filter, double asked, std::string const & what,
+                       char const * keys = "k-mers", bool strict = false);
 // A warning when the result of a set operation (its stats) has an estimated false-positive rate
 // above 1.5x the inputs' target (fingerprints narrower than its contents need).
 void warn_if_combined_above_target(filter_stats const & s, double target,
@@ -251,6 +258,14 @@ void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summ
 [[nodiscard]] std::uint64_t dedup_budget_bytes(any_filter const & filter, bool growing);
 // The warning, once, that dedup reached its budget at read (or pair) `unit`, counted from 1.
 void warn_dedup_budget(std::uint64_t budget, std::uint64_t unit);
+// What the budget did, into the summary (--stats): the budget's bytes, the keys forgotten, the
+// first unit (from 1) that saw forgetting or sampling (0: none), the sample's depth.
+void note_budget(run_summary & summary, std::uint64_t budget_bytes, dedup_budget const & budget,
+                 std::uint64_t forgetting_from_unit);
+
+// The usage error for an option of k-mer dedup given to dedup --exact (the command line refuses
+// one given at all, run_dedup_exact one whose value is not the default). \throws usage_error
+[[noreturn]] void refuse_for_exact(std::string const & option);
 
 // dedup --exact (args.exact): a read (or pair) is known iff its sequence was seen in an earlier
 // one. \throws usage_error for options of k-mer dedup that do not apply; error as run_dedup

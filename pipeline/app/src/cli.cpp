@@ -1,5 +1,7 @@
 // The command line of ksieve (CLI11): the options of each subcommand, their help texts and checks,
 // and the run of the subcommand given, with errors turned into messages and exit codes.
+#include "app_detail.hpp"
+
 #include <ksieve/app/cli.hpp>
 #include <ksieve/app/commands.hpp>
 #include <ksieve/app/runtime.hpp>
@@ -437,9 +439,7 @@ void refuse_kmer_options_of_exact(CLI::App const & dedup)
     for (std::string const option : {"--kmer", "--sampling", "--min-count", "--min-hit-fraction",
                                      "--prefilter", "--prefilter-size", "--save-filter"})
         if (dedup.count(option) > 0)
-            throw usage_error{"dedup --exact compares whole sequences, not k-mers: " +
-                              (option == "--kmer" ? std::string{"-k/--kmer"} : option) +
-                              " does not apply to it (leave it out)"};
+            detail::refuse_for_exact(option == "--kmer" ? std::string{"-k/--kmer"} : option);
 }
 
 // merge, intersect or subtract.

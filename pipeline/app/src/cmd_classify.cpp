@@ -1,5 +1,6 @@
 // ksieve classify: each read (or pair) is known or novel by the k-mers it shares with the filters.
 #include "app_detail.hpp"
+#include "read_run.hpp"
 
 #include <ksieve/filters/support/error.hpp>
 
@@ -47,10 +48,7 @@ detail::loaded_filters load_classify_filters(classify_args const & args, unsigne
         detail::check_saturation(*filters.views[i], args.filters[i], args.out.strict);
     std::vector<std::string> read = args.input.inputs;
     read.insert(read.end(), args.filters.begin(), args.filters.end());
-    detail::check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2,
-                                          args.out.known2, args.out.report, args.out.stats,
-                                          args.out.multiqc},
-                                         read);
+    detail::check_outputs_are_not_inputs(detail::read_output_paths(args.out), read);
     return filters;
 }
 
@@ -58,30 +56,26 @@ detail::loaded_filters load_classify_filters(classify_args const & args, unsigne
 
 run_summary run_classify(classify_args const & args)
 {
-    auto const t0 = std::chrono::steady_clock::now();
+    detail::read_run run{"classify", args.common};
     detail::check_classify_options(args);
     // before the filters are loaded and the input opened (which reads from a pipe): refused at once
     detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved);
     unsigned const threads = resolve_threads(args.common.threads);
     detail::loaded_filters const filters = load_classify_filters(args, threads);
 
-    bool const labeled = filters.views.front()->labeled();
-    unit_source source{args.input, detail::reader_opts(threads)};
-    detail::output_set outputs{args.out, source, threads, source.paired(),
-                               filters.views.front()->labels().get()};
-    run_summary summary = detail::start_summary(threads, source);
-    if (labeled)
+    any_filter const & first = *filters.views.front();
+    run.open(args.input, detail::reader_opts(threads), args.out, threads, first.labels().get());
+    if (first.labeled())
     {
-        summary.label_names = filters.views.front()->labels()->names;
+        run_summary & summary = run.summary();
+        summary.label_names = first.labels()->names;
         summary.label_names.push_back("ambiguous");
         summary.label_reads.assign(summary.label_names.size(), 0);
     }
-    progress_line progress{"classify", args.common.quiet};
     // Only --report and --exact-hits ask for exact hit counts; without them a read's lookups stop
-    // once its class is known.
-    // A labeled filter needs every hit of a read to name its label.
-    bool const full_counts = detail::exact_hits_asked(args.out) || labeled;
-    summary.hits_exact = full_counts;
+    // once its class is known. A labeled filter needs every hit of a read to name its label.
+    bool const full_counts = detail::exact_hits_asked(args.out) || first.labeled();
+    run.summary().hits_exact = full_counts;
     decision_rule const rule = detail::classify_rule(args.out);
     // One batch per thread at a time, each with its own single-threaded engine: the batches need no
     // synchronisation between them, and a thread that waits for a batch sleeps instead of spinning.
@@ -89,12 +83,10 @@ run_summary run_classify(classify_args const & args)
     std::vector<std::unique_ptr<exact_classifier>> exact;
     for (unsigned w = 0; w < threads; ++w)
     {
-        engines.push_back(std::make_unique<batch_engine>(filters.views.front()->kmer(), 1));
+        engines.push_back(std::make_unique<batch_engine>(first.kmer(), 1));
         exact.push_back(std::make_unique<exact_classifier>(*engines.back(), filters.views, rule));
     }
-
-    run_stream(
-        source,
+    run.stream(
         [&](work_item & item, unsigned const worker)
         {
             if (full_counts)
@@ -103,11 +95,8 @@ run_summary run_classify(classify_args const & args)
                 engines[worker]->classify_early(item.r1, &item.r2, filters.views, rule,
                                                 item.results);
         },
-        detail::batch_writer(outputs, summary, progress, source), threads);
-    progress.finish();
-    detail::run_context const context{"classify", &args.input.inputs, args.filters};
-    detail::finish_read_outputs(outputs, nullptr, summary, t0, context, args.out, args.common);
-    return summary;
+        threads);
+    return run.finish(args.out, args.input.inputs, args.filters);
 }
 
 } // namespace ksieve

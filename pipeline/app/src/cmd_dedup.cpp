@@ -1,6 +1,7 @@
 // ksieve dedup: a read (or pair) is known iff enough of its k-mers were added by earlier novel
 // reads; the k-mers of the novel ones are added to the filter.
 #include "app_detail.hpp"
+#include "read_run.hpp"
 
 #include <ksieve/engine/kmer_dedup.hpp>
 #include <ksieve/filters/quotient/prefiltered_filter.hpp>
@@ -97,10 +98,9 @@ void check_dedup_outputs(dedup_args const & args)
     detail::check_filter_output_name("--save-filter", args.save_filter);
     detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved,
                                {{"--save-filter", args.save_filter}});
-    detail::check_outputs_are_not_inputs({args.save_filter, args.out.novel, args.out.known,
-                                          args.out.novel2, args.out.known2, args.out.report,
-                                          args.out.stats, args.out.multiqc},
-                                         args.input.inputs);
+    std::vector<std::string> outputs = detail::read_output_paths(args.out);
+    outputs.insert(outputs.begin(), args.save_filter);
+    detail::check_outputs_are_not_inputs(outputs, args.input.inputs);
 }
 
 // The dedup filter. A growing quotient filter under a small memory budget has fewer shards (unless
@@ -142,9 +142,8 @@ std::unique_ptr<io::output_file> finish_dedup_filter(dedup_args const & args, an
 {
     detail::warn_if_overgrown(filter, args.filter.fpr,
                               args.save_filter.empty() ? std::string{"the dedup filter"}
-                                                       : "filter '" + args.save_filter + "'");
-    if (args.out.strict)
-        detail::check_saturation(filter, dedup_filter_name(args), true);
+                                                       : "filter '" + args.save_filter + "'",
+                              "k-mers", args.out.strict);
     if (args.save_filter.empty())
         return nullptr;
     // Each quotient-filter shard is saved at the fewest home slots that hold it: a size that
@@ -162,7 +161,7 @@ run_summary run_dedup(dedup_args const & args)
 {
     if (args.exact)
         return detail::run_dedup_exact(args);
-    auto const t0 = std::chrono::steady_clock::now();
+    detail::read_run run{"dedup", args.common};
     detail::check_dedup_options(args);
     check_dedup_outputs(args);
     unsigned const threads = resolve_threads(args.common.threads);
@@ -181,39 +180,29 @@ run_summary run_dedup(dedup_args const & args)
     // k-mers are counted
     if (memory_limit_is_planned())
         reading.max_record_bytes = static_cast<std::size_t>(memory_limit() / 2 / 48);
-    unit_source source{args.input, reading};
-    detail::output_set outputs{args.out, source, threads, source.paired()};
+    run.open(args.input, reading, args.out, threads);
     kmer_deduplicator dedup{*filter,
                             cfg.kmer,
                             threads,
                             {detail::dedup_rule(args.out), detail::exact_hits_asked(args.out),
                              dedup_skip_at(args), dedup_filter_name(args),
                              detail::dedup_budget_bytes(*filter, filter->growable() != nullptr)}};
-    run_summary summary = detail::start_summary(threads, source);
-    progress_line progress{"dedup", args.common.quiet};
-    summary.hits_exact = dedup.exact_hits();
-    run_stream(
-        source,
+    run.summary().hits_exact = dedup.exact_hits();
+    run.stream(
         [&](work_item & item)
         {
             bool const forgetting = dedup.forgetting_from_unit() != 0;
             dedup.dedup(item);
             if (!forgetting && dedup.forgetting_from_unit() != 0) // said once
                 detail::warn_dedup_budget(dedup.budget_bytes(), dedup.forgetting_from_unit());
-        },
-        detail::batch_writer(outputs, summary, progress, source));
-    progress.finish();
-    throw_if_stop_requested();
-    summary.memory_budget = dedup.budget_bytes();
-    summary.forgotten_kmers = dedup.budget().forgotten();
-    summary.forgetting_from_unit = dedup.forgetting_from_unit();
-    summary.kmer_sample_level = dedup.budget().level();
+        });
+    detail::note_budget(run.summary(), dedup.budget_bytes(), dedup.budget(),
+                        dedup.forgetting_from_unit());
     auto const saved = finish_dedup_filter(args, *filter, threads);
-    detail::run_context const context{"dedup", &args.input.inputs,
-                                      args.save_filter.empty() ? std::vector<std::string>{}
-                                                               : std::vector{args.save_filter}};
-    detail::finish_read_outputs(outputs, saved.get(), summary, t0, context, args.out, args.common);
-    return summary;
+    return run.finish(args.out, args.input.inputs,
+                      args.save_filter.empty() ? std::vector<std::string>{}
+                                               : std::vector{args.save_filter},
+                      saved.get());
 }
 
 namespace detail
@@ -240,6 +229,15 @@ std::uint64_t dedup_budget_bytes(any_filter const & filter, bool const growing)
     std::uint64_t const charged = charged_memory();
     std::uint64_t const besides = charged > tables ? charged - tables : 0;
     return limit > besides ? limit - besides : 1;
+}
+
+void note_budget(run_summary & summary, std::uint64_t const budget_bytes,
+                 dedup_budget const & budget, std::uint64_t const forgetting_from_unit)
+{
+    summary.memory_budget = budget_bytes;
+    summary.forgotten_kmers = budget.forgotten();
+    summary.forgetting_from_unit = forgetting_from_unit;
+    summary.kmer_sample_level = budget.level();
 }
 
 void warn_dedup_budget(std::uint64_t const budget, std::uint64_t const unit)

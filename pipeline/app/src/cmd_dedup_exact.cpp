@@ -2,6 +2,7 @@
 // in an earlier read (pair) of the run, on either strand unless --no-canonical; the 64-bit keys of
 // the novel ones are kept in a quotient filter (exact keys with --fpr 0, the default).
 #include "app_detail.hpp"
+#include "read_run.hpp"
 
 #include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/exact_dedup.hpp>
@@ -19,12 +20,6 @@ namespace
 // The filter's name in errors (the messages of a filter that cannot grow name "the dedup filter").
 constexpr char const * exact_filter_name = "dedup";
 
-[[noreturn]] void refuse(std::string const & option)
-{
-    throw usage_error{"dedup --exact compares whole sequences, not k-mers: " + option +
-                      " does not apply to it (leave it out)"};
-}
-
 // The options of k-mer dedup that --exact has no use for, where they differ from their defaults
 // (the command line also refuses them given at their defaults). \throws usage_error
 void check_exact_options(dedup_args const & args)
@@ -33,52 +28,30 @@ void check_exact_options(dedup_args const & args)
         throw usage_error{"dedup --exact keeps its keys in a quotient filter: --type must be qf"};
     detail::check_dedup_options(args);
     if (args.filter.k != filter_args{}.k)
-        refuse("-k/--kmer");
+        detail::refuse_for_exact("-k/--kmer");
     if (args.filter.window != 1)
-        refuse("--sampling");
+        detail::refuse_for_exact("--sampling");
     if (args.filter.dust_threshold != 0)
-        refuse("--mask");
+        detail::refuse_for_exact("--mask");
     if (args.prefilter || args.prefilter_bytes != 0)
-        refuse("--prefilter");
+        detail::refuse_for_exact("--prefilter");
     if (!args.save_filter.empty())
-        refuse("--save-filter");
+        detail::refuse_for_exact("--save-filter");
     if (args.out.min_count != 1)
-        refuse("--min-count");
+        detail::refuse_for_exact("--min-count");
     if (args.out.min_hit_fraction != classify_output_args{}.min_hit_fraction)
-        refuse("--min-hit-fraction");
+        detail::refuse_for_exact("--min-hit-fraction");
     if (args.out.min_hits != 0)
-        refuse("--min-hits");
+        detail::refuse_for_exact("--min-hits");
     if (!args.out.split_by_label.empty() || !args.out.split_by_label2.empty())
-        refuse("--split-by-label");
+        detail::refuse_for_exact("--split-by-label");
 }
 
 // Every output, compared with every other and with the inputs, before any work.
 void check_exact_outputs(dedup_args const & args)
 {
     detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved);
-    detail::check_outputs_are_not_inputs({args.out.novel, args.out.known, args.out.novel2,
-                                          args.out.known2, args.out.report, args.out.stats,
-                                          args.out.multiqc},
-                                         args.input.inputs);
-}
-
-// A lossy filter that took many more sequences than it was sized for answers with a higher
-// false-positive rate than asked: a warning, or with --strict (above 10x the target) an error.
-void check_filter_rate(any_filter const & filter, dedup_args const & args)
-{
-    double const asked = args.filter.fpr;
-    filter_stats const s = filter.stats();
-    if (!(asked > 0.0) || s.estimated_fpr <= 1.5 * asked)
-        return;
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  "the dedup filter holds %llu distinct sequences; its estimated false-positive "
-                  "rate is %.3g instead of %.3g: give --expected with the number of distinct "
-                  "sequences (or --fpr 0)",
-                  static_cast<unsigned long long>(s.distinct), s.estimated_fpr, asked);
-    if (args.out.strict && s.estimated_fpr > saturation_factor * asked)
-        throw error{text};
-    std::fprintf(stderr, "ksieve: warning: %s\n", text);
+    detail::check_outputs_are_not_inputs(detail::read_output_paths(args.out), args.input.inputs);
 }
 
 } // namespace
@@ -86,9 +59,15 @@ void check_filter_rate(any_filter const & filter, dedup_args const & args)
 namespace detail
 {
 
+void refuse_for_exact(std::string const & option)
+{
+    throw usage_error{"dedup --exact compares whole sequences, not k-mers: " + option +
+                      " does not apply to it (leave it out)"};
+}
+
 run_summary run_dedup_exact(dedup_args const & args)
 {
-    auto const t0 = std::chrono::steady_clock::now();
+    read_run run{"dedup", args.common};
     check_exact_options(args);
     check_exact_outputs(args);
     unsigned const threads = resolve_threads(args.common.threads);
@@ -98,41 +77,29 @@ run_summary run_dedup_exact(dedup_args const & args)
     std::unique_ptr<any_filter> const filter =
         make_filter_within_memory(cfg, args.filter.expected != 0);
 
-    unit_source source{args.input, reader_opts(threads)};
-    output_set outputs{args.out, source, threads, source.paired()};
+    run.open(args.input, reader_opts(threads), args.out, threads);
     exact_deduplicator dedup{key_options, threads};
     std::uint64_t const budget_bytes = dedup_budget_bytes(*filter, true);
     dedup_budget budget{*filter, budget_bytes};
-    run_summary summary = start_summary(threads, source);
-    progress_line progress{"dedup", args.common.quiet};
-    summary.hits_exact = true; // one key per unit, always looked up
+    run.summary().hits_exact = true; // one key per unit, always looked up
     std::uint64_t units = 0, first_forgetting = 0;
-    run_stream(
-        source,
+    run.stream(
         [&](work_item & item)
         {
             dedup.dedup(*filter, item.r1, item.r2, item.results, exact_filter_name, &budget);
             if (first_forgetting == 0 && (budget.level() > 0 || budget.forgotten() > 0))
                 warn_dedup_budget(budget_bytes, first_forgetting = units + 1);
             units += item.r1.size();
-        },
-        batch_writer(outputs, summary, progress, source));
-    summary.memory_budget = budget_bytes;
-    summary.forgotten_kmers = budget.forgotten();
-    summary.forgetting_from_unit = first_forgetting;
-    summary.kmer_sample_level = budget.level();
-    progress.finish();
-    throw_if_stop_requested();
-    check_filter_rate(*filter, args);
+        });
+    note_budget(run.summary(), budget_bytes, budget, first_forgetting);
+    warn_if_overgrown(*filter, args.filter.fpr, "the dedup filter", "sequences", args.out.strict);
     // --stats gives the rule as one of k-mer dedup: a unit of one key is known iff that key is a
     // hit (hits / kmers >= 1).
     classify_output_args out = args.out;
     out.min_hit_fraction = 1.0;
     out.min_count = 1;
     out.min_hits = 0;
-    run_context const context{"dedup", &args.input.inputs, {}};
-    finish_read_outputs(outputs, nullptr, summary, t0, context, out, args.common);
-    return summary;
+    return run.finish(out, args.input.inputs, {});
 }
 
 } // namespace detail

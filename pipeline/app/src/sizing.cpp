@@ -115,10 +115,12 @@ void check_saturation(any_filter const & f, std::string const & name, bool const
     std::fprintf(stderr, "ksieve: warning: %s\n", text);
 }
 
-// A filter that took far more k-mers than it was sized for (--expected) answers with a higher
-// false-positive rate than asked: a quotient filter grows but keeps its fingerprint width, a Bloom
-// filter fills up (a cuckoo filter fails instead). Say so rather than miss the FPR silently.
-void warn_if_overgrown(any_filter const & filter, double const asked, std::string const & what)
+// A filter made by the run (build, dedup) that took far more keys than it was sized for
+// (--expected) answers with a higher false-positive rate than asked: a quotient filter grows but
+// keeps its fingerprint width, a Bloom filter fills up (a cuckoo filter fails instead). Say so
+// rather than miss the FPR silently; with `strict`, far above it (saturation_factor), refuse.
+void warn_if_overgrown(any_filter const & filter, double const asked, std::string const & what,
+                       char const * const keys, bool const strict)
 {
     if (filter.type() == filter_type::cuckoo || asked <= 0.0)
         return;
@@ -126,16 +128,21 @@ void warn_if_overgrown(any_filter const & filter, double const asked, std::strin
     if (s.estimated_fpr <= 1.5 * asked)
         return;
     bool const given = filter.expected() != 0;
-    std::fprintf(stderr,
-                 "ksieve: warning: %s holds %llu distinct k-mers, more than %s; its estimated "
-                 "false-positive "
-                 "rate is %.3g instead of %.3g: give %s\n",
-                 what.c_str(), static_cast<unsigned long long>(s.distinct),
-                 given ? "the --expected it was sized for"
-                       : "the 2^30 k-mers a quotient filter is sized for by default",
-                 s.estimated_fpr, asked,
-                 given ? "a larger --expected (or leave it out)"
-                       : "--expected with the number of distinct k-mers");
+    std::string const bound =
+        given ? std::string{"the --expected it was sized for"}
+              : "the 2^30 " + std::string{keys} + " a quotient filter is sized for by default";
+    std::string const remedy = given
+                                   ? std::string{"a larger --expected (or leave it out)"}
+                                   : "--expected with the number of distinct " + std::string{keys};
+    char text[640];
+    std::snprintf(text, sizeof text,
+                  "%s holds %llu distinct %s, more than %s; its estimated false-positive rate is "
+                  "%.3g instead of %.3g: give %s",
+                  what.c_str(), static_cast<unsigned long long>(s.distinct), keys, bound.c_str(),
+                  s.estimated_fpr, asked, remedy.c_str());
+    if (strict && s.estimated_fpr > saturation_factor * asked)
+        throw error{text};
+    std::fprintf(stderr, "ksieve: warning: %s\n", text);
 }
 
 // The result of merge (or intersect, subtract) keeps the fingerprints of its narrowest input, and

@@ -1,6 +1,6 @@
 // The command line as users meet it: the end-of-run summary, stats that name the sample, MultiQC
 // files that MultiQC renders, "did you mean", readable messages for bad numbers, `ksieve help CMD`,
-// and the warning about saturated filters.
+// and the warnings about saturated and overgrown filters.
 #include "test_helpers.hpp"
 
 #include <map>
@@ -221,6 +221,34 @@ TEST_F(cli_ux, a_saturated_filter_is_named_with_its_estimate_or_refused_with_str
     auto const ok = run_ksieve("classify -q --strict -f '" + filter + "' '" + reads + "'", tmp);
     EXPECT_EQ(ok.status, 0);
     EXPECT_EQ(ok.err, "");
+}
+
+// A dedup filter sized far below the reads' keys (--expected 10) is named with its estimate and
+// the keys it counts: a warning, and with --strict an error that leaves no output; k-mer and exact
+// dedup alike.
+TEST_F(cli_ux, an_overgrown_dedup_filter_is_named_with_its_keys_or_refused_with_strict)
+{
+    for (std::string const mode : {"", "--exact "})
+    {
+        std::string const keys = mode.empty() ? "k-mers" : "sequences";
+        std::string const small = "dedup -q " + mode + "--fpr 0.01 --expected 10 ";
+        auto const w = run_ksieve(small + "--novel '" + (tmp / "w.fq") + "' '" + reads + "'", tmp);
+        EXPECT_EQ(w.status, 0) << w.err;
+        EXPECT_EQ(w.err.rfind("ksieve: warning: the dedup filter holds ", 0), 0u) << w.err;
+        EXPECT_NE(w.err.find(" distinct " + keys + ", more than the --expected it was sized for"),
+                  std::string::npos)
+            << w.err;
+        EXPECT_NE(w.err.find("instead of 0.01: give a larger --expected"), std::string::npos)
+            << w.err;
+        if (!mode.empty())
+            continue; // (the reads' 7,600 sequences take it to 6x its rate: no error)
+        auto const s =
+            run_ksieve(small + "--strict --novel '" + (tmp / "s.fq") + "' '" + reads + "'", tmp);
+        EXPECT_EQ(s.status, 1);
+        EXPECT_EQ(s.err.rfind("ksieve: error: the dedup filter holds ", 0), 0u) << s.err;
+        EXPECT_FALSE(std::filesystem::exists(tmp / "s.fq"));
+        std::filesystem::remove(tmp / "w.fq");
+    }
 }
 
 } // namespace

@@ -1,0 +1,77 @@
+#pragma once
+// read_run: the skeleton of a command that streams reads into read outputs (classify, dedup, dedup
+// --exact; internal to the app layer). A command checks its options, makes its filters, then opens
+// the run (the input and every read output), streams its batches through its own per-batch work and
+// finishes: progress line, stop request, --stats and --multiqc, every output committed at once.
+// Only the checks, the filters and the per-batch work differ between the commands.
+#include "app_detail.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace ksieve::detail
+{
+
+// The paths of the read outputs of `out` (--novel, --known, their mates, --report, --stats,
+// --multiqc), in that order; an empty path is an output not asked for.
+[[nodiscard]] std::vector<std::string> read_output_paths(classify_output_args const & out);
+
+// One run of a command that streams reads into read outputs. Thread safety: one thread; stream()'s
+// work runs as run_stream says.
+class read_run
+{
+public:
+    // The run of `command` ("classify", "dedup"); its clock starts now.
+    read_run(char const * command, common_args const & common)
+        : command_{command}, common_{common}, t0_{std::chrono::steady_clock::now()}
+    {
+    }
+
+    // Open `input` and the read outputs of `out` (labels: a labeled filter's table, or null), and
+    // start the summary of a run on `threads` threads. \throws io_error, usage_error
+    void open(input_args const & input, io::reader_options const & reading,
+              classify_output_args const & out, unsigned threads,
+              label_table const * labels = nullptr);
+
+    // The input (after open()).
+    [[nodiscard]] unit_source & source() noexcept { return *source_; }
+    // The summary, which the writer keeps up to date (after open()).
+    [[nodiscard]] run_summary & summary() noexcept { return summary_; }
+
+    // Process every batch with work(item) on the calling thread, or with work(item, worker) on
+    // `workers` threads (one batch each at a time); each processed batch goes to the outputs, the
+    // summary and the progress line in input order. Then the progress line is erased and a stop
+    // request honoured. \throws what work throws, io_error, interrupted_error
+    template <typename Work> void stream(Work && work, unsigned const workers = 1)
+    {
+        progress_line progress{command_, common_.quiet};
+        auto const write = batch_writer(*outputs_, summary_, progress, *source_);
+        if constexpr (std::is_invocable_v<Work &, work_item &, unsigned>)
+            run_stream(*source_, std::forward<Work>(work), write, workers);
+        else
+            run_stream(*source_, std::forward<Work>(work), write);
+        progress.finish();
+        throw_if_stop_requested();
+    }
+
+    // Finish the outputs, write --stats and --multiqc (`out`: as given, or as the statistics should
+    // state the rule; `filters`: the filters the statistics name) and move every output into
+    // place, `saved` (a filter file the run wrote, or null) with them. \returns the summary.
+    // \throws io_error, interrupted_error
+    run_summary finish(classify_output_args const & out, std::vector<std::string> const & inputs,
+                       std::vector<std::string> filters, io::output_file * saved = nullptr);
+
+private:
+    char const * command_;
+    common_args const & common_;
+    std::chrono::steady_clock::time_point t0_;
+    std::optional<unit_source> source_;
+    std::optional<output_set> outputs_;
+    run_summary summary_;
+};
+
+} // namespace ksieve::detail
