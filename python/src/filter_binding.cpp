@@ -1,10 +1,10 @@
 // ksieve.Filter: a filter file opened as `classify -f` opens it, its header and labels, and the
-// classification of sequences by the engine's exact_classifier, the code behind
+// classification of sequences by the engine's read_classifier (exact hits), the code behind
 // `classify --report`: the same k-mers, hits, class and label by construction.
 #include "app_detail.hpp"
 #include "binding.hpp"
 
-#include <ksieve/engine/exact_classifier.hpp>
+#include <ksieve/engine/read_classifier.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
 #include <ksieve/filters/support/error.hpp>
 
@@ -109,14 +109,14 @@ classifications classify_units(any_filter const & filter, std::vector<std::strin
     check_qualities(quals2, mates, "qualities2");
     classifications out;
     out.labels = filter.labels();
-    batch_engine engine{filter.kmer(), resolve_threads(threads)};
     std::array<any_filter const *, 1> const views{&filter};
-    exact_classifier classifier{engine, views, rule};
+    // (exact hits: the module reports every read's hits)
+    read_classifier classifier{views, rule, true, resolve_threads(threads)};
     for_each_batch(
         seqs, mates, reader_batch_records(), reader_batch_bases(),
         [&](work_item & item)
         {
-            classifier.classify(item);
+            classifier.decide(item);
             for (unit_result const & r : item.results)
             {
                 out.kmers.push_back(r.kmers);

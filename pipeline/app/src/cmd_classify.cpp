@@ -4,7 +4,7 @@
 
 #include <ksieve/filters/support/error.hpp>
 
-#include <ksieve/engine/exact_classifier.hpp>
+#include <ksieve/engine/read_classifier.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -77,25 +77,15 @@ run_summary run_classify(classify_args const & args)
     bool const full_counts = detail::exact_hits_asked(args.out) || first.labeled();
     run.summary().hits_exact = full_counts;
     decision_rule const rule = detail::classify_rule(args.out);
-    // One batch per thread at a time, each with its own single-threaded engine: the batches need no
-    // synchronisation between them, and a thread that waits for a batch sleeps instead of spinning.
-    std::vector<std::unique_ptr<batch_engine>> engines;
-    std::vector<std::unique_ptr<exact_classifier>> exact;
+    // One batch per thread at a time, each with its own single-threaded classifier: the batches
+    // need no synchronisation between them, and a thread that waits for a batch sleeps instead of
+    // spinning.
+    std::vector<std::unique_ptr<read_classifier>> classifiers;
     for (unsigned w = 0; w < threads; ++w)
-    {
-        engines.push_back(std::make_unique<batch_engine>(first.kmer(), 1));
-        exact.push_back(std::make_unique<exact_classifier>(*engines.back(), filters.views, rule));
-    }
-    run.stream(
-        [&](work_item & item, unsigned const worker)
-        {
-            if (full_counts)
-                exact[worker]->classify(item);
-            else
-                engines[worker]->classify_early(item.r1, &item.r2, filters.views, rule,
-                                                item.results);
-        },
-        threads);
+        classifiers.push_back(
+            std::make_unique<read_classifier>(filters.views, rule, full_counts, 1));
+    run.stream([&](work_item & item, unsigned const worker) { classifiers[worker]->decide(item); },
+               threads);
     return run.finish(args.out, args.input.inputs, args.filters);
 }
 

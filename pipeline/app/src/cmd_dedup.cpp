@@ -192,7 +192,7 @@ run_summary run_dedup(dedup_args const & args)
         [&](work_item & item)
         {
             bool const forgetting = dedup.forgetting_from_unit() != 0;
-            dedup.dedup(item);
+            dedup.decide(item);
             if (!forgetting && dedup.forgetting_from_unit() != 0) // said once
                 detail::warn_dedup_budget(dedup.budget_bytes(), dedup.forgetting_from_unit());
         });

@@ -78,15 +78,15 @@ run_summary run_dedup_exact(dedup_args const & args)
         make_filter_within_memory(cfg, args.filter.expected != 0);
 
     run.open(args.input, reader_opts(threads), args.out, threads);
-    exact_deduplicator dedup{key_options, threads};
     std::uint64_t const budget_bytes = dedup_budget_bytes(*filter, true);
     dedup_budget budget{*filter, budget_bytes};
+    exact_deduplicator dedup{key_options, threads, *filter, exact_filter_name, &budget};
     run.summary().hits_exact = true; // one key per unit, always looked up
     std::uint64_t units = 0, first_forgetting = 0;
     run.stream(
         [&](work_item & item)
         {
-            dedup.dedup(*filter, item.r1, item.r2, item.results, exact_filter_name, &budget);
+            dedup.decide(item);
             if (first_forgetting == 0 && (budget.level() > 0 || budget.forgotten() > 0))
                 warn_dedup_budget(budget_bytes, first_forgetting = units + 1);
             units += item.r1.size();

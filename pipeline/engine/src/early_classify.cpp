@@ -16,18 +16,6 @@ early_classifier::early_classifier(batch_engine const & engine) : engine_{engine
 {
 }
 
-batch_engine::~batch_engine() = default; // here, where early_classifier is complete
-
-void batch_engine::classify_early(io::record_batch const & r1, io::record_batch const * const r2,
-                                  std::span<any_filter const * const> const filters,
-                                  decision_rule const & rule,
-                                  std::vector<unit_result> & results) const
-{
-    if (!early_)
-        early_ = std::make_unique<early_classifier>(*this);
-    early_->classify(r1, r2, filters, rule, results);
-}
-
 // A chunk's units: their k-mers (count, offset), with the minimizers of a sampled filter computed
 // once (their number is not known before), and the per-unit state of the rounds reset.
 void early_classifier::count_keys(scratch & s, chunk const & c) const

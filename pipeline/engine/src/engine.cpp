@@ -1,7 +1,6 @@
 // The batch engine: keys of record batches, their lookups (max over filters, the parts of a split
 // counted as their merge), per-unit decisions, and insertions shard by shard in input order.
 #include "engine_detail.hpp"
-#include <ksieve/engine/early_classify.hpp> // complete for the destruction of batch_engine::early_
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/engine/resources.hpp>
 #include <ksieve/filters/common/sharded_filter.hpp>
@@ -218,6 +217,8 @@ void query_keys_parallel(std::span<any_filter const * const> const filters,
 using detail::partition_units_by_shard;
 using detail::query_keys;
 using detail::throw_full;
+
+batch_engine::~batch_engine() = default;
 
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)

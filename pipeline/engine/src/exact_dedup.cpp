@@ -119,8 +119,11 @@ kmer_params sequence_key_params(sequence_key_options const & options) noexcept
     return kmer_params{max_k, options.both_strands, hash_id::mix2k_v1, options.seed, 1, 0};
 }
 
-exact_deduplicator::exact_deduplicator(sequence_key_options const & options, unsigned const threads)
-    : options_{options}, threads_{threads < 1 ? 1u : threads},
+exact_deduplicator::exact_deduplicator(sequence_key_options const & options, unsigned const threads,
+                                       any_filter & filter, std::string filter_name,
+                                       dedup_budget * const budget)
+    : options_{options}, threads_{threads < 1 ? 1u : threads}, filter_{filter},
+      filter_name_{std::move(filter_name)}, budget_{budget},
       engine_{sequence_key_params(options), threads_}, resolver_{threads_}
 {
 }
@@ -145,20 +148,18 @@ void exact_deduplicator::hash_units(io::record_batch const & r1, io::record_batc
     keys_.offset[n] = n;
 }
 
-void exact_deduplicator::dedup(any_filter & filter, io::record_batch const & r1,
-                               io::record_batch const & r2, std::vector<unit_result> & results,
-                               std::string const & filter_name, dedup_budget * const budget)
+void exact_deduplicator::decide(work_item & item)
 {
     reserve_openmp_threads(threads_); // (before the first region: hash_units)
-    hash_units(r1, r2);
-    if (budget != nullptr)
-        (void)budget->make_room(filter, keys_);
+    hash_units(item.r1, item.r2);
+    if (budget_ != nullptr)
+        (void)budget_->make_room(filter_, keys_);
     // One key per unit: known iff its one key is a hit (count >= 1), i.e. hits / kmers >= 1.
     decision_rule const rule{1, 1.0, 0};
-    std::array<any_filter const *, 1> const filters{&filter};
+    std::array<any_filter const *, 1> const filters{&filter_};
     engine_.query(filters, keys_);
-    resolver_.resolve(filter, keys_, rule, true, results);
-    engine_.insert(filter, keys_, &results, filter_name);
+    resolver_.resolve(filter_, keys_, rule, true, item.results);
+    engine_.insert(filter_, keys_, &item.results, filter_name_);
 }
 
 } // namespace ksieve

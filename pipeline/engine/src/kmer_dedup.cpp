@@ -16,7 +16,7 @@ kmer_deduplicator::kmer_deduplicator(any_filter & filter, kmer_params const & km
 {
 }
 
-void kmer_deduplicator::dedup(work_item & item)
+void kmer_deduplicator::decide(work_item & item)
 {
     engine_.extract(item.r1, &item.r2, keys_);
     // within the memory budget: a sample of the k-mers, or forgetting, where this batch could make

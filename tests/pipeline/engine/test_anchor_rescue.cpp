@@ -279,7 +279,7 @@ TEST_P(anchor_rescue_test, both_paths_equal_the_naive_classifier)
         if (pairs)
             fill(item.r2, r2);
         std::vector<ksieve::unit_result> early;
-        engine_->classify_early(item.r1, &item.r2, filters, rule, early);
+        ksieve::early_classifier{*engine_}.classify(item.r1, &item.r2, filters, rule, early);
         ksieve::exact_classifier exact{*engine_, filters, rule};
         exact.classify(item);
         for (std::size_t u = 0; u < r1.size(); ++u)

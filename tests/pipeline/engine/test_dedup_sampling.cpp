@@ -63,7 +63,7 @@ TEST(dedup_sampling, decisions_equal_the_serial_definition_on_the_sample)
                 }
                 ksieve::work_item item;
                 ksieve_test::fill(item.r1, reads);
-                dedup.dedup(item);
+                dedup.decide(item);
                 // each shard within half its share of the budget
                 ASSERT_LE(filter->stats().bytes, budget / 2) << "batch " << batch;
                 ASSERT_GE(dedup.budget().level(), level) << "a sample only ever deepens";

@@ -5,6 +5,7 @@
 // reads (several rounds of lookups), many chunks, and records of more than window_kmers k-mers
 // (windows), on one thread and three.
 #include <ksieve/engine/early_classify.hpp>
+#include <ksieve/engine/read_classifier.hpp>
 
 #include "naive_kmers.hpp"
 
@@ -177,36 +178,46 @@ TEST_F(early_classify_test, classes_equal_the_naive_classifier)
     EXPECT_GE(long_novel, 2u);
 }
 
-// batch_engine::classify_early (the engine's own classifier, kept between batches) gives the
-// results of a classifier of its own, and both the classes of query() + decide().
-TEST_F(early_classify_test, the_engine_classifier_equals_query_and_decide)
+// read_classifier, the entry point: without exact hits it gives the results of an early_classifier
+// of its own, with them the exact counts; both the classes of query() + decide().
+TEST_F(early_classify_test, the_read_classifier_equals_query_and_decide)
 {
     std::mt19937_64 rng{9};
     ksieve::batch_engine const engine{kmer_, 2};
     ksieve::early_classifier classifier{engine};
     std::vector<ksieve::any_filter const *> const filters{filters_[0].get(), filters_[1].get()};
     ksieve::decision_rule const rule{1, 0.6, 0};
+    ksieve::read_classifier early{filters, rule, false, 2};
+    ksieve::read_classifier exact{filters, rule, true, 2};
+    ASSERT_FALSE(early.exact_hits());
+    ASSERT_TRUE(exact.exact_hits());
     for (int batch = 0; batch < 3; ++batch)
     {
         std::vector<std::string> const r1 = reads(rng, 700, false);
-        ksieve::io::record_batch b1, none;
-        ksieve_test::fill(b1, r1);
-        std::vector<unit_result> mine, engines, decided;
-        classifier.classify(b1, nullptr, filters, rule, mine);
-        engine.classify_early(b1, &none, filters, rule, engines);
+        ksieve::work_item item, item_exact;
+        ksieve_test::fill(item.r1, r1);
+        ksieve_test::fill(item_exact.r1, r1);
+        std::vector<unit_result> mine, decided;
+        classifier.classify(item.r1, nullptr, filters, rule, mine);
+        early.decide(item);
+        exact.decide(item_exact);
         ksieve::batch_keys keys;
-        engine.extract(b1, nullptr, keys);
+        engine.extract(item.r1, nullptr, keys);
         engine.query(filters, keys);
         engine.decide(keys, rule, decided);
         ASSERT_EQ(mine.size(), r1.size());
-        ASSERT_EQ(engines.size(), r1.size());
+        ASSERT_EQ(item.results.size(), r1.size());
+        ASSERT_EQ(item_exact.results.size(), r1.size());
         for (std::size_t u = 0; u < r1.size(); ++u)
         {
-            ASSERT_EQ(engines[u].known, mine[u].known) << "unit " << u;
-            ASSERT_EQ(engines[u].hits, mine[u].hits) << "unit " << u;
+            ASSERT_EQ(item.results[u].known, mine[u].known) << "unit " << u;
+            ASSERT_EQ(item.results[u].hits, mine[u].hits) << "unit " << u;
             ASSERT_EQ(mine[u].known, decided[u].known) << "unit " << u;
             ASSERT_EQ(mine[u].kmers, decided[u].kmers) << "unit " << u;
             ASSERT_LE(mine[u].hits, decided[u].hits) << "unit " << u;
+            ASSERT_EQ(item_exact.results[u].known, decided[u].known) << "unit " << u;
+            ASSERT_EQ(item_exact.results[u].hits, decided[u].hits) << "unit " << u;
+            ASSERT_EQ(item_exact.results[u].kmers, decided[u].kmers) << "unit " << u;
         }
     }
 }

@@ -106,7 +106,7 @@ TEST(exact_dedup, classes_equal_the_oracle)
                 cfg.shard_bits = 2;
                 auto const filter = ksieve::make_filter(cfg);
                 ASSERT_NE(filter->growable(), nullptr);
-                ksieve::exact_deduplicator dedup{options, threads};
+                ksieve::exact_deduplicator dedup{options, threads, *filter, "test"};
                 std::vector<std::string> const p = pool(rng, 400);
                 std::set<std::pair<std::string, std::string>> seen;
                 std::size_t known = 0, novel = 0;
@@ -124,10 +124,11 @@ TEST(exact_dedup, classes_equal_the_oracle)
                         if (pairs)
                             r2.push_back(copy_of(p[swap ? i : i + 1], rng));
                     }
-                    ksieve::io::record_batch b1, b2;
-                    ksieve_test::fill(b1, r1);
-                    ksieve_test::fill(b2, r2);
-                    dedup.dedup(*filter, b1, b2, results, "test");
+                    ksieve::work_item item;
+                    ksieve_test::fill(item.r1, r1);
+                    ksieve_test::fill(item.r2, r2);
+                    dedup.decide(item);
+                    results = std::move(item.results);
                     ASSERT_EQ(results.size(), n);
                     for (std::size_t u = 0; u < n; ++u)
                     {

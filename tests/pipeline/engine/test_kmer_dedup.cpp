@@ -137,7 +137,7 @@ TEST(kmer_dedup, quotient_filter_paths_equal_the_serial_definition)
                     for (int i = 0; i < 8; ++i)
                     {
                         make_batch(rng, genome, 100 + rng() % 300, i % 2 == 1, b);
-                        dedup.dedup(b.item);
+                        dedup.decide(b.item);
                         ASSERT_EQ(b.item.results.size(), b.r1.size());
                         for (std::size_t u = 0; u < b.r1.size(); ++u)
                         {
@@ -197,7 +197,7 @@ TEST(kmer_dedup, read_by_read_filters_equal_the_serial_definition_on_a_twin)
         for (int i = 0; i < 6; ++i)
         {
             make_batch(rng, genome, 100 + rng() % 300, i % 2 == 1, b);
-            dedup.dedup(b.item);
+            dedup.decide(b.item);
             for (std::size_t u = 0; u < b.r1.size(); ++u)
             {
                 std::vector<std::uint64_t> const keys = unit_keys(b, u);
@@ -247,7 +247,7 @@ TEST(kmer_dedup, a_prefiltered_filter_equals_the_serial_definition)
         for (int i = 0; i < 6; ++i)
         {
             make_batch(rng, genome, 100 + rng() % 300, false, b);
-            dedup.dedup(b.item);
+            dedup.decide(b.item);
             for (std::size_t u = 0; u < b.r1.size(); ++u)
             {
                 unit_result const e = oracle.decide(unit_keys(b, u), rule);

@@ -2,7 +2,8 @@
 /*! \file
  * \brief The batch engine: cut the records of a batch into hashed canonical k-mers, query or insert
  * them shard by shard, and decide known / novel per unit (read or pair). Lookups that stop once a
- * unit's class is decided are in early_classify.hpp.
+ * unit's class is decided are in early_classify.hpp; the entry point of classification is
+ * read_classifier.hpp.
  *
  * Work per batch, no lock per k-mer:
  * 1. keys: every thread hashes the k-mers of a contiguous range of units into one batch-wide array
@@ -75,8 +76,6 @@ struct key_scratch
     std::unique_ptr<minimizer_scratch>
         minimizers; //!< whole-record minimizers (for_each_record_minimizer)
 };
-
-class early_classifier;
 
 /*! \brief The batch engine (see file comment). Thread safety: one controlling thread per engine
  * (its const members too: they use the engine's scratch); it runs OpenMP regions of threads()
@@ -168,13 +167,6 @@ public:
      * modified meanwhile. \throws std::bad_alloc */
     void query(std::span<any_filter const * const> filters, batch_keys & keys) const;
 
-    /*! \brief early_classifier::classify() on this engine (see early_classify.hpp), with a
-     * classifier that the engine keeps between batches. \pre constructed without a key range.
-     * \throws std::bad_alloc */
-    void classify_early(io::record_batch const & r1, io::record_batch const * r2,
-                        std::span<any_filter const * const> filters, decision_rule const & rule,
-                        std::vector<unit_result> & results) const;
-
     /*! \brief Classify every unit by `rule` against keys.values (filled by query()). No exceptions
      * other than std::bad_alloc (results grows). */
     void decide(batch_keys const & keys, decision_rule const & rule,
@@ -226,9 +218,8 @@ private:
     // per-thread query scratch, reused between batches (no allocation in steady state)
     using query_scratch = batch_engine_query_scratch;
     mutable std::vector<query_scratch> scratch_;
-    mutable std::unique_ptr<early_classifier> early_; // classify_early(), made on its first call
-    mutable std::vector<key_scratch> key_scratch_;    // per thread
-    mutable std::vector<hyperloglog> sketches_;       // per thread (add_to_sketch)
+    mutable std::vector<key_scratch> key_scratch_; // per thread
+    mutable std::vector<hyperloglog> sketches_;    // per thread (add_to_sketch)
     // insert scratch, reused between batches
     std::vector<std::uint64_t> part_keys_;
     std::vector<std::uint64_t> part_start_;

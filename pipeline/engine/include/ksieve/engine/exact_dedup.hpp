@@ -15,9 +15,11 @@
 #include <string_view>
 #include <vector>
 
+#include <ksieve/engine/batch_decider.hpp>
 #include <ksieve/engine/dedup.hpp>
 #include <ksieve/engine/dedup_budget.hpp>
 #include <ksieve/engine/engine.hpp>
+#include <ksieve/engine/stream.hpp>
 #include <ksieve/engine/unit_result.hpp>
 #include <ksieve/filters/common/any_filter.hpp>
 #include <ksieve/io/io.hpp>
@@ -64,29 +66,33 @@ struct sequence_key_options
  * allocation per read (the arrays grow to the largest batch and are kept).
  *
  * Thread safety: one controlling thread; it runs OpenMP regions of `threads` threads internally. */
-class exact_deduplicator
+class exact_deduplicator final : public batch_decider
 {
 public:
-    /*! \brief \param threads threads of the parallel phases (0 counts as 1), started for the
-     * calling thread. \throws resource_error if they cannot be started. */
-    exact_deduplicator(sequence_key_options const & options, unsigned threads);
+    /*! \brief Dedup into `filter` (its name in errors: filter_name), within `budget` where one is
+     * given: a batch that could push the filter past it first samples the keys (dedup_budget::
+     * make_room), and a unit whose key is outside the sample is novel and not remembered. \param
+     * threads threads of the parallel phases (0 counts as 1), started for the calling thread. \pre
+     * filter.growable() (a quotient filter) with the key parameters sequence_key_params(options);
+     * the filter (and budget) outlive this object and no other thread uses the filter. \throws
+     * resource_error if the threads cannot be started. */
+    exact_deduplicator(sequence_key_options const & options, unsigned threads, any_filter & filter,
+                       std::string filter_name, dedup_budget * budget = nullptr);
 
-    /*! \brief Decide the units of a batch (r1[u], with r2[u] when r2 is not empty) and insert the
-     * keys of the novel ones into `filter`. \pre filter.growable() (a quotient filter) with
-     * the key parameters sequence_key_params(options); r2 empty or r2.size() == r1.size(); no other
-     * thread uses the filter. With a `budget`, a batch that could push the filter past it first
-     * samples the keys (dedup_budget::make_room): a unit whose key is outside the sample is novel
-     * and not remembered. \throws full_error naming filter_name if the filter cannot grow;
+    /*! \brief Decide the units of a batch (item.r1[u], with item.r2[u] when r2 is not empty) into
+     * item.results and insert the keys of the novel ones into the filter. \pre r2 empty or
+     * r2.size() == r1.size(). \throws full_error naming the filter if it cannot grow;
      * std::bad_alloc */
-    void dedup(any_filter & filter, io::record_batch const & r1, io::record_batch const & r2,
-               std::vector<unit_result> & results, std::string const & filter_name,
-               dedup_budget * budget = nullptr);
+    void decide(work_item & item) override;
 
 private:
     void hash_units(io::record_batch const & r1, io::record_batch const & r2);
 
     sequence_key_options options_;
     unsigned threads_;
+    any_filter & filter_;
+    std::string filter_name_;
+    dedup_budget * budget_;
     batch_engine engine_;
     dedup_resolver resolver_;
     batch_keys keys_;

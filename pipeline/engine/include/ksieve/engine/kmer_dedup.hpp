@@ -7,6 +7,7 @@
  *
  * Thread safety: one thread at a time; the engine's own threads work inside each call.
  */
+#include <ksieve/engine/batch_decider.hpp>
 #include <ksieve/engine/decision_rule.hpp>
 #include <ksieve/engine/dedup.hpp>
 #include <ksieve/engine/dedup_budget.hpp>
@@ -33,7 +34,7 @@ struct kmer_dedup_options
 };
 
 /*! \brief dedup of batches in input order into one filter. */
-class kmer_deduplicator
+class kmer_deduplicator final : public batch_decider
 {
 public:
     /*! \pre the filter outlives this object; kmer is the filter's. \throws resource_error if the
@@ -43,7 +44,7 @@ public:
 
     /*! \brief Decide the units of a batch in input order (item.results) and add the k-mers of the
      * novel ones. \throws full_error naming the filter where it cannot take them; std::bad_alloc */
-    void dedup(work_item & item);
+    void decide(work_item & item) override;
 
     [[nodiscard]] bool exact_hits() const noexcept { return options_.exact_hits; }
     [[nodiscard]] std::uint64_t budget_bytes() const noexcept { return options_.budget_bytes; }
