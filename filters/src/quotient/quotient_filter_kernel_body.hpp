@@ -19,6 +19,8 @@ namespace
 #include "quotient_filter_kernels_slots.inc"
 
 #include "quotient_filter_kernels_ops.inc"
+
+#include "quotient_filter_kernels_sharded.inc"
 } // namespace
 
 } // namespace ksieve::detail::generic

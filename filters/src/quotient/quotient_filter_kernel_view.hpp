@@ -10,6 +10,49 @@
 namespace ksieve::detail
 {
 
+/*! \brief What a batch lookup needs of a quotient filter's table besides its words, by value. The
+ * shards of a sharded filter built in one run share it: a pipeline over them keeps it in registers
+ * (a local copy that no store can alias) instead of reading it from each key's shard. */
+struct qf_geometry
+{
+    std::uint64_t key_mask{0};     //!< the key bits the fingerprint takes
+    std::uint64_t low_mask{0};     //!< the fingerprint bits below its top q (split tables)
+    std::uint64_t scaled_slots{0}; //!< split tables: home slots << (64 - q)
+    std::uint64_t rmask{0};        //!< 2^r - 1
+    std::uint64_t nblocks{0};      //!< blocks of 64 slots
+    std::uint64_t block_bytes{0};  //!< bytes of a block
+    std::uint64_t swar_ones{0};    //!< the lowest bit of each r-bit field of a 57-bit window
+    std::uint64_t swar_high{0};    //!< the highest bit of each such field
+    unsigned shl{0};               //!< fingerprint: left shift of the masked key
+    unsigned shr{0};               //!< fingerprint: then right shift
+    unsigned low_bits{0};          //!< p - q
+    unsigned r{0};                 //!< remainder bits
+    unsigned swar_fields{0};       //!< fields of r bits in a 57-bit window
+    bool split{false};             //!< home slots not a power of two
+
+    /*! \brief Whether two tables have the same geometry. */
+    [[nodiscard]] bool operator==(qf_geometry const &) const noexcept = default;
+
+    /*! \brief quotient_filter::key_code, with the table's split known at compile time. \pre Split
+     * == split. */
+    template <bool Split>
+    [[nodiscard, gnu::always_inline]] std::uint64_t key_code(std::uint64_t const key) const noexcept
+    {
+        std::uint64_t const fp = ((key & key_mask) << shl) >> shr;
+        if constexpr (!Split)
+            return fp;
+        else
+        {
+            std::uint64_t const a = fp >> low_bits;
+            __extension__ using wide = unsigned __int128;
+            wide const t = static_cast<wide>(a) * scaled_slots;
+            std::uint64_t const h = static_cast<std::uint64_t>(t >> 64);
+            std::uint64_t const second = static_cast<std::uint64_t>(t) >= scaled_slots ? 1 : 0;
+            return (h << r) | (second << low_bits) | (fp & low_mask);
+        }
+    }
+};
+
 /*! \brief A quotient filter as its kernels see it: one pointer, passed by value, with the table's
  * geometry, storage and counters (the filter's private members of the same names without the
  * trailing underscore). Read-only kernels take it from a const filter and never write through it:
@@ -89,6 +132,28 @@ public:
     /*! \brief Sum of the counts (saturating). */
     [[nodiscard, gnu::always_inline]] std::uint64_t & total() const noexcept { return q_->total_; }
 
+    /*! \brief The table's geometry by value. */
+    [[nodiscard]] qf_geometry geometry() const noexcept
+    {
+        quotient_filter const & q = *q_;
+        return qf_geometry{.key_mask = q.key_mask_,
+                           .low_mask = q.low_mask_,
+                           .scaled_slots = q.scaled_slots_,
+                           .rmask = q.rmask_,
+                           .nblocks = q.nblocks_,
+                           .block_bytes = q.block_bytes_,
+                           .swar_ones = q.swar_ones_,
+                           .swar_high = q.swar_high_,
+                           .shl = q.shl_,
+                           .shr = q.shr_,
+                           .low_bits = q.low_bits_,
+                           .r = q.r_,
+                           .swar_fields = q.swar_fields_,
+                           .split = q.split_};
+    }
+    /*! \brief This view (the rare paths of the kernels that also take a qf_shard_view). */
+    [[nodiscard, gnu::always_inline]] qf_view full() const noexcept { return *this; }
+
     /*! \brief quotient_filter::fingerprint. */
     [[nodiscard, gnu::always_inline]] std::uint64_t
     fingerprint(std::uint64_t const key) const noexcept
@@ -116,6 +181,59 @@ public:
 
 private:
     quotient_filter * q_;
+};
+
+/*! \brief One shard of a sharded filter as its batch lookups see it: the geometry all shards share
+ * (held by the caller), the shard's words, and the shard itself for the rare paths (full()). The
+ * members of qf_view that the lookups' common path reads, by the same names. Thread safety: that of
+ * the read-only kernels. */
+class qf_shard_view
+{
+public:
+    /*! \brief The view of `f`, whose geometry is `g`. \pre g == qf_view{f}.geometry(); g outlives
+     * the view. */
+    qf_shard_view(qf_geometry const & g, quotient_filter const & f) noexcept
+        : g_{g}, ctable_{qf_view{f}.ctable()}, f_{f}
+    {
+    }
+    /*! \brief Remainder bits r. */
+    [[nodiscard, gnu::always_inline]] unsigned r() const noexcept { return g_.r; }
+    /*! \brief 2^r - 1. */
+    [[nodiscard, gnu::always_inline]] std::uint64_t rmask() const noexcept { return g_.rmask; }
+    /*! \brief Blocks of 64 slots. */
+    [[nodiscard, gnu::always_inline]] std::uint64_t nblocks() const noexcept { return g_.nblocks; }
+    /*! \brief Bytes of a block. */
+    [[nodiscard, gnu::always_inline]] std::uint64_t block_bytes() const noexcept
+    {
+        return g_.block_bytes;
+    }
+    /*! \brief Fields of r bits in a 57-bit window. */
+    [[nodiscard, gnu::always_inline]] unsigned swar_fields() const noexcept
+    {
+        return g_.swar_fields;
+    }
+    /*! \brief The lowest bit of each such field. */
+    [[nodiscard, gnu::always_inline]] std::uint64_t swar_ones() const noexcept
+    {
+        return g_.swar_ones;
+    }
+    /*! \brief The highest bit of each such field. */
+    [[nodiscard, gnu::always_inline]] std::uint64_t swar_high() const noexcept
+    {
+        return g_.swar_high;
+    }
+    /*! \brief The shard's words. */
+    [[nodiscard, gnu::always_inline]] std::uint64_t const * ctable() const noexcept
+    {
+        return ctable_;
+    }
+    /*! \brief The shard's qf_view. */
+    [[nodiscard, gnu::always_inline]] qf_view full() const noexcept { return f_; }
+
+private:
+    qf_geometry const & g_;
+    std::uint64_t const * ctable_;
+    qf_view f_;
 };
 
 } // namespace ksieve::detail

@@ -16,6 +16,8 @@ namespace
 #include "quotient_filter_kernels_slots.inc"
 
 #include "quotient_filter_kernels_ops.inc"
+
+#include "quotient_filter_kernels_sharded.inc"
 } // namespace
 
 #include "quotient_filter_kernel_entries.inc"
