@@ -6,8 +6,8 @@
 //   files, and the warnings about filters holding more k-mers than they were sized for;
 // - outputs.cpp: the read outputs of classify and dedup (output_set), the run summary, --stats and
 // --multiqc;
-// - read_run.hpp / read_run.cpp: the skeleton of the commands that stream reads into read outputs
-//   (classify, dedup, dedup --exact);
+// - read_run.hpp / read_run.cpp: the skeleton of the commands that stream reads (classify, dedup,
+//   dedup --exact, build);
 // - cmd_build.cpp, cmd_classify.cpp, cmd_dedup.cpp, cmd_combine.cpp (merge, intersect, subtract),
 //   cmd_info.cpp: one subcommand each.
 #include <ksieve/app/commands.hpp>
@@ -143,10 +143,13 @@ using ksieve::for_each_key_piece;
 
 // The label options of build (--label, --label-by, --label-map). \throws usage_error
 void check_label_options(build_args const & args);
-// build of a labeled filter (args.labeled()) of configuration `cfg` (sized for all its inputs).
-// \throws error
+// The k-mers of each unit of a batch that build inserted (`kmers`, one per unit) as its results.
+void set_kmer_counts(work_item & item, std::span<std::uint64_t const> kmers);
+class read_run;
+// build of a labeled filter (args.labeled()) of configuration `cfg` (sized for all its inputs), as
+// `run`. \throws error
 run_summary run_labeled_build(build_args const & args, filter_config const & cfg, unsigned threads,
-                              std::chrono::steady_clock::time_point t0);
+                              read_run & run);
 
 // --- outputs.cpp
 // -------------------------------------------------------------------------------------------
@@ -212,16 +215,13 @@ void check_split_pattern(std::string const & option, std::string const & pattern
 // when they are destroyed. \throws io_error naming the output that could not be moved
 void commit_all(std::vector<pending_output> const & outputs);
 
-// A summary for a run on `threads` threads over `source`, before any read.
-[[nodiscard]] run_summary start_summary(unsigned threads, unit_source const & source);
-
 // Add a classified batch to the summary.
 void account(run_summary & s, work_item const & item);
 
-// The writer of a classify or dedup run: each batch goes to the outputs, into the summary and onto
-// the progress line (which shows the part of `source` read). The arguments must outlive the
-// returned function.
-[[nodiscard]] std::function<void(work_item const &)> batch_writer(output_set & outputs,
+// The writer of a run that streams reads: each batch goes to the outputs (none: null), into the
+// summary and onto the progress line (which shows the part of `source` read). The arguments must
+// outlive the returned function.
+[[nodiscard]] std::function<void(work_item const &)> batch_writer(output_set * outputs,
                                                                   run_summary & summary,
                                                                   progress_line & progress,
                                                                   unit_source const & source);

@@ -1,5 +1,6 @@
 // ksieve build: a filter of the k-mers of the input.
 #include "app_detail.hpp"
+#include "read_run.hpp"
 
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/error.hpp>
@@ -60,7 +61,7 @@ filter_config build_config(build_args const & args, unsigned const threads)
 run_summary run_build(build_args const & args)
 {
     key_part_range const * const range = args.part ? &*args.part : nullptr; // build --part I/S
-    auto const t0 = std::chrono::steady_clock::now();
+    detail::read_run run{"build", args.common};
     detail::check_build_options(args);
     detail::check_label_options(args);
     unsigned const threads = resolve_threads(args.common.threads);
@@ -74,36 +75,25 @@ run_summary run_build(build_args const & args)
     detail::check_outputs_are_not_inputs({args.output}, read);
     filter_config const cfg = build_config(args, threads);
     if (args.labeled())
-        return detail::run_labeled_build(args, cfg, threads, t0);
+        return detail::run_labeled_build(args, cfg, threads, run);
 
     auto filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
     if (range != nullptr)
         filter->set_parts(key_parts::one(range->index, range->count)); // recorded in the file
-    unit_source source{args.input, detail::reader_opts(threads, false)};
+    run.open_input(args.input, detail::reader_opts(threads, false), threads);
     batch_engine engine{cfg.kmer, threads, range};
     batch_keys keys;
     std::vector<std::uint64_t> kmers;
-    run_summary summary = detail::start_summary(threads, source);
-    progress_line progress{"build", args.common.quiet};
-    run_stream(source,
-               [&](work_item & item)
-               {
-                   detail::for_each_key_piece(
-                       engine, item, keys, kmers,
-                       [&](batch_keys const & piece, auto const &)
-                       { engine.insert(*filter, piece, nullptr, args.output); },
-                       current_memory_plan().piece_bases);
-                   item.results.assign(item.r1.size(), unit_result{});
-                   for (std::size_t u = 0; u < item.r1.size(); ++u)
-                       item.results[u].kmers = static_cast<std::uint32_t>(std::min<std::uint64_t>(
-                           kmers[u], std::numeric_limits<std::uint32_t>::max()));
-                   detail::account(summary, item);
-                   progress.update(summary.records, 0, summary.units, summary.bases,
-                                   source.input_fraction());
-               },
-               {});
-    progress.finish();
-    throw_if_stop_requested();
+    run.stream(
+        [&](work_item & item)
+        {
+            detail::for_each_key_piece(
+                engine, item, keys, kmers,
+                [&](batch_keys const & piece, auto const &)
+                { engine.insert(*filter, piece, nullptr, args.output); },
+                current_memory_plan().piece_bases);
+            detail::set_kmer_counts(item, kmers);
+        });
     detail::warn_if_overgrown(*filter, args.filter.fpr, "filter '" + args.output + "'");
     // Quotient-filter shards that ended far below their load (an estimate above the k-mers
     // inserted, or growth by doubling) are rebuilt at the fewest home slots that hold them.
@@ -114,9 +104,8 @@ run_summary run_build(build_args const & args)
     filter->save(out.write_path());
     throw_if_stop_requested();
     out.commit();
-    summary.novel_units = summary.novel_records = 0;
-    summary.seconds = detail::seconds_since(t0);
-    return summary;
+    run.summary().novel_units = run.summary().novel_records = 0;
+    return run.finish();
 }
 
 } // namespace ksieve

@@ -2,6 +2,7 @@
 // label's inputs or records, then united with their label sets (combine_labeled), so that a labeled
 // build and a labeled merge of per-label filters give the same filter.
 #include "app_detail.hpp"
+#include "read_run.hpp"
 
 #include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
@@ -123,21 +124,19 @@ private:
     std::vector<std::unique_ptr<any_filter>> filters_;
 };
 
-// Streams `input` into the label filters: each unit (read or pair) into the filter of
-// label_of(item, u).
+// Streams `input` into the label filters as the next input of `run`: each unit (read or pair) into
+// the filter of label_of(item, u).
 template <typename LabelOf>
 void stream_labeled(input_args const & input, unsigned const threads, batch_engine & engine,
-                    label_filters & filters, std::string const & output, run_summary & summary,
-                    progress_line & progress, LabelOf && label_of)
+                    label_filters & filters, std::string const & output, read_run & run,
+                    LabelOf && label_of)
 {
-    unit_source source{input, reader_opts(threads, false)};
-    summary.paired = summary.paired || source.paired();
+    run.open_input(input, reader_opts(threads, false), threads);
     batch_keys keys;
     std::vector<std::uint64_t> kmers;
     std::vector<std::size_t> unit_label;
     std::vector<unit_result> others; // known: a unit of another label (not inserted)
-    run_stream(
-        source,
+    run.stream(
         [&](work_item & item)
         {
             std::size_t const n = item.r1.size();
@@ -164,15 +163,8 @@ void stream_labeled(input_args const & input, unsigned const threads, batch_engi
                     }
                 },
                 current_memory_plan().piece_bases);
-            item.results.assign(n, unit_result{});
-            for (std::size_t u = 0; u < n; ++u)
-                item.results[u].kmers = static_cast<std::uint32_t>(
-                    std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
-            account(summary, item);
-            progress.update(summary.records, 0, summary.units, summary.bases,
-                            source.input_fraction());
-        },
-        {});
+            set_kmer_counts(item, kmers);
+        });
 }
 
 // The fingerprint width of a quotient filter of `cfg` sized for cfg.expected k-mers (64 where
@@ -188,6 +180,14 @@ unsigned sized_fingerprint_bits(filter_config const & cfg)
 }
 
 } // namespace
+
+void set_kmer_counts(work_item & item, std::span<std::uint64_t const> const kmers)
+{
+    item.results.assign(item.r1.size(), unit_result{});
+    for (std::size_t u = 0; u < item.r1.size(); ++u)
+        item.results[u].kmers = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(kmers[u], std::numeric_limits<std::uint32_t>::max()));
+}
 
 void check_label_options(build_args const & args)
 {
@@ -214,8 +214,7 @@ void check_label_options(build_args const & args)
 }
 
 run_summary run_labeled_build(build_args const & args, filter_config const & cfg,
-                              unsigned const threads,
-                              std::chrono::steady_clock::time_point const t0)
+                              unsigned const threads, read_run & run)
 {
     key_part_range const * const range = args.part ? &*args.part : nullptr;
     // Per-label filters share the layout and fingerprint width of an unsized filter (the widest),
@@ -224,15 +223,12 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
     label_cfg.expected = 0;
     label_filters filters{label_cfg, range};
     batch_engine engine{cfg.kmer, threads, range};
-    run_summary summary;
-    summary.threads = threads;
-    progress_line progress{"build", args.common.quiet};
     for (auto const & [name, files] : args.labels)
     {
         std::size_t const l = filters.index(name);
         input_args in = args.input;
         in.inputs = files;
-        stream_labeled(in, threads, engine, filters, args.output, summary, progress,
+        stream_labeled(in, threads, engine, filters, args.output, run,
                        [l](work_item const &, std::size_t) { return l; });
     }
     if (args.label_by == "file")
@@ -241,7 +237,7 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
             std::size_t const l = filters.index(label_of_path(file));
             input_args in = args.input;
             in.inputs = {file};
-            stream_labeled(in, threads, engine, filters, args.output, summary, progress,
+            stream_labeled(in, threads, engine, filters, args.output, run,
                            [l](work_item const &, std::size_t) { return l; });
         }
     else if (args.label_by == "record")
@@ -249,7 +245,7 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
         auto const map = args.label_map.empty() ? std::map<std::string, std::string, std::less<>>{}
                                                 : read_label_map(args.label_map);
         std::uint64_t record = 0;
-        stream_labeled(args.input, threads, engine, filters, args.output, summary, progress,
+        stream_labeled(args.input, threads, engine, filters, args.output, run,
                        [&](work_item const & item, std::size_t const u)
                        {
                            std::string_view const name = item.r1[u].name;
@@ -272,8 +268,6 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
                            return filters.index(it->second);
                        });
     }
-    progress.finish();
-    throw_if_stop_requested();
     auto const views = filters.views();
     auto filter = combine_labeled(views, filters.names(), filters.names(), set_operation::unite,
                                   threads, sized_fingerprint_bits(cfg), cfg.expected);
@@ -282,9 +276,8 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
     filter->save(out.write_path());
     throw_if_stop_requested();
     out.commit();
-    summary.novel_units = summary.novel_records = 0;
-    summary.seconds = seconds_since(t0);
-    return summary;
+    run.summary().novel_units = run.summary().novel_records = 0;
+    return run.finish();
 }
 
 } // namespace detail

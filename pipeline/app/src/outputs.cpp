@@ -668,14 +668,6 @@ void commit_all(std::vector<pending_output> const & outputs)
     drop_asides();
 }
 
-run_summary start_summary(unsigned const threads, unit_source const & source)
-{
-    run_summary summary;
-    summary.threads = threads;
-    summary.paired = source.paired();
-    return summary;
-}
-
 void account(run_summary & s, work_item const & item)
 {
     std::uint64_t const per_unit = item.r2.empty() ? 1 : 2;
@@ -709,13 +701,14 @@ void account(run_summary & s, work_item const & item)
     s.bases += item.r1.bases() + item.r2.bases();
 }
 
-std::function<void(work_item const &)> batch_writer(output_set & outputs, run_summary & summary,
-                                                    progress_line & progress,
+std::function<void(work_item const &)> batch_writer(output_set * const outputs,
+                                                    run_summary & summary, progress_line & progress,
                                                     unit_source const & source)
 {
-    return [&outputs, &summary, &progress, &source](work_item const & item)
+    return [outputs, &summary, &progress, &source](work_item const & item)
     {
-        outputs.write(item);
+        if (outputs != nullptr)
+            outputs->write(item);
         account(summary, item);
         progress.update(summary.records, summary.known_units, summary.units, summary.bases,
                         source.input_fraction());

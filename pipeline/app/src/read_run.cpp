@@ -1,5 +1,4 @@
-// read_run (read_run.hpp): opening and finishing a run of a command that streams reads into read
-// outputs.
+// read_run (read_run.hpp): opening and finishing a run of a command that streams reads.
 #include "read_run.hpp"
 
 namespace ksieve::detail
@@ -16,7 +15,16 @@ void read_run::open(input_args const & input, io::reader_options const & reading
 {
     source_.emplace(input, reading);
     outputs_.emplace(out, *source_, threads, source_->paired(), labels);
-    summary_ = start_summary(threads, *source_);
+    summary_.threads = threads;
+    summary_.paired = source_->paired();
+}
+
+void read_run::open_input(input_args const & input, io::reader_options const & reading,
+                          unsigned const threads)
+{
+    source_.emplace(input, reading);
+    summary_.threads = threads;
+    summary_.paired = summary_.paired || source_->paired();
 }
 
 run_summary read_run::finish(classify_output_args const & out,
@@ -25,6 +33,12 @@ run_summary read_run::finish(classify_output_args const & out,
 {
     run_context const context{command_, &inputs, std::move(filters)};
     finish_read_outputs(*outputs_, saved, summary_, t0_, context, out, common_);
+    return summary_;
+}
+
+run_summary read_run::finish()
+{
+    summary_.seconds = seconds_since(t0_);
     return summary_;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
-// read_run: the skeleton of a command that streams reads into read outputs (classify, dedup, dedup
-// --exact; internal to the app layer). A command checks its options, makes its filters, then opens
-// the run (the input and every read output), streams its batches through its own per-batch work and
-// finishes: progress line, stop request, --stats and --multiqc, every output committed at once.
-// Only the checks, the filters and the per-batch work differ between the commands.
+// read_run: the skeleton of the commands that stream reads (classify, dedup, dedup --exact, build;
+// internal to the app layer). A command checks its options, makes its filters, then opens the run
+// (the input, and every read output where it writes reads), streams its batches through its own
+// per-batch work and finishes: progress line, stop request, the summary; with read outputs also
+// --stats and --multiqc, every output committed at once. Only the checks, the filters, the
+// per-batch work and what the run leaves (read outputs or a filter) differ between the commands.
 #include "app_detail.hpp"
 
 #include <chrono>
@@ -20,12 +21,12 @@ namespace ksieve::detail
 // --multiqc), in that order; an empty path is an output not asked for.
 [[nodiscard]] std::vector<std::string> read_output_paths(classify_output_args const & out);
 
-// One run of a command that streams reads into read outputs. Thread safety: one thread; stream()'s
-// work runs as run_stream says.
+// One run of a command that streams reads. Thread safety: one thread; stream()'s work runs as
+// run_stream says.
 class read_run
 {
 public:
-    // The run of `command` ("classify", "dedup"); its clock starts now.
+    // The run of `command` ("classify", "dedup", "build"); its clock starts now.
     read_run(char const * command, common_args const & common)
         : command_{command}, common_{common}, t0_{std::chrono::steady_clock::now()}
     {
@@ -36,6 +37,10 @@ public:
     void open(input_args const & input, io::reader_options const & reading,
               classify_output_args const & out, unsigned threads,
               label_table const * labels = nullptr);
+
+    // Open `input` for a run without read outputs (build), on `threads` threads. Called again, the
+    // run goes on with the next input (the summary adds up). \throws io_error, usage_error
+    void open_input(input_args const & input, io::reader_options const & reading, unsigned threads);
 
     // The input (after open()).
     [[nodiscard]] unit_source & source() noexcept { return *source_; }
@@ -49,7 +54,8 @@ public:
     template <typename Work> void stream(Work && work, unsigned const workers = 1)
     {
         progress_line progress{command_, common_.quiet};
-        auto const write = batch_writer(*outputs_, summary_, progress, *source_);
+        auto const write =
+            batch_writer(outputs_ ? &*outputs_ : nullptr, summary_, progress, *source_);
         if constexpr (std::is_invocable_v<Work &, work_item &, unsigned>)
             run_stream(*source_, std::forward<Work>(work), write, workers);
         else
@@ -64,6 +70,9 @@ public:
     // \throws io_error, interrupted_error
     run_summary finish(classify_output_args const & out, std::vector<std::string> const & inputs,
                        std::vector<std::string> filters, io::output_file * saved = nullptr);
+    // Finish a run without read outputs (its filter saved). \returns the summary, its time taken
+    // now.
+    run_summary finish();
 
 private:
     char const * command_;
