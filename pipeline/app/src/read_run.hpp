@@ -53,7 +53,10 @@ public:
     // request honoured. \throws what work throws, io_error, interrupted_error
     template <typename Work> void stream(Work && work, unsigned const workers = 1)
     {
-        progress_line progress{command_, common_.quiet};
+        // (one line for every input of the run: its rate counts from the first)
+        if (!progress_)
+            progress_.emplace(command_, common_.quiet);
+        progress_line & progress = *progress_;
         auto const write =
             batch_writer(outputs_ ? &*outputs_ : nullptr, summary_, progress, *source_);
         if constexpr (std::is_invocable_v<Work &, work_item &, unsigned>)
@@ -80,6 +83,7 @@ private:
     std::chrono::steady_clock::time_point t0_;
     std::optional<unit_source> source_;
     std::optional<output_set> outputs_;
+    std::optional<progress_line> progress_;
     run_summary summary_;
 };
 
