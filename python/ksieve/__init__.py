@@ -202,8 +202,7 @@ def classify_files(filter, inputs, *, paired=False, interleaved=False, novel=Non
     cgroup's or the machine's memory). Raises ksieve.Error with the command line's message."""
     filters = _paths(filter, "filter")
     files = _paths(inputs, "inputs")
-    out = dict(novel=novel, known=known, novel2=novel2, known2=known2, report=report, stats=stats,
-               multiqc=multiqc, sample=sample)
+    out = dict(zip(_OUTPUTS, (novel, known, novel2, known2, report, stats, multiqc, sample)))
     options = [("filter", f) for f in filters] + [("paired", paired), ("interleaved", interleaved)] + \
         [(k, _path(out[k])) for k in _OUTPUTS] + \
         [("min_hit_fraction", min_hit_fraction), ("min_hits", min_hits), ("min_count", min_count),
@@ -229,8 +228,7 @@ def dedup_files(inputs, *, paired=False, interleaved=False, novel=None, known=No
     writes with the same options; the run holds no interpreter lock. Returns the --stats of the run as
     a dict. Raises ksieve.Error with the command line's message."""
     files = _paths(inputs, "inputs")
-    out = dict(novel=novel, known=known, novel2=novel2, known2=known2, report=report, stats=stats,
-               multiqc=multiqc, sample=sample)
+    out = dict(zip(_OUTPUTS, (novel, known, novel2, known2, report, stats, multiqc, sample)))
     seed = _ksieve._DEFAULT_SEED if seed is None else int(seed)
     expected = "" if expected is None else str(expected)
     options = [("paired", paired), ("interleaved", interleaved)] + [(k_, _path(out[k_])) for k_ in _OUTPUTS] + \

@@ -54,21 +54,15 @@ private:
 [[nodiscard]] std::vector<std::string> sequences_of(py::handle seqs, char const * what);
 
 /*! \brief fn(item) for consecutive batches of `seqs` (and `mates[i]` as the mate of seqs[i] when
- * mates is non-empty), cut as the readers of the command line cut a file: at most `max_records`
- * records, a batch ending at the first record that brings it to `max_bases` bases. Each record's
- * name is empty. With `quals` (`quals2`: of the mates), the records are FASTQ records with those
- * qualities. \pre mates, quals and quals2 are empty or as long as seqs, each quality string as long
- * as its sequence. */
+ * mates is non-empty), cut as the readers of the command line cut a file (detail::reader_opts): at
+ * most their batch_records records, a batch ending at the first record that brings it to their
+ * batch_bases bases. Each record's name is empty. With `quals` (`quals2`: of the mates), the
+ * records are FASTQ records with those qualities. \pre mates, quals and quals2 are empty or as long
+ * as seqs, each quality string as long as its sequence. */
 void for_each_batch(std::span<std::string const> seqs, std::span<std::string const> mates,
-                    std::size_t max_records, std::size_t max_bases,
                     std::function<void(work_item &)> const & fn,
                     std::span<std::string const> quals = {},
                     std::span<std::string const> quals2 = {});
-
-/*! \brief The batches of the command line's readers (detail::reader_opts): their records and
- * bases. */
-[[nodiscard]] std::size_t reader_batch_records() noexcept;
-[[nodiscard]] std::size_t reader_batch_bases() noexcept;
 
 void register_reader(py::module_ & m);
 void register_filter(py::module_ & m);

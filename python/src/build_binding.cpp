@@ -72,7 +72,7 @@ std::uint64_t counted_expected(std::vector<std::string> const & seqs, batch_engi
     hyperloglog hll;
     batch_keys keys;
     std::vector<std::uint64_t> kmers;
-    for_each_batch(seqs, {}, reader_batch_records(), reader_batch_bases(),
+    for_each_batch(seqs, {},
                    [&](work_item & item)
                    {
                        for_each_key_piece(engine, item, keys, kmers,
@@ -102,7 +102,7 @@ void build_into_file(std::vector<std::string> const & seqs, build_args const & a
     auto filter = detail::make_filter_within_memory(cfg, args.filter.expected != 0);
     batch_keys keys;
     std::vector<std::uint64_t> kmers;
-    for_each_batch(seqs, {}, reader_batch_records(), reader_batch_bases(),
+    for_each_batch(seqs, {},
                    [&](work_item & item)
                    {
                        for_each_key_piece(engine, item, keys, kmers,

@@ -113,7 +113,7 @@ classifications classify_units(any_filter const & filter, std::vector<std::strin
     // (exact hits: the module reports every read's hits)
     read_classifier classifier{views, rule, true, resolve_threads(threads)};
     for_each_batch(
-        seqs, mates, reader_batch_records(), reader_batch_bases(),
+        seqs, mates,
         [&](work_item & item)
         {
             classifier.decide(item);
@@ -136,7 +136,7 @@ std::vector<std::uint64_t> key_counts(any_filter const & filter, std::string con
     batch_engine engine{filter.kmer(), 1};
     std::array<any_filter const *, 1> const views{&filter};
     std::string const one[] = {seq};
-    for_each_batch(one, {}, 1, reader_batch_bases(),
+    for_each_batch(one, {},
                    [&](work_item & item)
                    {
                        batch_keys keys;
@@ -187,13 +187,6 @@ py::object filter_info(py_filter const & f)
         run_info(args, text);
     }
     return py::module_::import("json").attr("loads")(text.str());
-}
-
-std::string seed_text(std::uint64_t const seed)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(seed));
-    return text;
 }
 
 void register_results(py::module_ & m)
@@ -268,7 +261,14 @@ void register_header(py::class_<py_filter> & c)
     c.def_property_readonly("canonical",
                             [](py_filter const & f) { return f.get()->kmer().canonical; });
     c.def_property_readonly("hash_seed",
-                            [](py_filter const & f) { return seed_text(f.get()->kmer().seed); });
+                            [](py_filter const & f)
+                            {
+                                char text[32];
+                                std::snprintf(
+                                    text, sizeof text, "0x%016llx",
+                                    static_cast<unsigned long long>(f.get()->kmer().seed));
+                                return std::string{text};
+                            });
     c.def_property_readonly("sampling",
                             [](py_filter const & f)
                             {

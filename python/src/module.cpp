@@ -6,28 +6,13 @@
 #include <ksieve/app/commands.hpp>
 #include <ksieve/filters/support/error.hpp>
 
-namespace ksieve::python
-{
-
-namespace
-{
-
-void register_errors(py::module_ & m)
-{
-    // every subclass of ksieve::error (usage, format, io, input ... errors) becomes ksieve.Error
-    auto & e = py::register_local_exception<error>(m, "Error", PyExc_RuntimeError);
-    e.doc() = "An error of ksieve (a bad file, option or input), with ksieve's message.";
-}
-
-} // namespace
-
-} // namespace ksieve::python
-
 PYBIND11_MODULE(_ksieve, m)
 {
     namespace kp = ksieve::python;
     m.doc() = "ksieve: k-mer filters of reads (the compiled part of the package ksieve).";
-    kp::register_errors(m);
+    // every subclass of ksieve::error (usage, format, io, input ... errors) becomes ksieve.Error
+    auto & e = pybind11::register_local_exception<ksieve::error>(m, "Error", PyExc_RuntimeError);
+    e.doc() = "An error of ksieve (a bad file, option or input), with ksieve's message.";
     m.attr("__version__") = KSIEVE_VERSION;
     m.attr("DEFAULT_MIN_HIT_FRACTION") = ksieve::classify_default_fraction;
     m.attr("DEFAULT_MIN_HITS") = ksieve::classify_default_min_hits;

@@ -53,9 +53,7 @@ namespace
 
 std::string sequence_of(py::handle item, char const * const what)
 {
-    if (py::isinstance<py::bytes>(item))
-        return item.cast<std::string>();
-    if (py::isinstance<py::str>(item))
+    if (py::isinstance<py::bytes>(item) || py::isinstance<py::str>(item))
         return item.cast<std::string>();
     throw py::type_error{std::string{what} + ": expected str or bytes sequences, got " +
                          std::string{py::str(py::type::handle_of(item).attr("__name__"))}};
@@ -96,7 +94,6 @@ void fill_batch(io::record_batch & batch, std::span<std::string const> const seq
     std::size_t bytes = 0;
     for (std::size_t i = first; i < last; ++i)
         bytes += seqs[i].size();
-    batch.storage_.clear();
     batch.storage_.reserve(quals.empty() ? bytes : 2 * bytes);
     for (std::size_t i = first; i < last; ++i)
     {
@@ -109,7 +106,6 @@ void fill_batch(io::record_batch & batch, std::span<std::string const> const seq
     for (std::size_t i = first; i < last; ++i)
     {
         io::record_view & r = batch.records_[i - first];
-        r = io::record_view{};
         r.seq = std::string_view{batch.storage_}.substr(at, seqs[i].size());
         r.raw = r.seq;
         at += seqs[i].size();
@@ -125,11 +121,13 @@ void fill_batch(io::record_batch & batch, std::span<std::string const> const seq
 } // namespace
 
 void for_each_batch(std::span<std::string const> const seqs,
-                    std::span<std::string const> const mates, std::size_t const max_records,
-                    std::size_t const max_bases, std::function<void(work_item &)> const & fn,
+                    std::span<std::string const> const mates,
+                    std::function<void(work_item &)> const & fn,
                     std::span<std::string const> const quals,
                     std::span<std::string const> const quals2)
 {
+    io::reader_options const options = detail::reader_opts(1, false);
+    std::size_t const max_records = options.batch_records, max_bases = options.batch_bases;
     work_item item;
     std::size_t first = 0;
     std::uint64_t sequence = 0;
@@ -254,16 +252,6 @@ void register_reader(py::module_ & m)
         "2 of each record of `path` (read as classify --paired reads them: the mates' names must "
         "match): (names, sequences, sequences2), or (names, sequences, qualities, sequences2, "
         "qualities2).");
-}
-
-std::size_t reader_batch_records() noexcept
-{
-    return detail::reader_opts(1, false).batch_records;
-}
-
-std::size_t reader_batch_bases() noexcept
-{
-    return detail::reader_opts(1, false).batch_bases;
 }
 
 } // namespace ksieve::python
