@@ -5,6 +5,7 @@
 #include <htslib/sam.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 namespace ksieve::io
@@ -45,20 +46,13 @@ void record_batch::clear() noexcept
 }
 
 record_batch::record_batch(record_batch const & other)
-    : records_{other.records_}, storage_{other.storage_}, first_{other.first_},
-      format_{other.format_}, bases_{other.bases_}
 {
-    rebase(records_, other.storage_.data(), storage_.data());
+    *this = other;
 }
 
 record_batch::record_batch(record_batch && other) noexcept
-    : records_{std::move(other.records_)}, first_{other.first_}, format_{other.format_},
-      bases_{other.bases_}
 {
-    char const * const old = other.storage_.data();
-    storage_ = std::move(other.storage_);
-    rebase(records_, old, storage_.data());
-    other.clear();
+    *this = std::move(other);
 }
 
 record_batch & record_batch::operator=(record_batch const & other)
@@ -121,20 +115,9 @@ bool hts_format(seq_format const f) noexcept
 
 std::string format_name(seq_format const f)
 {
-    switch (f)
-    {
-    case seq_format::fasta:
-        return "FASTA";
-    case seq_format::fastq:
-        return "FASTQ";
-    case seq_format::sam:
-        return "SAM";
-    case seq_format::bam:
-        return "BAM";
-    case seq_format::cram:
-        return "CRAM";
-    }
-    return "?";
+    static constexpr std::array<char const *, 5> names{"FASTA", "FASTQ", "SAM", "BAM", "CRAM"};
+    auto const i = static_cast<std::size_t>(f);
+    return i < names.size() ? names[i] : "?";
 }
 
 seq_format format_from_extension(std::string const & path, seq_format const fallback) noexcept
@@ -176,17 +159,15 @@ std::string display_name(std::string const & path)
     return path == "-" ? std::string{"<stdin>"} : path;
 }
 
-std::size_t bam_core_bytes() noexcept
-{
-    return sizeof(bam1_core_t);
-}
-
 void make_views(record_batch & batch, std::vector<record_offsets> const & offsets,
                 std::uint64_t const joined_base)
 {
     char const * const base = batch.storage_.data();
     batch.records_.resize(offsets.size());
     std::size_t bases = 0;
+    // a field's offset in storage_ (bit 63: relative to the joined block)
+    auto const joined = [joined_base](std::uint64_t const off)
+    { return (off & joined_flag) != 0 ? joined_base + (off & ~joined_flag) : off; };
     for (std::size_t i = 0; i < offsets.size(); ++i)
     {
         record_offsets const & o = offsets[i];
@@ -194,13 +175,8 @@ void make_views(record_batch & batch, std::vector<record_offsets> const & offset
         r.raw = std::string_view{base + o.raw_off, o.raw_len};
         r.header = std::string_view{base + o.header_off, o.header_len};
         r.name = std::string_view{base + o.header_off, o.name_len};
-        std::uint64_t const seq_off =
-            (o.seq_off & joined_flag) != 0 ? joined_base + (o.seq_off & ~joined_flag) : o.seq_off;
-        r.seq = std::string_view{base + seq_off, o.seq_len};
-        std::uint64_t const qual_off = (o.qual_off & joined_flag) != 0
-                                           ? joined_base + (o.qual_off & ~joined_flag)
-                                           : o.qual_off;
-        r.qual = std::string_view{base + qual_off, o.qual_len};
+        r.seq = std::string_view{base + joined(o.seq_off), o.seq_len};
+        r.qual = std::string_view{base + joined(o.qual_off), o.qual_len};
         bases += o.seq_len;
     }
     batch.bases_ = bases;

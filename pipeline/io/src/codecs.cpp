@@ -23,6 +23,24 @@
 #include <cctype>
 #include <cstring>
 
+namespace ksieve::io
+{
+
+bool names_compression(std::string_view const path) noexcept
+{
+    return detail::codec_from_extension(path) != detail::codec::none ||
+           !detail::unwritable_extension(path).empty();
+}
+
+void check_writable_compression(std::string const & path)
+{
+    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
+        throw io_error{"'" + path + "': cannot write " + std::string{e} +
+                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
+}
+
+} // namespace ksieve::io
+
 namespace ksieve::io::detail
 {
 
@@ -54,29 +72,6 @@ codec codec_from_extension(std::string_view const path) noexcept
     return codec::none;
 }
 
-} // namespace ksieve::io::detail
-
-namespace ksieve::io
-{
-
-bool names_compression(std::string_view const path) noexcept
-{
-    return detail::codec_from_extension(path) != detail::codec::none ||
-           !detail::unwritable_extension(path).empty();
-}
-
-void check_writable_compression(std::string const & path)
-{
-    if (std::string_view const e = detail::unwritable_extension(path); !e.empty() && path != "-")
-        throw io_error{"'" + path + "': cannot write " + std::string{e} +
-                       " compression (outputs can be plain, .gz, .zst, .xz or .bz2)"};
-}
-
-} // namespace ksieve::io
-
-namespace ksieve::io::detail
-{
-
 std::string_view unwritable_extension(std::string_view const path) noexcept
 {
     static constexpr std::array<std::string_view, 9> others{".lz4", ".lzma", ".z",  ".zip", ".br",
@@ -103,40 +98,16 @@ codec codec_from_magic(std::string_view const head) noexcept
 
 char const * codec_name(codec const c) noexcept
 {
-    switch (c)
-    {
-    case codec::gzip:
-        return "gzip";
-    case codec::zstd:
-        return "zstd";
-    case codec::xz:
-        return "xz";
-    case codec::bzip2:
-        return "bzip2";
-    case codec::none:
-        break;
-    }
-    return "plain";
+    static constexpr std::array<char const *, 5> names{"plain", "gzip", "zstd", "xz", "bzip2"};
+    return names[static_cast<std::size_t>(c)];
 }
 
 int codec_level(codec const c, int const level) noexcept
 {
     if (level >= 0)
         return c == codec::bzip2 ? std::clamp(level, 1, 9) : level;
-    switch (c)
-    {
-    case codec::gzip:
-        return 1;
-    case codec::zstd:
-        return 3;
-    case codec::xz:
-        return 3;
-    case codec::bzip2:
-        return 9;
-    case codec::none:
-        break;
-    }
-    return 0;
+    static constexpr std::array<int, 5> defaults{0, 1, 3, 3, 9}; // none, gzip, zstd, xz, bzip2
+    return defaults[static_cast<std::size_t>(c)];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -506,15 +477,10 @@ block_compressor::~block_compressor()
 
 std::size_t block_compressor::member_bytes() const noexcept
 {
-    switch (codec_)
-    {
-    case codec::gzip:
-        return bgzf_input_bytes;
-    case codec::bzip2:
-        return 900000;
-    default:
-        return std::size_t{1} << 20;
-    }
+    // none, gzip, zstd, xz, bzip2
+    static constexpr std::array<std::size_t, 5> bytes{
+        std::size_t{1} << 20, bgzf_input_bytes, std::size_t{1} << 20, std::size_t{1} << 20, 900000};
+    return bytes[static_cast<std::size_t>(codec_)];
 }
 
 std::string_view block_compressor::trailer() const noexcept
