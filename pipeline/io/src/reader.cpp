@@ -4,6 +4,7 @@
 #include "annotated.hpp"
 #include "codecs.hpp"
 #include "file_reader.hpp"
+#include "gzip.hpp"
 
 #include <ksieve/filters/support/error.hpp>
 
@@ -118,49 +119,6 @@ std::unique_ptr<byte_source> peel(hts_ptr<hFILE> hf, int const layers, bool cons
 // The descriptor of the regular file the last open_reader() call on this thread opened, -1 if none.
 thread_local int last_opened_fd = -1;
 
-std::unique_ptr<reader> open_reader(std::string const & path, reader_options const & options);
-
-} // namespace
-
-std::uint64_t reader::input_position() const noexcept
-{
-    if (position_fd_ < 0)
-        return 0;
-    off_t const at = ::lseek(position_fd_, 0, SEEK_CUR);
-    return at < 0 ? 0 : static_cast<std::uint64_t>(at);
-}
-
-#if !KSIEVE_HAVE_SEQAN3
-bool detail::have_annotated_input() noexcept
-{
-    return false;
-}
-
-std::unique_ptr<reader> detail::make_annotated_reader(std::string path,
-                                                      std::unique_ptr<byte_source>,
-                                                      annotated_format, reader_options const &)
-{
-    throw input_error{"'" + display_name(path) +
-                      "': GenBank and EMBL input need ksieve built with seqan3"};
-}
-#endif
-
-std::unique_ptr<reader> reader::open(std::string const & path, reader_options const & options)
-{
-    auto r = open_reader(path, options);
-    // A regular file opened here: its descriptor's offset tells how far the reading got.
-    struct stat st
-    {
-    };
-    if (path != "-" && path.find("://") == std::string::npos && ::stat(path.c_str(), &st) == 0 &&
-        S_ISREG(st.st_mode))
-        r->position_fd_ = last_opened_fd;
-    return r;
-}
-
-namespace
-{
-
 // The input as an hFILE: stdin (a duplicate of its descriptor), a file, or a URL through htslib's
 // plugins; last_opened_fd is set for a file. \throws io_error naming the input.
 hts_ptr<hFILE> open_input(std::string const & path)
@@ -168,30 +126,18 @@ hts_ptr<hFILE> open_input(std::string const & path)
     hFILE * hf = nullptr;
     errno = 0;
     last_opened_fd = -1;
-    if (path == "-")
-    {
-        int const fd = ::dup(STDIN_FILENO);
-        if (fd >= 0)
-        {
-            hf = hdopen(fd, "r");
-            if (hf == nullptr)
-                ::close(fd);
-        }
-    }
-    else if (path.find("://") == std::string::npos)
-    {
-        int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd >= 0)
-        {
-            hf = hdopen(fd, "r");
-            if (hf == nullptr)
-                ::close(fd);
-            else
-                last_opened_fd = fd;
-        }
-    }
-    else
+    if (path.find("://") != std::string::npos)
         hf = hopen(path.c_str(), "r"); // URLs through htslib's plugins
+    else if (int const fd =
+                 path == "-" ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+             fd >= 0)
+    {
+        hf = hdopen(fd, "r");
+        if (hf == nullptr)
+            ::close(fd);
+        else if (path != "-")
+            last_opened_fd = fd;
+    }
     if (hf == nullptr)
         throw io_error{"'" + display_name(path) +
                        "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
@@ -283,6 +229,43 @@ std::unique_ptr<reader> open_reader(std::string const & path, reader_options con
         throw input_error{record_message(path, 1, e.what())};
     }
 }
+
 } // namespace
+
+std::uint64_t reader::input_position() const noexcept
+{
+    if (position_fd_ < 0)
+        return 0;
+    off_t const at = ::lseek(position_fd_, 0, SEEK_CUR);
+    return at < 0 ? 0 : static_cast<std::uint64_t>(at);
+}
+
+#if !KSIEVE_HAVE_SEQAN3
+bool detail::have_annotated_input() noexcept
+{
+    return false;
+}
+
+std::unique_ptr<reader> detail::make_annotated_reader(std::string path,
+                                                      std::unique_ptr<byte_source>,
+                                                      annotated_format, reader_options const &)
+{
+    throw input_error{"'" + display_name(path) +
+                      "': GenBank and EMBL input need ksieve built with seqan3"};
+}
+#endif
+
+std::unique_ptr<reader> reader::open(std::string const & path, reader_options const & options)
+{
+    auto r = open_reader(path, options);
+    // A regular file opened here: its descriptor's offset tells how far the reading got.
+    struct stat st
+    {
+    };
+    if (path != "-" && path.find("://") == std::string::npos && ::stat(path.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode))
+        r->position_fd_ = last_opened_fd;
+    return r;
+}
 
 } // namespace ksieve::io

@@ -92,31 +92,21 @@ void unit_source::open_next()
         pair_ = io::paired_reader::open_pair(args_.inputs[next_input_],
                                              args_.inputs[next_input_ + 1], options_);
         next_input_ += 2;
-        if (first)
-        {
-            format_ = pair_->format();
-            sam_header_ = pair_->sam_header();
-        }
     }
     else if (args_.interleaved)
     {
         pair_ = io::paired_reader::open_interleaved(args_.inputs[next_input_], options_);
         next_input_ += 1;
-        if (first)
-        {
-            format_ = pair_->format();
-            sam_header_ = pair_->sam_header();
-        }
     }
     else
     {
         single_ = io::reader::open(args_.inputs[next_input_], options_);
         next_input_ += 1;
-        if (first)
-        {
-            format_ = single_->format();
-            sam_header_ = single_->sam_header();
-        }
+    }
+    if (first)
+    {
+        format_ = single_ != nullptr ? single_->format() : pair_->format();
+        sam_header_ = single_ != nullptr ? single_->sam_header() : pair_->sam_header();
     }
     check_opened(first, next_input_ - (args_.paired ? 2 : 1));
 }
