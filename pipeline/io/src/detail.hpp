@@ -1,11 +1,13 @@
 #pragma once
 // Internal pieces of the I/O layer shared by its sources (batch.cpp, hts_pool.cpp, paired.cpp,
 // source.cpp, writer.cpp; not installed, not public API): byte sources and their decompressors,
-// record offsets inside a batch, and the BAM record's fixed prefix.
+// record offsets inside a batch.
 #include <ksieve/io/io.hpp>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -75,10 +77,6 @@ inline constexpr char const * missing_eof_message =
     "truncated: the BGZF end-of-file marker is missing (the file was cut short; "
     "--allow-missing-eof accepts "
     "files from tools that never write the marker)";
-// gzip (single or multi-member, BGZF included) inflated by zlib on a separate thread (double
-// buffered).
-std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner);
-
 // Decompress the start of a gzip stream held in memory (as far as it goes, errors ignored).
 std::string inflate_prefix(std::string_view compressed, std::size_t max_out);
 [[nodiscard]] bool is_gzip(std::string_view bytes) noexcept;
@@ -86,6 +84,12 @@ std::string inflate_prefix(std::string_view compressed, std::size_t max_out);
 
 // Name used in messages: the path, or "<stdin>" for "-".
 [[nodiscard]] std::string display_name(std::string const & path);
+
+// The text of errno value `e` (0: EIO's).
+inline std::string errno_text(int const e)
+{
+    return std::strerror(e != 0 ? e : EIO);
+}
 
 // Offsets of one record's fields, relative to the batch storage (bit 63 of seq_off: relative to the
 // block of joined sequences appended after the records).
@@ -106,8 +110,5 @@ void make_views(record_batch & batch, std::vector<record_offsets> const & offset
 // later.
 void append_copy(std::string & storage, std::vector<record_offsets> & offsets,
                  record_view const & record);
-
-// Size of the bam1_core_t prefix of a BAM record's raw bytes (raw = core bytes + bam1_t data).
-[[nodiscard]] std::size_t bam_core_bytes() noexcept;
 
 } // namespace ksieve::io::detail

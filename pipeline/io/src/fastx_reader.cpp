@@ -84,8 +84,7 @@ class fastx_reader final : public file_reader
 public:
     fastx_reader(std::string path, std::unique_ptr<byte_source> source,
                  reader_options const & options)
-        : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)},
-          keep_raw_{options.keep_raw}, max_record_bytes_{options.max_record_bytes}
+        : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)}
     {
         // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record:
         // dropped.
@@ -149,10 +148,10 @@ public:
             }
             // a long record grows by a quarter at a time: what refill reads ahead (and zero-fills
             // first) stays small beside it (doubling would touch up to twice a chromosome's bytes)
-            if (max_record_bytes_ != 0 && s.size() - pos > max_record_bytes_)
+            if (options_.max_record_bytes != 0 && s.size() - pos > options_.max_record_bytes)
                 throw input_error{record_message(
                     path_, records_ + n + 1,
-                    "a record longer than the " + std::to_string(max_record_bytes_) +
+                    "a record longer than the " + std::to_string(options_.max_record_bytes) +
                         " bytes that the memory limit lets this command hold at once (" +
                         memory_limit_origin() + "): raise --max-memory")};
             refill(s, std::max(read_chunk, (s.size() - pos) / 4), records_ + n + 1);
@@ -466,7 +465,7 @@ private:
             rec.seq_len = trim_cr(b, s_beg, first_end) - s_beg;
             return;
         }
-        if (!keep_raw_)
+        if (!options_.keep_raw)
         {
             // in place: each line moves left over the line breaks before it
             std::size_t w = s_beg;
@@ -489,14 +488,12 @@ private:
     }
 
     std::unique_ptr<byte_source> source_;
-    bool keep_raw_{true};
     std::string carry_;
     std::string joined_;
     std::vector<record_offsets> offsets_;
     bool eof_{false};
     std::string pending_error_;
     std::string no_header_;
-    std::size_t max_record_bytes_{0}; // reader_options::max_record_bytes
 };
 
 } // namespace

@@ -28,9 +28,6 @@ inline constexpr std::size_t read_chunk = std::size_t{1} << 20;
  * inside it, or no known format: naming its first byte). */
 [[nodiscard]] std::string unsupported_message(std::string_view head);
 
-/*! \brief Route htslib's errors to take_htslib_error() and drop its warnings (once per process). */
-void quiet_htslib();
-
 /*! \brief What the file readers share: path, options, format and record count; next() as fill()
  * with the options' limits; the start of a batch. Thread safety: one thread at a time. */
 class file_reader : public reader
@@ -42,7 +39,6 @@ public:
     }
     [[nodiscard]] seq_format format() const noexcept final { return format_; }
     [[nodiscard]] std::string const & name() const noexcept final { return path_; }
-    [[nodiscard]] std::uint64_t records_read() const noexcept final { return records_; }
 
 protected:
     file_reader(std::string path, reader_options const & options, seq_format const format)

@@ -31,8 +31,9 @@ enum class gzip_backend
 // gzip_backend_from_env(getenv("KSIEVE_ZLIB")), read once per process (thread-safe).
 [[nodiscard]] gzip_backend default_gzip_backend() noexcept;
 
-// make_gzip_source with an explicit backend (isal falls back to zlib when !have_isal()).
+// gzip (single or multi-member, BGZF included) inflated on a separate thread (double buffered) by
+// `backend` (isal falls back to zlib when !have_isal()).
 std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner,
-                                              gzip_backend backend);
+                                              gzip_backend backend = default_gzip_backend());
 
 } // namespace ksieve::io::detail

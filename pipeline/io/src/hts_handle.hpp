@@ -13,7 +13,7 @@ namespace ksieve::io::detail
 {
 
 /*! \brief Releases an htslib object the way htslib wants it released. A file is closed without a
- * check of its last writes (close a written file with close_hts_file() to see them); an hFILE is
+ * check of its last writes (close a written file with hts_close() to see them); an hFILE is
  * closed abruptly (it was never handed to a reader or writer). Thread safety: as the object's own
  * release function. */
 struct hts_release
@@ -28,11 +28,7 @@ struct hts_release
 /*! \brief An owned htslib object (null or valid), released by hts_release. */
 template <typename T> using hts_ptr = std::unique_ptr<T, hts_release>;
 
-/*! \brief Close `fp` (owned) and report whether its last writes reached the file: hts_close's
- * result. */
-[[nodiscard]] inline int close_hts_file(hts_ptr<htsFile> & fp) noexcept
-{
-    return fp == nullptr ? 0 : hts_close(fp.release());
-}
+/*! \brief Route htslib's errors to take_htslib_error() and drop its warnings (once per process). */
+void quiet_htslib();
 
 } // namespace ksieve::io::detail

@@ -164,13 +164,6 @@ std::string htslib_said()
     return said.empty() ? std::string{} : " (htslib: " + said + ")";
 }
 
-// The most bytes a BGZF file of `compressed` bytes can decompress to (a 64 KiB block compresses to
-// at least about 90 bytes: deflate expands at most 1032-fold, plus the block's header and footer).
-std::uint64_t bgzf_decompressed_bound(std::uint64_t const compressed) noexcept
-{
-    return compressed * 1100 + 65536;
-}
-
 // htslib 1.16 allocates a BAM header's text and reference arrays by the sizes the header declares
 // before reading them: refuse sizes that the input cannot hold (regular files) or that exceed the
 // memory limit. Only the first decompressed block is looked at (it is loaded, not consumed).
@@ -180,8 +173,11 @@ void check_bam_header_sizes(BGZF * const bg, std::string const & path)
     struct stat st
     {
     };
+    // the most bytes a BGZF file of st_size bytes can decompress to (a 64 KiB block compresses to
+    // at least about 90 bytes: deflate expands at most 1032-fold, plus the block's header and
+    // footer)
     if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-        bound = std::min(bound, bgzf_decompressed_bound(static_cast<std::uint64_t>(st.st_size)));
+        bound = std::min(bound, static_cast<std::uint64_t>(st.st_size) * 1100 + 65536);
     if (bg == nullptr || (bg->block_offset == bg->block_length && bgzf_read_block(bg) != 0))
         return; // sam_hdr_read reports the error
     auto const * const block =
@@ -298,7 +294,7 @@ private:
     // offsets to offsets_. \returns its bases.
     std::size_t append_record(std::string & s, bam1_t const & b)
     {
-        std::size_t const core = bam_core_bytes();
+        std::size_t const core = sizeof(bam1_core_t);
         record_offsets o{};
         o.raw_off = s.size();
         o.raw_len = core + static_cast<std::size_t>(b.l_data);
@@ -332,9 +328,7 @@ private:
     // The error of a record, with what htslib said about it.
     [[noreturn]] void fail(std::uint64_t const record, std::string const & what)
     {
-        std::string const said = take_htslib_error();
-        throw input_error{
-            record_message(path_, record, said.empty() ? what : what + " (htslib: " + said + ")")};
+        throw input_error{record_message(path_, record, what + htslib_said())};
     }
 
     // The format htslib detected. \throws input_error for one ksieve does not read.

@@ -27,14 +27,15 @@ class two_file_reader final : public paired_reader
 {
 public:
     two_file_reader(std::string const & r1, std::string const & r2, reader_options const & options)
-        : a_{reader::open(r1, options)}, b_{reader::open(r2, options)}, options_{options}
+        : a_{reader::open(r1, options)}, b_{reader::open(r2, options)}
     {
     }
 
     bool next(record_batch & r1, record_batch & r2) override
     {
-        std::uint64_t const done = a_->records_read();
-        if (!a_->fill(r1, options_.batch_records, options_.batch_bases, 1))
+        bool const more = a_->next(r1);
+        std::uint64_t const done = r1.first_record_number() - 1; // the records read before r1
+        if (!more)
         {
             if (b_->fill(r2, 1, std::numeric_limits<std::size_t>::max(), 1))
                 throw input_error{out_of_step(a_->name(), b_->name(), done)};
@@ -65,6 +66,10 @@ public:
     {
         return b_->sam_header();
     }
+    [[nodiscard]] std::uint64_t input_position() const noexcept override
+    {
+        return a_->input_position() + b_->input_position();
+    }
 
 private:
     // `shorter` ended after `count` records while `longer` has more.
@@ -77,15 +82,7 @@ private:
                std::to_string(count + 1);
     }
 
-public:
-    [[nodiscard]] std::uint64_t input_position() const noexcept override
-    {
-        return a_->input_position() + b_->input_position();
-    }
-
-private:
     std::unique_ptr<reader> a_, b_;
-    reader_options options_;
 };
 
 class interleaved_reader final : public paired_reader
@@ -128,6 +125,10 @@ public:
     {
         return in_->sam_header();
     }
+    [[nodiscard]] std::uint64_t input_position() const noexcept override
+    {
+        return in_->input_position();
+    }
 
 private:
     // Copy records parity, parity + 2, ... of both_ into out.
@@ -143,13 +144,6 @@ private:
         make_views(out, offsets_, 0);
     }
 
-public:
-    [[nodiscard]] std::uint64_t input_position() const noexcept override
-    {
-        return in_->input_position();
-    }
-
-private:
     std::unique_ptr<reader> in_;
     reader_options options_;
     record_batch both_;

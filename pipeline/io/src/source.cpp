@@ -69,11 +69,6 @@ std::string inflate_prefix(std::string_view const compressed, std::size_t const 
 namespace
 {
 
-std::string errno_text(int const e)
-{
-    return std::strerror(e != 0 ? e : EIO);
-}
-
 class hfile_source final : public byte_source
 {
 public:
@@ -395,30 +390,22 @@ private:
 
     void fail(int const ret)
     {
-        char const * what = "bad data";
-        switch (ret)
+        struct code_text
         {
-        case ISAL_INVALID_BLOCK:
-            what = "invalid block";
-            break;
-        case ISAL_INVALID_SYMBOL:
-            what = "invalid code";
-            break;
-        case ISAL_INVALID_LOOKBACK:
-            what = "invalid distance too far back";
-            break;
-        case ISAL_INVALID_WRAPPER:
-            what = "incorrect header check";
-            break;
-        case ISAL_UNSUPPORTED_METHOD:
-            what = "unknown compression method";
-            break;
-        case ISAL_INCORRECT_CHECKSUM:
-            what = "incorrect data check";
-            break;
-        default:
-            break;
-        }
+            int code;
+            char const * text;
+        };
+        static constexpr std::array<code_text, 6> texts{
+            {{ISAL_INVALID_BLOCK, "invalid block"},
+             {ISAL_INVALID_SYMBOL, "invalid code"},
+             {ISAL_INVALID_LOOKBACK, "invalid distance too far back"},
+             {ISAL_INVALID_WRAPPER, "incorrect header check"},
+             {ISAL_UNSUPPORTED_METHOD, "unknown compression method"},
+             {ISAL_INCORRECT_CHECKSUM, "incorrect data check"}}};
+        char const * what = "bad data";
+        for (code_text const & t : texts)
+            if (t.code == ret)
+                what = t.text;
         error_ = !first_member_ && st_->total_out == 0 && member_in_ <= 10
                      ? std::string{garbage_message}
                      : std::string{"corrupted gzip data ("} + what + ")";
@@ -630,11 +617,6 @@ std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner
     (void)backend;
 #endif
     return std::make_unique<gzip_source<zlib_decoder>>(std::move(inner));
-}
-
-std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner)
-{
-    return make_gzip_source(std::move(inner), default_gzip_backend());
 }
 
 } // namespace ksieve::io::detail

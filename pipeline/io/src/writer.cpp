@@ -34,18 +34,10 @@
 namespace ksieve::io
 {
 
-namespace detail
-{
-void quiet_htslib();
-}
-
 namespace
 {
 
-std::string errno_text(int const e)
-{
-    return std::strerror(e != 0 ? e : EIO);
-}
+using detail::errno_text;
 
 // The descriptor an output path stands for ("-" and /dev/stdout: 1, /dev/stderr: 2), else -1. Those
 // are written through the descriptor itself: opening /dev/stdout again would truncate a redirected
@@ -308,17 +300,15 @@ void output_file::commit()
     if (!in_place_ && replaces_)
         (void)::chmod(write_path_.c_str(),
                       static_cast<mode_t>(replaced_mode_)); // as it was: advice only
-    if (!in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0)
-    {
-        int const e = errno;
+    bool const failed = !in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0;
+    int const e = errno;
+    if (failed)
         ::unlink(write_path_.c_str());
-        committed_ = true;
-        unregister_temporary(std::exchange(slot_, -1));
-        throw io_error{"'" + path_ +
-                       "': cannot move the finished output into place: " + errno_text(e)};
-    }
     committed_ = true;
     unregister_temporary(std::exchange(slot_, -1));
+    if (failed)
+        throw io_error{"'" + path_ +
+                       "': cannot move the finished output into place: " + errno_text(e)};
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -384,9 +374,8 @@ text_output::text_output(std::string const & path, writer_options const & option
             c, detail::codec_level(c, options.compression_level), options.threads);
     s_->lean = options.lean;
     std::string const & wp = s_->out.write_path();
-    if (standard_fd(wp) >= 0)
-        s_->fd = standard_fd(wp);
-    else
+    s_->fd = standard_fd(wp);
+    if (s_->fd < 0)
     {
         s_->fd = ::open(wp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (s_->fd < 0)
@@ -532,13 +521,6 @@ public:
                bool const gz, writer_options const & options)
         : out_{path}, input_{input}
     {
-        open(path, output, gz, options);
-    }
-
-private:
-    void open(std::string const & path, seq_format const output, bool const gz,
-              writer_options const & options)
-    {
         detail::quiet_htslib();
         std::string mode = "w";
         if (output == seq_format::bam)
@@ -570,16 +552,9 @@ private:
         else
             h.reset(hopen(wp.c_str(), "w"));
         fp_.reset(h == nullptr ? nullptr : hts_hopen(h.get(), name, mode.c_str()));
-        if (fp_ != nullptr)
-            (void)h.release(); // fp_ owns it
-        else if (h != nullptr)
-        {
-            int const e = errno;
-            h.reset();
-            errno = e;
-        }
         if (fp_ == nullptr)
             throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
+        (void)h.release(); // fp_ owns it
         if (output == seq_format::cram)
             (void)hts_set_opt(fp_.get(), CRAM_OPT_NO_REF, 1);
         if (options.threads > 1)
@@ -599,14 +574,13 @@ private:
             throw std::bad_alloc{};
     }
 
-public:
     void set_input_format(seq_format const format) noexcept override { input_ = format; }
 
     void write(record_view const & r) override
     {
         if (hts_format(input_))
         {
-            std::size_t const core = detail::bam_core_bytes();
+            std::size_t const core = sizeof(bam1_core_t);
             std::size_t const len = r.raw.size() - core;
             if (rec_->m_data < len)
             {
@@ -647,7 +621,7 @@ public:
             return;
         closed_ = true;
         errno = 0;
-        if (detail::close_hts_file(fp_) != 0)
+        if (fp_ != nullptr && hts_close(fp_.release()) != 0)
             throw io_error{"'" + out_.path() + "': write failed: " + errno_text(errno)};
     }
 

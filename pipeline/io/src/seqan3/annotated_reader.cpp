@@ -138,7 +138,6 @@ public:
     [[nodiscard]] seq_format format() const noexcept override { return seq_format::fasta; }
     [[nodiscard]] std::string const & name() const noexcept override { return path_; }
     [[nodiscard]] std::string const & sam_header() const noexcept override { return no_header_; }
-    [[nodiscard]] std::uint64_t records_read() const noexcept override { return records_; }
 
 private:
     using file_t =

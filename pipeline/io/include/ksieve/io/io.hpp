@@ -146,8 +146,6 @@ public:
      * `multiple` (paired_reader uses 2 for interleaved input). \returns false at end of input. */
     virtual bool fill(record_batch & batch, std::size_t max_records, std::size_t max_bases,
                       std::size_t multiple) = 0;
-    /*! \brief Number of records returned so far (the last record number handed out). */
-    [[nodiscard]] virtual std::uint64_t records_read() const noexcept = 0;
     /*! \brief Bytes of the input file read so far (its offset; decompression reads ahead a little),
      * 0 for stdin and other streams. Thread safety: may be called from another thread while the
      * reader reads. */
