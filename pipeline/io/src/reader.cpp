@@ -1,7 +1,6 @@
 // Opening an input: the path, stdin or URL opened, its format and compression found from its first
 // bytes, and the reader for them made (FASTA/FASTQ, SAM/BAM/CRAM, GenBank/EMBL) over the layers to
 // peel.
-#include "annotated.hpp"
 #include "codecs.hpp"
 #include "file_reader.hpp"
 #include "gzip.hpp"

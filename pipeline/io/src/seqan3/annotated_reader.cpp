@@ -1,5 +1,5 @@
 // GenBank and EMBL records through seqan3's sequence_file_input (built only where seqan3 is found).
-#include "../annotated.hpp"
+#include "../file_reader.hpp"
 
 #include <ksieve/filters/support/error.hpp>
 
@@ -50,13 +50,13 @@ struct parsed_record
     std::string seq;
 };
 
-class annotated_reader final : public reader
+class annotated_reader final : public file_reader
 {
 public:
     annotated_reader(std::string path, std::unique_ptr<byte_source> source,
                      annotated_format const format, reader_options const & options)
-        : path_{std::move(path)}, format_{format}, buf_{std::move(source)}, in_{&buf_}, options_{
-                                                                                            options}
+        : file_reader{std::move(path), options, seq_format::fasta}, kind_{format},
+          buf_{std::move(source)}, in_{&buf_}
     {
         in_.exceptions(
             std::ios::badbit); // a source error reaches us instead of looking like the end
@@ -71,17 +71,10 @@ public:
                 });
     }
 
-    bool next(record_batch & batch) override
-    {
-        return fill(batch, options_.batch_records, options_.batch_bases, 1);
-    }
-
     bool fill(record_batch & batch, std::size_t const max_records, std::size_t const max_bases,
               std::size_t const multiple) override
     {
-        batch.clear();
-        batch.format_ = seq_format::fasta;
-        batch.first_ = records_ + 1;
+        begin_batch(batch);
         std::vector<parsed_record> got;
         std::size_t bases = 0, bytes = 0;
         while (got.size() < max_records && !(bases >= max_bases && got.size() % multiple == 0))
@@ -135,8 +128,6 @@ public:
         return true;
     }
 
-    [[nodiscard]] seq_format format() const noexcept override { return seq_format::fasta; }
-    [[nodiscard]] std::string const & name() const noexcept override { return path_; }
     [[nodiscard]] std::string const & sam_header() const noexcept override { return no_header_; }
 
 private:
@@ -160,20 +151,17 @@ private:
         {
             throw input_error{"'" + display_name(path_) + "': record " + std::to_string(record) +
                               ": malformed or truncated " +
-                              (format_ == annotated_format::genbank ? "GenBank" : "EMBL") +
+                              (kind_ == annotated_format::genbank ? "GenBank" : "EMBL") +
                               " record (" + e.what() + ")"};
         }
     }
 
-    std::string path_;
-    annotated_format format_;
+    annotated_format kind_;
     source_streambuf buf_;
     std::istream in_;
-    reader_options options_;
     std::optional<file_t> file_;
     decltype(std::declval<file_t &>().begin()) it_{};
     bool advance_{false};
-    std::uint64_t records_{0};
     std::string no_header_;
 };
 
