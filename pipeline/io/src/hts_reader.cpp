@@ -173,9 +173,8 @@ void check_bam_header_sizes(BGZF * const bg, std::string const & path)
     struct stat st
     {
     };
-    // the most bytes a BGZF file of st_size bytes can decompress to (a 64 KiB block compresses to
-    // at least about 90 bytes: deflate expands at most 1032-fold, plus the block's header and
-    // footer)
+    // at most what a BGZF file of st_size bytes decompresses to (a 64 KiB block compresses to at
+    // least about 90 bytes: deflate expands at most 1032-fold, plus the block's header and footer)
     if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
         bound = std::min(bound, static_cast<std::uint64_t>(st.st_size) * 1100 + 65536);
     if (bg == nullptr || (bg->block_offset == bg->block_length && bgzf_read_block(bg) != 0))
