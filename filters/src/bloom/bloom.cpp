@@ -42,10 +42,6 @@ inline constexpr bloom_kind<blocked_bloom_filter> bloom_kind_of<blocked_bloom_fi
 template <>
 inline constexpr bloom_kind<classic_bloom_filter> bloom_kind_of<classic_bloom_filter>{
     "classic Bloom", "words", 1, "hash functions", &classic_bloom_filter::bits, "bits"};
-} // namespace detail
-
-namespace detail
-{
 
 namespace
 {

@@ -6,7 +6,6 @@
 #include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/cuckoo/cuckoo.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>
-#include <ksieve/filters/quotient/quotient_builder.hpp>
 #include <ksieve/filters/quotient/quotient_filter.hpp>
 #include <ksieve/filters/support/cancel.hpp>
 #include <ksieve/filters/support/checksum.hpp>
@@ -281,13 +280,6 @@ std::unique_ptr<any_filter> view_filter(std::shared_ptr<mapped_filter_file const
     return f;
 }
 
-std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path, bool const mutable_copy,
-                                        bool const verify_payload)
-{
-    auto f = view_filter(mapped_filter_file::open(path, verify_payload));
-    return mutable_copy ? f->clone() : std::move(f);
-}
-
 std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
                                         load_options const & options)
 {
@@ -389,12 +381,6 @@ char const * operation_name(set_operation const op) noexcept
     return "merge";
 }
 
-std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> const inputs,
-                                          std::span<std::string const> const names)
-{
-    return combine_filters(inputs, names, set_operation::unite);
-}
-
 std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> const inputs,
                                             std::span<std::string const> const names,
                                             set_operation const op, std::uint64_t const min_count,
@@ -416,11 +402,6 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
     }
     return stats;
 }
-
-namespace
-{
-
-} // namespace
 
 namespace detail
 {

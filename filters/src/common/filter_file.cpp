@@ -653,7 +653,7 @@ void mapped_filter_file::verify_payload(unsigned const threads, bool const relea
 
 filter_file_header read_filter_header(std::filesystem::path const & path)
 {
-    return mapped_filter_file::open(path, false)->header();
+    return mapped_filter_file::open(path, load_options{.verify_payload = false})->header();
 }
 
 } // namespace ksieve

@@ -208,12 +208,6 @@ mapped_filter_file::~mapped_filter_file()
 }
 
 std::shared_ptr<mapped_filter_file const>
-mapped_filter_file::open(std::filesystem::path const & path, bool const verify_payload)
-{
-    return open(path, load_options{.verify_payload = verify_payload});
-}
-
-std::shared_ptr<mapped_filter_file const>
 mapped_filter_file::open(std::filesystem::path const & path, load_options const & options)
 {
     bool const verify_payload = options.verify_payload;

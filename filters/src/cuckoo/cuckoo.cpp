@@ -91,16 +91,15 @@ void cuckoo_filter::init_geometry(unsigned const fp_bits, unsigned const bucket_
 }
 
 cuckoo_filter cuckoo_filter::with_geometry(unsigned const fp_bits, unsigned const bucket_bits,
-                                           unsigned const key_bits, unsigned const max_kicks)
+                                           unsigned const key_bits)
 {
     if (fp_bits < min_fingerprint_bits || fp_bits > max_fingerprint_bits ||
-        bucket_bits > max_bucket_bits || max_kicks < 1 || max_kicks > max_kicks_limit ||
-        key_bits < 1 || key_bits > 64)
+        bucket_bits > max_bucket_bits || key_bits < 1 || key_bits > 64)
         throw usage_error{"invalid cuckoo filter geometry: fingerprint bits " +
                           std::to_string(fp_bits) + ", bucket bits " + std::to_string(bucket_bits) +
-                          ", max kicks " + std::to_string(max_kicks)};
+                          ", max kicks " + std::to_string(default_max_kicks)};
     cuckoo_filter f;
-    f.init_geometry(fp_bits, bucket_bits, key_bits, max_kicks);
+    f.init_geometry(fp_bits, bucket_bits, key_bits, default_max_kicks);
     f.charge_ = memory_charge{8 * words_for(fp_bits, bucket_bits)};
     f.owned_.assign(words_for(fp_bits, bucket_bits), 0);
     f.data_ = f.owned_;

@@ -231,11 +231,6 @@ void quotient_builder::add_slots(std::uint64_t const slots) noexcept
     s_->need += slots;
 }
 
-std::uint64_t quotient_builder::slots() const noexcept
-{
-    return s_->need;
-}
-
 void quotient_builder::start(zeroed_memory * const spare)
 {
     state & s = *s_;

@@ -127,18 +127,6 @@ std::uint64_t quotient_filter::slots_for(std::uint64_t const used, double const 
     return std::max<std::uint64_t>(64, (n + 63) / 64 * 64);
 }
 
-std::uint64_t quotient_filter::first_top(std::uint64_t const h) const noexcept
-{
-    // ceil(h 2^64 / S), S = scaled_slots_: top_estimate() is at most two below it, then made exact
-    // with the range reduction itself; the loops only as a guard.
-    std::uint64_t a = top_estimate(h);
-    while (home_of_top(a) < h)
-        ++a;
-    while (a > 0 && home_of_top(a - 1) >= h)
-        --a;
-    return a;
-}
-
 namespace
 {
 // The geometry create() picks: p-bit fingerprints in nslots home slots.

@@ -185,8 +185,8 @@ private:
 
 /*! \brief One shard of a sharded filter as its batch lookups see it: the geometry all shards share
  * (held by the caller), the shard's words, and the shard itself for the rare paths (full()). The
- * members of qf_view that the lookups' common path reads, by the same names. Thread safety: that of
- * the read-only kernels. */
+ * members of qf_view that the lookups' common path reads, by the same names and meanings (ctable():
+ * the shard's words, full(): the shard's qf_view). Thread safety: that of the read-only kernels. */
 class qf_shard_view
 {
 public:
@@ -196,38 +196,29 @@ public:
         : g_{g}, ctable_{qf_view{f}.ctable()}, f_{f}
     {
     }
-    /*! \brief Remainder bits r. */
     [[nodiscard, gnu::always_inline]] unsigned r() const noexcept { return g_.r; }
-    /*! \brief 2^r - 1. */
     [[nodiscard, gnu::always_inline]] std::uint64_t rmask() const noexcept { return g_.rmask; }
-    /*! \brief Blocks of 64 slots. */
     [[nodiscard, gnu::always_inline]] std::uint64_t nblocks() const noexcept { return g_.nblocks; }
-    /*! \brief Bytes of a block. */
     [[nodiscard, gnu::always_inline]] std::uint64_t block_bytes() const noexcept
     {
         return g_.block_bytes;
     }
-    /*! \brief Fields of r bits in a 57-bit window. */
     [[nodiscard, gnu::always_inline]] unsigned swar_fields() const noexcept
     {
         return g_.swar_fields;
     }
-    /*! \brief The lowest bit of each such field. */
     [[nodiscard, gnu::always_inline]] std::uint64_t swar_ones() const noexcept
     {
         return g_.swar_ones;
     }
-    /*! \brief The highest bit of each such field. */
     [[nodiscard, gnu::always_inline]] std::uint64_t swar_high() const noexcept
     {
         return g_.swar_high;
     }
-    /*! \brief The shard's words. */
     [[nodiscard, gnu::always_inline]] std::uint64_t const * ctable() const noexcept
     {
         return ctable_;
     }
-    /*! \brief The shard's qf_view. */
     [[nodiscard, gnu::always_inline]] qf_view full() const noexcept { return f_; }
 
 private:

@@ -149,11 +149,6 @@ int automatic_choice() noexcept
         true);
 }
 
-} // namespace
-
-namespace
-{
-
 // The families' active entries for the choice c (<family>_kernels_active).
 void store_entries(int const c) noexcept
 {

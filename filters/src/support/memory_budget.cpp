@@ -206,10 +206,9 @@ memory_charge::memory_charge(std::uint64_t const bytes)
     {
         charged.fetch_sub(bytes);
         throw memory_limit_error{"a filter table of " + format_bytes(bytes) +
-                                     " would bring the filters' memory to " +
-                                     format_bytes(before + bytes) + ", over the limit of " +
-                                     format_bytes(limit) + " (" + memory_limit_origin() + ")",
-                                 bytes, limit};
+                                 " would bring the filters' memory to " +
+                                 format_bytes(before + bytes) + ", over the limit of " +
+                                 format_bytes(limit) + " (" + memory_limit_origin() + ")"};
     }
     bytes_ = bytes;
 }

@@ -33,55 +33,45 @@ bool uses_linux_calls() noexcept
     return KSIEVE_LINUX_CALLS != 0;
 }
 
-void advise_huge_pages(void * const p, std::size_t const bytes) noexcept
+void advise_huge_pages([[maybe_unused]] void * const p,
+                       [[maybe_unused]] std::size_t const bytes) noexcept
 {
 #if KSIEVE_LINUX_CALLS && defined(MADV_HUGEPAGE)
     ::madvise(p, bytes, MADV_HUGEPAGE); // a hint only: failure is harmless
-#else
-    (void)p;
-    (void)bytes;
 #endif
 }
 
-void populate_read(void * const p, std::size_t const bytes) noexcept
+void populate_read([[maybe_unused]] void * const p,
+                   [[maybe_unused]] std::size_t const bytes) noexcept
 {
 #if KSIEVE_LINUX_CALLS && defined(MADV_POPULATE_READ)
     ::madvise(p, bytes, MADV_POPULATE_READ); // a hint: older kernels refuse it (EINVAL)
-#else
-    (void)p;
-    (void)bytes;
 #endif
 }
 
-void populate_write(void * const p, std::size_t const bytes) noexcept
+void populate_write([[maybe_unused]] void * const p,
+                    [[maybe_unused]] std::size_t const bytes) noexcept
 {
 #if KSIEVE_LINUX_CALLS && defined(MADV_POPULATE_WRITE)
     ::madvise(p, bytes, MADV_POPULATE_WRITE); // a hint: older kernels refuse it (EINVAL)
-#else
-    (void)p;
-    (void)bytes;
 #endif
 }
 
-void release_pages(void * const p, std::size_t const bytes) noexcept
+void release_pages([[maybe_unused]] void * const p,
+                   [[maybe_unused]] std::size_t const bytes) noexcept
 {
 #if KSIEVE_LINUX_CALLS && defined(MADV_DONTNEED)
     ::madvise(p, bytes, MADV_DONTNEED);
 #elif defined(POSIX_MADV_DONTNEED)
     ::posix_madvise(p, bytes, POSIX_MADV_DONTNEED); // advice only
-#else
-    (void)p;
-    (void)bytes;
 #endif
 }
 
-void advise_random(void * const p, std::size_t const bytes) noexcept
+void advise_random([[maybe_unused]] void * const p,
+                   [[maybe_unused]] std::size_t const bytes) noexcept
 {
 #if defined(POSIX_MADV_RANDOM)
     ::posix_madvise(p, bytes, POSIX_MADV_RANDOM); // advice only
-#else
-    (void)p;
-    (void)bytes;
 #endif
 }
 
@@ -194,24 +184,6 @@ std::uint64_t cgroup_memory_limit() noexcept
 #endif
 }
 
-} // namespace ksieve::detail::platform
-
-void ksieve::start_writeback(int const fd, std::uint64_t const offset,
-                             std::uint64_t const bytes) noexcept
-{
-#if KSIEVE_LINUX_CALLS && defined(SYNC_FILE_RANGE_WRITE)
-    ::sync_file_range(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes),
-                      SYNC_FILE_RANGE_WRITE); // advice only
-#else
-    (void)fd;
-    (void)offset;
-    (void)bytes;
-#endif
-}
-
-namespace ksieve::detail::platform
-{
-
 int sync_data(int const fd) noexcept
 {
 #if KSIEVE_LINUX_CALLS
@@ -221,16 +193,14 @@ int sync_data(int const fd) noexcept
 #endif
 }
 
-void drop_cached_pages(int const fd) noexcept
+void drop_cached_pages([[maybe_unused]] int const fd) noexcept
 {
 #if KSIEVE_LINUX_CALLS && defined(POSIX_FADV_DONTNEED)
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); // advice only
-#else
-    (void)fd;
 #endif
 }
 
-bool set_direct_io(int const fd, bool const on) noexcept
+bool set_direct_io([[maybe_unused]] int const fd, bool const on) noexcept
 {
 #if KSIEVE_LINUX_CALLS && defined(O_DIRECT)
     int const flags = ::fcntl(fd, F_GETFL);
@@ -238,9 +208,18 @@ bool set_direct_io(int const fd, bool const on) noexcept
         return !on;
     return ::fcntl(fd, F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT) == 0;
 #else
-    (void)fd;
     return !on;
 #endif
 }
 
 } // namespace ksieve::detail::platform
+
+void ksieve::start_writeback([[maybe_unused]] int const fd,
+                             [[maybe_unused]] std::uint64_t const offset,
+                             [[maybe_unused]] std::uint64_t const bytes) noexcept
+{
+#if KSIEVE_LINUX_CALLS && defined(SYNC_FILE_RANGE_WRITE)
+    ::sync_file_range(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes),
+                      SYNC_FILE_RANGE_WRITE); // advice only
+#endif
+}

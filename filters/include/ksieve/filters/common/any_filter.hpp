@@ -154,37 +154,26 @@ private:
 [[nodiscard]] std::unique_ptr<any_filter>
 view_filter(std::shared_ptr<mapped_filter_file const> file);
 
-/*! \brief Open a filter file: read-only views over an mmap (mutable = false) or an owning copy.
+/*! \brief Open a filter file as a read-only view over an mmap, checked as `options` say.
  * \throws format_error / io_error naming the file. */
 [[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
-                                                      bool mutable_copy = false,
-                                                      bool verify_payload = true);
-/*! \brief Open a filter file as a read-only view over an mmap, checked as `options` say. \throws as
- * above. */
-[[nodiscard]] std::unique_ptr<any_filter> load_filter(std::filesystem::path const & path,
-                                                      load_options const & options);
-
-/*! \brief Union of filters: quotient filters exactly (counts add), Bloom filters by OR (equal
- * parameters). The result holds the union of the inputs' key parts (whole if every split among them
- * is complete). \throws incompatible_error naming the offending file (names[i] belongs to
- * inputs[i]) when k, canonical mode, hash, seed, type, shard count or (Bloom) size differ, or the
- * type cannot be merged (cuckoo); also when the parts of a split (`build --part I/S`) are
- * incomplete while other inputs (whole filters or another split) are merged with them: the result
- * could not say which keys it lacks. */
-[[nodiscard]] std::unique_ptr<any_filter> merge_filters(std::span<any_filter const * const> inputs,
-                                                        std::span<std::string const> names);
+                                                      load_options const & options = {});
 
 /*! \brief A set operation over filters, shard by shard on `threads` threads (the same result for
- * any count), with the input checks, re-sharding and key parts of merge_filters. Quotient filters:
- * every operation (see quotient_filter::combine); counts below `min_count` are as absent. Bloom
+ * any count). Quotient filters: every operation (see quotient_filter::combine; a union adds
+ * counts); counts below `min_count` are as absent. Bloom
  * filters: unite (OR) and intersect (AND, equal parameters; counting Bloom filters unite only),
  * min_count 1. Cuckoo filters: none. Pages of mapped inputs are released shard by shard, so that
  * memory holds the result and the shards in use, not every input. Quotient filters of other shard
  * counts than the narrowest input are first moved to its layout (an ordered rebuild, the same
- * contents as per-key insertion). \throws incompatible_error naming the input and what differs or
- * why the operation is impossible; usage_error for min_count > 1 on Bloom filters; full_error as
- * merge_filters; interrupted_error on a stop request (cancel.hpp), checked every few thousand
- * fingerprints. */
+ * contents as per-key insertion). The result holds the union of the inputs' key parts (whole if
+ * every split among them is complete). \throws incompatible_error naming the input (names[i]
+ * belongs to inputs[i]) and what differs (k, canonical mode, hash, seed, type, --fpr, Bloom size)
+ * or why the operation is impossible, also when the parts of a split (`build --part I/S`) are
+ * incomplete while other inputs (whole filters or another split) are combined with them: the result
+ * could not say which keys it lacks; usage_error for min_count > 1 on Bloom filters; full_error
+ * when the result does not fit; interrupted_error on a stop request (cancel.hpp), checked every few
+ * thousand fingerprints. */
 [[nodiscard]] std::unique_ptr<any_filter>
 combine_filters(std::span<any_filter const * const> inputs, std::span<std::string const> names,
                 set_operation op, std::uint64_t min_count = 1, unsigned threads = 1);
@@ -209,7 +198,7 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
  * appearance among the inputs; classes as labels.hpp says. The result is the same for any thread
  * count and equals one labeled build of all inputs' k-mers. \throws incompatible_error naming the
  * input (check_query_compatible, other types than quotient filters, an unlabeled input without a
- * name, key parts as merge_filters); interrupted_error on a stop request. */
+ * name, key parts as combine_filters); interrupted_error on a stop request. */
 [[nodiscard]] std::unique_ptr<any_filter>
 combine_labeled(std::span<any_filter const * const> inputs, std::span<std::string const> names,
                 std::span<std::string const> unlabeled_names, set_operation op, unsigned threads,

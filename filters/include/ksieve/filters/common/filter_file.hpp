@@ -112,14 +112,10 @@ public:
         std::uint64_t checksum{0};
     };
 
-    /*! \brief Map and validate `path`. \param verify_payload also check every payload checksum.
-     * \throws format_error / io_error naming the file. */
-    [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
-    open(std::filesystem::path const & path, bool verify_payload = true);
     /*! \brief Map and validate `path` as `options` say. \throws format_error / io_error naming the
      * file (a payload checksum mismatch: the lowest such shard, for any thread count). */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
-    open(std::filesystem::path const & path, load_options const & options);
+    open(std::filesystem::path const & path, load_options const & options = {});
     /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage.
      */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const>

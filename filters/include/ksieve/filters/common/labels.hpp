@@ -32,9 +32,6 @@ struct label_table
     /*! \brief Class id -> fingerprints of that class in the filter. */
     std::vector<std::uint64_t> class_kmers;
 
-    /*! \brief Whether the table has any label. */
-    [[nodiscard]] bool empty() const noexcept { return names.empty(); }
-
     /*! \brief Distinct k-mers (fingerprints) of each label: the sum over its classes. */
     [[nodiscard]] std::vector<std::uint64_t> label_kmers() const;
 

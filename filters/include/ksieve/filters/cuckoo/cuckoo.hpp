@@ -63,11 +63,10 @@ public:
      * usage_error as fingerprint_bits_for / bucket_bits_for. */
     [[nodiscard]] static cuckoo_filter create(filter_config const & cfg, unsigned key_bits,
                                               std::uint64_t expected);
-    /*! \brief Empty filter with explicit geometry. \pre 8 <= fp_bits <= 16, bucket_bits <= 32,
-     * max_kicks >= 1. \throws usage_error otherwise. */
+    /*! \brief Empty filter with explicit geometry (default_max_kicks). \pre 8 <= fp_bits <= 16,
+     * bucket_bits <= 32. \throws usage_error otherwise. */
     [[nodiscard]] static cuckoo_filter with_geometry(unsigned fp_bits, unsigned bucket_bits,
-                                                     unsigned key_bits = 62,
-                                                     unsigned max_kicks = default_max_kicks);
+                                                     unsigned key_bits = 62);
     /*! \brief Read-only filter over words it does not own (mmap'd file payload); they must outlive
      * it. \throws format_error (message without file name) if params are malformed or disagree with
      * the words (count, unused bits, victim, key_bits). Never reads outside `words`. */
@@ -119,12 +118,10 @@ public:
 
     [[nodiscard]] unsigned fingerprint_bits() const noexcept { return fp_bits_; }
     [[nodiscard]] unsigned bucket_bits() const noexcept { return bucket_bits_; }
-    [[nodiscard]] std::uint64_t num_buckets() const noexcept
+    [[nodiscard]] std::uint64_t capacity() const noexcept
     {
-        return std::uint64_t{1} << bucket_bits_;
+        return std::uint64_t{bucket_size} << bucket_bits_;
     }
-    [[nodiscard]] std::uint64_t capacity() const noexcept { return bucket_size * num_buckets(); }
-    [[nodiscard]] unsigned max_kicks() const noexcept { return max_kicks_; }
     [[nodiscard]] unsigned key_bits() const noexcept { return key_bits_; }
     /*! \brief Stored fingerprints, the victim included. */
     [[nodiscard]] std::uint64_t size() const noexcept { return entries_; }

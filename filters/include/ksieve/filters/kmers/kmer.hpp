@@ -135,16 +135,11 @@ public:
     /*! \brief \pre 1 <= k <= 32. */
     constexpr explicit kmer_hasher(unsigned const k = 31,
                                    std::uint64_t const seed = default_hash_seed) noexcept
-        : k_{k}, bits_{2 * k}, shift_{k}, mask_{kmer_mask(k)}, seed_{seed & kmer_mask(k)}
+        : shift_{k}, mask_{kmer_mask(k)}, seed_{seed & kmer_mask(k)}
     {
     }
 
-    [[nodiscard]] constexpr unsigned k() const noexcept { return k_; }
-    /*! \brief Number of significant bits of a hash value: 2k. */
-    [[nodiscard]] constexpr unsigned bits() const noexcept { return bits_; }
-    [[nodiscard]] constexpr std::uint64_t mask() const noexcept { return mask_; }
-
-    /*! \brief Hash of a 2k-bit code. \pre code <= mask(). \returns a value <= mask(). */
+    /*! \brief Hash of a 2k-bit code. \pre code < 2^(2k). \returns a value < 2^(2k). */
     [[nodiscard]] constexpr std::uint64_t operator()(std::uint64_t x) const noexcept
     {
         x ^= seed_;
@@ -156,7 +151,7 @@ public:
         return x;
     }
 
-    /*! \brief Inverse of operator(). \pre h <= mask(). */
+    /*! \brief Inverse of operator(). \pre h < 2^(2k). */
     [[nodiscard]] constexpr std::uint64_t inverse(std::uint64_t x) const noexcept
     {
         x ^= x >> shift_;
@@ -174,8 +169,6 @@ private:
     static constexpr std::uint64_t c2_inv = mul_inverse64(c2);
     static_assert(c1 * c1_inv == 1 && c2 * c2_inv == 1);
 
-    unsigned k_;
-    unsigned bits_;
     unsigned shift_; // = k = ceil(2k/2)
     std::uint64_t mask_;
     std::uint64_t seed_;

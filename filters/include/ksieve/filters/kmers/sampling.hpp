@@ -224,11 +224,6 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
     return m;
 }
 
-} // namespace detail
-
-namespace detail
-{
-
 /*! \brief The record scan of for_each_record_minimizer: codes and order values of the valid k-mers
  * of [p, e) into s.codes / s.orders from entry n on, a buffer at a time (`full(n)` hands a full
  * buffer over and returns the entries it keeps). A run of valid bases first takes k - 1 bases, then
@@ -293,11 +288,6 @@ scan_record(char const * p, char const * const e, unsigned const k, std::uint64_
     }
     return n;
 }
-
-} // namespace detail
-
-namespace detail
-{
 
 /*! \brief The vector scan of a short record of A/C/G/T only (either case) at the active CPU level
  * (x86-64-v4, aarch64 NEON): s.codes / s.orders [0, seq.size() - k + 1) as scan_record() fills

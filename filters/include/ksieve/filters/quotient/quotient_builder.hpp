@@ -64,8 +64,6 @@ public:
     bool append_kept();
     /*! \brief Pass 1 for a caller that measures itself: `slots` more slots. */
     void add_slots(std::uint64_t slots) noexcept;
-    /*! \brief The slots measured so far. */
-    [[nodiscard]] std::uint64_t slots() const noexcept;
 
     /*! \brief Start pass 2 with an empty table: the fewest home slots that hold the slots measured
      * within max_load the first time, 1/8 larger each time after. `spare` (optional): memory to

@@ -423,26 +423,17 @@ private:
     {
         return slot_code(fingerprint(key));
     }
-    /*! \brief The smallest top-bits value a whose home slot is h (split geometry). */
-    [[nodiscard]] std::uint64_t first_top(std::uint64_t h) const noexcept;
     // The home slot of top value t: floor(t S / 2^64), S = scaled_slots_ (split tables).
     [[nodiscard]] std::uint64_t home_of_top(std::uint64_t const t) const noexcept
     {
         return static_cast<std::uint64_t>((static_cast<wide>(t) * scaled_slots_) >> 64);
     }
-    // floor(h R / 2^64), R = floor((2^128 - 1) / S): never above first_top(h) = ceil(h 2^64 / S),
-    // and at most two below it (R is within one of 2^128 / S and h < 2^64).
+    // floor(h R / 2^64), R = floor((2^128 - 1) / S): never above ceil(h 2^64 / S), the smallest top
+    // value whose home slot is h, and at most two below it (R is within one of 2^128 / S, h <
+    // 2^64).
     [[nodiscard]] std::uint64_t top_estimate(std::uint64_t const h) const noexcept
     {
         return h + static_cast<std::uint64_t>((static_cast<wide>(h) * top_recip_) >> 64);
-    }
-    /*! \brief The fingerprint stored as remainder x in home slot h (inverse of slot_code). */
-    [[nodiscard]] std::uint64_t fingerprint_at(std::uint64_t const h,
-                                               std::uint64_t const x) const noexcept
-    {
-        if (!split_)
-            return (h << r_) | x;
-        return ((first_top(h) + (x >> low_bits_)) << low_bits_) | (x & low_mask_);
     }
 
     struct memory;

@@ -52,8 +52,6 @@ public:
     /*! \brief Move every shard still in a table into the main filter. \throws full_error where the
      * main filter cannot take a shard (no memory to grow). */
     void settle();
-    /*! \brief The main filter (complete after settle()). */
-    [[nodiscard]] any_filter const & main() const noexcept { return *main_; }
     /*! \brief Shards still counted in their tables. */
     [[nodiscard]] std::size_t table_shards() const noexcept;
 

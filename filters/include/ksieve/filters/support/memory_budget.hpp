@@ -22,17 +22,7 @@ namespace ksieve
 class memory_limit_error : public error
 {
 public:
-    memory_limit_error(std::string const & what, std::uint64_t const requested,
-                       std::uint64_t const limit)
-        : error{what}, requested_{requested}, limit_{limit}
-    {
-    }
-    [[nodiscard]] std::uint64_t requested() const noexcept { return requested_; }
-    [[nodiscard]] std::uint64_t limit() const noexcept { return limit_; }
-
-private:
-    std::uint64_t requested_;
-    std::uint64_t limit_;
+    using error::error;
 };
 
 /*! \brief Set the limit of the whole process in bytes (--max-memory), of which `kept` is for what

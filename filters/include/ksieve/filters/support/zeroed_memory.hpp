@@ -62,8 +62,6 @@ public:
     }
     /*! \brief Bytes requested. */
     [[nodiscard]] std::size_t size() const noexcept { return bytes_; }
-    /*! \brief Whether the block came from mmap. */
-    [[nodiscard]] bool mapped() const noexcept { return mapped_; }
 
 private:
     void * ptr_{nullptr};
