@@ -38,10 +38,19 @@ inline constexpr bloom_kind<blocked_bloom_filter> bloom_kind_of<blocked_bloom_fi
     blocked_bloom_filter::block_words,
     "bits per key",
     &blocked_bloom_filter::blocks,
-    "blocks"};
+    "blocks",
+    [](std::uint64_t const x, std::uint64_t const y) noexcept { return x | y; },
+    [](std::uint64_t const x, std::uint64_t const y) noexcept { return x & y; }};
 template <>
 inline constexpr bloom_kind<classic_bloom_filter> bloom_kind_of<classic_bloom_filter>{
-    "classic Bloom", "words", 1, "hash functions", &classic_bloom_filter::bits, "bits"};
+    "classic Bloom",
+    "words",
+    1,
+    "hash functions",
+    &classic_bloom_filter::bits,
+    "bits",
+    bloom_kind_of<blocked_bloom_filter>.unite,
+    bloom_kind_of<blocked_bloom_filter>.intersect};
 
 namespace
 {
@@ -427,27 +436,6 @@ void blocked_bloom_filter::count_sharded(std::span<blocked_bloom_filter const> c
     KSIEVE_BLOOM_DISPATCH(count_sharded(t, k, keys, out));
 }
 
-void blocked_bloom_filter::unite_with(blocked_bloom_filter const & other)
-{
-    detail::bloom_ops::combine(*this, other, "unite", std::bit_or<std::uint64_t>{});
-}
-
-void blocked_bloom_filter::intersect_with(blocked_bloom_filter const & other)
-{
-    detail::bloom_ops::combine(*this, other, "intersect", std::bit_and<std::uint64_t>{});
-}
-
-blocked_bloom_filter
-blocked_bloom_filter::merge(std::span<blocked_bloom_filter const * const> const filters)
-{
-    return detail::merge_all(filters);
-}
-
-blocked_bloom_filter blocked_bloom_filter::clone() const
-{
-    return detail::bloom_ops::clone(*this);
-}
-
 filter_stats blocked_bloom_filter::stats() const noexcept
 {
     std::array<std::uint64_t, block_bits + 1> hist{};
@@ -470,16 +458,6 @@ filter_stats blocked_bloom_filter::stats() const noexcept
     filter_stats s = detail::bloom_stats(used, bits(), storage_.size(), k_);
     s.estimated_fpr = fpr / static_cast<double>(blocks_);
     return s;
-}
-
-blocked_bloom_filter unite(blocked_bloom_filter const & a, blocked_bloom_filter const & b)
-{
-    return detail::combined(a, b, &blocked_bloom_filter::unite_with);
-}
-
-blocked_bloom_filter intersect(blocked_bloom_filter const & a, blocked_bloom_filter const & b)
-{
-    return detail::combined(a, b, &blocked_bloom_filter::intersect_with);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -561,27 +539,6 @@ void classic_bloom_filter::count_batch(std::span<std::uint64_t const> const keys
         });
 }
 
-void classic_bloom_filter::unite_with(classic_bloom_filter const & other)
-{
-    detail::bloom_ops::combine(*this, other, "unite", std::bit_or<std::uint64_t>{});
-}
-
-void classic_bloom_filter::intersect_with(classic_bloom_filter const & other)
-{
-    detail::bloom_ops::combine(*this, other, "intersect", std::bit_and<std::uint64_t>{});
-}
-
-classic_bloom_filter
-classic_bloom_filter::merge(std::span<classic_bloom_filter const * const> const filters)
-{
-    return detail::merge_all(filters);
-}
-
-classic_bloom_filter classic_bloom_filter::clone() const
-{
-    return detail::bloom_ops::clone(*this);
-}
-
 filter_stats classic_bloom_filter::stats() const noexcept
 {
     std::uint64_t used = 0;
@@ -591,14 +548,7 @@ filter_stats classic_bloom_filter::stats() const noexcept
     return detail::bloom_stats(used, bits_, storage_.size(), k_);
 }
 
-classic_bloom_filter unite(classic_bloom_filter const & a, classic_bloom_filter const & b)
-{
-    return detail::combined(a, b, &classic_bloom_filter::unite_with);
-}
-
-classic_bloom_filter intersect(classic_bloom_filter const & a, classic_bloom_filter const & b)
-{
-    return detail::combined(a, b, &classic_bloom_filter::intersect_with);
-}
+template class detail::bloom_set_ops<blocked_bloom_filter>;
+template class detail::bloom_set_ops<classic_bloom_filter>;
 
 } // namespace ksieve

@@ -69,6 +69,9 @@ template <typename filter_t> struct bloom_kind
      * shape. */
     std::uint64_t (filter_t::*size)() const noexcept;
     char const * size_unit; //!< what size counts
+    /*! \brief The word operations of unite_with and intersect_with. */
+    std::uint64_t (*unite)(std::uint64_t, std::uint64_t) noexcept;
+    std::uint64_t (*intersect)(std::uint64_t, std::uint64_t) noexcept;
 };
 
 /*! \brief The bloom_kind of each Bloom filter type (specialised in the filter's source file). */
@@ -191,31 +194,37 @@ struct bloom_ops
     }
 };
 
-/*! \brief The merge of Bloom filters of one type: every filter is checked against the first
- * (check_compatible(..., "merge")), then all are united into a copy of the first.
- * \throws incompatible_error if the shapes differ or the span is empty. */
-template <typename filter_t>
-[[nodiscard]] filter_t merge_all(std::span<filter_t const * const> const filters)
+// The members of bloom_set_ops, instantiated beside each filter type's bloom_kind_of.
+template <typename F> void bloom_set_ops<F>::unite_with(F const & other)
+{
+    constexpr auto op = bloom_kind_of<F>.unite;
+    bloom_ops::combine(static_cast<F &>(*this), other, "unite",
+                       [](std::uint64_t const x, std::uint64_t const y) { return op(x, y); });
+}
+
+template <typename F> void bloom_set_ops<F>::intersect_with(F const & other)
+{
+    constexpr auto op = bloom_kind_of<F>.intersect;
+    bloom_ops::combine(static_cast<F &>(*this), other, "intersect",
+                       [](std::uint64_t const x, std::uint64_t const y) { return op(x, y); });
+}
+
+template <typename F> F bloom_set_ops<F>::merge(std::span<F const * const> const filters)
 {
     if (filters.empty())
-        throw incompatible_error{std::string{"merge needs at least one "} +
-                                 bloom_kind_of<filter_t>.name + " filter"};
+        throw incompatible_error{std::string{"merge needs at least one "} + bloom_kind_of<F>.name +
+                                 " filter"};
     for (auto const * f : filters)
         check_compatible(*filters[0], *f, "merge");
-    filter_t r = filters[0]->clone();
+    F r = filters[0]->clone();
     for (auto const * f : filters.subspan(1))
         r.unite_with(*f);
     return r;
 }
 
-/*! \brief (a.*op)(b) on a copy of a: the free unite() and intersect() of the Bloom filters. */
-template <typename filter_t>
-[[nodiscard]] filter_t combined(filter_t const & a, filter_t const & b,
-                                void (filter_t::*op)(filter_t const &))
+template <typename F> F bloom_set_ops<F>::clone() const
 {
-    filter_t r = a.clone();
-    (r.*op)(b);
-    return r;
+    return bloom_ops::clone(static_cast<F const &>(*this));
 }
 
 /*! \brief stats() of a Bloom filter of `words` words with `used` of its `slots` slots (bits or

@@ -11,14 +11,6 @@
 namespace ksieve
 {
 
-namespace detail
-{
-// What the shared members (bloom_common.hpp) need to know of this file's filter types.
-template <>
-inline constexpr bloom_kind<counting_bloom_filter> bloom_kind_of<counting_bloom_filter>{
-    "counting Bloom", "words", 1, "hash functions", &counting_bloom_filter::counters, "counters"};
-} // namespace detail
-
 namespace
 {
 
@@ -56,6 +48,15 @@ constexpr std::uint64_t nonzero_nibbles(std::uint64_t const w) noexcept
 }
 
 } // namespace
+
+namespace detail
+{
+// What the shared members (bloom_common.hpp) need to know of this file's filter types.
+template <>
+inline constexpr bloom_kind<counting_bloom_filter> bloom_kind_of<counting_bloom_filter>{
+    "counting Bloom", "words",    1, "hash functions", &counting_bloom_filter::counters, "counters",
+    &saturating_add,  &nibble_min};
+} // namespace detail
 
 counting_bloom_filter::counting_bloom_filter(std::uint64_t const words, unsigned const k)
     : counting_bloom_filter{words * counters_per_word, k,
@@ -155,31 +156,6 @@ void counting_bloom_filter::count_batch(std::span<std::uint64_t const> const key
         });
 }
 
-void counting_bloom_filter::unite_with(counting_bloom_filter const & other)
-{
-    detail::bloom_ops::combine(*this, other, "unite",
-                               [](std::uint64_t const x, std::uint64_t const y)
-                               { return saturating_add(x, y); });
-}
-
-void counting_bloom_filter::intersect_with(counting_bloom_filter const & other)
-{
-    detail::bloom_ops::combine(*this, other, "intersect",
-                               [](std::uint64_t const x, std::uint64_t const y)
-                               { return nibble_min(x, y); });
-}
-
-counting_bloom_filter
-counting_bloom_filter::merge(std::span<counting_bloom_filter const * const> const filters)
-{
-    return detail::merge_all(filters);
-}
-
-counting_bloom_filter counting_bloom_filter::clone() const
-{
-    return detail::bloom_ops::clone(*this);
-}
-
 filter_stats counting_bloom_filter::stats() const noexcept
 {
     std::uint64_t used = 0;
@@ -207,14 +183,6 @@ std::uint64_t counting_bloom_filter::saturated_counters() const noexcept
     return n;
 }
 
-counting_bloom_filter unite(counting_bloom_filter const & a, counting_bloom_filter const & b)
-{
-    return detail::combined(a, b, &counting_bloom_filter::unite_with);
-}
-
-counting_bloom_filter intersect(counting_bloom_filter const & a, counting_bloom_filter const & b)
-{
-    return detail::combined(a, b, &counting_bloom_filter::intersect_with);
-}
+template class detail::bloom_set_ops<counting_bloom_filter>;
 
 } // namespace ksieve

@@ -31,7 +31,7 @@ namespace ksieve
 /*! \brief Cache-line-blocked Bloom filter (filter_type::bloom). See the file comment for layout,
  * sizing and thread safety. count() returns 1 if the key may be present, 0 if it is certainly
  * absent. Move-only; clone() copies. */
-class blocked_bloom_filter
+class blocked_bloom_filter : public detail::bloom_set_ops<blocked_bloom_filter>
 {
 public:
     static constexpr filter_type type_id = filter_type::bloom;
@@ -121,22 +121,9 @@ public:
                               unsigned shard_bits, std::span<std::uint64_t const> keys,
                               std::uint64_t * out) noexcept;
 
-    /*! \brief In-place union (OR): afterwards holds the keys of both. Exclusive access.
-     * \throws incompatible_error if blocks or k differ. */
-    void unite_with(blocked_bloom_filter const & other);
-    /*! \brief In-place intersection (AND): holds every key of both, and possibly (false positives)
-     * more; its FPR can be higher than that of a filter built from the intersection of the key
-     * sets. \throws incompatible_error if blocks or k differ. */
-    void intersect_with(blocked_bloom_filter const & other);
-    /*! \brief OR of all filters (ksieve merge). \throws incompatible_error if they differ in shape
-     * or the span is empty. */
-    [[nodiscard]] static blocked_bloom_filter
-    merge(std::span<blocked_bloom_filter const * const> filters);
-
     /*! \brief {scheme, blocks, k}. */
     [[nodiscard]] std::vector<std::uint64_t> params() const { return {scheme, blocks_, k_}; }
     [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return storage_.span(); }
-    [[nodiscard]] blocked_bloom_filter clone() const;
     /*! \brief slots = bits, used = set bits, distinct = standard cardinality estimate,
      * estimated_fpr = exact expected FPR of this filter for a key not inserted: mean over blocks of
      * (set bits / 512)^k. O(m). */
@@ -196,7 +183,7 @@ private:
 /*! \brief Classic (unblocked) Bloom filter (filter_type::bloom_classic), sized with the classic
  * formulas; for comparison with the blocked layout. Same interface and thread safety as
  * blocked_bloom_filter. */
-class classic_bloom_filter
+class classic_bloom_filter : public detail::bloom_set_ops<classic_bloom_filter>
 {
 public:
     static constexpr filter_type type_id = filter_type::bloom_classic;
@@ -261,15 +248,9 @@ public:
     }
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 
-    void unite_with(classic_bloom_filter const & other);
-    void intersect_with(classic_bloom_filter const & other);
-    [[nodiscard]] static classic_bloom_filter
-    merge(std::span<classic_bloom_filter const * const> filters);
-
     /*! \brief {scheme, words, k}. */
     [[nodiscard]] std::vector<std::uint64_t> params() const { return {scheme, bits_ / 64, k_}; }
     [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return storage_.span(); }
-    [[nodiscard]] classic_bloom_filter clone() const;
     /*! \brief As blocked_bloom_filter::stats, with estimated_fpr = (N/m)^k. */
     [[nodiscard]] filter_stats stats() const noexcept;
 
@@ -294,17 +275,6 @@ private:
     unsigned k_;
     detail::word_storage storage_;
 };
-
-/*! \brief a OR b as a new filter. \throws incompatible_error if the shapes differ. */
-[[nodiscard]] blocked_bloom_filter unite(blocked_bloom_filter const & a,
-                                         blocked_bloom_filter const & b);
-/*! \brief a AND b as a new filter. \throws incompatible_error if the shapes differ. */
-[[nodiscard]] blocked_bloom_filter intersect(blocked_bloom_filter const & a,
-                                             blocked_bloom_filter const & b);
-[[nodiscard]] classic_bloom_filter unite(classic_bloom_filter const & a,
-                                         classic_bloom_filter const & b);
-[[nodiscard]] classic_bloom_filter intersect(classic_bloom_filter const & a,
-                                             classic_bloom_filter const & b);
 
 static_assert(shard_filter<blocked_bloom_filter>);
 static_assert(shard_filter<classic_bloom_filter>);

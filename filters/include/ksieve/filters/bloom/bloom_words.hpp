@@ -1,9 +1,9 @@
 #pragma once
 /*! \file
  * \brief What the Bloom filters (bloom.hpp, counting_bloom.hpp) build on: their word storage, the
- * blocked filter's salts, the hashing and sizing helpers and the prefetching pipeline. An
- * implementation detail (namespace ksieve::detail), not a stable API. Thread safety: as each item
- * says, else as the filter that uses it.
+ * blocked filter's salts, the hashing and sizing helpers, the prefetching pipeline and the set
+ * operations. An implementation detail (namespace ksieve::detail), not a stable API. Thread safety:
+ * as each item says, else as the filter that uses it.
  */
 #include <cstddef>
 #include <cstdint>
@@ -132,6 +132,44 @@ void check_bloom_config(filter_config const & cfg, std::uint64_t expected, char 
 /*! \brief The members the Bloom filters share (set operations, clone), defined in the filter
  * library; a friend of each Bloom filter. */
 struct bloom_ops;
+
+/*! \brief The set operations of the Bloom filter type F (a base of F), word by word: bits OR and
+ * AND, counters (counting_bloom.hpp) a saturating sum and a minimum. Defined in the filter library
+ * for the three types. */
+template <typename F> class bloom_set_ops
+{
+public:
+    /*! \brief In-place union: afterwards holds the keys of both. Exclusive access.
+     * \throws incompatible_error if the sizes or k differ. */
+    void unite_with(F const & other);
+    /*! \brief In-place intersection: holds every key of both, and possibly (false positives) more;
+     * its FPR can be higher than that of a filter built from the intersection of the key sets.
+     * \throws incompatible_error if the sizes or k differ. */
+    void intersect_with(F const & other);
+    /*! \brief The union of all filters (ksieve merge): each checked against the first, all united
+     * into a copy of the first. \throws incompatible_error if they differ in shape or the span is
+     * empty. */
+    [[nodiscard]] static F merge(std::span<F const * const> filters);
+    /*! \brief An owned copy. \throws ksieve::error if out of memory. */
+    [[nodiscard]] F clone() const;
+
+    /*! \brief The union of a and b as a new filter. \throws incompatible_error if the shapes
+     * differ. */
+    [[nodiscard]] friend F unite(F const & a, F const & b)
+    {
+        F r = a.clone();
+        r.unite_with(b);
+        return r;
+    }
+    /*! \brief The intersection of a and b as a new filter. \throws incompatible_error if the
+     * shapes differ. */
+    [[nodiscard]] friend F intersect(F const & a, F const & b)
+    {
+        F r = a.clone();
+        r.intersect_with(b);
+        return r;
+    }
+};
 
 } // namespace detail
 

@@ -45,7 +45,7 @@ namespace ksieve
 {
 
 /*! \brief Counting Bloom filter with 4-bit saturating counters. See the file comment. Move-only. */
-class counting_bloom_filter
+class counting_bloom_filter : public detail::bloom_set_ops<counting_bloom_filter>
 {
 public:
     static constexpr filter_type type_id = filter_type::counting_bloom;
@@ -108,20 +108,9 @@ public:
     /*! \brief out[i] = count(keys[i]), with prefetching. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
 
-    /*! \brief Counter-wise saturating sum (multiset union). \throws incompatible_error if shapes
-     * differ. */
-    void unite_with(counting_bloom_filter const & other);
-    /*! \brief Counter-wise minimum. \throws incompatible_error if shapes differ. */
-    void intersect_with(counting_bloom_filter const & other);
-    /*! \brief Saturating sum of all (ksieve merge). \throws incompatible_error (shapes differ,
-     * empty span). */
-    [[nodiscard]] static counting_bloom_filter
-    merge(std::span<counting_bloom_filter const * const> filters);
-
     /*! \brief {scheme, counters, k}. */
     [[nodiscard]] std::vector<std::uint64_t> params() const { return {scheme, counters_, k_}; }
     [[nodiscard]] std::span<std::uint64_t const> words() const noexcept { return storage_.span(); }
-    [[nodiscard]] counting_bloom_filter clone() const;
     /*! \brief slots = counters, used = non-zero counters, distinct = the standard estimate -(m/k)
      * ln(1 - used/m), total_count = (sum of counters) / k (the number of insertions while nothing
      * saturated), estimated_fpr = (used/m)^k. O(m). */
@@ -160,11 +149,6 @@ private:
     unsigned k_;
     detail::word_storage storage_;
 };
-
-[[nodiscard]] counting_bloom_filter unite(counting_bloom_filter const & a,
-                                          counting_bloom_filter const & b);
-[[nodiscard]] counting_bloom_filter intersect(counting_bloom_filter const & a,
-                                              counting_bloom_filter const & b);
 
 static_assert(shard_filter<counting_bloom_filter>);
 
