@@ -86,7 +86,7 @@ quotient_builder::quotient_builder(quotient_filter const & like, std::uint64_t c
     for (std::uint64_t n = like.slots(); n != 0 && s.grown.size() < grown_sizes_measured;)
     {
         quotient_filter g = qf_appender::geometry_only(s.key_bits, s.p, s.max_load, s.auto_grow, n);
-        std::uint64_t const grown = s.auto_grow ? qf_appender::grown_slots_of(g) : 0;
+        std::uint64_t const grown = s.auto_grow ? grown_slots_for(s.p, n) : 0;
         if (2 * qf_appender::load_limit_of(g) >= distinct || grown == 0)
             s.grown.push_back(grown_size{std::move(g)});
         n = grown;
@@ -99,9 +99,6 @@ quotient_builder::~quotient_builder() = default;
 
 namespace
 {
-constexpr std::uint64_t gap_escape = 0xffffffffu;
-constexpr std::uint64_t count_escape = 255;
-
 // Gives up keeping the entries (they are walked again instead) and frees what was kept.
 void stop_keeping(auto & s)
 {
@@ -207,22 +204,8 @@ bool quotient_builder::append_kept()
     state & s = *s_;
     if (!s.keeping || !s.kept_all)
         return false;
-    std::array<entry, 1024> chunk;
-    std::size_t wg = 0, wc = 0;
-    std::uint64_t fp = 0;
-    for (std::size_t i = 0; i < s.gaps.size();)
-    {
-        std::size_t const m = std::min(chunk.size(), s.gaps.size() - i);
-        for (std::size_t t = 0; t < m; ++t, ++i)
-        {
-            std::uint64_t const gap = s.gaps[i];
-            fp += gap == gap_escape ? s.wide_gaps[wg++] : gap;
-            std::uint64_t const c = s.counts[i];
-            chunk[t] = {fp, c == count_escape ? s.wide_counts[wc++] : c};
-        }
-        if (!append(std::span<entry const>{chunk.data(), m}))
-            return true;
-    }
+    for_each_kept_chunk(s.gaps.data(), s.counts.data(), s.gaps.size(), s.wide_gaps, s.wide_counts,
+                        [&](std::span<entry const> const chunk) { return append(chunk); });
     return true;
 }
 

@@ -58,14 +58,7 @@ void quotient_filter::set_geometry(std::uint64_t const nslots)
     for (unsigned f = 0; f < swar_fields_; ++f)
         swar_ones_ |= std::uint64_t{1} << (f * r);
     swar_high_ = swar_ones_ << (r - 1);
-    // Growth: twice the home slots, or, where the fingerprints are too narrow for that (a table
-    // that is not a power of two needs one more bit), the power of two below it; 0 if neither is
-    // larger than the table.
-    std::uint64_t const twice = 2 * nslots;
-    std::uint64_t const pow2 = std::bit_floor(twice);
-    grown_slots_ = geometry_ok(p_, twice)                   ? twice
-                   : pow2 > nslots && geometry_ok(p_, pow2) ? pow2
-                                                            : 0;
+    grown_slots_ = grown_slots_for(p_, nslots);
 }
 
 void quotient_filter::allocate_table(zeroed_memory * const spare)
@@ -91,13 +84,7 @@ quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned
         q > max_quotient_bits || q + r > 64)
         throw usage_error{"quotient filter: invalid geometry q = " + std::to_string(q) + ", r = " +
                           std::to_string(r) + " for " + std::to_string(key_bits) + "-bit keys"};
-    if (!(max_load > 0.0 && max_load <= 1.0))
-        throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
-    quotient_filter f;
-    f.set_key(key_bits, q + r, max_load, auto_grow);
-    f.set_geometry(std::uint64_t{1} << q);
-    f.allocate_table();
-    return f;
+    return with_slots(key_bits, q + r, std::uint64_t{1} << q, max_load, auto_grow);
 }
 
 quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned const p,
@@ -112,10 +99,17 @@ quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned co
                           " home slots for " + std::to_string(p) + "-bit fingerprints"};
     if (!(max_load > 0.0 && max_load <= 1.0))
         throw usage_error{"quotient filter: maximal load must be in (0, 1]"};
+    return empty(key_bits, p, max_load, auto_grow, nslots);
+}
+
+quotient_filter quotient_filter::empty(unsigned const key_bits, unsigned const p,
+                                       double const max_load, bool const auto_grow,
+                                       std::uint64_t const nslots, zeroed_memory * const spare)
+{
     quotient_filter f;
     f.set_key(key_bits, p, max_load, auto_grow);
     f.set_geometry(nslots);
-    f.allocate_table();
+    f.allocate_table(spare);
     return f;
 }
 
@@ -263,10 +257,7 @@ quotient_filter quotient_filter::view(std::span<std::uint64_t const> const param
 
 quotient_filter quotient_filter::clone() const
 {
-    quotient_filter f;
-    f.set_key(key_bits_, p_, max_load_, auto_grow_);
-    f.set_geometry(nslots_);
-    f.allocate_table();
+    quotient_filter f = empty(key_bits_, p_, max_load_, auto_grow_, nslots_);
     std::memcpy(f.table_, ctable_, nwords_ * 8);
     f.used_ = used_slots();
     f.distinct_ = distinct();

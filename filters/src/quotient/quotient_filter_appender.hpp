@@ -4,6 +4,14 @@
 
 #include "quotient_filter_kernel_body.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
 namespace ksieve
 {
 
@@ -98,11 +106,7 @@ struct qf_appender
                                        double const max_load, bool const auto_grow,
                                        std::uint64_t const nslots, zeroed_memory * const spare)
     {
-        quotient_filter out;
-        out.set_key(key_bits, p, max_load, auto_grow);
-        out.set_geometry(nslots);
-        out.allocate_table(spare);
-        return out;
+        return quotient_filter::empty(key_bits, p, max_load, auto_grow, nslots, spare);
     }
 
     // A filter of the geometry of `nslots` home slots without a table: the remainders, counter
@@ -122,12 +126,8 @@ struct qf_appender
     {
         return f.slot_code(fp) & f.rmask_;
     }
-    // The home slots growth gives f (0: it cannot grow), and the most slots an insertion may use in
-    // f before it grows (or, where it cannot, before it is full).
-    static std::uint64_t grown_slots_of(quotient_filter const & f) noexcept
-    {
-        return f.grown_slots();
-    }
+    // The most slots an insertion may use in f before it grows (or, where it cannot, before it is
+    // full).
     static std::uint64_t load_limit_of(quotient_filter const & f) noexcept
     {
         return !f.auto_grow_ ? f.nslots_ : f.can_grow() ? f.grow_at_ : f.stuck_at_;
@@ -261,5 +261,40 @@ struct qf_appender
         detail::generic::update_offsets(k, 1, f.nblocks_ - 1);
     }
 };
+
+// A (fingerprint, count) stream kept as gaps from the entry before (the first from 0) in 32 bits
+// and counts in a byte: the values that do not fit (escaped) are in side lists, in order.
+constexpr std::uint64_t gap_escape = 0xffffffffu;
+constexpr std::uint64_t count_escape = 255;
+
+// fn(chunk) for the n entries of such a stream in order, a span of (fingerprint, count) pairs at a
+// time, while fn returns true.
+template <typename Fn>
+void for_each_kept_chunk(std::uint32_t const * const gaps, std::uint8_t const * const counts,
+                         std::size_t const n, std::vector<std::uint64_t> const & wide_gaps,
+                         std::vector<std::uint64_t> const & wide_counts, Fn && fn)
+{
+    std::array<std::pair<std::uint64_t, std::uint64_t>, 1024> chunk;
+    std::size_t wg = 0;
+    std::size_t wc = 0;
+    std::uint64_t fp = 0;
+    for (std::size_t i = 0; i < n;)
+    {
+        std::size_t const m = std::min(chunk.size(), n - i);
+        for (std::size_t t = 0; t < m; ++t, ++i)
+        {
+            std::uint64_t gap = gaps[i];
+            if (gap == gap_escape) [[unlikely]]
+                gap = wide_gaps[wg++];
+            fp += gap;
+            std::uint64_t c = counts[i];
+            if (c == count_escape) [[unlikely]]
+                c = wide_counts[wc++];
+            chunk[t] = {fp, c};
+        }
+        if (!fn(std::span<std::pair<std::uint64_t, std::uint64_t> const>{chunk.data(), m}))
+            return;
+    }
+}
 
 } // namespace ksieve

@@ -312,12 +312,11 @@ public:
         }
         std::uint64_t const gap = fp - last_;
         last_ = fp;
-        constexpr std::uint64_t gap_escape = 0xffffffffu;
         gaps_[n_] = static_cast<std::uint32_t>(std::min(gap, gap_escape));
         if (gap >= gap_escape) [[unlikely]]
             s_->wide_gaps.push_back(gap);
-        counts_[n_] = static_cast<std::uint8_t>(std::min<std::uint64_t>(count, 255));
-        if (count >= 255) [[unlikely]]
+        counts_[n_] = static_cast<std::uint8_t>(std::min(count, count_escape));
+        if (count >= count_escape) [[unlikely]]
             s_->wide_counts.push_back(count);
         ++n_;
         return true;
@@ -327,28 +326,7 @@ public:
     // returns true.
     template <typename Fn> void for_each_chunk(Fn && fn) const
     {
-        std::array<std::pair<std::uint64_t, std::uint64_t>, 1024> chunk;
-        std::size_t wg = 0;
-        std::size_t wc = 0;
-        std::uint64_t fp = 0;
-        std::size_t const n = size();
-        for (std::size_t i = 0; i < n;)
-        {
-            std::size_t const m = std::min(chunk.size(), n - i);
-            for (std::size_t t = 0; t < m; ++t, ++i)
-            {
-                std::uint64_t gap = gaps_[i];
-                if (gap == 0xffffffffu) [[unlikely]]
-                    gap = s_->wide_gaps[wg++];
-                fp += gap;
-                std::uint64_t c = counts_[i];
-                if (c == 255) [[unlikely]]
-                    c = s_->wide_counts[wc++];
-                chunk[t] = {fp, c};
-            }
-            if (!fn(std::span<std::pair<std::uint64_t, std::uint64_t> const>{chunk.data(), m}))
-                return;
-        }
+        for_each_kept_chunk(gaps_, counts_, n_, s_->wide_gaps, s_->wide_counts, fn);
     }
 
 private:

@@ -36,10 +36,7 @@ std::size_t count_class(std::uint64_t const count) noexcept
 
 template <typename Keep> void quotient_filter::rebuild_keeping(Keep && keep)
 {
-    quotient_filter nf;
-    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
-    nf.set_geometry(nslots_);
-    nf.allocate_table();
+    quotient_filter nf = empty(key_bits_, p_, max_load_, auto_grow_, nslots_);
     qf_appender app{nf};
     cursor c{*this};
     while (c.next())
@@ -60,11 +57,7 @@ std::uint64_t quotient_filter::room_within(std::uint64_t const cap_bytes) const 
     std::uint64_t n = nslots_;
     for (;;)
     {
-        std::uint64_t const twice = 2 * n;
-        std::uint64_t const pow2 = std::bit_floor(twice);
-        std::uint64_t const next = geometry_ok(p_, twice)              ? twice
-                                   : pow2 > n && geometry_ok(p_, pow2) ? pow2
-                                                                       : 0;
+        std::uint64_t const next = grown_slots_for(p_, n);
         if (!auto_grow_ || next == 0 || bytes_at(next) > cap_bytes)
             break;
         n = next;

@@ -234,6 +234,16 @@ inline bool geometry_ok(unsigned const p, std::uint64_t const n) noexcept
     return r >= quotient_filter::min_remainder_bits && r <= quotient_filter::max_remainder_bits;
 }
 
+// The home slots growth makes of a table of n: twice n, or, where p-bit fingerprints are too narrow
+// for that (a table that is not a power of two needs one more bit), the power of two below it; 0 if
+// neither is larger than n.
+inline std::uint64_t grown_slots_for(unsigned const p, std::uint64_t const n) noexcept
+{
+    std::uint64_t const twice = 2 * n;
+    std::uint64_t const pow2 = std::bit_floor(twice);
+    return geometry_ok(p, twice) ? twice : pow2 > n && geometry_ok(p, pow2) ? pow2 : 0;
+}
+
 inline std::uint64_t words_for(std::uint64_t const nblocks, unsigned const r) noexcept
 {
     return (nblocks * (header_bytes + 8 * std::uint64_t{r}) + 7) / 8;

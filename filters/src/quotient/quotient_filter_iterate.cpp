@@ -154,10 +154,7 @@ bool quotient_filter::resize_slots(std::uint64_t const nslots)
 
 bool quotient_filter::rebuild(std::uint64_t const nslots, bool const presence_only)
 {
-    quotient_filter nf;
-    nf.set_key(key_bits_, p_, max_load_, auto_grow_);
-    nf.set_geometry(nslots);
-    nf.allocate_table();
+    quotient_filter nf = empty(key_bits_, p_, max_load_, auto_grow_, nslots);
     qf_appender app{nf};
     cursor c{*this};
     while (c.next())

@@ -275,6 +275,7 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key,
         }
         break;
     }
+    std::size_t held = first; // the locks held: [held, last]
     if (rc == rc_saturated)
     {
         // Rare (a cluster of hundreds of slots): serialise with everyone, locks in ascending order.
@@ -282,30 +283,20 @@ insert_status quotient_filter::insert_concurrent(std::uint64_t const key,
             cs.unlock(i);
         for (std::size_t i = 0; i < cs.n; ++i)
             cs.lock(i);
+        held = 0;
+        last = cs.n - 1;
         rc = detail::generic::insert_fp(k, h, x, count, phys_slots_, false, none, du, nd,
                                         old_unused);
-        if (rc == rc_ok)
-        {
-            auto & g = cs.regions[first];
-            g.used += du;
-            g.distinct += static_cast<std::int64_t>(nd);
-            g.total = sat_add(g.total, count);
-        }
-        for (std::size_t i = 0; i < cs.n; ++i)
-            cs.unlock(i);
     }
-    else
+    if (rc == rc_ok)
     {
-        if (rc == rc_ok)
-        {
-            auto & g = cs.regions[first];
-            g.used += du;
-            g.distinct += static_cast<std::int64_t>(nd);
-            g.total = sat_add(g.total, count);
-        }
-        for (std::size_t i = first; i <= last; ++i)
-            cs.unlock(i);
+        auto & g = cs.regions[first];
+        g.used += du;
+        g.distinct += static_cast<std::int64_t>(nd);
+        g.total = sat_add(g.total, count);
     }
+    for (std::size_t i = held; i <= last; ++i)
+        cs.unlock(i);
     if (rc != rc_ok)
         return insert_status::full;
     if (!cs.dirty.load(std::memory_order_relaxed))

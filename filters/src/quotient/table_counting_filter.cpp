@@ -313,11 +313,7 @@ table_counting_filter::table_counting_filter(std::unique_ptr<any_filter> main,
         {
             t = std::make_unique<table>(b, static_cast<unsigned>(max_b));
         }
-        catch (memory_limit_error const &) // the shard is in the main filter
-        {
-            t.reset();
-        }
-        catch (std::bad_alloc const &)
+        catch (...) // memory_limit_error, std::bad_alloc: the shard is in the main filter
         {
             t.reset();
         }

@@ -449,6 +449,9 @@ private:
     void set_key(unsigned key_bits, unsigned p, double max_load, bool auto_grow) noexcept;
     void set_geometry(std::uint64_t nslots);
     void allocate_table(zeroed_memory * spare = nullptr);
+    // An empty filter of these parameters (set_key, set_geometry, allocate_table(spare)).
+    static quotient_filter empty(unsigned key_bits, unsigned p, double max_load, bool auto_grow,
+                                 std::uint64_t nslots, zeroed_memory * spare = nullptr);
     void fold_concurrent() noexcept;
     // Rebuild at `nslots` home slots with the same entries (every count 1 when presence_only);
     // false, and nothing changed, if they do not fit.
