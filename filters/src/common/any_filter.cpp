@@ -62,29 +62,43 @@ std::unique_ptr<any_filter> with_filter_class(filter_type const type, fn_t && fn
     return nullptr;
 }
 
-// One shard of a set operation over filters of type F.
+// The set operation over the shards s of filters of type F; the mapped inputs' pages of the shard
+// are released once it is done.
 template <typename F>
-F combine_shard(std::span<F const * const> parts, set_operation const op,
-                std::uint64_t const min_count, quotient_filter::combine_scratch & scratch,
-                quotient_filter::consumed_fn const & consumed)
+F combine_shard(std::span<any_filter const * const> inputs, std::size_t const s,
+                set_operation const op, std::uint64_t const min_count,
+                quotient_filter::combine_scratch & scratch)
 {
-    if constexpr (std::is_same_v<F, quotient_filter>)
-        return quotient_filter::combine(parts, op, min_count, &scratch, consumed);
-    else if constexpr (std::is_same_v<F, counting_bloom_filter>)
-        return F::merge(parts); // unite only (checked by the caller)
-    else
+    std::vector<F const *> parts(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
+    // (the walk gives back the pages of mapped inputs that it has passed)
+    quotient_filter::consumed_fn const consumed =
+        [&](std::size_t const i, std::span<std::uint64_t const> const words)
+    { static_cast<sharded_filter<F> const *>(inputs[i])->release_shard_words(s, words); };
+    auto const combined = [&]
     {
-        if (op == set_operation::unite)
-            return F::merge(parts);
-        F r = parts[0]->clone();
-        for (auto const * f : parts.subspan(1))
-            r.intersect_with(*f);
-        return r;
-    }
+        if constexpr (std::is_same_v<F, quotient_filter>)
+            return quotient_filter::combine(parts, op, min_count, &scratch, consumed);
+        else if constexpr (std::is_same_v<F, counting_bloom_filter>)
+            return F::merge(parts); // unite only (checked by the caller)
+        else
+        {
+            if (op == set_operation::unite)
+                return F::merge(parts);
+            F r = parts[0]->clone();
+            for (auto const * f : std::span<F const * const>{parts}.subspan(1))
+                r.intersect_with(*f);
+            return r;
+        }
+    };
+    F r = combined();
+    for (auto const * f : inputs)
+        f->release_shard(s);
+    return r;
 }
 
-// Shard-wise set operation over filters of one type F, shards in parallel; the mapped inputs' pages
-// of a shard are released once it is done.
+// Shard-wise set operation over filters of one type F, shards in parallel.
 template <typename F>
 std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> inputs,
                                           filter_config const & cfg, set_operation const op,
@@ -93,23 +107,13 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
     std::size_t const shards = inputs.front()->num_shards();
     std::vector<std::optional<F>> done(shards);
     std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));
-    detail::parallel_for(
-        shards, threads,
-        [&](std::size_t const s, std::size_t const w)
-        {
-            throw_if_stop_requested();
-            std::vector<F const *> parts(inputs.size());
-            for (std::size_t i = 0; i < inputs.size(); ++i)
-                parts[i] = &static_cast<sharded_filter<F> const *>(inputs[i])->shard(s);
-            // (the walk gives back the pages of mapped inputs that it has passed)
-            quotient_filter::consumed_fn const consumed =
-                [&](std::size_t const i, std::span<std::uint64_t const> const words)
-            { static_cast<sharded_filter<F> const *>(inputs[i])->release_shard_words(s, words); };
-            done[s].emplace(combine_shard<F>(std::span<F const * const>{parts}, op, min_count,
-                                             scratch[w], consumed));
-            for (auto const * f : inputs)
-                f->release_shard(s);
-        });
+    detail::parallel_for(shards, threads,
+                         [&](std::size_t const s, std::size_t const w)
+                         {
+                             throw_if_stop_requested();
+                             done[s].emplace(
+                                 combine_shard<F>(inputs, s, op, min_count, scratch[w]));
+                         });
     std::vector<F> merged;
     merged.reserve(shards);
     for (auto & d : done)
@@ -145,43 +149,33 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     filter_stats_sum total;
     std::vector<zeroed_memory>
         spares; // tables of shards written, for the next results (guarded by order)
-    detail::parallel_for(
-        shards, threads,
-        [&](std::size_t const s, std::size_t const w)
-        {
-            throw_if_stop_requested();
-            {
-                std::lock_guard const lock{order};
-                if (!spares.empty())
-                {
-                    scratch[w].spare_table = std::move(spares.back());
-                    spares.pop_back();
-                }
-            }
-            std::vector<quotient_filter const *> in(inputs.size());
-            for (std::size_t i = 0; i < inputs.size(); ++i)
-                in[i] = &static_cast<sharded_filter<quotient_filter> const *>(inputs[i])->shard(s);
-            quotient_filter::consumed_fn const consumed =
-                [&](std::size_t const i, std::span<std::uint64_t const> const words) {
-                    static_cast<sharded_filter<quotient_filter> const *>(inputs[i])
-                        ->release_shard_words(s, words);
-                };
-            quotient_filter r = quotient_filter::combine(in, op, min_count, &scratch[w], consumed);
-            for (auto const * f : inputs)
-                f->release_shard(s);
-            std::uint64_t const sum = checksum64(r.words());
-            std::lock_guard const lock{order};
-            done[s].emplace(std::move(r));
-            sums[s] = sum;
-            for (; next < shards && done[next]; ++next)
-            {
-                quotient_filter const & f = *done[next];
-                out.put(shard_blob{f.params(), f.words()}, sums[next]);
-                total.add(f.stats());
-                spares.push_back(done[next]->release_table());
-                done[next].reset();
-            }
-        });
+    detail::parallel_for(shards, threads,
+                         [&](std::size_t const s, std::size_t const w)
+                         {
+                             throw_if_stop_requested();
+                             {
+                                 std::lock_guard const lock{order};
+                                 if (!spares.empty())
+                                 {
+                                     scratch[w].spare_table = std::move(spares.back());
+                                     spares.pop_back();
+                                 }
+                             }
+                             quotient_filter r = combine_shard<quotient_filter>(
+                                 inputs, s, op, min_count, scratch[w]);
+                             std::uint64_t const sum = checksum64(r.words());
+                             std::lock_guard const lock{order};
+                             done[s].emplace(std::move(r));
+                             sums[s] = sum;
+                             for (; next < shards && done[next]; ++next)
+                             {
+                                 quotient_filter const & f = *done[next];
+                                 out.put(shard_blob{f.params(), f.words()}, sums[next]);
+                                 total.add(f.stats());
+                                 spares.push_back(done[next]->release_table());
+                                 done[next].reset();
+                             }
+                         });
     out.finish();
     return total.total();
 }

@@ -14,15 +14,11 @@ namespace ksieve
 namespace
 {
 
-// Little-endian appends and reads of the encoding (fixed widths, field by field).
-void put_u32(std::vector<unsigned char> & out, std::uint32_t const v)
+// Little-endian appends (the low `width` bytes of v) and reads of the encoding (fixed widths,
+// field by field).
+void put(std::vector<unsigned char> & out, std::uint64_t const v, unsigned const width)
 {
-    for (unsigned i = 0; i < 4; ++i)
-        out.push_back(static_cast<unsigned char>(v >> (8 * i)));
-}
-void put_u64(std::vector<unsigned char> & out, std::uint64_t const v)
-{
-    for (unsigned i = 0; i < 8; ++i)
+    for (unsigned i = 0; i < width; ++i)
         out.push_back(static_cast<unsigned char>(v >> (8 * i)));
 }
 
@@ -97,19 +93,19 @@ std::vector<std::uint64_t> label_table::shared_kmers() const
 std::vector<unsigned char> label_table::encode() const
 {
     std::vector<unsigned char> out;
-    put_u32(out, static_cast<std::uint32_t>(names.size()));
+    put(out, names.size(), 4);
     for (auto const & n : names)
     {
-        put_u32(out, static_cast<std::uint32_t>(n.size()));
+        put(out, n.size(), 4);
         out.insert(out.end(), n.begin(), n.end());
     }
-    put_u64(out, classes.size());
+    put(out, classes.size(), 8);
     for (std::size_t c = 0; c < classes.size(); ++c)
     {
-        put_u32(out, static_cast<std::uint32_t>(classes[c].size()));
+        put(out, classes[c].size(), 4);
         for (auto const l : classes[c])
-            put_u32(out, l);
-        put_u64(out, class_kmers[c]);
+            put(out, l, 4);
+        put(out, class_kmers[c], 8);
     }
     return out;
 }

@@ -216,45 +216,31 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     int const fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         throw io_error{"cannot open filter file '" + f->name_ + "': " + errno_text()};
-    struct stat st
+    void * m = MAP_FAILED;
     {
-    };
-    if (::fstat(fd, &st) != 0)
-    {
-        ::close(fd);
-        throw io_error{"cannot stat filter file '" + f->name_ + "': " + errno_text()};
-    }
-    if (!S_ISREG(st.st_mode))
-    {
-        std::vector<std::byte> bytes;
-        try
+        struct fd_closer
         {
-            bytes = read_stream(fd, f->name_);
-        }
-        catch (...)
+            int fd;
+            ~fd_closer() { ::close(fd); }
+        } const closer{fd};
+        struct stat st
         {
-            ::close(fd);
-            throw;
-        }
-        ::close(fd);
-        return from_bytes(bytes, f->name_, verify_payload);
+        };
+        if (::fstat(fd, &st) != 0)
+            throw io_error{"cannot stat filter file '" + f->name_ + "': " + errno_text()};
+        if (!S_ISREG(st.st_mode))
+            return from_bytes(read_stream(fd, f->name_), f->name_, verify_payload);
+        f->size_ = static_cast<std::uint64_t>(st.st_size);
+        if (f->size_ == 0)
+            throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
+        f->file_backed_ = !(f->size_ >= anonymous_load_bytes &&
+                            std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
+        m = f->file_backed_ ? ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0)
+                            : load_anonymous(fd, f->size_, f->name_);
     }
-    f->size_ = static_cast<std::uint64_t>(st.st_size);
-    if (f->size_ == 0)
-    {
-        ::close(fd);
-        throw format_error{"'" + f->name_ + "' is empty, not a ksieve filter file"};
-    }
-    void * const m =
-        f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr
-            ? load_anonymous(fd, f->size_, f->name_)
-            : ::mmap(nullptr, f->size_, PROT_READ, MAP_SHARED, fd, 0);
-    ::close(fd);
     if (m == MAP_FAILED)
         throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
     f->map_ = m;
-    f->file_backed_ =
-        !(f->size_ >= anonymous_load_bytes && std::getenv("KSIEVE_HUGEPAGE_FILTERS") != nullptr);
     // A fault in a mapping of the file (it was truncated while mapped) is named by
     // mapped_filter_name().
     if (f->file_backed_)

@@ -272,9 +272,9 @@ inline std::uint64_t cuckoo_filter::next_random() noexcept
     return x;
 }
 
-inline bool cuckoo_filter::present(std::uint64_t const i1, std::uint64_t const fp) const noexcept
+inline bool cuckoo_filter::present(std::uint64_t const i1, std::uint64_t const i2,
+                                   std::uint64_t const fp) const noexcept
 {
-    std::uint64_t const i2 = alt_index(i1, fp);
     // Both buckets are tested without a branch between them: a hit is equally likely in either.
     bool const hit = (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0;
     return hit ||
@@ -351,7 +351,7 @@ insert_status cuckoo_filter::insert(std::uint64_t const key, std::uint64_t const
     if (mut_ == nullptr)
         return insert_status::full;
     hashed const h = hash(key);
-    if (present(h.i1, h.fp))
+    if (present(h.i1, alt_index(h.i1, h.fp), h.fp))
         return insert_status::ok;
     if (victim_used_)
         return insert_status::full;
@@ -369,7 +369,7 @@ insert_status cuckoo_filter::insert_copy(std::uint64_t const key) noexcept
 std::uint64_t cuckoo_filter::count(std::uint64_t const key) const noexcept
 {
     hashed const h = hash(key);
-    return present(h.i1, h.fp) ? 1 : 0;
+    return present(h.i1, alt_index(h.i1, h.fp), h.fp) ? 1 : 0;
 }
 
 bool cuckoo_filter::remove(std::uint64_t const key) noexcept
@@ -430,7 +430,7 @@ insert_status cuckoo_filter::insert_batch(std::span<std::uint64_t const> const k
         }
         for (std::size_t j = 0; j < n; ++j)
         {
-            if (present(h[j].i1, h[j].fp))
+            if (present(h[j].i1, alt_index(h[j].i1, h[j].fp), h[j].fp))
                 continue;
             if (victim_used_ || place(h[j].i1, h[j].fp) == insert_status::full)
                 return insert_status::full;
@@ -455,13 +455,7 @@ void cuckoo_filter::count_batch(std::span<std::uint64_t const> const keys,
             prefetch(alt[j]);
         }
         for (std::size_t j = 0; j < n; ++j)
-        {
-            std::uint64_t const i1 = h[j].i1, i2 = alt[j], fp = h[j].fp;
-            bool const hit =
-                (bucket_match(load_bucket(i1), fp) | bucket_match(load_bucket(i2), fp)) != 0 ||
-                (victim_used_ && victim_fp_ == fp && (victim_index_ == i1 || victim_index_ == i2));
-            out[start + j] = hit ? 1 : 0;
-        }
+            out[start + j] = present(h[j].i1, alt[j], h[j].fp) ? 1 : 0;
     }
 }
 

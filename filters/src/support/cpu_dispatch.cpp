@@ -110,17 +110,11 @@ bool cpu_has_slow_pdep() noexcept
 }
 #endif
 
-// KSIEVE_SIMD=x86-64-v3: no AVX-512 kernels.
-bool environment_caps_v3() noexcept
+// Whether KSIEVE_SIMD is `value` (x86-64-v3: no AVX-512 kernels; generic: none of the vector ones).
+bool simd_environment_is(char const * const value) noexcept
 {
     char const * const simd = std::getenv("KSIEVE_SIMD");
-    return simd != nullptr && std::strcmp(simd, "x86-64-v3") == 0;
-}
-
-bool environment_forces_generic() noexcept
-{
-    char const * const simd = std::getenv("KSIEVE_SIMD");
-    return simd != nullptr && std::strcmp(simd, "generic") == 0;
+    return simd != nullptr && std::strcmp(simd, value) == 0;
 }
 
 // The choice for `level`; the automatic one (fast_pdep_only) keeps the portable select of the
@@ -141,12 +135,13 @@ int choice_for(simd_level const level, bool const fast_pdep_only) noexcept
 
 int automatic_choice() noexcept
 {
-    if (environment_forces_generic())
+    if (simd_environment_is("generic"))
         return static_cast<int>(simd_level::generic);
     simd_level const level = cpu_simd_level();
-    return choice_for(
-        level == simd_level::x86_64_v4 && environment_caps_v3() ? simd_level::x86_64_v3 : level,
-        true);
+    return choice_for(level == simd_level::x86_64_v4 && simd_environment_is("x86-64-v3")
+                          ? simd_level::x86_64_v3
+                          : level,
+                      true);
 }
 
 // The families' active entries for the choice c (<family>_kernels_active).

@@ -149,7 +149,8 @@ private:
     void store_bucket(std::uint64_t i, std::uint64_t bucket) noexcept;
     // non-zero iff fp is one of the bucket's 4 fingerprints
     [[nodiscard]] std::uint64_t bucket_match(std::uint64_t bucket, std::uint64_t fp) const noexcept;
-    [[nodiscard]] bool present(std::uint64_t i1, std::uint64_t fp) const noexcept;
+    // whether fp is in bucket i1 or i2 = alt_index(i1, fp), or in the victim slot for them
+    [[nodiscard]] bool present(std::uint64_t i1, std::uint64_t i2, std::uint64_t fp) const noexcept;
     bool try_put(std::uint64_t i, std::uint64_t fp) noexcept;
     insert_status place(std::uint64_t i1, std::uint64_t fp) noexcept;
     void prefetch(std::uint64_t i) const noexcept;
