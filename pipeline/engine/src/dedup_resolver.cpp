@@ -58,14 +58,9 @@ std::uint64_t dedup_resolver::prepare(any_filter const & filter, batch_keys cons
     std::uint32_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
         longest = std::max(longest, keys.count[u]);
-    if (slots_.size() < longest)
-        slots_.resize(longest);
+    detail::grow(longest, slots_);
     std::uint64_t const total = keys.offset[n];
-    if (cks_.size() < total)
-    {
-        cks_.resize(total);
-        homes_.resize(total);
-    }
+    detail::grow(total, cks_, homes_);
     hits_before_.resize(n);
     need_.resize(n);
     // keys that may be tracked: below min_count, in units not decided before the batch but the last

@@ -16,8 +16,6 @@
 namespace ksieve
 {
 
-using detail::throw_full;
-
 namespace
 {
 // Sampled positions are 0, 16, 32, ... (dedup_speculator stride 16); the others are visited offset
@@ -130,8 +128,7 @@ std::size_t dedup_speculator::gather(std::size_t const n, Take const & take)
     for (std::size_t u = 0; u < n; ++u)
         flat_offset_[u + 1] += flat_offset_[u];
     std::size_t const total = flat_offset_[n];
-    if (flat_keys_.size() < total)
-        flat_keys_.resize(total);
+    detail::grow(total, flat_keys_);
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
     {
@@ -274,11 +271,7 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
                     fn(p);
     };
     std::uint64_t const total_keys = keys.offset[n];
-    if (old_.size() < total_keys)
-    {
-        old_.resize(total_keys);
-        cks_.resize(total_keys);
-    }
+    detail::grow(total_keys, old_, cks_);
     detail::partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start_,
                                      part_, &part_pos_);
     work_.added += start_[shards];
@@ -305,7 +298,7 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
         candidates_[s] = m - a;
     }
     if (full.load())
-        throw_full(filter, filter_name);
+        detail::throw_full(filter, filter_name);
 }
 
 // Step 3: per speculated unit, the hits it would have while every earlier speculated unit is novel.
@@ -531,8 +524,7 @@ void dedup_speculator::remove_rolled_back(any_filter & filter, std::string const
 // flat_values_[i] = count of flat_keys_[i] for i < n, in parallel over contiguous ranges.
 void dedup_speculator::lookup(any_filter const & filter, std::size_t const n)
 {
-    if (flat_values_.size() < n)
-        flat_values_.resize(n);
+    detail::grow(n, flat_values_);
     any_filter const * const one[1] = {&filter};
     detail::query_keys_parallel(std::span<any_filter const * const>{one, 1}, flat_keys_.data(), n,
                                 flat_values_.data(), scratch_, threads_);
@@ -552,8 +544,7 @@ void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const 
         lookup(filter, n);
         return;
     }
-    if (flat_values_.size() < n)
-        flat_values_.resize(n);
+    detail::grow(n, flat_values_);
 #pragma omp parallel num_threads(threads_)
     {
         detail::thread_share const share = detail::share_of(n);
@@ -579,19 +570,14 @@ void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & 
     std::size_t total = 0, doubtful = 0;
     for (std::uint64_t const c : candidates_)
         total += c;
-    if (flat_keys_.size() < total)
-        flat_keys_.resize(total);
+    detail::grow(total, flat_keys_);
     // in parallel over shards: each shard's candidates go to their place in cand_keys_ (shard
     // order), with a flag for the doubtful ones; then, serially, the split
     std::size_t const shards = candidates_.size();
     cand_start_.assign(shards + 1, 0);
     for (std::size_t s = 0; s < shards; ++s)
         cand_start_[s + 1] = cand_start_[s] + candidates_[s];
-    if (cand_keys_.size() < total)
-    {
-        cand_keys_.resize(total);
-        cand_doubt_.resize(total);
-    }
+    detail::grow(total, cand_keys_, cand_doubt_);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 4)
     for (std::size_t s = 0; s < shards; ++s)
         for (std::uint64_t j = 0; j < candidates_[s]; ++j)

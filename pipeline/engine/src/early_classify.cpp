@@ -112,8 +112,7 @@ void early_classifier::spread_keys(scratch & s, chunk const & c) const
     bool const pairs = r2 != nullptr;
     std::size_t const u0 = c.u0, m = c.m;
     bool const sampled = engine_.kmer().sampled();
-    if (s.keys.size() < s.offset[m])
-        s.keys.resize(s.offset[m]);
+    detail::grow(s.offset[m], s.keys);
     s.active.clear();
     for (std::size_t i = 0; i < m; ++i)
     {
@@ -194,11 +193,7 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
             s.qstart[i] = static_cast<std::uint32_t>(total);
             total += d;
         }
-        if (s.qkeys.size() < total)
-        {
-            s.qkeys.resize(total);
-            s.qvalues.resize(total);
-        }
+        detail::grow(total, s.qkeys, s.qvalues);
         for (std::size_t a = 0; a < s.active.size(); ++a)
         {
             std::uint32_t const i = s.active[a];
@@ -240,11 +235,7 @@ void early_classifier::windowed_units(scratch & s, chunk const & c) const
     // long units: windows of at most window_kmers k-mers in sequence order, until decided
     for (std::uint32_t const i : s.long_units)
     {
-        if (s.qkeys.size() < window_kmers)
-        {
-            s.qkeys.resize(window_kmers);
-            s.qvalues.resize(window_kmers);
-        }
+        detail::grow(window_kmers, s.qkeys, s.qvalues);
         std::uint32_t const cnt = s.count[i], need = s.need[i];
         if (need > cnt)
             continue; // never known
@@ -281,11 +272,7 @@ void early_classifier::find_anchors(scratch & s, chunk const & c) const
         }
     if (s.active.empty())
         return;
-    if (s.qkeys.size() < total)
-    {
-        s.qkeys.resize(total);
-        s.qvalues.resize(total);
-    }
+    detail::grow(total, s.qkeys, s.qvalues);
     std::size_t q = 0;
     for (std::uint32_t const i : s.active)
         for (std::uint32_t j = s.queried[i]; j < s.count[i]; ++j)
@@ -321,8 +308,7 @@ void early_classifier::classify(io::record_batch const & r1, io::record_batch co
     }
     chunk_begin_.push_back(n);
     std::size_t const chunks = chunk_begin_.size() - 1;
-    if (scratch_.size() < engine_.threads())
-        scratch_.resize(engine_.threads());
+    detail::grow(engine_.threads(), scratch_);
     detail::region_error failure;
 #pragma omp parallel for num_threads(engine_.threads()) schedule(dynamic, 1)
     for (std::size_t c = 0; c < chunks; ++c)

@@ -68,11 +68,7 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
         ++start[f.shard_of(keys[i]) + 1];
     for (std::size_t s = 0; s < shards; ++s)
         start[s + 1] += start[s];
-    if (part.size() < n)
-    {
-        part.resize(n);
-        index.resize(n);
-    }
+    detail::grow(n, part, index);
     // start[s] becomes the running insert position; afterwards start[s] = end of shard s = start of
     // s + 1.
     for (std::size_t i = 0; i < n; ++i)
@@ -145,8 +141,7 @@ void count_in(any_filter const & f, std::uint64_t const * const keys, std::size_
     if (!f.count_keys(std::span<std::uint64_t const>{keys, n}, counts))
     {
         partition_by_shard(f, keys, n, s.part, s.index, s.start);
-        if (s.result.size() < s.part.size())
-            s.result.resize(s.part.size());
+        detail::grow(s.part.size(), s.result);
         for (std::size_t sh = 0; sh + 1 < s.start.size(); ++sh)
             if (s.start[sh + 1] > s.start[sh])
                 f.count_batch(sh,
@@ -182,8 +177,7 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
         for (std::size_t fj = fi + 1; fj < filters.size(); ++fj)
             if (s.unit[fj] == fi)
             {
-                if (s.more.size() < n)
-                    s.more.resize(n);
+                detail::grow(n, s.more);
                 count_in(*filters[fj], keys, n, s.more.data(), s);
                 for (std::size_t p = 0; p < n; ++p)
                     counts[p] += s.more[p];
@@ -215,7 +209,6 @@ void query_keys_parallel(std::span<any_filter const * const> const filters,
 } // namespace detail
 
 using detail::partition_units_by_shard;
-using detail::query_keys;
 using detail::throw_full;
 
 batch_engine::~batch_engine() = default;
@@ -257,11 +250,7 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
          hi < positions && valid_in(e, hi) < w - 1; step *= 2)
         hi = std::min(positions, e + step);
     std::size_t const span = hi > lo ? hi - lo : 0;
-    if (s.keys.size() < span)
-    {
-        s.keys.resize(span);
-        s.order.resize(span);
-    }
+    detail::grow(span, s.keys, s.order);
     std::size_t n = 0;
     own_first = own_last = 0;
     if (span == 0)
@@ -309,10 +298,8 @@ void batch_engine::extract_units(std::size_t const n, Sequences const & sequence
     for (std::size_t u = 0; u < n; ++u)
         out.offset[u + 1] += out.offset[u];
     std::uint64_t const total = out.offset[n];
-    if (out.keys.size() < total)
-        out.keys.resize(total);
-    if (key_scratch_.size() < threads_)
-        key_scratch_.resize(threads_);
+    detail::grow(total, out.keys);
+    detail::grow(threads_, key_scratch_);
     detail::region_error failure; // a scratch that cannot grow
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
     for (std::size_t u = 0; u < n; ++u)
@@ -388,10 +375,8 @@ void batch_engine::query(std::span<any_filter const * const> const filters, batc
 {
     // keys are contiguous without a key range: each thread takes a contiguous range of them
     std::uint64_t const total = keys.offset[keys.units()];
-    if (keys.values.size() < total)
-        keys.values.resize(total);
-    if (scratch_.size() < threads_)
-        scratch_.resize(threads_);
+    detail::grow(total, keys.values);
+    detail::grow(threads_, scratch_);
     detail::query_keys_parallel(filters, keys.keys.data(), total, keys.values.data(), scratch_,
                                 threads_);
 }

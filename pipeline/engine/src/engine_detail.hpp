@@ -32,6 +32,17 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
 void query_keys(std::span<any_filter const * const> filters, std::uint64_t const * keys,
                 std::size_t n, std::uint64_t * best, batch_engine_query_scratch & s);
 
+// Resizes v and more to n where v is smaller than n (the vectors of a scratch grow together to the
+// largest batch and are kept).
+template <typename V, typename... More> void grow(std::size_t const n, V & v, More &... more)
+{
+    if (v.size() < n)
+    {
+        v.resize(n);
+        (more.resize(n), ...);
+    }
+}
+
 // The part of n items that the calling thread of an OpenMP parallel region takes: thread t of nt
 // takes the contiguous range [n t / nt, n (t + 1) / nt), the same split on every call.
 struct thread_share
@@ -70,8 +81,7 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
     std::size_t const shards = filter.num_shards();
     std::size_t const n = keys.units(), nt = threads;
     start.assign(shards + 1, 0);
-    if (counts.size() < nt)
-        counts.resize(nt);
+    grow(nt, counts);
     for (std::size_t t = 0; t < nt; ++t)
         counts[t].assign(shards, 0);
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
@@ -94,8 +104,7 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
         }
     }
     start[shards] = total;
-    if (part.size() < total)
-        part.resize(total);
+    grow(total, part);
     if (pos != nullptr && pos->size() < total)
         pos->resize(total);
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
