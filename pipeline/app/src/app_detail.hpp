@@ -51,7 +51,6 @@ namespace ksieve::detail
 }
 
 // --- options.cpp
-// -------------------------------------------------------------------------------------------
 
 // The rule of classify (--min-count, --min-hit-fraction, --min-hits) and of dedup (no --min-hits).
 [[nodiscard]] decision_rule classify_rule(classify_output_args const & out) noexcept;
@@ -94,7 +93,6 @@ void check_outputs_are_not_inputs(std::vector<std::string> const & outputs,
 [[nodiscard]] io::reader_options reader_opts(unsigned threads, bool keep_raw = true);
 
 // --- sizing.cpp
-// --------------------------------------------------------------------------------------------
 
 // The distinct k-mers of the inputs (HyperLogLog over all hashed keys, with a margin), for a filter
 // of `type` sized from a first pass; `command` completes the error about an input that cannot be
@@ -139,7 +137,6 @@ void warn_if_combined_above_target(filter_stats const & s, double target,
 using ksieve::for_each_key_piece;
 
 // --- cmd_build_labels.cpp
-// ----------------------------------------------------------------------------------
 
 // The label options of build (--label, --label-by, --label-map). \throws usage_error
 void check_label_options(build_args const & args);
@@ -152,7 +149,6 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
                               read_run & run);
 
 // --- outputs.cpp
-// -------------------------------------------------------------------------------------------
 
 // A finished output (under its temporary name) and how to move it into place.
 struct pending_output
@@ -250,7 +246,6 @@ void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summ
 [[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t0);
 
 // --- cmd_dedup_exact.cpp
-// -----------------------------------------------------------------------------------
 
 // The bytes that a growing quotient filter's tables may take in dedup (0: no limit, or not a
 // growing filter): the memory limit less what is charged besides those tables (the prefilter); the

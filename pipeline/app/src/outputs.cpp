@@ -63,7 +63,6 @@ std::string multiqc_general_path(std::string const & path)
 namespace detail
 {
 
-// The options of the read outputs that only make sense together, and their paths.
 void check_read_outputs(classify_output_args const & a, bool const paired,
                         std::vector<std::pair<std::string, std::string>> const & other)
 {

@@ -58,8 +58,6 @@ std::uint64_t first_pass_expected(input_args const & input, kmer_params const & 
     return std::max<std::uint64_t>(1024, static_cast<std::uint64_t>(hll.estimate() * margin));
 }
 
-// make_filter, with a filter too large for the memory limit refused before it is allocated, naming
-// what sized it.
 std::unique_ptr<any_filter> make_filter_within_memory(filter_config const & cfg,
                                                       bool const expected_given)
 {

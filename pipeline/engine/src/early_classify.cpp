@@ -86,8 +86,6 @@ void early_classifier::drop_long_units(scratch & s, chunk const & c) const
 {
     std::size_t const m = c.m;
     bool const sampled = engine_.kmer().sampled();
-    // long units keep no codes here: they are looked up in windows below (sampled units are few
-    // keys)
     s.long_units.clear();
     for (std::size_t i = 0; i < m; ++i)
         if (s.count[i] > window_kmers && !sampled)
@@ -232,7 +230,6 @@ void early_classifier::windowed_units(scratch & s, chunk const & c) const
     bool const pairs = r2 != nullptr;
     std::size_t const u0 = c.u0;
     std::span<any_filter const * const> const filters = c.filters;
-    // long units: windows of at most window_kmers k-mers in sequence order, until decided
     for (std::uint32_t const i : s.long_units)
     {
         detail::grow(window_kmers, s.qkeys, s.qvalues);

@@ -21,7 +21,6 @@ namespace ksieve
 namespace detail
 {
 
-// The error for a filter that takes no more k-mers, with advice that fits its type.
 std::string full_message(any_filter const & filter, std::string const & filter_name)
 {
     std::string const what =
@@ -57,7 +56,6 @@ std::string full_message(any_filter const & filter, std::string const & filter_n
     throw full_error{message};
 }
 
-// Counting sort of keys[lo, hi) by shard into part (stable), returning per-shard start offsets.
 void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::size_t const n,
                         std::vector<std::uint64_t> & part, std::vector<std::uint32_t> & index,
                         std::vector<std::size_t> & start)
@@ -161,7 +159,6 @@ void count_in(any_filter const & f, std::uint64_t const * const keys, std::size_
                 counts[p] = 0;
 }
 
-// out[j] = max over the filters' units (assign_units) of count(keys[j]), for n keys (one thread).
 void query_keys(std::span<any_filter const * const> const filters, std::uint64_t const * const keys,
                 std::size_t const n, std::uint64_t * const best, batch_engine_query_scratch & s)
 {
