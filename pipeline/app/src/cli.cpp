@@ -264,11 +264,6 @@ void dispatch(cli_state & st)
         throw io_error{"cannot write to standard output"};
 }
 
-} // namespace
-
-namespace
-{
-
 // After a stop signal, an error on the way out is a consequence of it (an open of a FIFO or a write
 // cut short): the run reports the interruption, with its exit status 128 + signal, instead.
 int report_interruption()

@@ -183,6 +183,33 @@ void check_filter_options(filter_args const & f)
         throw usage_error{"--max-load must be in (0.1, 1)"};
 }
 
+// The places an output path names, as keys: two outputs name one file when they share a key.
+// Standard output by any name; an existing file by its identity (links, `./`, `//`, absolute or
+// relative), and a file still to be made by its place once the links to it and the directories
+// above it are resolved. A character device (/dev/null) takes any number of outputs: no key.
+std::vector<std::string> output_keys(std::string const & p)
+{
+    std::vector<std::string> keys;
+    if (is_stdout(p))
+        keys.emplace_back("stdout");
+    struct stat st
+    {
+    };
+    bool const exists = p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0;
+    if (exists && S_ISCHR(st.st_mode))
+        return keys;
+    if (exists)
+        keys.push_back("id:" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino));
+    if (p == "-")
+        return keys;
+    namespace fs = std::filesystem;
+    std::error_code e;
+    fs::path const t = fs::weakly_canonical(fs::absolute(io::final_target(p), e), e);
+    keys.push_back("at:" + (e ? fs::absolute(fs::path{p}, e).lexically_normal() : t).string());
+    keys.push_back("name:" + p);
+    return keys;
+}
+
 } // namespace
 
 decision_rule classify_rule(classify_output_args const & out) noexcept
@@ -231,38 +258,6 @@ void check_dedup_options(dedup_args const & args)
                           "number, or leave it out "
                           "for a quotient filter, which grows"};
 }
-
-namespace
-{
-
-// The places an output path names, as keys: two outputs name one file when they share a key.
-// Standard output by any name; an existing file by its identity (links, `./`, `//`, absolute or
-// relative), and a file still to be made by its place once the links to it and the directories
-// above it are resolved. A character device (/dev/null) takes any number of outputs: no key.
-std::vector<std::string> output_keys(std::string const & p)
-{
-    std::vector<std::string> keys;
-    if (is_stdout(p))
-        keys.emplace_back("stdout");
-    struct stat st
-    {
-    };
-    bool const exists = p == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(p.c_str(), &st) == 0;
-    if (exists && S_ISCHR(st.st_mode))
-        return keys;
-    if (exists)
-        keys.push_back("id:" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino));
-    if (p == "-")
-        return keys;
-    namespace fs = std::filesystem;
-    std::error_code e;
-    fs::path const t = fs::weakly_canonical(fs::absolute(io::final_target(p), e), e);
-    keys.push_back("at:" + (e ? fs::absolute(fs::path{p}, e).lexically_normal() : t).string());
-    keys.push_back("name:" + p);
-    return keys;
-}
-
-} // namespace
 
 void check_output_paths(std::vector<std::pair<std::string, std::string>> const & outputs)
 {

@@ -315,6 +315,119 @@ nlohmann::ordered_json multiqc_general_json(run_summary const & s, run_context c
     return j;
 }
 
+// The buffer of each of `files` --split-by-label outputs (`buffer`: the plan's for every output):
+// many files share the plan's part for them, 128 MiB where the limit is large (at least 64 KiB
+// each), else an eighth of the limit, in which a compressed file counts twice (its buffer and its
+// compressed bytes), at least 8 KiB each.
+std::size_t split_buffer_bytes(std::size_t const files, bool const compressed,
+                               std::size_t const buffer)
+{
+    if (files <= 16)
+        return buffer;
+    memory_plan const & plan = current_memory_plan();
+    std::size_t const share = plan.split_bytes == 0 ? std::size_t{128} << 20 : plan.split_bytes;
+    std::size_t const each =
+        plan.split_bytes == 0
+            ? std::max<std::size_t>(std::size_t{64} << 10, share / files)
+            : std::max<std::size_t>(std::size_t{8} << 10, share / (files * (compressed ? 2 : 1)));
+    return buffer == 0 || buffer > each ? each : buffer;
+}
+
+// Create the directory of a --split-by-label pattern where it is missing. \throws io_error
+void make_split_directory(std::string const & pattern)
+{
+    std::filesystem::path const dir = std::filesystem::path{pattern}.parent_path();
+    if (dir.empty() || pattern.starts_with("/dev/"))
+        return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        throw io_error{"cannot create the directory '" + dir.string() + "' of --split-by-label '" +
+                       pattern + "': " + ec.message()};
+}
+
+// Where a finished output goes, checked before any output is moved.
+struct destination
+{
+    std::string target; // the file that the rename replaces or makes (empty: written in place)
+    std::string aside;  // a second name of the file replaced, until every output is in place
+    bool replaces{false};
+};
+
+std::string move_error(std::string const & path, std::string const & why)
+{
+    return "'" + path + "': cannot move the finished output into place: " + why;
+}
+
+// The destination of an output given as `path`. \throws io_error if the rename cannot succeed: a
+// directory in its place, or its directory gone.
+destination check_destination(std::string const & path)
+{
+    destination d;
+    if (path.empty() || is_stdout(path) || io::is_kernel_path(path))
+        return d;
+    std::string target = io::final_target(path);
+    struct stat st
+    {
+    };
+    if (::stat(target.c_str(), &st) == 0)
+    {
+        if (S_ISDIR(st.st_mode))
+            throw io_error{move_error(path, "a directory is in its place")};
+        if (!S_ISREG(st.st_mode)) // a FIFO or a device: written in place
+            return d;
+        d.replaces = true;
+    }
+    else if (int const e = errno; e != ENOENT)
+        throw io_error{move_error(path, std::strerror(e))};
+    std::filesystem::path dir = std::filesystem::path{target}.parent_path();
+    if (dir.empty())
+        dir = ".";
+    struct stat ds
+    {
+    };
+    if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
+        throw io_error{move_error(path, "its directory '" + dir.string() + "' is gone")};
+    d.target = std::move(target);
+    return d;
+}
+
+// A second name (hard link) of the file at `target` beside it; empty where none can be made (a file
+// system without hard links).
+std::string link_aside(std::string const & target)
+{
+    for (unsigned n = 0; n < 100; ++n)
+    {
+        std::string aside =
+            target + ".ksieve-old." + std::to_string(::getpid()) + '.' + std::to_string(n);
+        if (::link(target.c_str(), aside.c_str()) == 0)
+            return aside;
+        if (errno != EEXIST)
+            break;
+    }
+    return {};
+}
+
+// Undo the first `moved` renames: each file replaced back in place (rename of its second name),
+// each new file removed.
+void put_back(std::vector<destination> & dest, std::size_t const moved) noexcept
+{
+    for (std::size_t i = moved; i-- > 0;)
+    {
+        destination & d = dest[i];
+        if (d.target.empty())
+            continue;
+        if (!d.aside.empty())
+        {
+            // renamed back, the second name is gone; if that failed, it keeps the file replaced
+            (void)::rename(d.aside.c_str(), d.target.c_str());
+            d.aside.clear();
+        }
+        else if (!d.replaces)
+            (void)::unlink(d.target.c_str());
+    }
+}
+
 } // namespace
 
 void check_split_pattern(std::string const & option, std::string const & pattern)
@@ -353,42 +466,6 @@ std::vector<std::string> split_paths(std::string const & pattern,
     }
     return paths;
 }
-
-namespace
-{
-
-// The buffer of each of `files` --split-by-label outputs (`buffer`: the plan's for every output):
-// many files share the plan's part for them, 128 MiB where the limit is large (at least 64 KiB
-// each), else an eighth of the limit, in which a compressed file counts twice (its buffer and its
-// compressed bytes), at least 8 KiB each.
-std::size_t split_buffer_bytes(std::size_t const files, bool const compressed,
-                               std::size_t const buffer)
-{
-    if (files <= 16)
-        return buffer;
-    memory_plan const & plan = current_memory_plan();
-    std::size_t const share = plan.split_bytes == 0 ? std::size_t{128} << 20 : plan.split_bytes;
-    std::size_t const each =
-        plan.split_bytes == 0
-            ? std::max<std::size_t>(std::size_t{64} << 10, share / files)
-            : std::max<std::size_t>(std::size_t{8} << 10, share / (files * (compressed ? 2 : 1)));
-    return buffer == 0 || buffer > each ? each : buffer;
-}
-
-// Create the directory of a --split-by-label pattern where it is missing. \throws io_error
-void make_split_directory(std::string const & pattern)
-{
-    std::filesystem::path const dir = std::filesystem::path{pattern}.parent_path();
-    if (dir.empty() || pattern.starts_with("/dev/"))
-        return;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-        throw io_error{"cannot create the directory '" + dir.string() + "' of --split-by-label '" +
-                       pattern + "': " + ec.message()};
-}
-
-} // namespace
 
 output_set::output_set(classify_output_args const & a, unit_source & src, unsigned const threads,
                        bool const paired, label_table const * const labels)
@@ -549,93 +626,6 @@ void output_set::add_to(std::vector<pending_output> & pending)
     for (std::size_t i = 0; i < split2_.size(); ++i)
         pending.push_back({split_paths2_[i], [f = split2_[i].get()] { f->commit(); }});
 }
-
-namespace
-{
-
-// Where a finished output goes, checked before any output is moved.
-struct destination
-{
-    std::string target; // the file that the rename replaces or makes (empty: written in place)
-    std::string aside;  // a second name of the file replaced, until every output is in place
-    bool replaces{false};
-};
-
-std::string move_error(std::string const & path, std::string const & why)
-{
-    return "'" + path + "': cannot move the finished output into place: " + why;
-}
-
-// The destination of an output given as `path`. \throws io_error if the rename cannot succeed: a
-// directory in its place, or its directory gone.
-destination check_destination(std::string const & path)
-{
-    destination d;
-    if (path.empty() || is_stdout(path) || io::is_kernel_path(path))
-        return d;
-    std::string target = io::final_target(path);
-    struct stat st
-    {
-    };
-    if (::stat(target.c_str(), &st) == 0)
-    {
-        if (S_ISDIR(st.st_mode))
-            throw io_error{move_error(path, "a directory is in its place")};
-        if (!S_ISREG(st.st_mode)) // a FIFO or a device: written in place
-            return d;
-        d.replaces = true;
-    }
-    else if (int const e = errno; e != ENOENT)
-        throw io_error{move_error(path, std::strerror(e))};
-    std::filesystem::path dir = std::filesystem::path{target}.parent_path();
-    if (dir.empty())
-        dir = ".";
-    struct stat ds
-    {
-    };
-    if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
-        throw io_error{move_error(path, "its directory '" + dir.string() + "' is gone")};
-    d.target = std::move(target);
-    return d;
-}
-
-// A second name (hard link) of the file at `target` beside it; empty where none can be made (a file
-// system without hard links).
-std::string link_aside(std::string const & target)
-{
-    for (unsigned n = 0; n < 100; ++n)
-    {
-        std::string aside =
-            target + ".ksieve-old." + std::to_string(::getpid()) + '.' + std::to_string(n);
-        if (::link(target.c_str(), aside.c_str()) == 0)
-            return aside;
-        if (errno != EEXIST)
-            break;
-    }
-    return {};
-}
-
-// Undo the first `moved` renames: each file replaced back in place (rename of its second name),
-// each new file removed.
-void put_back(std::vector<destination> & dest, std::size_t const moved) noexcept
-{
-    for (std::size_t i = moved; i-- > 0;)
-    {
-        destination & d = dest[i];
-        if (d.target.empty())
-            continue;
-        if (!d.aside.empty())
-        {
-            // renamed back, the second name is gone; if that failed, it keeps the file replaced
-            (void)::rename(d.aside.c_str(), d.target.c_str());
-            d.aside.clear();
-        }
-        else if (!d.replaces)
-            (void)::unlink(d.target.c_str());
-    }
-}
-
-} // namespace
 
 void commit_all(std::vector<pending_output> const & outputs)
 {

@@ -31,6 +31,7 @@ namespace ksieve
 namespace
 {
 std::atomic<std::int64_t> first_signal_ns{0};
+memory_plan the_plan{};
 
 std::int64_t monotonic_ns() noexcept
 {
@@ -138,11 +139,6 @@ void fit_allocator_to_address_limit() noexcept
         app_platform::limit_allocator_arenas();
 }
 
-namespace
-{
-memory_plan the_plan{};
-} // namespace
-
 memory_plan plan_memory(std::uint64_t const bytes, unsigned const in_flight) noexcept
 {
     constexpr std::uint64_t mib = std::uint64_t{1} << 20;
@@ -194,7 +190,7 @@ void plan_run_memory(std::uint64_t const option_bytes, std::string const & comma
                     "quarter of the limit for the filter): " +
                     (option ? "raise it" : "raise it, or use fewer threads (-t)")};
     }
-    set_memory_plan(plan);
+    the_plan = plan;
     // under a small limit, memory freed by one thread is not kept in an arena of its own (glibc
     // gives each thread that allocates one): one arena for all (before any thread starts)
     if (limit < (std::uint64_t{1} << 30))
@@ -217,11 +213,6 @@ std::uint64_t least_memory_limit(unsigned const in_flight) noexcept
 memory_plan const & current_memory_plan() noexcept
 {
     return the_plan;
-}
-
-void set_memory_plan(memory_plan const & plan) noexcept
-{
-    the_plan = plan;
 }
 
 void ensure_open_files(std::uint64_t const more, std::string const & what)
@@ -255,18 +246,6 @@ void ensure_open_files(std::uint64_t const more, std::string const & what)
                     " and could not be raised: " + std::strerror(errno)};
 }
 
-void reset_interrupt() noexcept
-{
-    first_signal_ns.store(0);
-    request_stop(false);
-}
-
-unsigned max_threads() noexcept
-{
-    int const n = omp_get_num_procs();
-    return std::max(16u, 4u * static_cast<unsigned>(std::max(n, 1)));
-}
-
 unsigned resolve_threads(unsigned const requested) noexcept
 {
     int const n = omp_get_num_procs();
@@ -275,13 +254,14 @@ unsigned resolve_threads(unsigned const requested) noexcept
         return cores;
     // Outputs are the same for any thread count, so a count far above the cores only costs memory
     // and stack (and crashes OpenMP runtimes at tens of thousands).
-    if (requested > max_threads())
+    unsigned const most = std::max(16u, 4u * cores);
+    if (requested > most)
     {
         std::fprintf(stderr,
                      "ksieve: warning: -t %u is more than this machine can use (%u cores): using "
                      "%u threads\n",
-                     requested, cores, max_threads());
-        return max_threads();
+                     requested, cores, most);
+        return most;
     }
     return requested;
 }

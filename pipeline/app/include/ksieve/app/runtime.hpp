@@ -25,8 +25,6 @@ void install_interrupt_handler() noexcept;
  * the limit goes to data rather than to the address space each thread's arena reserves. Call before
  * any thread starts; no effect without such a limit. */
 void fit_allocator_to_address_limit() noexcept;
-/*! \brief Clear the stop request and forget an earlier signal (tests). */
-void reset_interrupt() noexcept;
 
 /*! \brief How a run keeps within --max-memory: the bases of a batch of reads, the buffer of each
  * output (0: the writer's default), and the bytes kept for them and the program besides the filter
@@ -50,7 +48,7 @@ struct memory_plan
 /*! \brief One memory plan for every limit, whatever set it, before any work: `option_bytes` of
  * --max-memory (0: the default, the memory limit of the process's cgroup where it has one, else the
  * machine's memory) planned by plan_memory() for `command`'s batches in flight (classify's workers
- * each hold one: `threads` + 2; the other commands three), the plan set (set_memory_plan), the
+ * each hold one: `threads` + 2; the other commands three), the plan set (current_memory_plan), the
  * filter tables' part set (set_memory_limit or plan_default_memory_limit), and under a limit below
  * 1 GiB the allocator kept to one arena. \throws error where classify or dedup cannot keep within
  * the limit, naming it and the threads. Thread safety: call before any worker thread starts. */
@@ -61,10 +59,9 @@ void plan_run_memory(std::uint64_t option_bytes, std::string const & command, un
  * the filter at least a quarter. */
 [[nodiscard]] std::uint64_t least_memory_limit(unsigned in_flight) noexcept;
 
-/*! \brief The plan in force (the default plan until set_memory_plan()). Thread safety: set before
+/*! \brief The plan in force (the default plan until plan_run_memory()). Thread safety: set before
  * any worker thread starts; read from any thread. */
 [[nodiscard]] memory_plan const & current_memory_plan() noexcept;
-void set_memory_plan(memory_plan const & plan) noexcept;
 
 /*! \brief Make room for `more` files besides those this process has open now (and a few spare): the
  * soft limit on open files (RLIMIT_NOFILE) is raised to what that needs where it is lower and the
