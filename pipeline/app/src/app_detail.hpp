@@ -181,13 +181,10 @@ public:
     void add_to(std::vector<pending_output> & pending);
 
 private:
-    [[nodiscard]] std::array<io::writer *, 4>
-    writers() const noexcept; // novel, known, novel2, known2
-
     bool paired_;
     std::array<std::string, 5> paths_; // novel, known, novel2, known2, report
     io::seq_format format_;
-    std::unique_ptr<io::writer> novel_, known_, novel2_, known2_;
+    std::array<std::unique_ptr<io::writer>, 4> writers_; // novel, known, novel2, known2
     std::unique_ptr<io::text_output> report_; // compressed by its name, like the read outputs
     label_table const * labels_{nullptr};
     // --split-by-label: per label, then ambiguous (mate 1, mate 2 where given), with their paths
@@ -214,14 +211,6 @@ void commit_all(std::vector<pending_output> const & outputs);
 // Add a classified batch to the summary.
 void account(run_summary & s, work_item const & item);
 
-// The writer of a run that streams reads: each batch goes to the outputs (none: null), into the
-// summary and onto the progress line (which shows the part of `source` read). The arguments must
-// outlive the returned function.
-[[nodiscard]] std::function<void(work_item const &)> batch_writer(output_set * outputs,
-                                                                  run_summary & summary,
-                                                                  progress_line & progress,
-                                                                  unit_source const & source);
-
 // What the --stats and --multiqc files of a classify or dedup run say besides its summary.
 struct run_context
 {
@@ -230,14 +219,7 @@ struct run_context
     std::vector<std::string> filters; // classify: -f; dedup: --save-filter if any
 };
 
-// The end of a classify or dedup run whose reads are all written: finish `outputs`, write --stats
-// and --multiqc, then move every output into place at once (commit_all: all of them, or none).
-// summary.seconds is set from t0. \throws io_error, interrupted_error
-void finish_read_outputs(output_set & outputs, io::output_file * saved, run_summary & summary,
-                         std::chrono::steady_clock::time_point t0, run_context const & context,
-                         classify_output_args const & out, common_args const & common);
-
-// The text of the --stats file of a finished classify or dedup run (what finish_read_outputs
+// The text of the --stats file of a finished classify or dedup run (what read_run::finish
 // writes), for callers that want the statistics without the file (the Python module).
 [[nodiscard]] std::string stats_text(run_summary const & summary, run_context const & context,
                                      classify_output_args const & out, common_args const & common);

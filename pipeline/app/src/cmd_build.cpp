@@ -100,12 +100,7 @@ run_summary run_build(build_args const & args)
     if (args.no_counts) // every count 1: each k-mer one slot, the table then fitted to that
         drop_counts(*filter, threads);
     fit_filter(*filter, filter->stats().bytes <= build_fit_bytes ? 0.0 : build_fit_slack, threads);
-    io::output_file out{args.output};
-    filter->save(out.write_path());
-    throw_if_stop_requested();
-    out.commit();
-    run.summary().novel_units = run.summary().novel_records = 0;
-    return run.finish();
+    return run.finish(*filter, args.output);
 }
 
 } // namespace ksieve

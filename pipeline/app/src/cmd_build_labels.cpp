@@ -272,12 +272,7 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
     auto filter = combine_labeled(views, filters.names(), filters.names(), set_operation::unite,
                                   threads, sized_fingerprint_bits(cfg), cfg.expected);
     fit_filter(*filter, 0.0, threads);
-    io::output_file out{args.output};
-    filter->save(out.write_path());
-    throw_if_stop_requested();
-    out.commit();
-    run.summary().novel_units = run.summary().novel_records = 0;
-    return run.finish();
+    return run.finish(*filter, args.output);
 }
 
 } // namespace detail

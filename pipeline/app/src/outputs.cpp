@@ -2,6 +2,7 @@
 // (output_set), the run summary, and the --stats and --multiqc JSON files.
 #include "app_detail.hpp"
 #include "platform_app.hpp"
+#include "read_run.hpp"
 
 #include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/support/cancel.hpp>
@@ -492,10 +493,8 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
             io::format_from_extension(*p, io::seq_format::fastq))
             src.require_same_format(*p);
     }
-    novel_ = open(a.novel);
-    known_ = open(a.known);
-    novel2_ = open(a.novel2);
-    known2_ = open(a.known2);
+    for (std::size_t i = 0; i < writers_.size(); ++i)
+        writers_[i] = open(paths_[i]);
     if (!a.report.empty())
     {
         report_ = std::make_unique<io::text_output>(
@@ -540,26 +539,20 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
 
 output_set::~output_set() = default;
 
-std::array<io::writer *, 4> output_set::writers() const noexcept
-{
-    return {novel_.get(), known_.get(), novel2_.get(), known2_.get()};
-}
-
 void output_set::write(work_item const & item)
 {
     if (item.r1.format() != format_)
     {
         format_ = item.r1.format();
-        for (io::writer * const w : writers())
+        for (auto const & w : writers_)
             if (w != nullptr)
                 w->set_input_format(format_);
     }
     for (std::size_t u = 0; u < item.r1.size(); ++u)
     {
         bool const known = item.results[u].known;
-        io::writer * const w1 = known ? known_.get() : novel_.get();
-        io::writer * const w2 =
-            known ? (known2_ ? known2_.get() : w1) : (novel2_ ? novel2_.get() : w1);
+        io::writer * const w1 = writers_[known ? 1 : 0].get();
+        io::writer * const w2 = writers_[known ? 3 : 2] ? writers_[known ? 3 : 2].get() : w1;
         if (w1 != nullptr)
             w1->write(item.r1[u]);
         if (paired_ && w2 != nullptr)
@@ -603,7 +596,7 @@ void output_set::write(work_item const & item)
 void output_set::finish()
 {
     throw_if_stop_requested();
-    for (io::writer * const w : writers())
+    for (auto const & w : writers_)
         if (w != nullptr)
             w->finish();
     if (report_ != nullptr)
@@ -615,10 +608,9 @@ void output_set::finish()
 
 void output_set::add_to(std::vector<pending_output> & pending)
 {
-    auto const w = writers();
-    for (std::size_t i = 0; i < w.size(); ++i)
-        if (w[i] != nullptr)
-            pending.push_back({paths_[i], [f = w[i]] { f->commit(); }});
+    for (std::size_t i = 0; i < writers_.size(); ++i)
+        if (writers_[i] != nullptr)
+            pending.push_back({paths_[i], [f = writers_[i].get()] { f->commit(); }});
     if (report_ != nullptr)
         pending.push_back({paths_[4], [f = report_.get()] { f->commit(); }});
     for (std::size_t i = 0; i < split1_.size(); ++i)
@@ -690,41 +682,27 @@ void account(run_summary & s, work_item const & item)
     s.bases += item.r1.bases() + item.r2.bases();
 }
 
-std::function<void(work_item const &)> batch_writer(output_set * const outputs,
-                                                    run_summary & summary, progress_line & progress,
-                                                    unit_source const & source)
+run_summary read_run::finish(classify_output_args const & out,
+                             std::vector<std::string> const & inputs,
+                             std::vector<std::string> filters, io::output_file * const saved)
 {
-    return [outputs, &summary, &progress, &source](work_item const & item)
-    {
-        if (outputs != nullptr)
-            outputs->write(item);
-        account(summary, item);
-        progress.update(summary.records, summary.known_units, summary.units, summary.bases,
-                        source.input_fraction());
-    };
-}
-
-void finish_read_outputs(output_set & outputs, io::output_file * const saved, run_summary & summary,
-                         std::chrono::steady_clock::time_point const t0,
-                         run_context const & context, classify_output_args const & out,
-                         common_args const & common)
-{
-    outputs.finish();
-    summary.seconds = seconds_since(t0);
+    run_context const context{command_, &inputs, std::move(filters)};
+    outputs_->finish();
+    summary_.seconds = seconds_since(t0_);
     auto const stats = write_text_output(
-        out.stats, json_text(stats_json(summary, context, out, common), "--stats", out.stats),
+        out.stats, json_text(stats_json(summary_, context, out, common_), "--stats", out.stats),
         out.compression_level);
     auto const mqc = write_text_output(
-        out.multiqc, json_text(multiqc_json(summary, context, out), "--multiqc", out.multiqc),
+        out.multiqc, json_text(multiqc_json(summary_, context, out), "--multiqc", out.multiqc),
         out.compression_level);
     std::string const general = multiqc_general_path(out.multiqc);
     auto const mqc_general = write_text_output(
-        general, json_text(multiqc_general_json(summary, context, out), "--multiqc", general),
+        general, json_text(multiqc_general_json(summary_, context, out), "--multiqc", general),
         out.compression_level);
     // Every output is complete: only now are they moved into place, all of them or none.
     throw_if_stop_requested();
     std::vector<pending_output> pending;
-    outputs.add_to(pending);
+    outputs_->add_to(pending);
     if (saved != nullptr)
         pending.push_back({saved->path(), [saved] { saved->commit(); }});
     if (stats != nullptr)
@@ -734,6 +712,7 @@ void finish_read_outputs(output_set & outputs, io::output_file * const saved, ru
     if (mqc_general != nullptr)
         pending.push_back({general, [f = mqc_general.get()] { f->commit(); }});
     commit_all(pending);
+    return summary_;
 }
 
 std::string stats_text(run_summary const & summary, run_context const & context,

@@ -13,10 +13,8 @@ void read_run::open(input_args const & input, io::reader_options const & reading
                     classify_output_args const & out, unsigned const threads,
                     label_table const * const labels)
 {
-    source_.emplace(input, reading);
+    open_input(input, reading, threads);
     outputs_.emplace(out, *source_, threads, source_->paired(), labels);
-    summary_.threads = threads;
-    summary_.paired = source_->paired();
 }
 
 void read_run::open_input(input_args const & input, io::reader_options const & reading,
@@ -27,17 +25,13 @@ void read_run::open_input(input_args const & input, io::reader_options const & r
     summary_.paired = summary_.paired || source_->paired();
 }
 
-run_summary read_run::finish(classify_output_args const & out,
-                             std::vector<std::string> const & inputs,
-                             std::vector<std::string> filters, io::output_file * const saved)
+run_summary read_run::finish(any_filter const & filter, std::string const & path)
 {
-    run_context const context{command_, &inputs, std::move(filters)};
-    finish_read_outputs(*outputs_, saved, summary_, t0_, context, out, common_);
-    return summary_;
-}
-
-run_summary read_run::finish()
-{
+    io::output_file out{path};
+    filter.save(out.write_path());
+    throw_if_stop_requested();
+    out.commit();
+    summary_.novel_units = summary_.novel_records = 0;
     summary_.seconds = seconds_since(t0_);
     return summary_;
 }

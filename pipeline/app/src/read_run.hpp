@@ -42,8 +42,6 @@ public:
     // run goes on with the next input (the summary adds up). \throws io_error, usage_error
     void open_input(input_args const & input, io::reader_options const & reading, unsigned threads);
 
-    // The input (after open()).
-    [[nodiscard]] unit_source & source() noexcept { return *source_; }
     // The summary, which the writer keeps up to date (after open()).
     [[nodiscard]] run_summary & summary() noexcept { return summary_; }
 
@@ -57,8 +55,14 @@ public:
         if (!progress_)
             progress_.emplace(command_, common_.quiet);
         progress_line & progress = *progress_;
-        auto const write =
-            batch_writer(outputs_ ? &*outputs_ : nullptr, summary_, progress, *source_);
+        auto const write = [this, &progress](work_item const & item)
+        {
+            if (outputs_)
+                outputs_->write(item);
+            account(summary_, item);
+            progress.update(summary_.records, summary_.known_units, summary_.units, summary_.bases,
+                            source_->input_fraction());
+        };
         if constexpr (std::is_invocable_v<Work &, work_item &, unsigned>)
             run_stream(*source_, std::forward<Work>(work), write, workers);
         else
@@ -73,9 +77,10 @@ public:
     // \throws io_error, interrupted_error
     run_summary finish(classify_output_args const & out, std::vector<std::string> const & inputs,
                        std::vector<std::string> filters, io::output_file * saved = nullptr);
-    // Finish a run without read outputs (its filter saved). \returns the summary, its time taken
-    // now.
-    run_summary finish();
+    // Finish a run without read outputs: save `filter` to `path`, honour a stop request, move the
+    // file into place. \returns the summary (no novel units), its time taken now. \throws io_error,
+    // interrupted_error
+    run_summary finish(any_filter const & filter, std::string const & path);
 
 private:
     char const * command_;
