@@ -233,6 +233,9 @@ struct run_context
 // growing filter): the memory limit less what is charged besides those tables (the prefilter); the
 // default limit's reserve counts every core, not -t, so that the outputs are the same for any -t.
 [[nodiscard]] std::uint64_t dedup_budget_bytes(any_filter const & filter, bool growing);
+// Every output of dedup, compared with every other and with the inputs, before any work (also
+// before the first pass of a Bloom or cuckoo filter). \throws usage_error, io_error
+void check_dedup_outputs(dedup_args const & args);
 // The warning, once, that dedup reached its budget at read (or pair) `unit`, counted from 1.
 void warn_dedup_budget(std::uint64_t budget, std::uint64_t unit);
 // What the budget did, into the summary (--stats): the budget's bytes, the keys forgotten, the

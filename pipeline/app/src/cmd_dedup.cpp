@@ -31,26 +31,12 @@ filter_config dedup_config(dedup_args const & args, unsigned const threads)
     return cfg;
 }
 
-// The filter's name in messages: its --save-filter path, or "dedup".
-std::string dedup_filter_name(dedup_args const & args)
-{
-    return args.save_filter.empty() ? std::string{"dedup"} : args.save_filter;
-}
-
-// Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not
-// inserted again (same classes, hits and outputs; a smaller, faster filter). 0: every key is
-// inserted.
-std::uint64_t dedup_skip_at(dedup_args const & args)
-{
-    return args.save_filter.empty() ? args.out.min_count : 0;
-}
-
 // Whether --prefilter (see prefiltered_filter) is asked, where it applies: a lossy quotient filter,
 // normalization (a rule that needs three sightings or more: a prefilter false positive adds one to
 // a k-mer's count, which changes a hit only for a k-mer seen exactly C - 1 times; with C = 2 it
 // would be a false hit for every k-mer seen once), and no saved filter (which must hold every k-mer
 // seen). \throws usage_error
-bool use_prefilter(dedup_args const & args, filter_config const & cfg)
+bool use_prefilter(dedup_args const & args)
 {
     if (!args.prefilter)
     {
@@ -58,8 +44,8 @@ bool use_prefilter(dedup_args const & args, filter_config const & cfg)
             throw usage_error{"--prefilter-size needs --prefilter"};
         return false;
     }
-    if (cfg.type != filter_type::quotient || cfg.fpr <= 0 || args.out.min_count < 3 ||
-        !args.save_filter.empty())
+    if (args.filter.type != filter_type::quotient || args.filter.fpr <= 0 ||
+        args.out.min_count < 3 || !args.save_filter.empty())
         throw usage_error{
             "--prefilter is for normalization: it needs --min-count 3 or more, a quotient filter "
             "with --fpr above 0, and no --save-filter (a saved filter must hold every k-mer)"};
@@ -89,18 +75,6 @@ std::uint64_t prefilter_bytes(dedup_args const & args)
     if (memory_limit_is_planned())
         bytes = std::min(bytes, memory_limit() / 8);
     return std::max(bytes, mib);
-}
-
-// Every output, compared with every other, before any work (also before the first pass of a Bloom
-// or cuckoo filter).
-void check_dedup_outputs(dedup_args const & args)
-{
-    detail::check_filter_output_name("--save-filter", args.save_filter);
-    detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved,
-                               {{"--save-filter", args.save_filter}});
-    std::vector<std::string> outputs = detail::read_output_paths(args.out);
-    outputs.insert(outputs.begin(), args.save_filter);
-    detail::check_outputs_are_not_inputs(outputs, args.input.inputs);
 }
 
 // The dedup filter. A growing quotient filter under a small memory budget has fewer shards (unless
@@ -163,10 +137,9 @@ run_summary run_dedup(dedup_args const & args)
         return detail::run_dedup_exact(args);
     detail::read_run run{"dedup", args.common};
     detail::check_dedup_options(args);
-    check_dedup_outputs(args);
+    detail::check_dedup_outputs(args);
     unsigned const threads = resolve_threads(args.common.threads);
-    bool const prefilter =
-        use_prefilter(args, detail::make_config(args.filter)); // before the first pass
+    bool const prefilter = use_prefilter(args); // before the first pass
     filter_config cfg = dedup_config(args, threads);
     std::unique_ptr<any_filter> filter = make_dedup_filter(args, cfg);
     if (prefilter)
@@ -181,11 +154,16 @@ run_summary run_dedup(dedup_args const & args)
     if (memory_limit_is_planned())
         reading.max_record_bytes = static_cast<std::size_t>(memory_limit() / 2 / 48);
     run.open(args.input, reading, args.out, threads);
+    // Counts at or above min_count all mean "hit": unless the filter is saved, such keys are not
+    // inserted again (same classes, hits and outputs; a smaller, faster filter). The filter's name
+    // in messages: its --save-filter path, or "dedup".
+    bool const saving = !args.save_filter.empty();
     kmer_deduplicator dedup{*filter,
                             cfg.kmer,
                             threads,
                             {detail::dedup_rule(args.out), detail::exact_hits_asked(args.out),
-                             dedup_skip_at(args), dedup_filter_name(args),
+                             saving ? 0 : args.out.min_count,
+                             saving ? args.save_filter : std::string{"dedup"},
                              detail::dedup_budget_bytes(*filter, filter->growable() != nullptr)}};
     run.summary().hits_exact = dedup.exact_hits();
     run.stream(
@@ -207,6 +185,16 @@ run_summary run_dedup(dedup_args const & args)
 
 namespace detail
 {
+
+void check_dedup_outputs(dedup_args const & args)
+{
+    check_filter_output_name("--save-filter", args.save_filter);
+    check_read_outputs(args.out, args.input.paired || args.input.interleaved,
+                       {{"--save-filter", args.save_filter}});
+    std::vector<std::string> outputs = read_output_paths(args.out);
+    outputs.insert(outputs.begin(), args.save_filter);
+    check_outputs_are_not_inputs(outputs, args.input.inputs);
+}
 
 // The bytes that a growing quotient filter's tables may take in dedup (0: no limit): the memory
 // limit less what is charged besides those tables (the prefilter). The plan keeps the same bytes

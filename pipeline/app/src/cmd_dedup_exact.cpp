@@ -10,6 +10,7 @@
 #include <ksieve/filters/support/error.hpp>
 
 #include <cstdio>
+#include <utility>
 
 namespace ksieve
 {
@@ -27,31 +28,21 @@ void check_exact_options(dedup_args const & args)
     if (args.filter.type != filter_type::quotient)
         throw usage_error{"dedup --exact keeps its keys in a quotient filter: --type must be qf"};
     detail::check_dedup_options(args);
-    if (args.filter.k != filter_args{}.k)
-        detail::refuse_for_exact("-k/--kmer");
-    if (args.filter.window != 1)
-        detail::refuse_for_exact("--sampling");
-    if (args.filter.dust_threshold != 0)
-        detail::refuse_for_exact("--mask");
-    if (args.prefilter || args.prefilter_bytes != 0)
-        detail::refuse_for_exact("--prefilter");
-    if (!args.save_filter.empty())
-        detail::refuse_for_exact("--save-filter");
-    if (args.out.min_count != 1)
-        detail::refuse_for_exact("--min-count");
-    if (args.out.min_hit_fraction != classify_output_args{}.min_hit_fraction)
-        detail::refuse_for_exact("--min-hit-fraction");
-    if (args.out.min_hits != 0)
-        detail::refuse_for_exact("--min-hits");
-    if (!args.out.split_by_label.empty() || !args.out.split_by_label2.empty())
-        detail::refuse_for_exact("--split-by-label");
-}
-
-// Every output, compared with every other and with the inputs, before any work.
-void check_exact_outputs(dedup_args const & args)
-{
-    detail::check_read_outputs(args.out, args.input.paired || args.input.interleaved);
-    detail::check_outputs_are_not_inputs(detail::read_output_paths(args.out), args.input.inputs);
+    std::pair<bool, char const *> const refused[] = {
+        {args.filter.k != filter_args{}.k, "-k/--kmer"},
+        {args.filter.window != 1, "--sampling"},
+        {args.filter.dust_threshold != 0, "--mask"},
+        {args.prefilter || args.prefilter_bytes != 0, "--prefilter"},
+        {!args.save_filter.empty(), "--save-filter"},
+        {args.out.min_count != 1, "--min-count"},
+        {args.out.min_hit_fraction != classify_output_args{}.min_hit_fraction,
+         "--min-hit-fraction"},
+        {args.out.min_hits != 0, "--min-hits"},
+        {!args.out.split_by_label.empty() || !args.out.split_by_label2.empty(),
+         "--split-by-label"}};
+    for (auto const & [given, option] : refused)
+        if (given)
+            detail::refuse_for_exact(option);
 }
 
 } // namespace
@@ -69,7 +60,7 @@ run_summary run_dedup_exact(dedup_args const & args)
 {
     read_run run{"dedup", args.common};
     check_exact_options(args);
-    check_exact_outputs(args);
+    check_dedup_outputs(args); // as dedup's: --save-filter was refused
     unsigned const threads = resolve_threads(args.common.threads);
     sequence_key_options const key_options{args.filter.canonical, args.filter.seed};
     filter_config cfg = make_config(args.filter);

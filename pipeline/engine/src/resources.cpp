@@ -54,21 +54,8 @@ std::optional<std::size_t> openmp_stack_size()
             continue;
         while (std::isspace(static_cast<unsigned char>(*end)))
             ++end;
-        std::size_t shift = 10;
-        switch (std::toupper(static_cast<unsigned char>(*end)))
-        {
-        case 'B':
-            shift = 0;
-            break;
-        case 'M':
-            shift = 20;
-            break;
-        case 'G':
-            shift = 30;
-            break;
-        default:
-            break;
-        }
+        int const unit = std::toupper(static_cast<unsigned char>(*end));
+        std::size_t const shift = unit == 'B' ? 0 : unit == 'M' ? 20 : unit == 'G' ? 30 : 10;
         return static_cast<std::size_t>(n) << shift;
     }
     return std::nullopt;
