@@ -149,7 +149,6 @@ void for_each_batch(std::span<std::string const> const seqs,
         else
             fill_batch(item.r2, mates, quals2, first, last);
         item.results.clear();
-        item.first_unit = first;
         item.sequence = sequence++;
         fn(item);
         first = last;

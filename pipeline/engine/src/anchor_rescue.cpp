@@ -98,7 +98,6 @@ void anchor_rescue::add_screen_keys(std::string_view const seq, std::string_view
     index_read(seq);
     for (auto const & [q, p] : positions_)
     {
-        (void)q;
         screen_site const t = site_of(p);
         for (char const b : bases)
             if (b != seq[p])
@@ -260,7 +259,6 @@ void anchor_rescue::add_screen_keys_with_gaps(std::string_view const seq)
     std::sort(codes_.begin(), codes_.end());
     for (auto const & [q, p] : positions_)
     {
-        (void)q;
         for (char const b : bases)
         {
             if (b == seq[p])
@@ -372,7 +370,6 @@ void anchor_rescue::add_substitutions(std::uint32_t const unit, std::string_view
     std::uint32_t const dust = dust_threshold();
     for (auto const & [q, p] : positions_)
     {
-        (void)q;
         ++position_id_;
         // the k-mers over p: starts lo .. p, within [lo, hi) of the read
         std::size_t const lo = p + 1 >= k ? p + 1 - k : 0;

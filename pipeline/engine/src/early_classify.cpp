@@ -20,10 +20,7 @@ early_classifier::early_classifier(batch_engine const & engine) : engine_{engine
 // once (their number is not known before), and the per-unit state of the rounds reset.
 void early_classifier::count_keys(scratch & s, chunk const & c) const
 {
-    io::record_batch const & r1 = c.r1;
-    io::record_batch const * const r2 = c.r2;
-    bool const pairs = r2 != nullptr;
-    std::size_t const u0 = c.u0, m = c.m;
+    std::size_t const m = c.m;
     s.offset.resize(m + 1);
     s.count.resize(m);
     s.need.resize(m);
@@ -39,9 +36,9 @@ void early_classifier::count_keys(scratch & s, chunk const & c) const
         for (std::size_t i = 0; i < m; ++i)
         {
             std::size_t const before = used;
-            add_minimizers(s, r1[u0 + i].seq, used);
-            if (pairs)
-                add_minimizers(s, (*r2)[u0 + i].seq, used);
+            add_minimizers(s, c.seq(i), used);
+            if (c.r2 != nullptr)
+                add_minimizers(s, c.seq(i, true), used);
             s.count[i] = static_cast<std::uint32_t>(used - before);
             s.offset[i + 1] = s.offset[i] + s.count[i];
         }
@@ -49,9 +46,9 @@ void early_classifier::count_keys(scratch & s, chunk const & c) const
     else
         for (std::size_t i = 0; i < m; ++i)
         {
-            std::size_t cnt = engine_.scanner().count(r1[u0 + i].seq);
-            if (pairs)
-                cnt += engine_.scanner().count((*r2)[u0 + i].seq);
+            std::size_t cnt = engine_.scanner().count(c.seq(i));
+            if (c.r2 != nullptr)
+                cnt += engine_.scanner().count(c.seq(i, true));
             s.count[i] = static_cast<std::uint32_t>(cnt);
             s.offset[i + 1] = s.offset[i] + static_cast<std::uint32_t>(cnt);
         }
@@ -105,10 +102,7 @@ void early_classifier::drop_long_units(scratch & s, chunk const & c) const
 // hits each unit needs, and the units still to decide.
 void early_classifier::spread_keys(scratch & s, chunk const & c) const
 {
-    io::record_batch const & r1 = c.r1;
-    io::record_batch const * const r2 = c.r2;
-    bool const pairs = r2 != nullptr;
-    std::size_t const u0 = c.u0, m = c.m;
+    std::size_t const m = c.m;
     bool const sampled = engine_.kmer().sampled();
     detail::grow(s.offset[m], s.keys);
     s.active.clear();
@@ -116,9 +110,7 @@ void early_classifier::spread_keys(scratch & s, chunk const & c) const
     {
         if (s.count[i] > window_kmers && !sampled)
         {
-            std::uint64_t const need = c.rule.hits_needed(s.count[i]);
-            s.need[i] = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(need, std::uint64_t{s.count[i]} + 1));
+            s.need[i] = static_cast<std::uint32_t>(c.rule.hits_needed(s.count[i]));
             continue;
         }
         // Spread order: positions j = 0, 4, 2, 6, 1, 5, 3, 7 (mod 8), each residue class in
@@ -143,13 +135,12 @@ void early_classifier::spread_keys(scratch & s, chunk const & c) const
                 emit(0, s.skeys[s.offset[i] + t]);
         else
         {
-            engine_.scanner().for_each(r1[u0 + i].seq, emit);
-            if (pairs)
-                engine_.scanner().for_each((*r2)[u0 + i].seq, emit);
+            engine_.scanner().for_each(c.seq(i), emit);
+            if (c.r2 != nullptr)
+                engine_.scanner().for_each(c.seq(i, true), emit);
         }
         std::uint64_t const need = c.rule.hits_needed(cnt);
-        s.need[i] =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(need, std::uint64_t{cnt} + 1));
+        s.need[i] = static_cast<std::uint32_t>(need); // (at most cnt + 1)
         if (need <= cnt)
             s.active.push_back(static_cast<std::uint32_t>(i));
     }
@@ -225,10 +216,6 @@ void early_classifier::rounds(scratch & s, chunk const & c) const
 // A chunk's long units: windows of at most window_kmers k-mers in sequence order, until decided.
 void early_classifier::windowed_units(scratch & s, chunk const & c) const
 {
-    io::record_batch const & r1 = c.r1;
-    io::record_batch const * const r2 = c.r2;
-    bool const pairs = r2 != nullptr;
-    std::size_t const u0 = c.u0;
     std::span<any_filter const * const> const filters = c.filters;
     for (std::uint32_t const i : s.long_units)
     {
@@ -249,9 +236,9 @@ void early_classifier::windowed_units(scratch & s, chunk const & c) const
                 s.hits[i] += c.rule.hit(s.qvalues[j]);
             s.queried[i] += static_cast<std::uint32_t>(q);
         };
-        engine_.for_each_window(r1[u0 + i].seq, window_kmers, window);
-        if (pairs)
-            engine_.for_each_window((*r2)[u0 + i].seq, window_kmers, window);
+        engine_.for_each_window(c.seq(i), window_kmers, window);
+        if (c.r2 != nullptr)
+            engine_.for_each_window(c.seq(i, true), window_kmers, window);
     }
 }
 

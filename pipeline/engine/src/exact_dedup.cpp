@@ -3,7 +3,9 @@
 #include <ksieve/engine/exact_dedup.hpp>
 #include <ksieve/engine/resources.hpp>
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 #include <utility>
 
 #include <omp.h>
@@ -98,10 +100,7 @@ std::uint64_t sequence_hash(std::string_view const seq, std::uint64_t const seed
 std::uint64_t read_key(std::string_view const seq, sequence_key_options const & options) noexcept
 {
     std::uint64_t const forward = hash_form<false>(seq, options.seed);
-    if (!options.both_strands)
-        return forward;
-    std::uint64_t const reverse = hash_form<true>(seq, options.seed);
-    return reverse < forward ? reverse : forward;
+    return options.both_strands ? std::min(hash_form<true>(seq, options.seed), forward) : forward;
 }
 
 std::uint64_t pair_key(std::string_view const mate1, std::string_view const mate2,
@@ -134,18 +133,13 @@ void exact_deduplicator::hash_units(io::record_batch const & r1, io::record_batc
     bool const pairs = !r2.empty();
     keys_.keys.resize(n);
     keys_.offset.resize(n + 1);
-    keys_.count.resize(n);
+    std::iota(keys_.offset.begin(), keys_.offset.end(), std::uint64_t{0});
+    keys_.count.assign(n, 1);
     std::uint64_t * const keys = keys_.keys.data();
     sequence_key_options const options = options_;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
         keys[u] = pairs ? pair_key(r1[u].seq, r2[u].seq, options) : read_key(r1[u].seq, options);
-    for (std::size_t u = 0; u < n; ++u)
-    {
-        keys_.offset[u] = u;
-        keys_.count[u] = 1;
-    }
-    keys_.offset[n] = n;
 }
 
 void exact_deduplicator::decide(work_item & item)

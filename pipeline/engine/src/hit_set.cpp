@@ -32,10 +32,10 @@ bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
     if (nb * sizeof(bucket) + bytes() >
         max_bytes) // the old table lives until the new one is filled
         return false;
-    memory fresh;
+    zeroed_memory fresh;
     try
     {
-        fresh = memory{nb};
+        fresh = zeroed_memory{nb * sizeof(bucket)};
     }
     catch (memory_limit_error const &) // the set only saves time: no room for it is no error
     {
@@ -45,17 +45,17 @@ bool hit_set::reserve(std::size_t const more, std::size_t const max_bytes)
     {
         return false;
     }
-    memory const old = std::move(mem_);
+    zeroed_memory const old = std::move(mem_);
     std::size_t const old_buckets = nbuckets_;
     mem_ = std::move(fresh);
     nbuckets_ = nb;
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(nb));
-    std::uint64_t const * const slots = old_buckets == 0 ? nullptr : old.ptr()[0].key;
+    std::uint64_t const * const slots = old_buckets == 0 ? nullptr : old.as<bucket>()[0].key;
     std::size_t const old_slots = old_buckets * bucket_keys;
     for (std::size_t i = 0; i < old_slots; ++i)
     {
         if (i + prefetch_ahead < old_slots && slots[i + prefetch_ahead] != 0)
-            __builtin_prefetch(&mem_.ptr()[home(slots[i + prefetch_ahead])], 1, 3);
+            __builtin_prefetch(&mem_.as<bucket>()[home(slots[i + prefetch_ahead])], 1, 3);
         if (slots[i] != 0)
             place(slots[i]);
     }
@@ -67,7 +67,7 @@ void hit_set::place(std::uint64_t const key) noexcept
     std::size_t b = home(key);
     for (;;)
     {
-        for (std::uint64_t & slot : mem_.ptr()[b].key)
+        for (std::uint64_t & slot : mem_.as<bucket>()[b].key)
             if (slot == 0)
             {
                 slot = key;
@@ -97,7 +97,7 @@ void hit_set::insert(std::uint64_t const * const keys, std::size_t const n) noex
     for (std::size_t i = 0; i < n; ++i)
     {
         if (i + prefetch_ahead < n && nbuckets_ != 0)
-            __builtin_prefetch(&mem_.ptr()[home(keys[i + prefetch_ahead])], 1, 3);
+            __builtin_prefetch(&mem_.as<bucket>()[home(keys[i + prefetch_ahead])], 1, 3);
         insert(keys[i]);
     }
 }
@@ -112,7 +112,7 @@ bool hit_set::contains(std::uint64_t const key) const noexcept
     for (;;)
     {
         bool hit = false, empty = false;
-        for (std::uint64_t const slot : mem_.ptr()[b].key)
+        for (std::uint64_t const slot : mem_.as<bucket>()[b].key)
         {
             hit |= slot == key;
             empty |= slot == 0;
@@ -134,7 +134,8 @@ void hit_set::lookup(std::uint64_t const * const keys, std::size_t const n,
             out[i] = keys[i] == 0 && has_zero_ ? hit_value : 0;
         return;
     }
-    detail::hit_set_kernels().lookup(*this, mem_.ptr()[0].key, shift_, keys, n, out, hit_value);
+    detail::hit_set_kernels().lookup(*this, mem_.as<bucket>()[0].key, shift_, keys, n, out,
+                                     hit_value);
 }
 
 } // namespace ksieve

@@ -202,17 +202,12 @@ private:
     {
         try
         {
-            std::uint64_t unit = 0, sequence = 0;
-            for (;;)
+            std::uint64_t sequence = 0;
+            while (auto item = free_items_.pop(false))
             {
-                auto item = free_items_.pop(false);
-                if (item == nullptr)
-                    break;
                 if (!source_.next(item->r1, item->r2))
                     break;
-                item->first_unit = unit;
                 item->sequence = sequence++;
-                unit += item->r1.size();
                 to_process_.push(std::move(item));
             }
         }

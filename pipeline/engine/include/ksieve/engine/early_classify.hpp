@@ -67,6 +67,12 @@ private:
         std::size_t m;               // units
         std::span<any_filter const * const> filters;
         decision_rule rule;
+        // The sequence of unit i's mate 1, or with `mate2` (pairs only) of its mate 2.
+        [[nodiscard]] std::string_view seq(std::size_t const i,
+                                           bool const mate2 = false) const noexcept
+        {
+            return (mate2 ? *r2 : r1)[u0 + i].seq;
+        }
     };
     static constexpr unsigned max_rounds =
         16; // then every remaining k-mer of the undecided units at once

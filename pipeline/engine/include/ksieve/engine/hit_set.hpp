@@ -70,14 +70,7 @@ private:
 
     // zeroed buckets: tables of 4 MiB and more come straight from mmap (already zero, no memset,
     // and advised to use transparent huge pages: fewer page faults and TLB misses)
-    struct memory
-    {
-        zeroed_memory block;
-        memory() = default;
-        explicit memory(std::size_t const buckets) : block{buckets * sizeof(bucket)} {}
-        [[nodiscard]] bucket * ptr() const noexcept { return block.as<bucket>(); }
-    };
-    memory mem_;
+    zeroed_memory mem_;
     std::size_t nbuckets_{0}; // 0 or a power of two
     unsigned shift_{64};      // 64 - log2(nbuckets_)
     std::size_t size_{0};     // keys, the key 0 included

@@ -25,7 +25,6 @@ struct work_item
     io::record_batch r1;
     io::record_batch r2; //!< mates (empty unless paired)
     std::vector<unit_result> results;
-    std::uint64_t first_unit{0};
     std::uint64_t sequence{0}; //!< the batch's position in the input (0, 1, ...)
 };
 
