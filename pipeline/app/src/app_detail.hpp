@@ -133,9 +133,6 @@ void warn_if_overgrown(any_filter const & filter, double asked, std::string cons
 void warn_if_combined_above_target(filter_stats const & s, double target,
                                    std::string const & output);
 
-// --- the k-mers of a batch, in pieces (sizing.cpp, cmd_build.cpp, cmd_classify.cpp): the engine's
-using ksieve::for_each_key_piece;
-
 // --- cmd_build_labels.cpp
 
 // The label options of build (--label, --label-by, --label-map). \throws usage_error

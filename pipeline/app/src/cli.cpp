@@ -195,9 +195,9 @@ int parse_failure(CLI::App & app, CLI::ParseError const & e)
                                   [](std::string const & a) { return a.starts_with("-"); });
     if (dynamic_cast<CLI::ExtrasError const *>(&e) != nullptr || typo)
     {
-        std::vector<std::string> const left = sub->remaining();
         std::cerr << "ksieve: error: " << (sub == &app ? "" : sub->get_name() + ": ")
-                  << explain_extras(*sub, left.empty() ? std::vector<std::string>{e.what()} : left)
+                  << explain_extras(*sub,
+                                    unknown.empty() ? std::vector<std::string>{e.what()} : unknown)
                   << see;
         return 2;
     }

@@ -15,11 +15,9 @@
 namespace ksieve::detail
 {
 
-// Validators with messages that say what a value must be (CLI11's own print the type's whole
-// range): a whole number, a 64-bit seed (decimal or 0x hexadecimal), a finite real number.
+// A validator with a message that says what a value must be (CLI11's own print the type's whole
+// range): a whole number.
 extern CLI::Validator const whole_number;
-extern CLI::Validator const seed_number;
-extern CLI::Validator const real_number;
 
 // -t/--threads and -q/--quiet.
 void add_common(CLI::App & app, common_args & c);

@@ -87,7 +87,7 @@ run_summary run_build(build_args const & args)
     run.stream(
         [&](work_item & item)
         {
-            detail::for_each_key_piece(
+            for_each_key_piece(
                 engine, item, keys, kmers,
                 [&](batch_keys const & piece, auto const &)
                 { engine.insert(*filter, piece, nullptr, args.output); },

@@ -223,23 +223,20 @@ run_summary run_labeled_build(build_args const & args, filter_config const & cfg
     label_cfg.expected = 0;
     label_filters filters{label_cfg, range};
     batch_engine engine{cfg.kmer, threads, range};
-    for (auto const & [name, files] : args.labels)
+    // the files, all under one label
+    auto stream_under = [&](std::string const & name, std::vector<std::string> const & files)
     {
         std::size_t const l = filters.index(name);
         input_args in = args.input;
         in.inputs = files;
         stream_labeled(in, threads, engine, filters, args.output, run,
                        [l](work_item const &, std::size_t) { return l; });
-    }
+    };
+    for (auto const & [name, files] : args.labels)
+        stream_under(name, files);
     if (args.label_by == "file")
         for (std::string const & file : args.input.inputs)
-        {
-            std::size_t const l = filters.index(label_of_path(file));
-            input_args in = args.input;
-            in.inputs = {file};
-            stream_labeled(in, threads, engine, filters, args.output, run,
-                           [l](work_item const &, std::size_t) { return l; });
-        }
+            stream_under(label_of_path(file), {file});
     else if (args.label_by == "record")
     {
         auto const map = args.label_map.empty() ? std::map<std::string, std::string, std::less<>>{}

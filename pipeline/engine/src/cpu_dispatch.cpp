@@ -8,35 +8,16 @@ namespace ksieve::detail
 
 // hit_set: generic, x86-64-v3 (AVX2; the x86-64-v4 level runs it too) and aarch64 NEON.
 #if KSIEVE_HAVE_X86_64_V3_KERNELS
-#define KSIEVE_HIT_SET_V3                                                                          \
-    hit_set_kernel_table                                                                           \
-    {                                                                                              \
-        &x86_64_v3::hit_set_lookup                                                                 \
-    }
+constexpr hit_set_kernel_table hit_set_v3{&x86_64_v3::hit_set_lookup};
 #else
-#define KSIEVE_HIT_SET_V3                                                                          \
-    hit_set_kernel_table                                                                           \
-    {                                                                                              \
-        &generic::hit_set_lookup                                                                   \
-    }
+constexpr hit_set_kernel_table hit_set_v3{&generic::hit_set_lookup};
 #endif
 #if KSIEVE_HAVE_AARCH64_NEON_KERNELS
-#define KSIEVE_HIT_SET_NEON_TABLE                                                                  \
-    hit_set_kernel_table                                                                           \
-    {                                                                                              \
-        &aarch64_neon::hit_set_lookup                                                              \
-    }
+constexpr hit_set_kernel_table hit_set_neon{&aarch64_neon::hit_set_lookup};
 #else
-#define KSIEVE_HIT_SET_NEON_TABLE                                                                  \
-    hit_set_kernel_table                                                                           \
-    {                                                                                              \
-        &generic::hit_set_lookup                                                                   \
-    }
+constexpr hit_set_kernel_table hit_set_neon{&generic::hit_set_lookup};
 #endif
 hit_set_kernel_table const hit_set_kernel_tables[simd_level_count] = {
-    hit_set_kernel_table{&generic::hit_set_lookup}, KSIEVE_HIT_SET_V3, KSIEVE_HIT_SET_V3,
-    KSIEVE_HIT_SET_NEON_TABLE};
-#undef KSIEVE_HIT_SET_V3
-#undef KSIEVE_HIT_SET_NEON_TABLE
+    hit_set_kernel_table{&generic::hit_set_lookup}, hit_set_v3, hit_set_v3, hit_set_neon};
 
 } // namespace ksieve::detail

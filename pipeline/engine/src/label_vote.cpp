@@ -22,10 +22,9 @@ void label_vote::drop(std::span<std::uint32_t const> const units)
 void label_vote::decide(std::vector<unit_result> & results)
 {
     // (hits come unit by unit from the classifiers; sorted here should a caller interleave them)
-    if (!std::is_sorted(hits_.begin(), hits_.end(),
-                        [](auto const & a, auto const & b) { return a.first < b.first; }))
-        std::stable_sort(hits_.begin(), hits_.end(),
-                         [](auto const & a, auto const & b) { return a.first < b.first; });
+    auto const by_unit = [](auto const & a, auto const & b) { return a.first < b.first; };
+    if (!std::is_sorted(hits_.begin(), hits_.end(), by_unit))
+        std::stable_sort(hits_.begin(), hits_.end(), by_unit);
     for (auto & r : results)
         r.label = unit_result::no_label;
     auto const & classes = table_->classes;

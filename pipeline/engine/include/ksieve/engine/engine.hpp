@@ -216,8 +216,7 @@ private:
     key_part_range range_{};
     bool use_range_{false};
     // per-thread query scratch, reused between batches (no allocation in steady state)
-    using query_scratch = batch_engine_query_scratch;
-    mutable std::vector<query_scratch> scratch_;
+    mutable std::vector<batch_engine_query_scratch> scratch_;
     mutable std::vector<key_scratch> key_scratch_; // per thread
     mutable std::vector<hyperloglog> sketches_;    // per thread (add_to_sketch)
     // insert scratch, reused between batches
