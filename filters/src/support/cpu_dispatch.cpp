@@ -26,6 +26,20 @@ namespace
 {
 
 #if KSIEVE_SIMD_DETECT
+// Whether every bit of `mask` is set in the cpuid register r.
+constexpr bool has(unsigned const r, unsigned const mask) noexcept
+{
+    return (r & mask) == mask;
+}
+
+// The low word of XCR0: the register state the OS saves. \pre cpuid reports OSXSAVE.
+unsigned xcr0() noexcept
+{
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return lo;
+}
+
 // x86-64-v3, as the kernels compiled with -march=x86-64-v3 may use it: AVX2 (with the OS saving the
 // YMM registers), BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE.
 bool cpu_has_v3_uncached() noexcept
@@ -34,30 +48,17 @@ bool cpu_has_v3_uncached() noexcept
     if (static_cast<unsigned>(__get_cpuid_max(0, nullptr)) < 7)
         return false;
     __cpuid(1, a, b, c, d);
-    bool const popcnt = ((c >> 23) & 1) != 0;
-    bool const fma = ((c >> 12) & 1) != 0;
-    bool const movbe = ((c >> 22) & 1) != 0;
-    bool const f16c = ((c >> 29) & 1) != 0;
-    bool const osxsave = ((c >> 27) & 1) != 0;
-    bool const avx = ((c >> 28) & 1) != 0;
-    bool ymm_state = false;
-    if (osxsave && avx)
-    {
-        unsigned xcr0_lo = 0, xcr0_hi = 0;
-        __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-        ymm_state = (xcr0_lo & 6) == 6; // XMM and YMM state enabled
-    }
+    // POPCNT (23), FMA (12), MOVBE (22), F16C (29), OSXSAVE (27) and AVX (28), the XMM and YMM
+    // state enabled
+    if (!has(c, 1u << 23 | 1u << 12 | 1u << 22 | 1u << 29 | 1u << 27 | 1u << 28) || !has(xcr0(), 6))
+        return false;
     __cpuid_count(7, 0, a, b, c, d);
-    bool const bmi1 = ((b >> 3) & 1) != 0;
-    bool const avx2 = ((b >> 5) & 1) != 0;
-    bool const bmi2 = ((b >> 8) & 1) != 0;
-    bool lzcnt = false;
-    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) >= 0x80000001u)
-    {
-        __cpuid(0x80000001u, a, b, c, d);
-        lzcnt = ((c >> 5) & 1) != 0;
-    }
-    return popcnt && fma && movbe && f16c && ymm_state && avx2 && bmi1 && bmi2 && lzcnt;
+    if (!has(b, 1u << 3 | 1u << 5 | 1u << 8)) // BMI1, AVX2, BMI2
+        return false;
+    if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000001u)
+        return false;
+    __cpuid(0x80000001u, a, b, c, d);
+    return has(c, 1u << 5); // LZCNT
 }
 
 // x86-64-v4, as the kernels compiled with -march=x86-64-v4 may use it: AVX-512 F, BW, CD, DQ and
@@ -66,19 +67,10 @@ bool cpu_has_v4_uncached() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
     __cpuid(1, a, b, c, d);
-    if (((c >> 27) & 1) == 0) // osxsave
-        return false;
-    unsigned xcr0_lo = 0, xcr0_hi = 0;
-    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-    if ((xcr0_lo & 0xe6) != 0xe6)
+    if (!has(c, 1u << 27) || !has(xcr0(), 0xe6)) // osxsave
         return false;
     __cpuid_count(7, 0, a, b, c, d);
-    bool const f = ((b >> 16) & 1) != 0;
-    bool const dq = ((b >> 17) & 1) != 0;
-    bool const cd = ((b >> 28) & 1) != 0;
-    bool const bw = ((b >> 30) & 1) != 0;
-    bool const vl = ((b >> 31) & 1) != 0;
-    return f && dq && cd && bw && vl;
+    return has(b, 1u << 16 | 1u << 17 | 1u << 28 | 1u << 30 | 1u << 31); // F, DQ, CD, BW, VL
 }
 
 // AMD family 0x17 (Zen 1, Zen 2) and Hygon family 0x18 microcode pdep/pext (hundreds of cycles).
