@@ -528,25 +528,21 @@ std::uint64_t table_counting_filter::count(std::uint64_t const key) const noexce
     return main_->count(key);
 }
 
-namespace
+void table_counting_filter::settle_shard(std::size_t const shard)
 {
-[[noreturn]] void throw_cannot_move()
-{
-    throw full_error{"the dedup filter cannot take a shard's counts: no memory to grow"};
+    if (tables_[shard] != nullptr && !move_shard(shard))
+        throw full_error{"the dedup filter cannot take a shard's counts: no memory to grow"};
 }
-} // namespace
 
 bool table_counting_filter::fit_shard(std::size_t const shard, double const slack)
 {
-    if (tables_[shard] != nullptr && !move_shard(shard))
-        throw_cannot_move();
+    settle_shard(shard);
     return growable_forward::fit_shard(shard, slack);
 }
 
 bool table_counting_filter::drop_counts_shard(std::size_t const shard)
 {
-    if (tables_[shard] != nullptr && !move_shard(shard))
-        throw_cannot_move();
+    settle_shard(shard);
     return growable_forward::drop_counts_shard(shard);
 }
 
@@ -569,8 +565,7 @@ bool table_counting_filter::has_room_shard(std::size_t const shard, std::uint64_
 std::uint64_t table_counting_filter::keep_sample_shard(std::size_t const shard,
                                                        unsigned const level)
 {
-    if (tables_[shard] != nullptr && !move_shard(shard))
-        throw_cannot_move();
+    settle_shard(shard);
     return growable_forward::keep_sample_shard(shard, level);
 }
 

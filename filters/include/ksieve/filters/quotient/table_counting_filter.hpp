@@ -94,6 +94,8 @@ private:
     struct table;
     // Move shard s into the main filter. \returns false where the main filter is full.
     bool move_shard(std::size_t s) noexcept;
+    // Move shard s into the main filter if it is in its table. \throws full_error where it cannot.
+    void settle_shard(std::size_t s);
     template <bool WithOld>
     insert_status add_keys(std::size_t shard, std::span<std::uint64_t const> local_keys,
                            std::uint64_t * old) noexcept;
