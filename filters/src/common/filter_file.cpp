@@ -204,9 +204,25 @@ byte_writer header_image(filter_file_header const & h, std::span<shard_record co
     return w;
 }
 
-// The end marker of a file whose payloads end at end_start (aligned).
-byte_writer end_image(std::uint64_t const end_start, std::span<shard_record const> const records)
+unsigned char const zeros[64] = {};
+
+// Zero padding to the next 64-byte boundary after pos, then `words`. \returns where they start.
+std::uint64_t put_payload(file_sink & out, std::uint64_t const pos,
+                          std::span<std::uint64_t const> const words)
 {
+    std::uint64_t const start = align64(pos);
+    out.write(zeros, start - pos);
+    out.write(words.data(), words.size_bytes());
+    return start;
+}
+
+// The end marker after payloads that end at pos: its position, the file size and the checksum of
+// the shards' checksums.
+void put_end_marker(file_sink & out, std::uint64_t const pos,
+                    std::span<shard_record const> const records)
+{
+    std::uint64_t const end_start = align64(pos);
+    out.write(zeros, end_start - pos);
     std::uint64_t checksum_of_checksums = 0;
     for (auto const & r : records)
         checksum_of_checksums = mix64(checksum_of_checksums ^ r.checksum);
@@ -214,10 +230,8 @@ byte_writer end_image(std::uint64_t const end_start, std::span<shard_record cons
     e.raw(end_magic, 8);
     e.u64(end_start + end_size);
     e.u64(checksum_of_checksums);
-    return e;
+    out.write(e.bytes().data(), e.bytes().size());
 }
-
-unsigned char const zeros[64] = {};
 
 } // namespace
 
@@ -243,16 +257,8 @@ void write_filter_file(std::filesystem::path const & path, filter_file_header co
     out.write(w.bytes().data(), w.bytes().size());
     std::uint64_t pos = header_size;
     for (auto const & s : shards)
-    {
-        std::uint64_t const start = align64(pos);
-        out.write(zeros, start - pos);
-        out.write(s.words.data(), s.words.size_bytes());
-        pos = start + s.words.size_bytes();
-    }
-    std::uint64_t const end_start = align64(pos);
-    out.write(zeros, end_start - pos);
-    byte_writer e = end_image(end_start, records);
-    out.write(e.bytes().data(), e.bytes().size());
+        pos = put_payload(out, pos, s.words) + s.words.size_bytes();
+    put_end_marker(out, pos, records);
     out.close();
 }
 
@@ -288,9 +294,7 @@ void filter_file_stream::put(shard_blob const & shard, std::uint64_t const check
     state & s = *s_;
     if (s.records.size() >= (std::size_t{1} << s.header.shard_bits))
         throw error{"internal: too many shards while writing '" + s.path.string() + "'"};
-    std::uint64_t const start = align64(s.pos);
-    s.out.write(zeros, start - s.pos);
-    s.out.write(shard.words.data(), shard.words.size_bytes());
+    std::uint64_t const start = put_payload(s.out, s.pos, shard.words);
     s.records.push_back({start, shard.words.size(), checksum, shard.params});
     s.pos = start + shard.words.size_bytes();
 }
@@ -307,10 +311,7 @@ void filter_file_stream::finish()
     if (align64(header_size) > s.records.front().offset)
         throw error{"internal: shard parameters outgrew the room for the header of '" +
                     s.path.string() + "'"};
-    std::uint64_t const end_start = align64(s.pos);
-    s.out.write(zeros, end_start - s.pos);
-    byte_writer e = end_image(end_start, s.records);
-    s.out.write(e.bytes().data(), e.bytes().size());
+    put_end_marker(s.out, s.pos, s.records);
     byte_writer w = header_image(s.header, s.records, header_size, s.path);
     s.out.write_at(0, w.bytes().data(), w.bytes().size());
     s.out.close();
