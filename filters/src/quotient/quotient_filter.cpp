@@ -8,6 +8,16 @@ namespace ksieve
 // ---------------------------------------------------------------------------------------------------------
 // Construction.
 
+namespace
+{
+void check_key_bits(unsigned const key_bits)
+{
+    if (key_bits < 1 || key_bits > 64)
+        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
+                          " outside [1, 64]"};
+}
+} // namespace
+
 quotient_filter::quotient_filter() noexcept = default;
 quotient_filter::quotient_filter(quotient_filter &&) noexcept = default;
 quotient_filter & quotient_filter::operator=(quotient_filter &&) noexcept = default;
@@ -77,9 +87,7 @@ quotient_filter quotient_filter::with_geometry(unsigned const key_bits, unsigned
                                                unsigned const r, double const max_load,
                                                bool const auto_grow)
 {
-    if (key_bits < 1 || key_bits > 64)
-        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
-                          " outside [1, 64]"};
+    check_key_bits(key_bits);
     if (r < min_remainder_bits || r > max_remainder_bits || q < min_quotient_bits ||
         q > max_quotient_bits || q + r > 64)
         throw usage_error{"quotient filter: invalid geometry q = " + std::to_string(q) + ", r = " +
@@ -91,9 +99,7 @@ quotient_filter quotient_filter::with_slots(unsigned const key_bits, unsigned co
                                             std::uint64_t const nslots, double const max_load,
                                             bool const auto_grow)
 {
-    if (key_bits < 1 || key_bits > 64)
-        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
-                          " outside [1, 64]"};
+    check_key_bits(key_bits);
     if (!geometry_ok(p, nslots))
         throw usage_error{"quotient filter: invalid geometry of " + std::to_string(nslots) +
                           " home slots for " + std::to_string(p) + "-bit fingerprints"};
@@ -133,9 +139,7 @@ struct qf_plan
 qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits,
                       std::uint64_t const expected)
 {
-    if (key_bits < 1 || key_bits > 64)
-        throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
-                          " outside [1, 64]"};
+    check_key_bits(key_bits);
     if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
         throw usage_error{"quotient filter: false-positive rate must be in [0, 0.5), got " +
                           std::to_string(cfg.fpr)};
