@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ksieve/filters/common/any_filter.hpp>
+#include <ksieve/filters/quotient/quotient_filter.hpp>
 
 #include <memory>
 #include <span>
@@ -37,6 +38,11 @@ void check_combinable(std::span<any_filter const * const> inputs,
 // The inputs moved to one layout (see any_filter.cpp). \throws as reshard_quotient
 [[nodiscard]] common_layout layout_for(std::span<any_filter const * const> inputs,
                                        std::span<std::string const> names, unsigned threads);
+
+// The remainder width that measures the counters of a result of p-bit fingerprints: the smallest
+// among the inputs once cut to p (quotient_filter_combine.cpp).
+[[nodiscard]] unsigned counter_remainder_bits(std::span<quotient_filter const * const> inputs,
+                                              unsigned p);
 
 // 'a', 'b', 'c' (at most 5 names, then "and N more").
 [[nodiscard]] std::string quoted_list(std::span<std::string const> names);

@@ -37,31 +37,29 @@ struct set_hash
     }
 };
 
-// Label set -> local class id: open addressing over the sets' hashes, each hit checked against the
-// class it names (no node per set).
-class set_table
+// Ids of the caller's entries by their hashes: open addressing, each hit checked by equal(id) (no
+// node per entry).
+class id_table
 {
 public:
-    // The id of `s` among `classes`, or classes.size() after add() appended it.
-    template <typename Add>
-    std::uint32_t find_or_add(label_set const & s, std::vector<label_set> const & classes,
-                              Add && add)
+    // The id of the entry of hash h for which equal(id), else the id that add() gives a new one.
+    template <typename Equal, typename Add>
+    std::uint32_t find_or_add(std::uint64_t h, Equal && equal, Add && add)
     {
         if (2 * (used_ + 1) > slots_.size())
             grow();
-        std::uint64_t const h = set_hash{}(s) | 1; // (0: an empty slot)
+        h |= 1; // (0: an empty slot)
         std::size_t const mask = slots_.size() - 1;
         for (std::size_t j = h & mask;; j = (j + 1) & mask)
         {
             auto & slot = slots_[j];
             if (slot.first == 0)
             {
-                slot = {h, static_cast<std::uint32_t>(classes.size())};
+                slot = {h, add()};
                 ++used_;
-                add();
                 return slot.second;
             }
-            if (slot.first == h && classes[slot.second] == s)
+            if (slot.first == h && equal(slot.second))
                 return slot.second;
         }
     }
@@ -185,54 +183,33 @@ class group_table
 public:
     template <typename Make> std::uint32_t find_or_add(std::vector<member> const & g, Make && make)
     {
-        if (2 * (used_ + 1) > slots_.size())
-            grow();
         std::uint64_t h = 0x9E3779B97F4A7C15ull;
         for (auto const & [i, c] : g)
             h = (h ^ ((std::uint64_t{i} << 32) | c)) * 0xff51afd7ed558ccdull;
-        h = (h ^ (h >> 31)) | 1; // (0: an empty slot)
-        std::size_t const mask = slots_.size() - 1;
-        for (std::size_t j = h & mask;; j = (j + 1) & mask)
+        auto const same = [&](std::uint32_t const e)
         {
-            entry & e = slots_[j];
-            if (e.hash == 0)
-            {
-                std::uint32_t const id = make();
-                slots_[j] = {h, static_cast<std::uint32_t>(pool_.size()),
-                             static_cast<std::uint32_t>(g.size()), id};
-                pool_.insert(pool_.end(), g.begin(), g.end());
-                ++used_;
-                return id;
-            }
-            if (e.hash == h && e.size == g.size() &&
-                std::equal(g.begin(), g.end(), pool_.begin() + e.offset))
-                return e.id;
-        }
+            return groups_[e].size == g.size() &&
+                   std::equal(g.begin(), g.end(), pool_.begin() + groups_[e].offset);
+        };
+        auto const add = [&]
+        {
+            std::uint32_t const id = make();
+            groups_.push_back({static_cast<std::uint32_t>(pool_.size()),
+                               static_cast<std::uint32_t>(g.size()), id});
+            pool_.insert(pool_.end(), g.begin(), g.end());
+            return static_cast<std::uint32_t>(groups_.size() - 1);
+        };
+        return groups_[ids_.find_or_add(h ^ (h >> 31), same, add)].id;
     }
 
 private:
     struct entry
     {
-        std::uint64_t hash{0};
-        std::uint32_t offset{0}, size{0}, id{0};
+        std::uint32_t offset, size, id;
     };
-    void grow()
-    {
-        std::vector<entry> old(std::max<std::size_t>(64, 2 * slots_.size()));
-        old.swap(slots_);
-        std::size_t const mask = slots_.size() - 1;
-        for (auto const & e : old)
-            if (e.hash != 0)
-            {
-                std::size_t j = e.hash & mask;
-                while (slots_[j].hash != 0)
-                    j = (j + 1) & mask;
-                slots_[j] = e;
-            }
-    }
-    std::vector<entry> slots_;
+    id_table ids_;
+    std::vector<entry> groups_;
     std::vector<member> pool_;
-    std::size_t used_{0};
 };
 
 // The k-way walk of one shard of every input, fingerprints cut to p bits.
@@ -260,7 +237,7 @@ public:
                 tree.set(i, cut(i, in[i].fingerprint()));
         }
         tree.build();
-        set_table local;
+        id_table local;
         std::vector<member> group; // (input, class id)
         label_set merged;
         std::uint64_t groups = 0;
@@ -332,7 +309,7 @@ private:
         return true;
     }
     // The local class of the union of the group's label sets (an input's single class cached).
-    std::uint32_t class_id(std::vector<member> const & group, set_table & local, label_set & merged,
+    std::uint32_t class_id(std::vector<member> const & group, id_table & local, label_set & merged,
                            shard_walk & out)
     {
         if (group.size() == 1)
@@ -358,14 +335,16 @@ private:
                                        return intern(merged, local, out);
                                    });
     }
-    static std::uint32_t intern(label_set const & s, set_table & local, shard_walk & out)
+    static std::uint32_t intern(label_set const & s, id_table & local, shard_walk & out)
     {
-        return local.find_or_add(s, out.classes,
-                                 [&]
-                                 {
-                                     out.classes.push_back(s);
-                                     out.class_kmers.push_back(0);
-                                 });
+        return local.find_or_add(
+            set_hash{}(s), [&](std::uint32_t const id) { return out.classes[id] == s; },
+            [&]
+            {
+                out.classes.push_back(s);
+                out.class_kmers.push_back(0);
+                return static_cast<std::uint32_t>(out.classes.size() - 1);
+            });
     }
 
     std::span<quotient_filter const * const> parts_;
@@ -410,12 +389,8 @@ quotient_filter build_shard(std::span<quotient_filter const * const> parts, unsi
                             shard_walk const & w, std::vector<std::uint32_t> const & to_global)
 {
     quotient_filter const & first = *parts[0];
-    unsigned r_ref = quotient_filter::max_remainder_bits;
-    for (auto const * f : parts)
-        r_ref = std::min(r_ref, p > f->quotient_bits() + quotient_filter::min_remainder_bits
-                                    ? p - f->quotient_bits()
-                                    : quotient_filter::min_remainder_bits);
-    quotient_builder b{first.key_bits(), p, first.max_load(), first.auto_grow(), r_ref};
+    quotient_builder b{first.key_bits(), p, first.max_load(), first.auto_grow(),
+                       detail::counter_remainder_bits(parts, p)};
     std::vector<quotient_builder::entry> chunk;
     chunk.reserve(4096);
     auto each_chunk = [&](auto && fn)

@@ -1,5 +1,6 @@
 // quotient_filter: the set operations (merge, combine): k-way fingerprint walks over the inputs and
 // the count each operation gives a fingerprint.
+#include "combine_layout.hpp"
 #include "quotient_filter_appender.hpp"
 
 #include <ksieve/filters/quotient/quotient_builder.hpp>
@@ -447,22 +448,6 @@ unsigned narrowest_fingerprint(std::span<quotient_filter const * const> const in
     return p_min;
 }
 
-// The remainder width that measures the result's counters: the smallest among the inputs once cut
-// to p.
-unsigned counter_remainder_bits(std::span<quotient_filter const * const> const inputs,
-                                unsigned const p)
-{
-    unsigned r_ref = quotient_filter::max_remainder_bits;
-    for (auto const * f : inputs)
-    {
-        unsigned const q = f->quotient_bits();
-        r_ref = std::min(r_ref, p > q + quotient_filter::min_remainder_bits
-                                    ? p - q
-                                    : quotient_filter::min_remainder_bits);
-    }
-    return r_ref;
-}
-
 // Pass 1 of a set operation: the slots the result needs (counters measured at ref's remainder
 // width), and the result's (fingerprint, count) stream kept unless it outgrows the buffer (then
 // walked again).
@@ -522,6 +507,20 @@ quotient_filter append_result(quotient_builder & b, pass_one const & one,
 
 } // namespace
 
+unsigned detail::counter_remainder_bits(std::span<quotient_filter const * const> const inputs,
+                                        unsigned const p)
+{
+    unsigned r_ref = quotient_filter::max_remainder_bits;
+    for (auto const * f : inputs)
+    {
+        unsigned const q = f->quotient_bits();
+        r_ref = std::min(r_ref, p > q + quotient_filter::min_remainder_bits
+                                    ? p - q
+                                    : quotient_filter::min_remainder_bits);
+    }
+    return r_ref;
+}
+
 quotient_filter quotient_filter::merge(std::span<quotient_filter const * const> const inputs)
 {
     return combine(inputs, set_operation::unite, 1);
@@ -536,7 +535,7 @@ quotient_filter quotient_filter::combine(std::span<quotient_filter const * const
         throw usage_error{"quotient filter merge: no input"};
     quotient_filter const & first = *inputs[0];
     unsigned const p = narrowest_fingerprint(inputs);
-    unsigned const r_ref = counter_remainder_bits(inputs, p);
+    unsigned const r_ref = detail::counter_remainder_bits(inputs, p);
     quotient_filter::combine_scratch own;
     quotient_filter const ref =
         with_geometry(first.key_bits_, min_quotient_bits, r_ref, first.max_load_, false);
