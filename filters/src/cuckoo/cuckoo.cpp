@@ -4,6 +4,7 @@
 #include <ksieve/filters/support/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -54,14 +55,11 @@ unsigned cuckoo_filter::bucket_bits_for(std::uint64_t const expected)
         throw usage_error{
             "a cuckoo filter cannot grow: give the expected number of distinct k-mers with "
             "--expected N"};
-    // buckets >= expected / (4 * 0.95) = 5 * expected / 19
-    if (expected > (std::uint64_t{1} << 40))
-        throw usage_error{"--expected " + std::to_string(expected) +
-                          " is too large for one cuckoo filter shard: use more --shards"};
-    std::uint64_t const needed = (5 * expected + 18) / 19;
-    unsigned bits = 1;
-    while ((std::uint64_t{1} << bits) < needed)
-        ++bits;
+    // buckets >= expected / (4 * 0.95) = 5 * expected / 19, at least 2
+    unsigned const bits =
+        expected > (std::uint64_t{1} << 40)
+            ? max_bucket_bits + 1
+            : std::max(1u, static_cast<unsigned>(std::bit_width((5 * expected + 18) / 19 - 1)));
     if (bits > max_bucket_bits)
         throw usage_error{"--expected " + std::to_string(expected) +
                           " is too large for one cuckoo filter shard: use more --shards"};
