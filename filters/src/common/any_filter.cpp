@@ -114,11 +114,7 @@ std::unique_ptr<any_filter> combine_typed(std::span<any_filter const * const> in
                              done[s].emplace(
                                  combine_shard<F>(inputs, s, op, min_count, scratch[w]));
                          });
-    std::vector<F> merged;
-    merged.reserve(shards);
-    for (auto & d : done)
-        merged.push_back(std::move(*d));
-    return std::make_unique<sharded_filter<F>>(cfg, std::move(merged));
+    return std::make_unique<sharded_filter<F>>(cfg, detail::values_of(done));
 }
 
 // Shard-wise set operation over quotient filters written to `path` as the shards are made: a worker
@@ -131,16 +127,9 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
                                    unsigned const threads)
 {
     std::size_t const shards = inputs.front()->num_shards();
-    filter_file_stream out{path,
-                           filter_file_header{filter_type::quotient,
-                                              cfg.kmer,
-                                              cfg.fpr,
-                                              cfg.expected,
-                                              cfg.shard_bits,
-                                              {},
-                                              parts,
-                                              nullptr},
-                           quotient_filter::max_param_count};
+    filter_file_header header{filter_type::quotient, cfg.kmer, cfg.fpr, cfg.expected,
+                              cfg.shard_bits,        {},       parts,   nullptr};
+    filter_file_stream out{path, std::move(header), quotient_filter::max_param_count};
     std::vector<std::optional<quotient_filter>> done(shards);
     std::vector<std::uint64_t> sums(shards, 0);
     std::vector<quotient_filter::combine_scratch> scratch(std::max(threads, 1u));

@@ -483,11 +483,7 @@ std::unique_ptr<any_filter> combine_labeled(std::span<any_filter const * const> 
                              for (auto const * f : l.inputs)
                                  f->release_shard(s);
                          });
-    std::vector<quotient_filter> built;
-    built.reserve(shards);
-    for (auto & d : done)
-        built.push_back(std::move(*d));
-    auto out = std::make_unique<sharded_filter<quotient_filter>>(l.cfg, std::move(built));
+    auto out = std::make_unique<sharded_filter<quotient_filter>>(l.cfg, detail::values_of(done));
     out->set_parts(result_parts);
     out->set_labels(std::move(table));
     return out;

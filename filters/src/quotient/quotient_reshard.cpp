@@ -256,11 +256,7 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
         throw full_error{"cannot merge '" + name + "': its filter cannot be moved to " +
                          std::to_string(n_out) + " shards (full)"};
     }
-    std::vector<quotient_filter> done;
-    done.reserve(n_out);
-    for (auto & s : shards)
-        done.push_back(std::move(*s));
-    return std::make_unique<sharded_filter<quotient_filter>>(cfg, std::move(done));
+    return std::make_unique<sharded_filter<quotient_filter>>(cfg, values_of(shards));
 }
 
 } // namespace ksieve::detail

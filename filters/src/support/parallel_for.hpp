@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -58,6 +59,16 @@ template <typename Fn> void parallel_for(std::size_t const n, unsigned const thr
         t.join();
     if (failure)
         std::rethrow_exception(failure);
+}
+
+// The values of `done` (each one set, as by a parallel_for over it), moved out in order.
+template <typename T> std::vector<T> values_of(std::vector<std::optional<T>> & done)
+{
+    std::vector<T> out;
+    out.reserve(done.size());
+    for (auto & d : done)
+        out.push_back(std::move(*d));
+    return out;
 }
 
 } // namespace ksieve::detail
