@@ -56,9 +56,7 @@ void quotient_filter::count_sharded(std::span<quotient_filter const> const shard
     unsigned const shift =
         (key_bits - shard_bits) & 63; // no shard bits: every key in shard 0 (mask 0)
     std::uint64_t const shard_mask = shards.size() - 1;
-    std::uint64_t const local_mask = (key_bits - shard_bits >= 64)
-                                         ? ~std::uint64_t{0}
-                                         : (std::uint64_t{1} << (key_bits - shard_bits)) - 1;
+    std::uint64_t const local_mask = low_bits_mask(key_bits - shard_bits);
     quotient_filter const & first = shards.front();
     bool const big = first.nblocks_ * first.block_bytes_ * shards.size() > next_header_min_bytes;
     KSIEVE_QF_DISPATCH(count_sharded(shards.data(), shift, shard_mask, local_mask, keys.data(),
@@ -167,11 +165,6 @@ bool quotient_filter::order_batch(std::span<std::uint64_t const> const keys,
 
 // ---------------------------------------------------------------------------------------------------------
 // Public single-key operations.
-
-std::uint64_t quotient_filter::grown_slots() const noexcept
-{
-    return grown_slots_;
-}
 
 bool quotient_filter::can_grow() const noexcept
 {

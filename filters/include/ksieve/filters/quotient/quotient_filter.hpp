@@ -278,19 +278,15 @@ public:
      * most 4096 regions), so that the pipeline walks the table from front to back and reuses a
      * block's cache lines for all the keys that fall in it instead of missing once per key. Same
      * results as count_batch(keys, out). Never throws; it may grow `scratch` (and keeps the input
-     * order if that fails). Thread safety: as count_batch, with one scratch per thread. Used by the
-     * filter benchmarks (BM_qf_lookup, batch 2) and the tests; the lookups of the engine and app
-     * take count_batch(keys, out). It shares the ordering (order_batch) with the insert_batch
-     * overload below. */
+     * order if that fails). Thread safety: as count_batch, with one scratch per thread. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out,
                      batch_scratch & scratch) const noexcept;
     /*! \brief insert_batch(keys, old) in table order when that pays (see the count_batch overload);
      * old may be null. When it returns ok, the table and old[] are those of insert_batch(keys,
      * old): equal fingerprints keep their input order, and the table does not depend on the order
      * of insertion. On `full`, the filter keeps everything it held plus an unspecified subset of
-     * the batch (not a prefix), and old[] is set only for those keys. Used by
-     * sharded_filter::insert_batch, so by every build of a quotient-filter index (one scratch per
-     * thread). */
+     * the batch (not a prefix), and old[] is set only for those keys. Thread safety: as
+     * insert_batch, with one scratch per thread. */
     insert_status insert_batch(std::span<std::uint64_t const> keys, std::uint64_t * old,
                                batch_scratch & scratch) noexcept;
     /*! \brief Whether the scratch overloads visit a batch of n keys in table order: the table is
@@ -463,7 +459,7 @@ private:
                                    batch_scratch & scratch) const noexcept;
     /*! \brief The home slots of the table growth would make (0: it cannot grow); set by
      * set_geometry(). */
-    [[nodiscard]] std::uint64_t grown_slots() const noexcept;
+    [[nodiscard]] std::uint64_t grown_slots() const noexcept { return grown_slots_; }
     /*! \brief The used slots that max_load allows in the largest table growth reaches within
      * `cap_bytes` (this table's if it is larger). */
     [[nodiscard]] std::uint64_t room_within(std::uint64_t cap_bytes) const noexcept;
