@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace ksieve
 {
@@ -181,18 +182,11 @@ std::uint64_t parse_size(std::string const & text, std::string const & option)
         unit.resize(unit.size() - 2);
     else if (unit.size() >= 2 && unit.back() == 'B')
         unit.pop_back();
-    double scale = 1;
-    if (unit == "K")
-        scale = 1024.0;
-    else if (unit == "M")
-        scale = 1024.0 * 1024;
-    else if (unit == "G")
-        scale = 1024.0 * 1024 * 1024;
-    else if (unit == "T")
-        scale = 1024.0 * 1024 * 1024 * 1024;
-    else if (!unit.empty() && unit != "B")
+    // B (or none), K, M, G, T: 1024 to the power of its position
+    std::size_t const power = std::string_view{"BKMGT"}.find(unit.empty() ? 'B' : unit[0]);
+    if (unit.size() > 1 || power == std::string_view::npos)
         throw bad();
-    double const bytes = v * scale;
+    double const bytes = std::ldexp(v, 10 * static_cast<int>(power));
     if (!std::isfinite(bytes) || bytes < 1 || bytes > 1.8e19)
         throw bad();
     return static_cast<std::uint64_t>(bytes);
