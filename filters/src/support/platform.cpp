@@ -114,12 +114,12 @@ std::uint64_t read_limit(std::string const & path) noexcept
     return v > 0 && v < (std::uint64_t{1} << 60) ? v : 0;
 }
 
-// The smallest limit of `file` in the cgroup at `dir` + `group` and every cgroup above it, 0 if
-// none: a limit set on a parent (a batch job's cgroup above its step's) binds the child too.
-std::uint64_t limit_up_the_tree(std::string const & dir, std::string group,
-                                std::string const & file) noexcept
+// `smallest` (0: none yet) lowered to every limit of `file` in the cgroup at `dir` + `group` and
+// every cgroup above it: a limit set on a parent (a batch job's cgroup above its step's) binds the
+// child too.
+void limit_up_the_tree(std::string const & dir, std::string group, std::string const & file,
+                       std::uint64_t & smallest) noexcept
 {
-    std::uint64_t smallest = 0;
     for (;;)
     {
         std::uint64_t const v =
@@ -132,7 +132,6 @@ std::uint64_t limit_up_the_tree(std::string const & dir, std::string group,
         group =
             slash == 0 || slash == std::string::npos ? std::string{"/"} : group.substr(0, slash);
     }
-    return smallest;
 }
 
 } // namespace
@@ -147,11 +146,6 @@ std::uint64_t cgroup_memory_limit() noexcept
 {
 #if KSIEVE_LINUX_CALLS
     std::uint64_t smallest = 0;
-    auto take = [&](std::uint64_t const v)
-    {
-        if (v != 0 && (smallest == 0 || v < smallest))
-            smallest = v;
-    };
     std::string v2 = "/", v1 = "/";
     try
     {
@@ -171,9 +165,9 @@ std::uint64_t cgroup_memory_limit() noexcept
                 v1 = line.substr(b + 1);
         }
         for (char const * const file : {"memory.max", "memory.high"})
-            take(limit_up_the_tree("/sys/fs/cgroup", v2, file));
+            limit_up_the_tree("/sys/fs/cgroup", v2, file, smallest);
         for (char const * const file : {"memory.limit_in_bytes", "memory.soft_limit_in_bytes"})
-            take(limit_up_the_tree("/sys/fs/cgroup/memory", v1, file));
+            limit_up_the_tree("/sys/fs/cgroup/memory", v1, file, smallest);
     }
     catch (std::exception const &) // (allocation of a path): no limit known
     {
