@@ -1,6 +1,7 @@
 #pragma once
 // Internal: how filter files reach the disk (file_sink: every write checked, O_DIRECT staging,
-// writeback started as the file grows), and the names that its errors give the files it writes.
+// writeback started as the file grows), the names that its errors give the files it writes, and
+// what the writers and the mapping of filter files share.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -8,6 +9,9 @@
 
 namespace ksieve::detail
 {
+
+/*! \brief The first 8 bytes of every filter file. */
+inline constexpr char file_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'f', 'l'};
 
 /*! \brief Mapped filter files of at least this size are advised to use huge pages; written ones of
  * at least this size are flushed and dropped from the page cache at close (so that a reader maps

@@ -2,7 +2,6 @@
 // label table, shard table, end marker and payloads (the bytes reach the disk through file_sink;
 // mapped_ranges.cpp maps files and calls parse()).
 #include "file_sink.hpp"
-#include "mapped_ranges.hpp"
 
 #include <ksieve/filters/common/filter_file.hpp>
 #include <ksieve/filters/kmers/low_complexity.hpp>

@@ -3,7 +3,6 @@
 // registry of mapped files (address ranges and names) in fixed slots published by atomics, so that
 // a SIGBUS handler can name the filter file that changed under a mapping (async-signal-safe
 // lookup).
-#include "mapped_ranges.hpp"
 #include "../support/platform.hpp"
 #include "file_sink.hpp"
 
@@ -48,11 +47,9 @@ static_assert(std::atomic<int>::is_always_lock_free &&
                   std::atomic<std::uintptr_t>::is_always_lock_free,
               "the mapping registry is read from a signal handler");
 
-} // namespace
-
-namespace detail
-{
-
+// Records [begin, begin + bytes) as the mapping of the filter file `name`: its slot for
+// forget_mapping(), -1 if the registry is full or the name too long (a fault there is then not
+// named). Lock-free.
 int remember_mapping(void const * const begin, std::uint64_t const bytes,
                      std::string const & name) noexcept
 {
@@ -74,13 +71,14 @@ int remember_mapping(void const * const begin, std::uint64_t const bytes,
     return -1;
 }
 
+// Drops the slot of remember_mapping() (before the range is unmapped); -1 is ignored.
 void forget_mapping(int const slot) noexcept
 {
     if (slot >= 0 && static_cast<std::size_t>(slot) < mapping_slots)
         mapping_registry[slot].state.store(0, std::memory_order_release);
 }
 
-} // namespace detail
+} // namespace
 
 char const * mapped_filter_name(void const * const address) noexcept
 {
@@ -202,7 +200,7 @@ void mapped_filter_file::release(std::span<std::uint64_t const> const words) con
 
 mapped_filter_file::~mapped_filter_file()
 {
-    detail::forget_mapping(mapping_slot_);
+    forget_mapping(mapping_slot_);
     if (map_ != nullptr)
         ::munmap(map_, size_);
 }
@@ -244,7 +242,7 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     // A fault in a mapping of the file (it was truncated while mapped) is named by
     // mapped_filter_name().
     if (f->file_backed_)
-        f->mapping_slot_ = detail::remember_mapping(m, f->size_, f->name_);
+        f->mapping_slot_ = remember_mapping(m, f->size_, f->name_);
     // A filter larger than the memory left to it (the machine's or the cgroup's, less what a run
     // keeps for its reads) cannot stay in the page cache: every lookup may read its page from the
     // file again. Then each reads the 4 KiB it needs, not a 2 MiB huge page or a readahead window,
