@@ -195,11 +195,6 @@ quotient_filter quotient_filter::create(filter_config const & cfg, unsigned cons
                                         std::uint64_t const expected)
 {
     qf_plan const g = plan_geometry(cfg, key_bits, expected);
-    if (std::has_single_bit(g.nslots))
-    {
-        unsigned const q = top_bits_for(g.nslots);
-        return with_geometry(key_bits, q, g.p - q, cfg.max_load, cfg.auto_grow);
-    }
     return with_slots(key_bits, g.p, g.nslots, cfg.max_load, cfg.auto_grow);
 }
 
