@@ -169,11 +169,6 @@ filter_stats combine_quotient_into(std::filesystem::path const & path,
     return total.total();
 }
 
-std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> inputs,
-                                         std::span<std::string const> names, set_operation op,
-                                         std::uint64_t min_count, unsigned threads,
-                                         std::filesystem::path const * to, filter_stats * written);
-
 std::string describe(kmer_params const & k)
 {
     return "k = " + std::to_string(k.k) + (k.canonical ? ", canonical" : ", not canonical") +
@@ -182,23 +177,6 @@ std::string describe(kmer_params const & k)
            ", mask " + mask_name(k) +
            (k.is_spaced() ? ", spaced " + spaced_name(k) : std::string{});
 }
-
-} // namespace
-
-std::string detail::quoted_list(std::span<std::string const> const names)
-{
-    constexpr std::size_t shown = 5;
-    std::string all;
-    for (std::size_t i = 0; i < names.size() && i < shown; ++i)
-        all += (all.empty() ? "'" : ", '") + names[i] + "'";
-    if (names.size() > shown)
-        all += " and " + std::to_string(names.size() - shown) + " more";
-    return all;
-}
-
-namespace
-{
-using detail::quoted_list;
 
 // Which operations each filter type supports.
 void check_operation_supported(any_filter const & f, std::string const & name,
@@ -230,6 +208,102 @@ void check_operation_supported(any_filter const & f, std::string const & name,
         throw incompatible_error{"cannot intersect '" + name +
                                  "': counting Bloom filters only merge (use --type qf "
                                  "or bloom)"};
+}
+
+std::vector<key_parts> parts_of(std::span<any_filter const * const> const inputs)
+{
+    std::vector<key_parts> parts;
+    parts.reserve(inputs.size());
+    for (auto const * f : inputs)
+        parts.push_back(f->parts());
+    return parts;
+}
+
+// The union of the parts of split `split` among `parts`.
+key_parts union_of_split(std::span<key_parts const> const parts, std::uint64_t const split)
+{
+    key_parts u;
+    bool first = true;
+    for (auto const & p : parts)
+        if (!p.complete() && p.split == split)
+        {
+            if (first)
+                u = p;
+            else
+                u.add(p);
+            first = false;
+        }
+    return u;
+}
+
+using detail::check_combinable;
+using detail::common_layout;
+using detail::layout_for;
+using detail::quoted_list;
+using detail::result_parts_of;
+
+// The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have
+// none).
+std::unique_ptr<any_filter> combine_in_layout(common_layout const & l,
+                                              key_parts const & result_parts,
+                                              set_operation const op, std::uint64_t const min_count,
+                                              unsigned const threads)
+{
+    auto out =
+        with_filter_class(l.cfg.type,
+                          [&](auto const f) -> std::unique_ptr<any_filter>
+                          {
+                              using F = typename decltype(f)::type;
+                              if constexpr (std::is_same_v<F, cuckoo_filter>)
+                                  return nullptr;
+                              else
+                                  return combine_typed<F>(l.inputs, l.cfg, op, min_count, threads);
+                          });
+    if (out)
+        out->set_parts(result_parts);
+    return out;
+}
+
+// The set operation: quotient filters written to *to if given (*written: their statistics; nullptr
+// returned), else the result returned.
+std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
+                                         std::span<std::string const> const names,
+                                         set_operation const op, std::uint64_t const min_count,
+                                         unsigned const threads,
+                                         std::filesystem::path const * const to,
+                                         filter_stats * const written)
+{
+    std::string const verb = operation_name(op);
+    check_combinable(inputs, names, op, min_count);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i]->labeled())
+            throw incompatible_error{"'" + names[i] +
+                                     "' is a labeled filter: its counts are label classes, "
+                                     "combined only as labels (combine_labeled)"};
+    key_parts const result_parts = result_parts_of(inputs, names, verb);
+    common_layout const l = layout_for(inputs, names, threads);
+    try
+    {
+        if (to != nullptr && l.cfg.type == filter_type::quotient)
+        {
+            *written =
+                combine_quotient_into(*to, l.inputs, l.cfg, result_parts, op, min_count, threads);
+            return nullptr;
+        }
+        if (auto out = combine_in_layout(l, result_parts, op, min_count, threads))
+            return out;
+    }
+    catch (incompatible_error const & e)
+    {
+        throw incompatible_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what()};
+    }
+    catch (full_error const & e)
+    {
+        throw full_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what() +
+                         " (build the inputs with a larger --expected, or leave it out)"};
+    }
+    throw incompatible_error{"cannot " + verb + " '" + names[0] +
+                             "': cuckoo filters cannot be combined"};
 }
 
 } // namespace
@@ -279,37 +353,6 @@ void check_query_compatible(std::span<any_filter const * const> const inputs,
                                      ") cannot be used together: k, canonical mode, hash seed, "
                                      "sampling and mask must agree"};
 }
-
-namespace
-{
-
-std::vector<key_parts> parts_of(std::span<any_filter const * const> const inputs)
-{
-    std::vector<key_parts> parts;
-    parts.reserve(inputs.size());
-    for (auto const * f : inputs)
-        parts.push_back(f->parts());
-    return parts;
-}
-
-// The union of the parts of split `split` among `parts`.
-key_parts union_of_split(std::span<key_parts const> const parts, std::uint64_t const split)
-{
-    key_parts u;
-    bool first = true;
-    for (auto const & p : parts)
-        if (!p.complete() && p.split == split)
-        {
-            if (first)
-                u = p;
-            else
-                u.add(p);
-            first = false;
-        }
-    return u;
-}
-
-} // namespace
 
 void check_parts_complete(std::span<any_filter const * const> const inputs,
                           std::span<std::string const> const names)
@@ -364,30 +407,18 @@ char const * operation_name(set_operation const op) noexcept
     return "merge";
 }
 
-std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> const inputs,
-                                            std::span<std::string const> const names,
-                                            set_operation const op, std::uint64_t const min_count,
-                                            unsigned const threads)
-{
-    return combine_impl(inputs, names, op, min_count, threads, nullptr, nullptr);
-}
-
-filter_stats combine_filters_into(std::filesystem::path const & path,
-                                  std::span<any_filter const * const> const inputs,
-                                  std::span<std::string const> const names, set_operation const op,
-                                  std::uint64_t const min_count, unsigned const threads)
-{
-    filter_stats stats;
-    if (auto const out = combine_impl(inputs, names, op, min_count, threads, &path, &stats))
-    {
-        out->save(path);
-        return out->stats();
-    }
-    return stats;
-}
-
 namespace detail
 {
+std::string quoted_list(std::span<std::string const> const names)
+{
+    constexpr std::size_t shown = 5;
+    std::string all;
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+        all += (all.empty() ? "'" : ", '") + names[i] + "'";
+    if (names.size() > shown)
+        all += " and " + std::to_string(names.size() - shown) + " more";
+    return all;
+}
 
 // The checks of a set operation's inputs that need no layout: their number, query compatibility,
 // the operation supported by their type, equal types, --fpr and (except quotient filters) --shards.
@@ -500,78 +531,26 @@ common_layout layout_for(std::span<any_filter const * const> const inputs,
 
 } // namespace detail
 
-namespace
+std::unique_ptr<any_filter> combine_filters(std::span<any_filter const * const> const inputs,
+                                            std::span<std::string const> const names,
+                                            set_operation const op, std::uint64_t const min_count,
+                                            unsigned const threads)
 {
-
-using detail::check_combinable;
-using detail::common_layout;
-using detail::layout_for;
-using detail::result_parts_of;
-
-// The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have
-// none).
-std::unique_ptr<any_filter> combine_in_layout(common_layout const & l,
-                                              key_parts const & result_parts,
-                                              set_operation const op, std::uint64_t const min_count,
-                                              unsigned const threads)
-{
-    auto out =
-        with_filter_class(l.cfg.type,
-                          [&](auto const f) -> std::unique_ptr<any_filter>
-                          {
-                              using F = typename decltype(f)::type;
-                              if constexpr (std::is_same_v<F, cuckoo_filter>)
-                                  return nullptr;
-                              else
-                                  return combine_typed<F>(l.inputs, l.cfg, op, min_count, threads);
-                          });
-    if (out)
-        out->set_parts(result_parts);
-    return out;
+    return combine_impl(inputs, names, op, min_count, threads, nullptr, nullptr);
 }
 
-// The set operation: quotient filters written to *to if given (*written: their statistics; nullptr
-// returned), else the result returned.
-std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
-                                         std::span<std::string const> const names,
-                                         set_operation const op, std::uint64_t const min_count,
-                                         unsigned const threads,
-                                         std::filesystem::path const * const to,
-                                         filter_stats * const written)
+filter_stats combine_filters_into(std::filesystem::path const & path,
+                                  std::span<any_filter const * const> const inputs,
+                                  std::span<std::string const> const names, set_operation const op,
+                                  std::uint64_t const min_count, unsigned const threads)
 {
-    std::string const verb = operation_name(op);
-    check_combinable(inputs, names, op, min_count);
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-        if (inputs[i]->labeled())
-            throw incompatible_error{"'" + names[i] +
-                                     "' is a labeled filter: its counts are label classes, "
-                                     "combined only as labels (combine_labeled)"};
-    key_parts const result_parts = result_parts_of(inputs, names, verb);
-    common_layout const l = layout_for(inputs, names, threads);
-    try
+    filter_stats stats;
+    if (auto const out = combine_impl(inputs, names, op, min_count, threads, &path, &stats))
     {
-        if (to != nullptr && l.cfg.type == filter_type::quotient)
-        {
-            *written =
-                combine_quotient_into(*to, l.inputs, l.cfg, result_parts, op, min_count, threads);
-            return nullptr;
-        }
-        if (auto out = combine_in_layout(l, result_parts, op, min_count, threads))
-            return out;
+        out->save(path);
+        return out->stats();
     }
-    catch (incompatible_error const & e)
-    {
-        throw incompatible_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what()};
-    }
-    catch (full_error const & e)
-    {
-        throw full_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what() +
-                         " (build the inputs with a larger --expected, or leave it out)"};
-    }
-    throw incompatible_error{"cannot " + verb + " '" + names[0] +
-                             "': cuckoo filters cannot be combined"};
+    return stats;
 }
-
-} // namespace
 
 } // namespace ksieve
