@@ -232,93 +232,6 @@ void put_end_marker(file_sink & out, std::uint64_t const pos,
     out.write(e.bytes().data(), e.bytes().size());
 }
 
-} // namespace
-
-void write_filter_file(std::filesystem::path const & path, filter_file_header const & h,
-                       std::span<shard_blob const> const shards)
-{
-    check_header(h, shards.size(), path);
-    // Header size first, so that payload offsets can be written in the shard table.
-    std::vector<std::size_t> counts;
-    for (auto const & s : shards)
-        counts.push_back(s.params.size());
-    std::uint64_t const header_size = header_size_for(h, counts);
-    std::vector<shard_record> records;
-    std::uint64_t offset = align64(header_size);
-    for (auto const & s : shards)
-    {
-        records.push_back({offset, s.words.size(), checksum64(s.words), s.params});
-        offset = align64(offset + s.words.size_bytes());
-    }
-    byte_writer w = header_image(h, records, header_size, path);
-
-    file_sink out{path, true};
-    out.write(w.bytes().data(), w.bytes().size());
-    std::uint64_t pos = header_size;
-    for (auto const & s : shards)
-        pos = put_payload(out, pos, s.words) + s.words.size_bytes();
-    put_end_marker(out, pos, records);
-    out.close();
-}
-
-struct filter_file_stream::state
-{
-    std::filesystem::path path;
-    filter_file_header header;
-    file_sink out;
-    std::vector<shard_record> records;
-    std::uint64_t pos{0}; // bytes written
-};
-
-filter_file_stream::filter_file_stream(std::filesystem::path const & path,
-                                       filter_file_header header,
-                                       std::size_t const max_shard_params)
-{
-    std::size_t const shards = std::size_t{1} << header.shard_bits;
-    check_header(header, shards, path);
-    s_.reset(new state{path, std::move(header), file_sink{path}, {}, 0});
-    // The payloads start after room for a header whose shards all have max_shard_params parameters
-    // (zeros until finish() writes the header, whose size the shard table gives).
-    std::vector<std::size_t> const counts(shards, max_shard_params);
-    std::uint64_t const first = align64(header_size_for(s_->header, counts));
-    std::vector<unsigned char> const room(first, 0);
-    s_->out.write(room.data(), room.size());
-    s_->pos = first;
-}
-
-filter_file_stream::~filter_file_stream() = default;
-
-void filter_file_stream::put(shard_blob const & shard, std::uint64_t const checksum)
-{
-    state & s = *s_;
-    if (s.records.size() >= (std::size_t{1} << s.header.shard_bits))
-        throw error{"internal: too many shards while writing '" + s.path.string() + "'"};
-    std::uint64_t const start = put_payload(s.out, s.pos, shard.words);
-    s.records.push_back({start, shard.words.size(), checksum, shard.params});
-    s.pos = start + shard.words.size_bytes();
-}
-
-void filter_file_stream::finish()
-{
-    state & s = *s_;
-    if (s.records.size() != (std::size_t{1} << s.header.shard_bits))
-        throw error{"internal: missing shards while writing '" + s.path.string() + "'"};
-    std::vector<std::size_t> counts;
-    for (auto const & r : s.records)
-        counts.push_back(r.params.size());
-    std::uint64_t const header_size = header_size_for(s.header, counts);
-    if (align64(header_size) > s.records.front().offset)
-        throw error{"internal: shard parameters outgrew the room for the header of '" +
-                    s.path.string() + "'"};
-    put_end_marker(s.out, s.pos, s.records);
-    byte_writer w = header_image(s.header, s.records, header_size, s.path);
-    s.out.write_at(0, w.bytes().data(), w.bytes().size());
-    s.out.close();
-}
-
-namespace
-{
-
 format_error corrupt(std::string const & name, std::string const & what)
 {
     return format_error{"'" + name + "': corrupted filter file (" + what + ")"};
@@ -579,6 +492,88 @@ void check_end_marker(unsigned char const * const bytes, std::uint64_t const siz
 }
 
 } // namespace
+
+void write_filter_file(std::filesystem::path const & path, filter_file_header const & h,
+                       std::span<shard_blob const> const shards)
+{
+    check_header(h, shards.size(), path);
+    // Header size first, so that payload offsets can be written in the shard table.
+    std::vector<std::size_t> counts;
+    for (auto const & s : shards)
+        counts.push_back(s.params.size());
+    std::uint64_t const header_size = header_size_for(h, counts);
+    std::vector<shard_record> records;
+    std::uint64_t offset = align64(header_size);
+    for (auto const & s : shards)
+    {
+        records.push_back({offset, s.words.size(), checksum64(s.words), s.params});
+        offset = align64(offset + s.words.size_bytes());
+    }
+    byte_writer w = header_image(h, records, header_size, path);
+
+    file_sink out{path, true};
+    out.write(w.bytes().data(), w.bytes().size());
+    std::uint64_t pos = header_size;
+    for (auto const & s : shards)
+        pos = put_payload(out, pos, s.words) + s.words.size_bytes();
+    put_end_marker(out, pos, records);
+    out.close();
+}
+
+struct filter_file_stream::state
+{
+    std::filesystem::path path;
+    filter_file_header header;
+    file_sink out;
+    std::vector<shard_record> records;
+    std::uint64_t pos{0}; // bytes written
+};
+
+filter_file_stream::filter_file_stream(std::filesystem::path const & path,
+                                       filter_file_header header,
+                                       std::size_t const max_shard_params)
+{
+    std::size_t const shards = std::size_t{1} << header.shard_bits;
+    check_header(header, shards, path);
+    s_.reset(new state{path, std::move(header), file_sink{path}, {}, 0});
+    // The payloads start after room for a header whose shards all have max_shard_params parameters
+    // (zeros until finish() writes the header, whose size the shard table gives).
+    std::vector<std::size_t> const counts(shards, max_shard_params);
+    std::uint64_t const first = align64(header_size_for(s_->header, counts));
+    std::vector<unsigned char> const room(first, 0);
+    s_->out.write(room.data(), room.size());
+    s_->pos = first;
+}
+
+filter_file_stream::~filter_file_stream() = default;
+
+void filter_file_stream::put(shard_blob const & shard, std::uint64_t const checksum)
+{
+    state & s = *s_;
+    if (s.records.size() >= (std::size_t{1} << s.header.shard_bits))
+        throw error{"internal: too many shards while writing '" + s.path.string() + "'"};
+    std::uint64_t const start = put_payload(s.out, s.pos, shard.words);
+    s.records.push_back({start, shard.words.size(), checksum, shard.params});
+    s.pos = start + shard.words.size_bytes();
+}
+
+void filter_file_stream::finish()
+{
+    state & s = *s_;
+    if (s.records.size() != (std::size_t{1} << s.header.shard_bits))
+        throw error{"internal: missing shards while writing '" + s.path.string() + "'"};
+    std::vector<std::size_t> counts;
+    for (auto const & r : s.records)
+        counts.push_back(r.params.size());
+    std::uint64_t const header_size = header_size_for(s.header, counts);
+    if (align64(header_size) > s.records.front().offset)
+        throw error{"internal: shard parameters outgrew the room for the header of '" +
+                    s.path.string() + "'"};
+    put_end_marker(s.out, s.pos, s.records);
+    byte_writer w = header_image(s.header, s.records, header_size, s.path);
+    s.out.write_at(0, w.bytes().data(), w.bytes().size());
+    s.out.close();
+}
 
 void mapped_filter_file::parse(bool const verify_payload)
 {

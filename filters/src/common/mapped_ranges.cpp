@@ -78,22 +78,6 @@ void forget_mapping(int const slot) noexcept
         mapping_registry[slot].state.store(0, std::memory_order_release);
 }
 
-} // namespace
-
-char const * mapped_filter_name(void const * const address) noexcept
-{
-    auto const a = reinterpret_cast<std::uintptr_t>(address);
-    for (auto const & slot : mapping_registry)
-        if (slot.state.load(std::memory_order_acquire) == 2 &&
-            a >= slot.begin.load(std::memory_order_relaxed) &&
-            a < slot.end.load(std::memory_order_relaxed))
-            return slot.name;
-    return nullptr;
-}
-
-namespace
-{
-
 using detail::errno_text;
 using detail::file_magic;
 using detail::huge_mapping_bytes;
@@ -182,6 +166,17 @@ std::vector<std::byte> read_stream(int const fd, std::string const & name)
 }
 
 } // namespace
+
+char const * mapped_filter_name(void const * const address) noexcept
+{
+    auto const a = reinterpret_cast<std::uintptr_t>(address);
+    for (auto const & slot : mapping_registry)
+        if (slot.state.load(std::memory_order_acquire) == 2 &&
+            a >= slot.begin.load(std::memory_order_relaxed) &&
+            a < slot.end.load(std::memory_order_relaxed))
+            return slot.name;
+    return nullptr;
+}
 
 void mapped_filter_file::release(std::span<std::uint64_t const> const words) const noexcept
 {

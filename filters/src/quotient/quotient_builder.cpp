@@ -27,6 +27,40 @@ struct grown_size
     quotient_filter geometry; // (no table)
     std::uint64_t heavy{0};   // slots of the fingerprints of counts above 1
 };
+
+// Gives up keeping the entries (they are walked again instead) and frees what was kept.
+void stop_keeping(auto & s)
+{
+    s.kept_all = false;
+    s.gaps = {};
+    s.counts = {};
+    s.wide_gaps = {};
+    s.wide_counts = {};
+}
+
+// (measure()'s keeping: the entries as gaps from the one before and counts in a byte)
+void keep_entries(std::span<quotient_builder::entry const> const entries, auto & s)
+{
+    if (!s.keeping || !s.kept_all)
+        return;
+    if (5 * (s.gaps.size() + entries.size()) > s.keep_max)
+    {
+        stop_keeping(s);
+        return;
+    }
+    for (auto const & [fp, count] : entries)
+    {
+        std::uint64_t const gap = fp - s.last_fp;
+        s.last_fp = fp;
+        s.gaps.push_back(static_cast<std::uint32_t>(std::min(gap, gap_escape)));
+        if (gap >= gap_escape) [[unlikely]]
+            s.wide_gaps.push_back(gap);
+        s.counts.push_back(static_cast<std::uint8_t>(std::min(count, count_escape)));
+        if (count >= count_escape) [[unlikely]]
+            s.wide_counts.push_back(count);
+    }
+}
+
 } // namespace
 
 struct quotient_builder::state
@@ -96,43 +130,6 @@ quotient_builder::quotient_builder(quotient_filter const & like, std::uint64_t c
 quotient_builder::quotient_builder(quotient_builder &&) noexcept = default;
 quotient_builder & quotient_builder::operator=(quotient_builder &&) noexcept = default;
 quotient_builder::~quotient_builder() = default;
-
-namespace
-{
-// Gives up keeping the entries (they are walked again instead) and frees what was kept.
-void stop_keeping(auto & s)
-{
-    s.kept_all = false;
-    s.gaps = {};
-    s.counts = {};
-    s.wide_gaps = {};
-    s.wide_counts = {};
-}
-
-// (measure()'s keeping: the entries as gaps from the one before and counts in a byte)
-void keep_entries(std::span<quotient_builder::entry const> const entries, auto & s)
-{
-    if (!s.keeping || !s.kept_all)
-        return;
-    if (5 * (s.gaps.size() + entries.size()) > s.keep_max)
-    {
-        stop_keeping(s);
-        return;
-    }
-    for (auto const & [fp, count] : entries)
-    {
-        std::uint64_t const gap = fp - s.last_fp;
-        s.last_fp = fp;
-        s.gaps.push_back(static_cast<std::uint32_t>(std::min(gap, gap_escape)));
-        if (gap >= gap_escape) [[unlikely]]
-            s.wide_gaps.push_back(gap);
-        s.counts.push_back(static_cast<std::uint8_t>(std::min(count, count_escape)));
-        if (count >= count_escape) [[unlikely]]
-            s.wide_counts.push_back(count);
-    }
-}
-
-} // namespace
 
 void quotient_builder::measure(std::span<entry const> const entries)
 {

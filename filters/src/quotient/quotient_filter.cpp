@@ -16,6 +16,68 @@ void check_key_bits(unsigned const key_bits)
         throw usage_error{"quotient filter: key bits " + std::to_string(key_bits) +
                           " outside [1, 64]"};
 }
+
+// The geometry create() picks: p-bit fingerprints in nslots home slots.
+struct qf_plan
+{
+    unsigned p;
+    std::uint64_t nslots;
+};
+
+qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits,
+                      std::uint64_t const expected)
+{
+    check_key_bits(key_bits);
+    if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
+        throw usage_error{"quotient filter: false-positive rate must be in [0, 0.5), got " +
+                          std::to_string(cfg.fpr)};
+    if (!(cfg.max_load > 0.0 && cfg.max_load <= 1.0))
+        throw usage_error{"quotient filter: maximal load must be in (0, 1], got " +
+                          std::to_string(cfg.max_load)};
+    // Exact width: the key, padded when the key space could be filled (counters need several slots
+    // per key).
+    unsigned p_exact = key_bits;
+    if (key_bits + cfg.shard_bits < quotient_filter::small_key_space_bits)
+        p_exact += quotient_filter::exact_padding_bits;
+    p_exact = std::min(64u, std::max(p_exact, quotient_filter::min_fingerprint_bits));
+    // Initial table: the fewest home slots (a multiple of 64, at least 2^default_min_quotient_bits)
+    // that hold the expected keys within max_load, with room for three standard deviations of their
+    // spread among shards (a shard that overflows doubles).
+    std::uint64_t nslots = std::uint64_t{1} << quotient_filter::default_min_quotient_bits;
+    if (expected > 0)
+    {
+        double const e = static_cast<double>(expected);
+        nslots = std::max(nslots, quotient_filter::slots_for(
+                                      static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
+                                      cfg.max_load));
+    }
+    unsigned q = top_bits_for(nslots);
+    unsigned p = p_exact;
+    if (cfg.fpr > 0.0)
+    {
+        std::uint64_t n_design = expected;
+        if (n_design == 0)
+            n_design = std::max<std::uint64_t>(1, quotient_filter::default_design_keys >>
+                                                      std::min(cfg.shard_bits, 63u));
+        // Smallest p with n_design / 2^p <= eps.
+        unsigned bits = 1;
+        while (bits < 64 &&
+               std::ldexp(cfg.fpr, static_cast<int>(bits)) < static_cast<double>(n_design))
+            ++bits;
+        p = std::max(bits, q + quotient_filter::min_remainder_bits);
+        if (p >= key_bits)
+            p = p_exact; // the fingerprint holds the whole key: exact, with the same p as exact
+                         // mode
+    }
+    if (geometry_ok(p, nslots))
+        return {p, nslots};
+    // Fingerprints too narrow or too wide for that table: the nearest power-of-two geometry.
+    q = std::min(q, p - quotient_filter::min_remainder_bits);
+    if (p - q > quotient_filter::max_remainder_bits)
+        q = p - quotient_filter::max_remainder_bits;
+    return {p, std::uint64_t{1} << q};
+}
+
 } // namespace
 
 quotient_filter::quotient_filter() noexcept = default;
@@ -126,70 +188,6 @@ std::uint64_t quotient_filter::slots_for(std::uint64_t const used, double const 
         std::min(need, std::ldexp(1.0, static_cast<int>(max_quotient_bits))));
     return std::max<std::uint64_t>(64, (n + 63) / 64 * 64);
 }
-
-namespace
-{
-// The geometry create() picks: p-bit fingerprints in nslots home slots.
-struct qf_plan
-{
-    unsigned p;
-    std::uint64_t nslots;
-};
-
-qf_plan plan_geometry(filter_config const & cfg, unsigned const key_bits,
-                      std::uint64_t const expected)
-{
-    check_key_bits(key_bits);
-    if (!(cfg.fpr >= 0.0 && cfg.fpr < 0.5))
-        throw usage_error{"quotient filter: false-positive rate must be in [0, 0.5), got " +
-                          std::to_string(cfg.fpr)};
-    if (!(cfg.max_load > 0.0 && cfg.max_load <= 1.0))
-        throw usage_error{"quotient filter: maximal load must be in (0, 1], got " +
-                          std::to_string(cfg.max_load)};
-    // Exact width: the key, padded when the key space could be filled (counters need several slots
-    // per key).
-    unsigned p_exact = key_bits;
-    if (key_bits + cfg.shard_bits < quotient_filter::small_key_space_bits)
-        p_exact += quotient_filter::exact_padding_bits;
-    p_exact = std::min(64u, std::max(p_exact, quotient_filter::min_fingerprint_bits));
-    // Initial table: the fewest home slots (a multiple of 64, at least 2^default_min_quotient_bits)
-    // that hold the expected keys within max_load, with room for three standard deviations of their
-    // spread among shards (a shard that overflows doubles).
-    std::uint64_t nslots = std::uint64_t{1} << quotient_filter::default_min_quotient_bits;
-    if (expected > 0)
-    {
-        double const e = static_cast<double>(expected);
-        nslots = std::max(nslots, quotient_filter::slots_for(
-                                      static_cast<std::uint64_t>(std::ceil(e + 3.0 * std::sqrt(e))),
-                                      cfg.max_load));
-    }
-    unsigned q = top_bits_for(nslots);
-    unsigned p = p_exact;
-    if (cfg.fpr > 0.0)
-    {
-        std::uint64_t n_design = expected;
-        if (n_design == 0)
-            n_design = std::max<std::uint64_t>(1, quotient_filter::default_design_keys >>
-                                                      std::min(cfg.shard_bits, 63u));
-        // Smallest p with n_design / 2^p <= eps.
-        unsigned bits = 1;
-        while (bits < 64 &&
-               std::ldexp(cfg.fpr, static_cast<int>(bits)) < static_cast<double>(n_design))
-            ++bits;
-        p = std::max(bits, q + quotient_filter::min_remainder_bits);
-        if (p >= key_bits)
-            p = p_exact; // the fingerprint holds the whole key: exact, with the same p as exact
-                         // mode
-    }
-    if (geometry_ok(p, nslots))
-        return {p, nslots};
-    // Fingerprints too narrow or too wide for that table: the nearest power-of-two geometry.
-    q = std::min(q, p - quotient_filter::min_remainder_bits);
-    if (p - q > quotient_filter::max_remainder_bits)
-        q = p - quotient_filter::max_remainder_bits;
-    return {p, std::uint64_t{1} << q};
-}
-} // namespace
 
 quotient_filter quotient_filter::create(filter_config const & cfg, unsigned const key_bits,
                                         std::uint64_t const expected)
