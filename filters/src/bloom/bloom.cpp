@@ -105,14 +105,11 @@ word_storage::word_storage(word_storage && other) noexcept
 
 word_storage & word_storage::operator=(word_storage && other) noexcept
 {
-    if (this != &other)
-    {
-        release();
-        data_ = std::exchange(other.data_, nullptr);
-        size_ = std::exchange(other.size_, 0);
-        align_ = std::exchange(other.align_, 0);
-        charge_ = std::move(other.charge_);
-    }
+    word_storage taken{std::move(other)}; // (its destructor frees what this held)
+    std::swap(data_, taken.data_);
+    std::swap(size_, taken.size_);
+    std::swap(align_, taken.align_);
+    std::swap(charge_, taken.charge_);
     return *this;
 }
 
