@@ -30,17 +30,6 @@ namespace ksieve
 namespace
 {
 
-template <typename F> std::unique_ptr<any_filter> make_typed(filter_config const & cfg)
-{
-    return std::make_unique<sharded_filter<F>>(cfg);
-}
-
-template <typename F>
-std::unique_ptr<any_filter> view_typed(std::shared_ptr<mapped_filter_file const> file)
-{
-    return std::make_unique<sharded_filter<F>>(std::move(file));
-}
-
 // fn(std::type_identity<F>{}) with F the shard filter class of `type`; nullptr for a value outside
 // the enum (a corrupt header or configuration).
 template <typename fn_t>
@@ -319,8 +308,9 @@ std::unique_ptr<any_filter> make_filter(filter_config const & cfg)
         throw usage_error{"--fpr must be in [0, 0.5)"};
     if (cfg.fpr == 0.0 && cfg.type != filter_type::quotient)
         throw usage_error{"--fpr 0 (exact mode) needs --type qf"};
-    auto f = with_filter_class(cfg.type, [&](auto const f)
-                               { return make_typed<typename decltype(f)::type>(cfg); });
+    auto f = with_filter_class(
+        cfg.type, [&](auto const f)
+        { return std::make_unique<sharded_filter<typename decltype(f)::type>>(cfg); });
     if (!f)
         throw usage_error{"unknown filter type"};
     return f;
@@ -330,8 +320,9 @@ std::unique_ptr<any_filter> view_filter(std::shared_ptr<mapped_filter_file const
 {
     std::string const name = file->name();
     filter_type const type = file->header().type;
-    auto f = with_filter_class(type, [&](auto const f)
-                               { return view_typed<typename decltype(f)::type>(std::move(file)); });
+    auto f = with_filter_class(
+        type, [&](auto const f)
+        { return std::make_unique<sharded_filter<typename decltype(f)::type>>(std::move(file)); });
     if (!f)
         throw format_error{"'" + name + "': unknown filter type"};
     return f;

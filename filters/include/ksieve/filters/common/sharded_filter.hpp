@@ -137,9 +137,8 @@ public:
 
     /*! \brief From already-built shards (merge). */
     sharded_filter(filter_config const & cfg, std::vector<F> shards)
-        : any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected}, shards_{
-                                                                                       std::move(
-                                                                                           shards)}
+        : any_filter{F::type_id, cfg.kmer, cfg.shard_bits, cfg.fpr, cfg.expected},
+          shards_(std::move(shards))
     {
     }
 
