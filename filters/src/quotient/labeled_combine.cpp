@@ -360,27 +360,26 @@ private:
 std::vector<std::vector<std::uint32_t>> number_classes(std::vector<shard_walk> const & walks,
                                                        label_table & table)
 {
-    std::map<label_set, std::uint64_t> total;
+    std::map<label_set, std::pair<std::uint64_t, std::uint32_t>> total; // (fingerprints, class id)
     for (auto const & w : walks)
         for (std::size_t c = 0; c < w.classes.size(); ++c)
-            total[w.classes[c]] += w.class_kmers[c];
-    std::vector<std::pair<label_set const *, std::uint64_t>> order;
-    order.reserve(total.size());
-    for (auto const & [set, n] : total)
-        order.emplace_back(&set, n);
+            total[w.classes[c]].first += w.class_kmers[c];
+    std::vector<decltype(total)::value_type *> order;
+    for (auto & e : total)
+        order.push_back(&e);
     std::stable_sort(order.begin(), order.end(),
-                     [](auto const & a, auto const & b) { return a.second > b.second; });
-    std::map<label_set, std::uint32_t> id;
-    for (auto const & [set, n] : order)
+                     [](auto const * a, auto const * b)
+                     { return a->second.first > b->second.first; });
+    for (auto * const e : order)
     {
-        id.emplace(*set, static_cast<std::uint32_t>(table.classes.size()));
-        table.classes.push_back(*set);
-        table.class_kmers.push_back(n);
+        e->second.second = static_cast<std::uint32_t>(table.classes.size());
+        table.classes.push_back(e->first);
+        table.class_kmers.push_back(e->second.first);
     }
     std::vector<std::vector<std::uint32_t>> to_global(walks.size());
     for (std::size_t s = 0; s < walks.size(); ++s)
         for (auto const & c : walks[s].classes)
-            to_global[s].push_back(id.at(c));
+            to_global[s].push_back(total.at(c).second);
     return to_global;
 }
 
