@@ -83,10 +83,11 @@ def _is(value, kind):
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _kind_name(kind):
-    if isinstance(kind, tuple):
-        return " or ".join("null" if k is None else k for k in kind)
-    return kind
+def _check_kind(path, stats, name, kind):
+    if not _is(stats[name], kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        raise Error(f"'{path}': field '{name}' is {json.dumps(stats[name])[:40]}, "
+                    f"expected {' or '.join('null' if k is None else k for k in kinds)}")
 
 
 def _decompressed(path, data):
@@ -122,15 +123,12 @@ def _check_stats(path, stats):
     for name, kind in fields.items():
         if name not in stats:
             raise Error(f"'{path}': not a ksieve --stats file (no field '{name}')")
-        if not _is(stats[name], kind):
-            raise Error(f"'{path}': field '{name}' is {json.dumps(stats[name])[:40]}, "
-                        f"expected {_kind_name(kind)}")
+        _check_kind(path, stats, name, kind)
     if stats["command"] not in ("classify", "dedup"):
         raise Error(f"'{path}': field 'command' is '{stats['command']}', expected classify or dedup")
     for name, kind in _OPTIONAL_FIELDS.items():
-        if name in stats and not _is(stats[name], kind):
-            raise Error(f"'{path}': field '{name}' is {json.dumps(stats[name])[:40]}, "
-                        f"expected {_kind_name(kind)}")
+        if name in stats:
+            _check_kind(path, stats, name, kind)
     labels = stats.get("labels")
     if labels is not None and not (isinstance(labels, dict) and all(_is(v, _INT) for v in labels.values())):
         raise Error(f"'{path}': field 'labels' is not an object of read counts")
@@ -202,13 +200,13 @@ def classify_files(filter, inputs, *, paired=False, interleaved=False, novel=Non
     cgroup's or the machine's memory). Raises ksieve.Error with the command line's message."""
     filters = _paths(filter, "filter")
     files = _paths(inputs, "inputs")
-    out = dict(zip(_OUTPUTS, (novel, known, novel2, known2, report, stats, multiqc, sample)))
+    outs = [_path(v) for v in (novel, known, novel2, known2, report, stats, multiqc, sample)]
     options = [("filter", f) for f in filters] + [("paired", paired), ("interleaved", interleaved)] + \
-        [(k, _path(out[k])) for k in _OUTPUTS] + \
+        list(zip(_OUTPUTS, outs)) + \
         [("min_hit_fraction", min_hit_fraction), ("min_hits", min_hits), ("min_count", min_count),
          ("exact_hits", exact_hits), ("strict", strict), ("threads", threads), ("max_memory", _size(max_memory))]
     text = _ksieve._classify_files(filters, files, bool(paired), bool(interleaved),
-                                   [_path(out[k]) for k in _OUTPUTS], float(min_hit_fraction),
+                                   outs, float(min_hit_fraction),
                                    int(min_hits), int(min_count), bool(exact_hits), bool(strict),
                                    int(compression_level), int(threads), _size(max_memory),
                                    _command_line("classify", options, files))
@@ -228,15 +226,15 @@ def dedup_files(inputs, *, paired=False, interleaved=False, novel=None, known=No
     writes with the same options; the run holds no interpreter lock. Returns the --stats of the run as
     a dict. Raises ksieve.Error with the command line's message."""
     files = _paths(inputs, "inputs")
-    out = dict(zip(_OUTPUTS, (novel, known, novel2, known2, report, stats, multiqc, sample)))
+    outs = [_path(v) for v in (novel, known, novel2, known2, report, stats, multiqc, sample)]
     seed = _ksieve._DEFAULT_SEED if seed is None else int(seed)
     expected = "" if expected is None else str(expected)
-    options = [("paired", paired), ("interleaved", interleaved)] + [(k_, _path(out[k_])) for k_ in _OUTPUTS] + \
+    options = [("paired", paired), ("interleaved", interleaved)] + list(zip(_OUTPUTS, outs)) + \
         [("kmer", k), ("no_canonical", not canonical), ("type", type), ("fpr", fpr), ("expected", expected),
          ("sampling", sampling), ("min_hit_fraction", min_hit_fraction), ("min_count", min_count),
          ("exact", exact), ("prefilter", prefilter), ("save_filter", _path(save_filter)), ("threads", threads),
          ("max_memory", _size(max_memory))]
-    text = _ksieve._dedup_files(files, bool(paired), bool(interleaved), [_path(out[k_]) for k_ in _OUTPUTS],
+    text = _ksieve._dedup_files(files, bool(paired), bool(interleaved), outs,
                                 int(k), bool(canonical), str(type), None if fpr is None else float(fpr),
                                 expected, str(sampling), int(shards), seed, float(max_load),
                                 float(min_hit_fraction), int(min_count), bool(exact), bool(prefilter),

@@ -252,53 +252,50 @@ void register_results(py::module_ & m)
             "labeled filters: list of labels ('ambiguous', '-' for novel); else None");
 }
 
+// A read-only property of the filter: fn(the filter). \throws error once closed
+template <typename Fn> void filter_property(py::class_<py_filter> & c, char const * name, Fn fn)
+{
+    c.def_property_readonly(name, [fn](py_filter const & f) { return fn(*f.get()); });
+}
+
 // The header of the file and its labels, as `info --json` names them.
 void register_header(py::class_<py_filter> & c)
 {
-    c.def_property_readonly("type", [](py_filter const & f)
-                            { return std::string{to_string(f.get()->type())}; });
-    c.def_property_readonly("k", [](py_filter const & f) { return f.get()->kmer().k; });
-    c.def_property_readonly("canonical",
-                            [](py_filter const & f) { return f.get()->kmer().canonical; });
-    c.def_property_readonly("hash_seed",
-                            [](py_filter const & f)
-                            {
-                                char text[32];
-                                std::snprintf(
-                                    text, sizeof text, "0x%016llx",
-                                    static_cast<unsigned long long>(f.get()->kmer().seed));
-                                return std::string{text};
-                            });
-    c.def_property_readonly("sampling",
-                            [](py_filter const & f)
-                            {
-                                auto const & k = f.get()->kmer();
-                                return k.sampled() ? "minimizer:" + std::to_string(k.window)
-                                                   : std::string{"all"};
-                            });
-    c.def_property_readonly("mask", [](py_filter const & f) { return mask_name(f.get()->kmer()); });
-    c.def_property_readonly("shards", [](py_filter const & f) { return f.get()->num_shards(); });
-    c.def_property_readonly("key_parts",
-                            [](py_filter const & f) { return f.get()->parts().describe(); });
-    c.def_property_readonly("target_fpr",
-                            [](py_filter const & f) { return f.get()->target_fpr(); });
-    c.def_property_readonly(
-        "exact", [](py_filter const & f)
-        { return f.get()->type() == filter_type::quotient && f.get()->target_fpr() == 0.0; });
-    c.def_property_readonly("expected", [](py_filter const & f) { return f.get()->expected(); });
+    using filter = any_filter const &;
+    filter_property(c, "type", [](filter f) { return std::string{to_string(f.type())}; });
+    filter_property(c, "k", [](filter f) { return f.kmer().k; });
+    filter_property(c, "canonical", [](filter f) { return f.kmer().canonical; });
+    filter_property(c, "hash_seed",
+                    [](filter f)
+                    {
+                        char text[32];
+                        std::snprintf(text, sizeof text, "0x%016llx",
+                                      static_cast<unsigned long long>(f.kmer().seed));
+                        return std::string{text};
+                    });
+    filter_property(c, "sampling",
+                    [](filter f)
+                    {
+                        return f.kmer().sampled() ? "minimizer:" + std::to_string(f.kmer().window)
+                                                  : std::string{"all"};
+                    });
+    filter_property(c, "mask", [](filter f) { return mask_name(f.kmer()); });
+    filter_property(c, "shards", [](filter f) { return f.num_shards(); });
+    filter_property(c, "key_parts", [](filter f) { return f.parts().describe(); });
+    filter_property(c, "target_fpr", [](filter f) { return f.target_fpr(); });
+    filter_property(c, "exact",
+                    [](filter f)
+                    { return f.type() == filter_type::quotient && f.target_fpr() == 0.0; });
+    filter_property(c, "expected", [](filter f) { return f.expected(); });
     c.def_property_readonly("format_version",
                             [](py_filter const & f) { return f.file()->header().version; });
     c.def_property_readonly("file_bytes",
                             [](py_filter const & f) { return f.file()->file_size(); });
-    c.def_property_readonly("payload_bytes",
-                            [](py_filter const & f) { return f.get()->stats().bytes; });
-    c.def_property_readonly("distinct_kmers",
-                            [](py_filter const & f) { return f.get()->stats().distinct; });
-    c.def_property_readonly("total_count",
-                            [](py_filter const & f) { return f.get()->stats().total_count; });
-    c.def_property_readonly("estimated_fpr",
-                            [](py_filter const & f) { return f.get()->stats().estimated_fpr; });
-    c.def_property_readonly("labeled", [](py_filter const & f) { return f.get()->labeled(); });
+    filter_property(c, "payload_bytes", [](filter f) { return f.stats().bytes; });
+    filter_property(c, "distinct_kmers", [](filter f) { return f.stats().distinct; });
+    filter_property(c, "total_count", [](filter f) { return f.stats().total_count; });
+    filter_property(c, "estimated_fpr", [](filter f) { return f.stats().estimated_fpr; });
+    filter_property(c, "labeled", [](filter f) { return f.labeled(); });
     c.def_property_readonly(
         "labels",
         [](py_filter const & f)
@@ -309,15 +306,15 @@ void register_header(py::class_<py_filter> & c)
         "the label names of a labeled filter ([] otherwise)");
 }
 
-// Filter.lookup: the counts of the sequence's looked-up keys.
-std::vector<std::uint64_t> lookup_counts(py_filter const & f, py::object const & seq)
+// The counts of the looked-up keys of the one sequence `seq` (`method` takes it).
+std::vector<std::uint64_t> one_sequence_counts(any_filter const & filter, py::object const & seq,
+                                               char const * const method)
 {
-    auto const filter = f.get();
     std::vector<std::string> const s = sequences_of(seq, "seq");
     if (s.size() != 1)
-        throw py::type_error{"lookup takes one sequence"};
+        throw py::type_error{std::string{method} + " takes one sequence"};
     py::gil_scoped_release release;
-    return key_counts(*filter, s.front());
+    return key_counts(filter, s.front());
 }
 
 // Filter.kmer_labels: the label set of each looked-up key of the sequence.
@@ -326,14 +323,7 @@ std::vector<std::vector<std::string>> kmer_label_sets(py_filter const & f, py::o
     auto const filter = f.get();
     if (!filter->labeled())
         throw error{"'" + f.path() + "' is not a labeled filter"};
-    std::vector<std::string> const s = sequences_of(seq, "seq");
-    if (s.size() != 1)
-        throw py::type_error{"kmer_labels takes one sequence"};
-    std::vector<std::uint64_t> counts;
-    {
-        py::gil_scoped_release release;
-        counts = key_counts(*filter, s.front());
-    }
+    std::vector<std::uint64_t> const counts = one_sequence_counts(*filter, seq, "kmer_labels");
     label_table const & t = *filter->labels();
     std::vector<std::vector<std::string>> out(counts.size());
     for (std::size_t i = 0; i < counts.size(); ++i)
@@ -343,28 +333,39 @@ std::vector<std::vector<std::string>> kmer_label_sets(py_filter const & f, py::o
     return out;
 }
 
+using opt_double = std::optional<double>;
+using opt_count = std::optional<std::uint64_t>;
+
+// Filter.classify (`one`: a single unit) and Filter.classify_batch.
+classifications classify_objects(py_filter const & f, py::object const & seqs,
+                                 py::object const & mates, opt_double const fraction,
+                                 opt_count const hits, std::uint64_t const min_count,
+                                 unsigned const threads, py::object const & quals,
+                                 py::object const & quals2, bool const one)
+{
+    auto const filter = f.get();
+    std::vector<std::string> const r1 = sequences_of(seqs, one ? "seq" : "seqs");
+    std::vector<std::string> const r2 = optional_sequences(mates, one ? "mate" : "mates");
+    if (one && (r1.size() != 1 || r2.size() > 1))
+        throw py::type_error{"classify takes one sequence (classify_batch takes many)"};
+    std::vector<std::string> const q1 = optional_sequences(quals, "qualities");
+    std::vector<std::string> const q2 = optional_sequences(quals2, "qualities2");
+    decision_rule const rule = rule_for(*filter, f.path(), fraction, hits, min_count);
+    py::gil_scoped_release release;
+    return classify_units(*filter, r1, r2, rule, threads, q1, q2);
+}
+
 // What a filter answers about sequences.
 void register_queries(py::class_<py_filter> & c)
 {
-    using opt_double = std::optional<double>;
-    using opt_count = std::optional<std::uint64_t>;
     c.def("info", &filter_info, "What `ksieve info --json` says about the file, as a dict.");
     c.def(
         "classify",
         [](py_filter const & f, py::object const & seq, py::object const & mate,
            opt_double fraction, opt_count hits, std::uint64_t min_count, py::object const & qual,
-           py::object const & qual2)
-        {
-            auto const filter = f.get();
-            std::vector<std::string> const r1 = sequences_of(seq, "seq");
-            std::vector<std::string> const r2 = optional_sequences(mate, "mate");
-            if (r1.size() != 1 || r2.size() > 1)
-                throw py::type_error{"classify takes one sequence (classify_batch takes many)"};
-            std::vector<std::string> const q1 = optional_sequences(qual, "qualities");
-            std::vector<std::string> const q2 = optional_sequences(qual2, "qualities2");
-            decision_rule const rule = rule_for(*filter, f.path(), fraction, hits, min_count);
-            py::gil_scoped_release release;
-            return classify_units(*filter, r1, r2, rule, 1, q1, q2).at(0);
+           py::object const & qual2) {
+            return classify_objects(f, seq, mate, fraction, hits, min_count, 1, qual, qual2, true)
+                .at(0);
         },
         py::arg("seq"), py::arg("mate") = py::none(), py::kw_only(),
         py::arg("min_hit_fraction") = py::none(), py::arg("min_hits") = py::none(),
@@ -379,14 +380,8 @@ void register_queries(py::class_<py_filter> & c)
            opt_double fraction, opt_count hits, std::uint64_t min_count, unsigned threads,
            py::object const & quals, py::object const & quals2)
         {
-            auto const filter = f.get();
-            std::vector<std::string> const r1 = sequences_of(seqs, "seqs");
-            std::vector<std::string> const r2 = optional_sequences(mates, "mates");
-            std::vector<std::string> const q1 = optional_sequences(quals, "qualities");
-            std::vector<std::string> const q2 = optional_sequences(quals2, "qualities2");
-            decision_rule const rule = rule_for(*filter, f.path(), fraction, hits, min_count);
-            py::gil_scoped_release release;
-            return classify_units(*filter, r1, r2, rule, threads, q1, q2);
+            return classify_objects(f, seqs, mates, fraction, hits, min_count, threads, quals,
+                                    quals2, false);
         },
         py::arg("seqs"), py::arg("mates") = py::none(), py::kw_only(),
         py::arg("min_hit_fraction") = py::none(), py::arg("min_hits") = py::none(),
@@ -395,9 +390,13 @@ void register_queries(py::class_<py_filter> & c)
         "Classify reads (a list of str or bytes; pairs with `mates`), as classify --report does; "
         "threads=0 uses every core; `qualities` (`qualities2`: of the mates), a list of FASTQ "
         "quality strings as long as the reads, which the second look uses.");
-    c.def("lookup", &lookup_counts, py::arg("seq"),
-          "The count in the filter of each k-mer of the sequence that a read's classification "
-          "looks up (every k-mer, or the minimizers with sampling), in sequence order; 0: absent.");
+    c.def(
+        "lookup",
+        [](py_filter const & f, py::object const & seq)
+        { return one_sequence_counts(*f.get(), seq, "lookup"); },
+        py::arg("seq"),
+        "The count in the filter of each k-mer of the sequence that a read's classification "
+        "looks up (every k-mer, or the minimizers with sampling), in sequence order; 0: absent.");
     c.def("kmer_labels", &kmer_label_sets, py::arg("seq"),
           "Labeled filters: the labels of each looked-up k-mer of the sequence (as lookup orders "
           "them); [] for a k-mer the filter does not hold.");

@@ -36,10 +36,8 @@ std::shared_ptr<any_filter const> py_filter::get() const
 
 std::shared_ptr<mapped_filter_file const> py_filter::file() const
 {
-    std::shared_ptr<mapped_filter_file const> f = file_;
-    if (f == nullptr || filter_ == nullptr)
-        throw error{"filter '" + path_ + "' is closed"};
-    return f;
+    (void)get(); // \throws error if closed
+    return file_;
 }
 
 void py_filter::close() noexcept

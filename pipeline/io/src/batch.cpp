@@ -1,12 +1,10 @@
 // Record batches (copies that rebase their views), format names and output formats by extension,
 // and the helpers that turn parsed offsets into record views.
+#include "codecs.hpp"
 #include "detail.hpp"
-
-#include <htslib/sam.h>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 namespace ksieve::io
 {
@@ -100,8 +98,7 @@ bool mate_names_match(std::string_view a, std::string_view b) noexcept
     std::string_view const y = trim(b);
     if (x == y)
         return true;
-    // fastq-dump --readids and similar: "NAME.1" / "NAME.2", "NAME_1" / "NAME_2", "NAME:1" /
-    // "NAME:2"
+    // fastq-dump --readids and similar: "NAME.1"/"NAME.2", "NAME_1"/"NAME_2", "NAME:1"/"NAME:2"
     std::size_t const n = x.size();
     return n >= 2 && y.size() == n && x.back() == '1' && y.back() == '2' && x[n - 2] == y[n - 2] &&
            (x[n - 2] == '.' || x[n - 2] == '_' || x[n - 2] == ':') &&
@@ -122,16 +119,10 @@ std::string format_name(seq_format const f)
 
 seq_format format_from_extension(std::string const & path, seq_format const fallback) noexcept
 {
-    std::string lower(path.size(), '\0');
-    std::transform(path.begin(), path.end(), lower.begin(),
-                   [](unsigned char const c) { return static_cast<char>(std::tolower(c)); });
+    std::string const lower = detail::lower_case(path);
     std::string_view name{lower};
-    for (std::string_view const z : {".gz", ".bgz", ".zst", ".zstd", ".xz", ".bz2"})
-        if (name.ends_with(z))
-        {
-            name.remove_suffix(z.size());
-            break;
-        }
+    if (detail::codec_from_extension(name) != detail::codec::none) // its suffix dropped
+        name = name.substr(0, name.rfind('.'));
     struct entry
     {
         std::string_view ext;

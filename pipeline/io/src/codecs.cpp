@@ -44,9 +44,6 @@ void check_writable_compression(std::string const & path)
 namespace ksieve::io::detail
 {
 
-namespace
-{
-
 std::string lower_case(std::string_view const s)
 {
     std::string out(s);
@@ -54,8 +51,6 @@ std::string lower_case(std::string_view const s)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
-
-} // namespace
 
 codec codec_from_extension(std::string_view const path) noexcept
 {
@@ -87,9 +82,7 @@ codec codec_from_magic(std::string_view const head) noexcept
 {
     if (head.starts_with("\x28\xB5\x2F\xFD"))
         return codec::zstd;
-    if (head.starts_with(std::string_view{"\xFD"
-                                          "7zXZ\0",
-                                          6}))
+    if (head.starts_with(std::string_view{"\xFD\x37zXZ\0", 6}))
         return codec::xz;
     if (head.size() >= 4 && head.starts_with("BZh") && head[3] >= '1' && head[3] <= '9')
         return codec::bzip2;
@@ -110,26 +103,20 @@ int codec_level(codec const c, int const level) noexcept
     return defaults[static_cast<std::size_t>(c)];
 }
 
-// ---------------------------------------------------------------------------------------------------------
+// -------------------------------------------------------------------------------------------------
 // Decoders
-// ---------------------------------------------------------------------------------------------------------
 
 namespace
 {
 
 // One decoder step: consume from [in, in + in_n), produce into [out, out + out_n); `ended` is set
-// when a frame / stream ends exactly at the consumed position.
+// when a frame / stream ends exactly at the consumed position. \throws source_error on corrupt data
 class decoder
 {
 public:
     virtual ~decoder() = default;
-    // Returns false on corrupt data (message in error()).
-    virtual bool step(char const * in, std::size_t in_n, std::size_t & used, char * out,
+    virtual void step(char const * in, std::size_t in_n, std::size_t & used, char * out,
                       std::size_t out_n, std::size_t & made, bool & ended) = 0;
-    [[nodiscard]] std::string const & error() const noexcept { return error_; }
-
-protected:
-    std::string error_;
 };
 
 class zstd_decoder final : public decoder
@@ -137,21 +124,17 @@ class zstd_decoder final : public decoder
 public:
     zstd_decoder() : ds_{ZSTD_createDStream()} {}
     ~zstd_decoder() override { ZSTD_freeDStream(ds_); }
-    bool step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
+    void step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
               std::size_t & made, bool & ended) override
     {
         ZSTD_inBuffer ib{in, in_n, 0};
         ZSTD_outBuffer ob{out, out_n, 0};
         std::size_t const ret = ZSTD_decompressStream(ds_, &ob, &ib);
+        if (ZSTD_isError(ret))
+            throw source_error{std::string{"corrupt zstd data ("} + ZSTD_getErrorName(ret) + ")"};
         used = ib.pos;
         made = ob.pos;
-        if (ZSTD_isError(ret))
-        {
-            error_ = std::string{"corrupt zstd data ("} + ZSTD_getErrorName(ret) + ")";
-            return false;
-        }
         ended = ret == 0;
-        return true;
     }
 
 private:
@@ -167,26 +150,22 @@ public:
             throw source_error{"cannot start the xz decoder"};
     }
     ~xz_decoder() override { lzma_end(&s_); }
-    bool step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
+    void step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
               std::size_t & made, bool & ended) override
     {
         s_.next_in = reinterpret_cast<std::uint8_t const *>(in);
         s_.avail_in = in_n;
         s_.next_out = reinterpret_cast<std::uint8_t *>(out);
         s_.avail_out = out_n;
-        // LZMA_CONCATENATED: the end of the input is told by LZMA_FINISH (in_n == 0 means the input
-        // ended)
+        // LZMA_CONCATENATED: the end of the input (in_n == 0) is told by LZMA_FINISH
         lzma_ret const ret = lzma_code(&s_, in_n == 0 ? LZMA_FINISH : LZMA_RUN);
         used = in_n - s_.avail_in;
         made = out_n - s_.avail_out;
         ended = ret == LZMA_STREAM_END;
         if (ret != LZMA_OK && ret != LZMA_STREAM_END && !(ret == LZMA_BUF_ERROR && in_n != 0))
-        {
-            error_ = ret == LZMA_BUF_ERROR ? "truncated xz data"
-                                           : "corrupt xz data (error " + std::to_string(ret) + ")";
-            return false;
-        }
-        return true;
+            throw source_error{ret == LZMA_BUF_ERROR
+                                   ? "truncated xz data"
+                                   : "corrupt xz data (error " + std::to_string(ret) + ")"};
     }
 
 private:
@@ -198,7 +177,7 @@ class bzip2_decoder final : public decoder
 public:
     bzip2_decoder() { init(); }
     ~bzip2_decoder() override { BZ2_bzDecompressEnd(&s_); }
-    bool step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
+    void step(char const * in, std::size_t in_n, std::size_t & used, char * out, std::size_t out_n,
               std::size_t & made, bool & ended) override
     {
         if (finished_) // a further stream of a concatenation
@@ -215,12 +194,8 @@ public:
         used = in0 - s_.avail_in;
         made = out0 - s_.avail_out;
         if (ret != BZ_OK && ret != BZ_STREAM_END)
-        {
-            error_ = "corrupt bzip2 data (error " + std::to_string(ret) + ")";
-            return false;
-        }
+            throw source_error{"corrupt bzip2 data (error " + std::to_string(ret) + ")"};
         finished_ = ended = ret == BZ_STREAM_END;
-        return true;
     }
 
 private:
@@ -271,8 +246,7 @@ public:
             }
             std::size_t used = 0, made = 0;
             bool ended = false;
-            if (!dec_->step(buf_.data() + pos_, len_ - pos_, used, dst, n, made, ended))
-                throw source_error{dec_->error()};
+            dec_->step(buf_.data() + pos_, len_ - pos_, used, dst, n, made, ended);
             pos_ += used;
             if (ended)
                 in_frame_ = false;
@@ -349,9 +323,8 @@ std::string decompress_prefix(codec const c, std::string_view const compressed,
     return out;
 }
 
-// ---------------------------------------------------------------------------------------------------------
+// -------------------------------------------------------------------------------------------------
 // Parallel block compressor
-// ---------------------------------------------------------------------------------------------------------
 
 namespace
 {
@@ -360,8 +333,13 @@ namespace
 constexpr std::array<unsigned char, 28> bgzf_eof{0x1f, 0x8b, 0x08, 0x04, 0,    0, 0,    0, 0, 0xff,
                                                  0x06, 0,    0x42, 0x43, 0x02, 0, 0x1b, 0, 3, 0,
                                                  0,    0,    0,    0,    0,    0, 0,    0};
-constexpr std::size_t bgzf_input_bytes =
-    0xff00; // as htslib: a block of this much always fits in 64 KiB
+// as htslib: a block of this much always fits in 64 KiB
+constexpr std::size_t bgzf_input_bytes = 0xff00;
+
+[[noreturn]] void compression_failed(codec const c)
+{
+    throw io_error{std::string{codec_name(c)} + " compression failed"};
+}
 
 void put_le(std::string & out, std::size_t const at, std::uint32_t v, int const bytes)
 {
@@ -558,7 +536,7 @@ void block_compressor::compress(std::string_view const data, std::string & out)
         for (std::size_t i = 0; i < n; ++i)
         {
             if (!compress_member(0, data.substr(i * member, member), parts_[0]))
-                throw io_error{std::string{codec_name(codec_)} + " compression failed"};
+                compression_failed(codec_);
             out.append(parts_[0]);
         }
         return;
@@ -573,7 +551,7 @@ void block_compressor::compress(std::string_view const data, std::string & out)
     for (std::size_t i = 0; i < n; ++i)
     {
         if (failed[i])
-            throw io_error{std::string{codec_name(codec_)} + " compression failed"};
+            compression_failed(codec_);
         out.append(parts_[i]);
     }
 }
@@ -594,9 +572,9 @@ void block_compressor::compress_empty(std::string & out)
         return; // gzip: the trailer is an empty member
     if (parts_.empty())
         parts_.resize(1);
-    if (!compress_member(0, std::string_view{"", 0},
-                         parts_[0])) // a pointer, not null: bzip2 refuses null
-        throw io_error{std::string{codec_name(codec_)} + " compression failed"};
+    // a pointer, not null: bzip2 refuses null
+    if (!compress_member(0, std::string_view{"", 0}, parts_[0]))
+        compression_failed(codec_);
     out.append(parts_[0]);
 }
 

@@ -1,7 +1,6 @@
 #pragma once
-// Compression formats besides gzip input: zstd, xz and bzip2 decoders (byte sources), and the
-// parallel block compressor of the compressed outputs (gzip as BGZF, zstd, xz, bzip2). Internal to
-// the io library.
+// Internal: compression besides gzip input: zstd, xz and bzip2 decoders (byte sources), and the
+// parallel block compressor of the compressed outputs (gzip as BGZF, zstd, xz, bzip2).
 #include "detail.hpp"
 
 #include <cstdint>
@@ -22,6 +21,9 @@ enum class codec : std::uint8_t
     xz,
     bzip2
 };
+
+/*! \brief `s` in lower case (ASCII). */
+[[nodiscard]] std::string lower_case(std::string_view s);
 
 /*! \brief The codec of an output name by its extension (.gz/.bgz, .zst/.zstd, .xz, .bz2); none
  * otherwise. */

@@ -59,8 +59,7 @@ public:
 
 // Plain bytes from an hFILE (takes ownership, closes it).
 std::unique_ptr<byte_source> make_hfile_source(hFILE * hf);
-// BGZF through htslib, decompressed by the shared pool (hts_thread_pool(threads)) (takes ownership
-// of hf).
+// BGZF through htslib, decompressed by the shared pool hts_thread_pool(threads) (takes hf).
 std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads, bool allow_missing_eof);
 
 /*! \brief The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the
@@ -75,8 +74,7 @@ std::unique_ptr<byte_source> make_bgzf_source(hFILE * hf, unsigned threads, bool
 /*! \brief The error of a BGZF or BAM input without its end-of-file marker. */
 inline constexpr char const * missing_eof_message =
     "truncated: the BGZF end-of-file marker is missing (the file was cut short; "
-    "--allow-missing-eof accepts "
-    "files from tools that never write the marker)";
+    "--allow-missing-eof accepts files from tools that never write the marker)";
 // Decompress the start of a gzip stream held in memory (as far as it goes, errors ignored).
 std::string inflate_prefix(std::string_view compressed, std::size_t max_out);
 [[nodiscard]] bool is_gzip(std::string_view bytes) noexcept;
@@ -106,8 +104,7 @@ inline constexpr std::uint64_t joined_flag = std::uint64_t{1} << 63;
 void make_views(record_batch & batch, std::vector<record_offsets> const & offsets,
                 std::uint64_t joined_base);
 
-// Append a copy of `record` to a batch under construction (storage + offsets); views are made
-// later.
+// Append a copy of `record` to a batch under construction (storage + offsets; views made later).
 void append_copy(std::string & storage, std::vector<record_offsets> & offsets,
                  record_view const & record);
 

@@ -1,6 +1,5 @@
 // The FASTA and FASTQ parser: records cut out of the decompressed bytes of a source in batches,
-// multi-line FASTA and wrapped FASTQ records joined, every malformed record reported with its
-// number.
+// multi-line FASTA and wrapped FASTQ records joined, malformed records reported by number.
 #include "file_reader.hpp"
 
 #include <ksieve/filters/support/error.hpp>
@@ -68,8 +67,7 @@ bool is_sequence_byte(char const c) noexcept
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '*';
 }
 
-// The header fields of a record whose marker is at p and whose header line ends (its '\n') at
-// h_end.
+// The header fields of a record whose marker is at p and whose header line's '\n' is at h_end.
 void set_header(record_offsets & rec, char const * const b, std::size_t const p,
                 std::size_t const h_end) noexcept
 {
@@ -86,8 +84,7 @@ public:
                  reader_options const & options)
         : file_reader{std::move(path), options, seq_format::fastq}, source_{std::move(source)}
     {
-        // A UTF-8 byte order mark at the start (files saved by some editors) belongs to no record:
-        // dropped.
+        // A UTF-8 byte order mark at the start (some editors write one) is dropped.
         while (carry_.size() < 3 && !eof_)
             refill(carry_, read_chunk, 1);
         if (std::string_view{carry_}.starts_with("\xEF\xBB\xBF"))
@@ -397,8 +394,7 @@ private:
         }
     }
 
-    // Appends the line at q (without its line end) to joined_ and moves q past it; false if
-    // incomplete.
+    // Appends the line at q (without its line end) to joined_, q past it; false if incomplete.
     bool append_line(std::string const & s, std::size_t & q)
     {
         std::size_t const e = line_end(s, q);
@@ -429,8 +425,7 @@ private:
     }
 
     // Where the FASTA record whose header line ends at h_end ends: before the next line that starts
-    // with
-    // '>', or at the end of the text.
+    // with '>', or at the end of the text.
     static std::size_t fasta_record_end(std::string const & s, std::size_t const h_end) noexcept
     {
         char const * const b = s.data();

@@ -1,6 +1,5 @@
 #pragma once
-// Internal: choice of the gzip decompressor behind make_gzip_source (not installed, not public
-// API).
+// Internal: choice of the gzip decompressor behind make_gzip_source (not public API).
 //
 // Plain gzip streams (one or more members; BGZF that is not the outermost layer included) are
 // inflated on a worker thread by ISA-L's igzip when the library was built with it

@@ -1,7 +1,6 @@
 #pragma once
 // Internal: one owning handle for htslib's objects (files, headers, records, thread pools, hFILE
-// streams), used by the SAM/BAM/CRAM reader, the writers and the shared thread pool (not installed,
-// not public API).
+// streams), used by the SAM/BAM/CRAM reader, the writers and the shared thread pool.
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 #include <htslib/sam.h>

@@ -1,5 +1,4 @@
-// The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file of the process
-// shares.
+// The one pool of htslib worker threads that every BGZF, SAM, BAM and CRAM file shares.
 #include "detail.hpp"
 #include "hts_handle.hpp"
 

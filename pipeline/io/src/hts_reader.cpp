@@ -1,6 +1,5 @@
 // The SAM/BAM/CRAM reader through htslib: htslib's log kept for ksieve's error lines, the thread
-// that feeds inputs in extra gzip layers to htslib through a socket, and the reader of records into
-// batches.
+// that feeds inputs in extra gzip layers to htslib through a socket, and the batch reader.
 #include "file_reader.hpp"
 #include "platform_io.hpp"
 
@@ -29,8 +28,8 @@ namespace ksieve::io::detail
 namespace
 {
 std::mutex htslib_error_mutex;
-std::string
-    htslib_error; // the first errors htslib logged since the last take, for the next error line
+// the first errors htslib logged since the last take, for the next error line
+std::string htslib_error;
 } // namespace
 
 std::string take_htslib_error()
@@ -58,8 +57,7 @@ extern "C" void hts_log(enum htsLogLevel const severity, char const * const cont
     while (!message.empty() && (message.back() == '\n' || message.back() == '.'))
         message.pop_back();
     std::lock_guard const lock{ksieve::io::detail::htslib_error_mutex};
-    // the first errors of a failure say why (a reference not found), the later ones what failed
-    // with it
+    // the first errors of a failure say why (a reference not found), later ones what failed then
     std::string & all = ksieve::io::detail::htslib_error;
     if (std::count(all.begin(), all.end(), ';') < 2)
         all += (all.empty() ? "" : "; ") +
@@ -72,16 +70,14 @@ namespace ksieve::io::detail
 void quiet_htslib()
 {
     static std::once_flag once;
-    // errors reach hts_log above (and from there ksieve's error line); warnings are not even
-    // formatted
+    // errors reach hts_log above (then ksieve's error line); warnings are not even formatted
     std::call_once(once, [] { hts_set_log_level(HTS_LOG_ERROR); });
 }
 
 namespace
 {
 
-// Pushes the bytes of a source into a socket that htslib reads (for inputs wrapped in extra gzip
-// layers).
+// Pushes the bytes of a source into a socket that htslib reads (inputs in extra gzip layers).
 class socket_feeder
 {
 public:
@@ -115,34 +111,31 @@ private:
         std::vector<char> buf(std::size_t{256} << 10);
         try
         {
-            for (;;)
-            {
-                std::size_t const n = source_->read(buf.data(), buf.size());
-                if (n == 0)
+            // until the end of the source, or until the reader goes away
+            for (std::size_t n = 0; (n = source_->read(buf.data(), buf.size())) != 0;)
+                if (!send_all(buf.data(), n))
                     break;
-                std::size_t sent = 0;
-                while (sent < n)
-                {
-                    ssize_t const k =
-                        platform::send_without_sigpipe(write_fd_, buf.data() + sent, n - sent);
-                    if (k < 0 && errno == EINTR)
-                        continue;
-                    if (k <= 0)
-                    {
-                        sent = n + 1; // reader went away
-                        break;
-                    }
-                    sent += static_cast<std::size_t>(k);
-                }
-                if (sent > n)
-                    break;
-            }
         }
         catch (source_error const & e)
         {
             error_ = e.what();
         }
         ::close(write_fd_);
+    }
+
+    // false if the reader went away
+    bool send_all(char const * const data, std::size_t const n) const noexcept
+    {
+        for (std::size_t sent = 0; sent < n;)
+        {
+            ssize_t const k = platform::send_without_sigpipe(write_fd_, data + sent, n - sent);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                return false;
+            sent += static_cast<std::size_t>(k);
+        }
+        return true;
     }
 
     std::unique_ptr<byte_source> source_;
@@ -342,8 +335,7 @@ private:
         case sam:
             return seq_format::sam;
         default:
-            throw input_error{"'" + display_name(path_) +
-                              "': record 1: " + unsupported_message({})};
+            throw input_error{record_message(path_, 1, unsupported_message({}))};
         }
     }
 

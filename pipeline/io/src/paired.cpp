@@ -1,5 +1,4 @@
-// Paired input: two mate files read in lock step, or one interleaved file split into mates; mate
-// names checked.
+// Paired input: two mate files read in lock step, or one interleaved file split; names checked.
 #include "detail.hpp"
 
 #include <ksieve/filters/support/error.hpp>

@@ -1,6 +1,5 @@
 // Opening an input: the path, stdin or URL opened, its format and compression found from its first
-// bytes, and the reader for them made (FASTA/FASTQ, SAM/BAM/CRAM, GenBank/EMBL) over the layers to
-// peel.
+// bytes, and the reader for them (FASTA/FASTQ, SAM/BAM/CRAM, GenBank/EMBL) made over its layers.
 #include "codecs.hpp"
 #include "file_reader.hpp"
 #include "gzip.hpp"
@@ -47,14 +46,13 @@ std::string describe_byte(char const c)
 
 std::string unsupported_message(std::string_view const head)
 {
-    auto const starts = [&](std::string_view const magic) { return head.starts_with(magic); };
-    if (starts("\xFD"
-               "7zXZ"))
-        return "xz-compressed input is not supported (decompress it first, e.g. xz -dc)";
-    if (starts("BZh"))
-        return "bzip2-compressed input is not supported (decompress it first, e.g. bzip2 -dc)";
-    if (starts("\x28\xB5\x2F\xFD"))
-        return "zstd-compressed input is not supported (decompress it first, e.g. zstd -dc)";
+    static constexpr std::pair<std::string_view, std::string_view> tools[] = {
+        {"\xFD\x37zXZ", "xz"}, {"BZh", "bzip2"}, {"\x28\xB5\x2F\xFD", "zstd"}};
+    for (auto const & [magic, tool] : tools)
+        if (head.starts_with(magic))
+            return std::string{tool} +
+                   "-compressed input is not supported (decompress it first, e.g. " +
+                   std::string{tool} + " -dc)";
     return "not FASTA, FASTQ, SAM, BAM or CRAM (plain, gzip, BGZF, zstd, xz or bzip2): input "
            "starts with " +
            (head.empty() ? std::string{"nothing"} : describe_byte(head.front()));
@@ -100,8 +98,7 @@ content_kind classify_content(std::string_view const s)
     return content_kind::fastx;
 }
 
-// `layers` gzip layers peeled off `hf` (the outermost through htslib's threaded BGZF reader if it
-// is BGZF).
+// `layers` gzip layers peeled off `hf` (the outermost by htslib's threaded reader if BGZF).
 std::unique_ptr<byte_source> peel(hts_ptr<hFILE> hf, int const layers, bool const top_bgzf,
                                   reader_options const & options)
 {
@@ -115,16 +112,13 @@ std::unique_ptr<byte_source> peel(hts_ptr<hFILE> hf, int const layers, bool cons
     return src;
 }
 
-// The descriptor of the regular file the last open_reader() call on this thread opened, -1 if none.
-thread_local int last_opened_fd = -1;
-
-// The input as an hFILE: stdin (a duplicate of its descriptor), a file, or a URL through htslib's
-// plugins; last_opened_fd is set for a file. \throws io_error naming the input.
-hts_ptr<hFILE> open_input(std::string const & path)
+// The input as an hFILE: stdin (a duplicate of its descriptor), a file (its descriptor in `fd`,
+// else -1), or a URL through htslib's plugins. \throws io_error naming the input.
+hts_ptr<hFILE> open_input(std::string const & path, int & file_fd)
 {
     hFILE * hf = nullptr;
     errno = 0;
-    last_opened_fd = -1;
+    file_fd = -1;
     if (path.find("://") != std::string::npos)
         hf = hopen(path.c_str(), "r"); // URLs through htslib's plugins
     else if (int const fd =
@@ -135,24 +129,21 @@ hts_ptr<hFILE> open_input(std::string const & path)
         if (hf == nullptr)
             ::close(fd);
         else if (path != "-")
-            last_opened_fd = fd;
+            file_fd = fd;
     }
     if (hf == nullptr)
-        throw io_error{"'" + display_name(path) +
-                       "': cannot open: " + std::strerror(errno != 0 ? errno : EIO)};
+        throw io_error{"'" + display_name(path) + "': cannot open: " + errno_text(errno)};
     return hts_ptr<hFILE>{hf};
 }
 
-// Up to 64 KiB of the first bytes of `hf`, left in it for the reader. \throws io_error naming the
-// input.
+// Up to 64 KiB of the first bytes of `hf`, left in it for the reader. \throws io_error
 std::string peek_head(hFILE * const hf, std::string const & path)
 {
     std::string head(std::size_t{64} << 10, '\0');
     errno = 0;
     ssize_t const n = hpeek(hf, head.data(), head.size());
     if (n < 0)
-        throw io_error{"'" + display_name(path) +
-                       "': cannot read: " + std::strerror(errno != 0 ? errno : EIO)};
+        throw io_error{"'" + display_name(path) + "': cannot read: " + errno_text(errno)};
     head.resize(static_cast<std::size_t>(n));
     return head;
 }
@@ -178,8 +169,7 @@ layered_content look_inside(std::string const & head)
     return c;
 }
 
-// The reader of an input that starts with `head`. \throws source_error (unsupported content) /
-// io_error.
+// The reader of an input that starts with `head`. \throws source_error (unsupported), io_error
 std::unique_ptr<reader> reader_for(std::string const & path, hts_ptr<hFILE> hf,
                                    std::string const & head, reader_options const & options)
 {
@@ -214,21 +204,6 @@ std::unique_ptr<reader> reader_for(std::string const & path, hts_ptr<hFILE> hf,
     return make_fed_hts_reader(path, peel(std::move(hf), strip, in.top_bgzf, options), options);
 }
 
-std::unique_ptr<reader> open_reader(std::string const & path, reader_options const & options)
-{
-    quiet_htslib();
-    hts_ptr<hFILE> hf = open_input(path);
-    std::string const head = peek_head(hf.get(), path);
-    try
-    {
-        return reader_for(path, std::move(hf), head, options);
-    }
-    catch (source_error const & e)
-    {
-        throw input_error{record_message(path, 1, e.what())};
-    }
-}
-
 } // namespace
 
 std::uint64_t reader::input_position() const noexcept
@@ -256,14 +231,25 @@ std::unique_ptr<reader> detail::make_annotated_reader(std::string path,
 
 std::unique_ptr<reader> reader::open(std::string const & path, reader_options const & options)
 {
-    auto r = open_reader(path, options);
+    quiet_htslib();
+    int fd = -1;
+    hts_ptr<hFILE> hf = open_input(path, fd);
+    std::string const head = peek_head(hf.get(), path);
+    std::unique_ptr<reader> r;
+    try
+    {
+        r = reader_for(path, std::move(hf), head, options);
+    }
+    catch (source_error const & e)
+    {
+        throw input_error{record_message(path, 1, e.what())};
+    }
     // A regular file opened here: its descriptor's offset tells how far the reading got.
     struct stat st
     {
     };
-    if (path != "-" && path.find("://") == std::string::npos && ::stat(path.c_str(), &st) == 0 &&
-        S_ISREG(st.st_mode))
-        r->position_fd_ = last_opened_fd;
+    if (fd >= 0 && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        r->position_fd_ = fd;
     return r;
 }
 

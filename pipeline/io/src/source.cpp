@@ -76,9 +76,7 @@ public:
     ~hfile_source() override
     {
         if (hf_ != nullptr && hclose(hf_) != 0)
-        {
-            // nothing to report on close of an input
-        }
+            return; // nothing to report on close of an input
     }
     hfile_source(hfile_source const &) = delete;
     hfile_source & operator=(hfile_source const &) = delete;
@@ -176,11 +174,29 @@ inline constexpr char const * garbage_message = "trailing garbage after gzip dat
 
 // A decoder turns the compressed input into output, one chunk at a time: fill(out, cap) writes up
 // to cap bytes and returns how many; done() once the stream has ended, cleanly or with error()
-// non-empty.
-class zlib_decoder
+// non-empty. This is the state both decoders keep.
+class gzip_decoder
 {
 public:
-    zlib_decoder(byte_source & src, std::atomic<bool> const & stop) : in_{src, stop}
+    gzip_decoder(byte_source & src, std::atomic<bool> const & stop) : in_{src, stop} {}
+    gzip_decoder(gzip_decoder const &) = delete;
+    gzip_decoder & operator=(gzip_decoder const &) = delete;
+
+    [[nodiscard]] bool done() const noexcept { return done_; }
+    [[nodiscard]] std::string const & error() const noexcept { return error_; }
+
+protected:
+    gzip_input in_;
+    bool in_member_{false};
+    bool first_member_{true};
+    bool done_{false};
+    std::string error_;
+};
+
+class zlib_decoder final : public gzip_decoder
+{
+public:
+    zlib_decoder(byte_source & src, std::atomic<bool> const & stop) : gzip_decoder{src, stop}
     {
         if (inflateInit2(&zs_, 15 + 16) != Z_OK)
         {
@@ -195,11 +211,6 @@ public:
         if (initialised_)
             inflateEnd(&zs_);
     }
-    zlib_decoder(zlib_decoder const &) = delete;
-    zlib_decoder & operator=(zlib_decoder const &) = delete;
-
-    [[nodiscard]] bool done() const noexcept { return done_; }
-    [[nodiscard]] std::string const & error() const noexcept { return error_; }
 
     std::size_t fill(char * const out, std::size_t const cap)
     {
@@ -266,13 +277,8 @@ public:
     }
 
 private:
-    gzip_input in_;
     z_stream zs_{};
     bool initialised_{false};
-    bool in_member_{false};
-    bool first_member_{true};
-    bool done_{false};
-    std::string error_;
 };
 
 #ifdef KSIEVE_HAVE_ISAL
@@ -280,20 +286,15 @@ private:
 // trailer (CRC32 and ISIZE); the member boundaries, the zero padding and the header bytes zlib
 // checks before any output (magic, method, reserved flags) are handled here, so that both decoders
 // report the same errors.
-class isal_decoder
+class isal_decoder final : public gzip_decoder
 {
 public:
     isal_decoder(byte_source & src, std::atomic<bool> const & stop)
-        : in_{src, stop}, st_{std::make_unique<inflate_state>()}
+        : gzip_decoder{src, stop}, st_{std::make_unique<inflate_state>()}
     {
         isal_inflate_init(st_.get());
         st_->crc_flag = ISAL_GZIP;
     }
-    isal_decoder(isal_decoder const &) = delete;
-    isal_decoder & operator=(isal_decoder const &) = delete;
-
-    [[nodiscard]] bool done() const noexcept { return done_; }
-    [[nodiscard]] std::string const & error() const noexcept { return error_; }
 
     std::size_t fill(char * const out, std::size_t const cap)
     {
@@ -412,13 +413,8 @@ private:
         done_ = true;
     }
 
-    gzip_input in_;
     std::unique_ptr<inflate_state> st_;
     std::uint64_t member_in_{0}; // compressed bytes of the current member consumed so far
-    bool in_member_{false};
-    bool first_member_{true};
-    bool done_{false};
-    std::string error_;
 };
 #endif
 

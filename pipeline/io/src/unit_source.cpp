@@ -79,36 +79,26 @@ void unit_source::open_next()
     current_bytes_ = 0;
     if (next_input_ >= args_.inputs.size())
         return;
-    for (std::size_t i = next_input_;
-         i < next_input_ + (args_.paired ? 2 : 1) && i < args_.inputs.size(); ++i)
+    std::size_t const at = next_input_, count = args_.paired ? 2 : 1;
+    for (std::size_t i = at; i < at + count && i < args_.inputs.size(); ++i)
     {
         std::error_code ec;
         auto const size = std::filesystem::file_size(args_.inputs[i], ec);
         current_bytes_ += ec ? 0 : size;
     }
-    bool const first = next_input_ == 0;
     if (args_.paired)
-    {
-        pair_ = io::paired_reader::open_pair(args_.inputs[next_input_],
-                                             args_.inputs[next_input_ + 1], options_);
-        next_input_ += 2;
-    }
+        pair_ = io::paired_reader::open_pair(args_.inputs[at], args_.inputs[at + 1], options_);
     else if (args_.interleaved)
-    {
-        pair_ = io::paired_reader::open_interleaved(args_.inputs[next_input_], options_);
-        next_input_ += 1;
-    }
+        pair_ = io::paired_reader::open_interleaved(args_.inputs[at], options_);
     else
-    {
-        single_ = io::reader::open(args_.inputs[next_input_], options_);
-        next_input_ += 1;
-    }
-    if (first)
+        single_ = io::reader::open(args_.inputs[at], options_);
+    next_input_ += count;
+    if (at == 0)
     {
         format_ = single_ != nullptr ? single_->format() : pair_->format();
         sam_header_ = single_ != nullptr ? single_->sam_header() : pair_->sam_header();
     }
-    check_opened(first, next_input_ - (args_.paired ? 2 : 1));
+    check_opened(at == 0, at);
 }
 
 void unit_source::require_same_dictionary()
@@ -129,9 +119,8 @@ void unit_source::check_opened(bool const first, std::size_t const at) const
             args_.inputs[0] + "' is " + io::format_name(format_) +
             (same_format_output_ == "-"
                  ? std::string{", and standard output takes the first input's format; write to "
-                               "files "
-                               "named .fq, .fa, .sam, .bam or .cram, or process the inputs "
-                               "separately"}
+                               "files named .fq, .fa, .sam, .bam or .cram, or process the "
+                               "inputs separately"}
                  : ", and the output '" + same_format_output_ +
                        "' has no extension naming its format (it would take the first input's); "
                        "name it .fq, .fa, .sam, .bam or .cram")};
@@ -143,11 +132,11 @@ void unit_source::check_opened(bool const first, std::size_t const at) const
         if (sq_lines(header) != want)
             throw input_error{
                 "'" + path +
-                "': its SAM/BAM/CRAM reference dictionary (@SQ lines) differs from the "
-                "first input '" +
+                "': its SAM/BAM/CRAM reference dictionary (@SQ lines) differs from the first "
+                "input '" +
                 args_.inputs[0] +
-                "', so its records cannot be written under one "
-                "SAM/BAM/CRAM header; process them separately or write FASTA/FASTQ"};
+                "', so its records cannot be written under one SAM/BAM/CRAM header; process "
+                "them separately or write FASTA/FASTQ"};
     };
     if (!first)
         check(single_ != nullptr ? single_->sam_header() : pair_->sam_header(), args_.inputs[at]);

@@ -1,6 +1,5 @@
 // Outputs that appear complete or not at all (output_file: temporaries beside the output, renamed
-// into place; their registry for signal handlers), text outputs with compression, and the record
-// writers.
+// into place; their registry for signal handlers), compressed text outputs, and record writers.
 #include "codecs.hpp"
 #include "detail.hpp"
 #include "hts_handle.hpp"
@@ -51,13 +50,15 @@ int standard_fd(std::string const & path) noexcept
     return -1;
 }
 
-} // namespace
-
-// ---------------------------------------------------------------------------------------------------
-// output_file
-
-namespace
+// The codec an output's name asks for (none for stdout). \throws io_error if it is unwritable
+detail::codec output_codec(std::string const & path)
 {
+    check_writable_compression(path);
+    return path == "-" ? detail::codec::none : detail::codec_from_extension(path);
+}
+
+// -------------------------------------------------------------------------------------------------
+// output_file
 
 // The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler: a
 // list of blocks of slots that only grows (a block is added, never freed, when every slot is
@@ -261,8 +262,7 @@ output_file::output_file(std::string path) : path_{std::move(path)}
     struct stat st
     {
     };
-    if (::stat(path_.c_str(), &st) ==
-        0) // follows symbolic links: the kind of what is finally written
+    if (::stat(path_.c_str(), &st) == 0) // follows symbolic links: what is finally written
     {
         if (S_ISDIR(st.st_mode))
             throw io_error{"'" + path_ + "': is a directory"};
@@ -298,8 +298,7 @@ void output_file::commit()
     if (committed_)
         return;
     if (!in_place_ && replaces_)
-        (void)::chmod(write_path_.c_str(),
-                      static_cast<mode_t>(replaced_mode_)); // as it was: advice only
+        (void)::chmod(write_path_.c_str(), static_cast<mode_t>(replaced_mode_)); // advice only
     bool const failed = !in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0;
     int const e = errno;
     if (failed)
@@ -367,9 +366,7 @@ struct text_output::state
 text_output::text_output(std::string const & path, writer_options const & options)
     : s_{std::make_unique<state>(path)}
 {
-    check_writable_compression(path);
-    detail::codec const c = path == "-" ? detail::codec::none : detail::codec_from_extension(path);
-    if (c != detail::codec::none)
+    if (detail::codec const c = output_codec(path); c != detail::codec::none)
         s_->comp = std::make_unique<detail::block_compressor>(
             c, detail::codec_level(c, options.compression_level), options.threads);
     s_->lean = options.lean;
@@ -382,8 +379,7 @@ text_output::text_output(std::string const & path, writer_options const & option
             throw io_error{"'" + path + "': cannot create: " + errno_text(errno)};
         s_->own_fd = true;
     }
-    // Compressed output is handed to the compressor in pieces of at least 8 MiB, which its threads
-    // compress in parallel.
+    // Compressed output goes to the compressor in pieces of at least 8 MiB, for its threads.
     limit_ = options.buffer_bytes != 0 ? options.buffer_bytes
              : s_->comp != nullptr     ? std::size_t{8} << 20
                                        : std::size_t{1} << 20;
@@ -425,8 +421,8 @@ void text_output::finish()
         return;
     s_->closed = true;
     flush();
-    if (s_->comp != nullptr &&
-        !s_->compressed) // nothing written: still a valid (empty) stream of the format
+    // nothing written: still a valid (empty) stream of the format
+    if (s_->comp != nullptr && !s_->compressed)
     {
         s_->zbuf.clear();
         s_->comp->compress_empty(s_->zbuf);
@@ -455,11 +451,6 @@ void text_output::commit()
 
 namespace
 {
-
-std::string level_digit(int const level)
-{
-    return level < 0 ? std::string{} : std::string(1, static_cast<char>('0' + std::min(level, 9)));
-}
 
 // FASTA / FASTQ text, plain or compressed (gzip as BGZF, zstd, xz, bzip2) in independent members
 // that the -t threads compress in parallel (text_output).
@@ -522,19 +513,12 @@ public:
         : out_{path}, input_{input}
     {
         detail::quiet_htslib();
-        std::string mode = "w";
-        if (output == seq_format::bam)
-        {
-            mode += 'b';
-            mode += level_digit(options.compression_level);
-        }
-        else if (output == seq_format::cram)
-            mode += "c";
-        else if (gz)
-        {
-            mode += 'z';
-            mode += level_digit(options.compression_level);
-        }
+        std::string mode = output == seq_format::bam    ? "wb"
+                           : output == seq_format::cram ? "wc"
+                           : gz                         ? "wz"
+                                                        : "w";
+        if ((mode == "wb" || mode == "wz") && options.compression_level >= 0)
+            mode += static_cast<char>('0' + std::min(options.compression_level, 9));
         std::string const & wp = out_.write_path();
         errno = 0;
         detail::hts_ptr<hFILE> h;
@@ -630,8 +614,7 @@ public:
 private:
     output_file out_;
     seq_format input_;
-    // released in reverse: the file first (as htslib closes it with its header), then header and
-    // record
+    // released in reverse: the file first (htslib closes it with its header), header, record
     detail::hts_ptr<bam1_t> rec_;
     detail::hts_ptr<sam_hdr_t> hdr_;
     detail::hts_ptr<htsFile> fp_;
@@ -645,8 +628,7 @@ std::unique_ptr<writer> writer::open(std::string const & path, seq_format const 
                                      writer_options const & options)
 {
     seq_format const output = format_from_extension(path, input_format);
-    check_writable_compression(path);
-    detail::codec const c = path == "-" ? detail::codec::none : detail::codec_from_extension(path);
+    detail::codec const c = output_codec(path);
     if (hts_format(output))
     {
         if (c != detail::codec::none && c != detail::codec::gzip)

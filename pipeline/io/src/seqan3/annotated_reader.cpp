@@ -149,10 +149,11 @@ private:
         }
         catch (std::exception const & e)
         {
-            throw input_error{"'" + display_name(path_) + "': record " + std::to_string(record) +
-                              ": malformed or truncated " +
-                              (kind_ == annotated_format::genbank ? "GenBank" : "EMBL") +
-                              " record (" + e.what() + ")"};
+            throw input_error{
+                record_message(path_, record,
+                               std::string{"malformed or truncated "} +
+                                   (kind_ == annotated_format::genbank ? "GenBank" : "EMBL") +
+                                   " record (" + e.what() + ")")};
         }
     }
 

@@ -7,10 +7,9 @@
  * record byte for byte (FASTA line breaks, FASTQ '+' line contents, SAM fields); a writer of
  * another format converts from the parsed fields (header line, sequence, qualities).
  *
- * Errors: readers throw input_error naming the file and the 1-based record number ("'x.fq': record
- * 17:
- * ..."). Thread safety: a reader or writer is used by one thread at a time; batches are plain
- * values that may be read concurrently once filled.
+ * Errors: readers throw input_error naming the file and the 1-based record number
+ * ("'x.fq': record 17: ..."). Thread safety: a reader or writer is used by one thread at a time;
+ * batches are plain values that may be read concurrently once filled.
  */
 #include <cstddef>
 #include <cstdint>
@@ -44,9 +43,8 @@ enum class seq_format : std::uint8_t
  * `header` == QNAME. */
 struct record_view
 {
-    std::string_view name; //!< header up to the first space or tab (no '>'/'@'); SAM/BAM: QNAME
-    std::string_view
-        header; //!< full header line without '>'/'@' and newline (name + comment); SAM: QNAME
+    std::string_view name;   //!< header up to the first space or tab (no '>'/'@'); SAM: QNAME
+    std::string_view header; //!< header line without '>'/'@' and newline; SAM: QNAME
     std::string_view seq; //!< bases, line breaks removed (multi-line FASTA joined); SAM/BAM: SEQ as
                           //!< stored (reverse-strand reads stay reverse-complemented); '*' -> empty
     std::string_view qual; //!< FASTQ qualities (empty for FASTA); SAM/BAM: QUAL as Phred+33 text,
@@ -69,7 +67,6 @@ public:
     record_batch(record_batch && other) noexcept;
     record_batch & operator=(record_batch const & other);
     record_batch & operator=(record_batch && other) noexcept;
-    ~record_batch() = default;
 
     [[nodiscard]] std::size_t size() const noexcept { return records_.size(); }
     [[nodiscard]] bool empty() const noexcept { return records_.empty(); }
@@ -152,8 +149,7 @@ public:
     [[nodiscard]] std::uint64_t input_position() const noexcept;
 
 private:
-    int position_fd_{
-        -1}; // the input's descriptor (owned by htslib's hFILE), -1 if not a regular file
+    int position_fd_{-1}; // the input's descriptor (htslib's hFILE owns it), -1: not a regular file
 };
 
 /*! \brief Reads mates from two files in lock step (`--paired R1 R2`) or from one interleaved file
@@ -177,8 +173,7 @@ public:
     {
         return sam_header();
     }
-    /*! \brief Bytes read of the input file(s) so far (reader::input_position of each). Thread-safe.
-     */
+    /*! \brief Bytes read of the input file(s) so far (reader::input_position). Thread-safe. */
     [[nodiscard]] virtual std::uint64_t input_position() const noexcept = 0;
 };
 
@@ -215,7 +210,7 @@ public:
     [[nodiscard]] bool in_place() const noexcept { return in_place_; }
     /*! \brief Whether commit() replaces a regular file that existed when this was made. */
     [[nodiscard]] bool replaces() const noexcept { return replaces_; }
-    /*! \brief Rename into place (a file replaced passes its permission bits on). \throws io_error
+    /*! \brief Rename into place (a replaced file passes its permission bits on). \throws io_error
      */
     void commit();
 
@@ -225,8 +220,7 @@ private:
     std::string target_; //!< what commit() renames onto (path_, or the file a symbolic link names)
     bool in_place_{false};
     bool replaces_{false};
-    unsigned replaced_mode_{
-        0}; //!< the permission bits (rwx) of the file replaced, given to its replacement
+    unsigned replaced_mode_{0}; //!< the permission bits (rwx) of the file replaced
     bool committed_{false};
     int slot_{-1}; //!< the temporary's entry for remove_temporary_outputs()
 };
@@ -235,8 +229,7 @@ private:
  * signal handler that ends the process at once: async-signal-safe (no allocation, no locks). */
 void remove_temporary_outputs() noexcept;
 
-/*! \brief Whether `f` is SAM, BAM or CRAM (one family: records carry reference ids and a header).
- */
+/*! \brief Whether `f` is SAM, BAM or CRAM (one family: records carry reference ids, a header). */
 [[nodiscard]] bool hts_format(seq_format f) noexcept;
 
 /*! \brief "FASTA", "FASTQ", "SAM", "BAM" or "CRAM", for messages. */
@@ -252,8 +245,7 @@ struct writer_options
 {
     unsigned threads{1};       //!< compression threads (BGZF/BAM)
     int compression_level{-1}; //!< -1 = the format's default (gzip 1, zstd 3, xz 3, bzip2 9)
-    std::string
-        sam_header; //!< header for SAM/BAM/CRAM outputs (from the reader); synthesised if empty
+    std::string sam_header;    //!< header of SAM/BAM/CRAM outputs (the reader's); made if empty
     //! bytes a FASTA/FASTQ or text output gathers before it writes (or compresses, as one piece)
     //! them; 0: 1 MiB plain, 8 MiB compressed. Outputs opened by the thousand take less.
     std::size_t buffer_bytes{0};
@@ -296,17 +288,15 @@ public:
     /*! \brief The bytes not yet handed on, for a caller that appends in place (then calls
      * appended()). */
     [[nodiscard]] std::string & buffer() noexcept { return buf_; }
-    /*! \brief Hand the bytes on once they fill a piece: compressed pieces end where this is called,
-     * so that a caller that calls it at record ends gets pieces of whole records. \throws io_error
-     */
+    /*! \brief Hand the bytes on once they fill a piece: compressed pieces end where this is called
+     * (at record ends: pieces of whole records). \throws io_error */
     void appended()
     {
         if (buf_.size() >= limit_)
             flush();
     }
-    /*! \brief Flush and close without committing (the data stays under the temporary name). \throws
-     * io_error
-     */
+    /*! \brief Flush and close without committing (the data stays under the temporary name).
+     * \throws io_error */
     void finish();
     /*! \brief Rename into place. \pre finish() returned. \throws io_error */
     void commit();

@@ -54,8 +54,7 @@ public:
 
 private:
     void open_next();
-    // The checks that require_same_*() ask for, on the input(s) just opened, the first at
-    // inputs[at].
+    // The checks that require_same_*() ask for, on the input(s) just opened (from inputs[at]).
     void check_opened(bool first, std::size_t at) const;
 
     input_args args_;
