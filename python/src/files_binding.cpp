@@ -28,14 +28,10 @@ namespace
 // (empty: not written).
 void set_outputs(classify_output_args & o, std::vector<std::string> const & out)
 {
-    o.novel = out.at(0);
-    o.known = out.at(1);
-    o.novel2 = out.at(2);
-    o.known2 = out.at(3);
-    o.report = out.at(4);
-    o.stats = out.at(5);
-    o.multiqc = out.at(6);
-    o.sample = out.at(7);
+    std::string * const fields[] = {&o.novel,  &o.known, &o.novel2,  &o.known2,
+                                    &o.report, &o.stats, &o.multiqc, &o.sample};
+    for (std::size_t i = 0; i < std::size(fields); ++i)
+        *fields[i] = out.at(i);
 }
 
 // The start of every run, as the command line makes it before any work: the memory plan of

@@ -61,16 +61,13 @@ std::string sequence_of(py::handle item, char const * const what)
 
 std::vector<std::string> sequences_of(py::handle const seqs, char const * const what)
 {
-    std::vector<std::string> out;
     if (py::isinstance<py::str>(seqs) || py::isinstance<py::bytes>(seqs))
-    {
-        out.push_back(sequence_of(seqs, what));
-        return out;
-    }
+        return {sequence_of(seqs, what)};
     if (!py::isinstance<py::iterable>(seqs))
         throw py::type_error{std::string{what} +
                              ": expected a str, bytes, or an iterable of them, got " +
                              std::string{py::str(py::type::handle_of(seqs).attr("__name__"))}};
+    std::vector<std::string> out;
     if (py::hasattr(seqs, "__len__"))
         out.reserve(py::len(seqs));
     for (py::handle item : seqs)

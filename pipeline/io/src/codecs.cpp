@@ -22,6 +22,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <utility>
 
 namespace ksieve::io
 {
@@ -54,16 +55,13 @@ std::string lower_case(std::string_view const s)
 
 codec codec_from_extension(std::string_view const path) noexcept
 {
+    static constexpr std::pair<std::string_view, codec> suffixes[] = {
+        {".gz", codec::gzip},   {".bgz", codec::gzip}, {".zst", codec::zstd},
+        {".zstd", codec::zstd}, {".xz", codec::xz},    {".bz2", codec::bzip2}};
     std::string const name = lower_case(path);
-    std::string_view const n{name};
-    if (n.ends_with(".gz") || n.ends_with(".bgz"))
-        return codec::gzip;
-    if (n.ends_with(".zst") || n.ends_with(".zstd"))
-        return codec::zstd;
-    if (n.ends_with(".xz"))
-        return codec::xz;
-    if (n.ends_with(".bz2"))
-        return codec::bzip2;
+    for (auto const & [suffix, c] : suffixes)
+        if (std::string_view{name}.ends_with(suffix))
+            return c;
     return codec::none;
 }
 

@@ -317,24 +317,17 @@ private:
     // sequence lines up to the '+' line, then quality lines until they hold as many characters as
     // the sequence. Both are joined (without line ends) into joined_; raw keeps the record's bytes
     // as they are. A one-line sequence never takes this path, so its quality must be one line too
-    // (a short quality is an error, not a wrap). joined_ is as it was unless a record is returned.
+    // (a short quality is an error, not a wrap). Unless a record is returned or an error thrown,
+    // joined_ is as it was.
     parse_status parse_fastq_multiline(std::string const & s, std::size_t & pos,
                                        record_offsets & rec, std::uint64_t const record,
                                        std::size_t const h_end)
     {
         std::size_t const joined_seq = joined_.size();
-        try
-        {
-            parse_status const st = parse_wrapped(s, pos, rec, record, h_end);
-            if (st != parse_status::record)
-                joined_.resize(joined_seq);
-            return st;
-        }
-        catch (...)
-        {
+        parse_status const st = parse_wrapped(s, pos, rec, record, h_end);
+        if (st != parse_status::record)
             joined_.resize(joined_seq);
-            throw;
-        }
+        return st;
     }
 
     // parse_fastq_multiline's steps, without the undo of joined_.

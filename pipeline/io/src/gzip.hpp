@@ -30,8 +30,7 @@ enum class gzip_backend
 // gzip_backend_from_env(getenv("KSIEVE_ZLIB")), read once per process (thread-safe).
 [[nodiscard]] gzip_backend default_gzip_backend() noexcept;
 
-// gzip (single or multi-member, BGZF included) inflated on a separate thread (double buffered) by
-// `backend` (isal falls back to zlib when !have_isal()).
+// The gzip stream of `inner` inflated as above by `backend` (isal is zlib when !have_isal()).
 std::unique_ptr<byte_source> make_gzip_source(std::unique_ptr<byte_source> inner,
                                               gzip_backend backend = default_gzip_backend());
 
