@@ -1,9 +1,6 @@
 #pragma once
 // What the sources of the Python module share: the opened filter (py_filter), sequences taken from
-// Python into batches of records as the readers cut them, and the registration of each part of the
-// module (module.cpp: errors and constants; sequences.cpp: read_batches; filter_binding.cpp: Filter
-// and classification; build_binding.cpp: build_filter; files_binding.cpp: classify_files and
-// dedup_files).
+// Python into batches of records as the readers cut them, and the registration of each part.
 #include <ksieve/engine/stream.hpp>
 #include <ksieve/filters/common/any_filter.hpp>
 #include <ksieve/filters/common/filter_file.hpp>

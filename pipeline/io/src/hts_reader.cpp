@@ -326,17 +326,10 @@ private:
     // The format htslib detected. \throws input_error for one ksieve does not read.
     [[nodiscard]] seq_format hts_seq_format() const
     {
-        switch (hts_get_format(fp_.get())->format)
-        {
-        case bam:
-            return seq_format::bam;
-        case cram:
-            return seq_format::cram;
-        case sam:
-            return seq_format::sam;
-        default:
+        htsExactFormat const f = hts_get_format(fp_.get())->format;
+        if (f != bam && f != cram && f != sam)
             throw input_error{record_message(path_, 1, unsupported_message({}))};
-        }
+        return f == bam ? seq_format::bam : f == cram ? seq_format::cram : seq_format::sam;
     }
 
     // After the header: the end-of-file marker checked, decompression threads started.

@@ -388,11 +388,6 @@ text_output::text_output(std::string const & path, writer_options const & option
 
 text_output::~text_output() = default;
 
-std::string const & text_output::path() const noexcept
-{
-    return s_->out.path();
-}
-
 void text_output::flush()
 {
     if (buf_.empty())

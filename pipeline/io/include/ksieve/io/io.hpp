@@ -300,8 +300,6 @@ public:
     void finish();
     /*! \brief Rename into place. \pre finish() returned. \throws io_error */
     void commit();
-    /*! \brief The path as given. */
-    [[nodiscard]] std::string const & path() const noexcept;
 
 private:
     void flush();
