@@ -37,13 +37,13 @@ bool dedup_budget::count_keys(any_filter const & filter, batch_keys const & keys
         all = g->has_room_shard(s, share_, 2 * batch + 64);
     if (all)
         return true;
+    // two slots a key: an insert takes two at most (a prefilter admits a k-mer with count 2)
     for (std::size_t u = 0; u < keys.units(); ++u)
     {
         std::uint64_t const * const k = keys.keys.data() + keys.offset[u];
         for (std::uint32_t j = 0; j < keys.count[u]; ++j)
             if (sampled(k[j]))
-                per_shard_[filter.shard_of(k[j])] += 2; // (an insert takes two slots at most: a
-                                                        // prefilter admits a k-mer with count 2)
+                per_shard_[filter.shard_of(k[j])] += 2;
     }
     for (std::size_t s = 0; s < per_shard_.size(); ++s)
         if (per_shard_[s] != 0 && !g->has_room_shard(s, share_, per_shard_[s] + 64))

@@ -21,39 +21,32 @@ namespace ksieve
 namespace detail
 {
 
-std::string full_message(any_filter const & filter, std::string const & filter_name)
+[[noreturn]] void throw_full(any_filter const & filter, std::string const & filter_name)
 {
     std::string const what =
         filter_name == "dedup" ? std::string{"the dedup filter"} : "filter '" + filter_name + "'";
+    bool const quotient = filter.type() == filter_type::quotient;
     // A shard that doubles needs twice its bytes more: a growth refused by the memory budget.
     std::uint64_t const used = charged_memory();
-    if (filter.type() == filter_type::quotient &&
-        used + 2 * (used / filter.num_shards()) > memory_limit())
-        return what + " cannot grow: it holds " + format_bytes(used) + " of the memory limit of " +
-               format_bytes(memory_limit()) +
-               (memory_limit_is_explicit() ? std::string{" (raise --max-memory)"}
-                                           : " (" + memory_limit_origin() + ")");
-    if (filter.type() == filter_type::quotient)
-        return what + " is full: the quotient filter cannot grow further, its fingerprints (sized "
-                      "by --expected) "
-                      "have too few remainder bits left (raise --expected, or leave it out for the "
-                      "default design "
-                      "size of 2^30 k-mers)";
-    return what + " is full: the " + std::string{to_string(filter.type())} +
-           " filter cannot take more k-mers (raise --expected, or use --type qf, which grows)";
-}
-
-[[noreturn]] void throw_full(any_filter const & filter, std::string const & filter_name)
-{
-    std::string const message = full_message(filter, filter_name);
+    if (quotient && used + 2 * (used / filter.num_shards()) > memory_limit())
+        throw full_error{what + " cannot grow: it holds " + format_bytes(used) +
+                         " of the memory limit of " + format_bytes(memory_limit()) +
+                         (memory_limit_is_explicit() ? std::string{" (raise --max-memory)"}
+                                                     : " (" + memory_limit_origin() + ")")};
     auto const * const q = dynamic_cast<sharded_filter<quotient_filter> const *>(&filter);
-    bool could_grow = q != nullptr && message.find(" cannot grow: it holds ") == std::string::npos;
+    bool could_grow = q != nullptr;
     for (std::size_t s = 0; could_grow && s < filter.num_shards(); ++s)
         could_grow = q->shard(s).can_grow();
     if (could_grow) // every shard has a larger geometry left: the allocation of one failed
-        throw memory_error(filter_name == "dedup" ? "growing the dedup filter"
-                                                  : "growing filter '" + filter_name + "'");
-    throw full_error{message};
+        throw memory_error("growing " + what);
+    if (quotient)
+        throw full_error{what + " is full: the quotient filter cannot grow further, its "
+                                "fingerprints (sized by --expected) have too few remainder bits "
+                                "left (raise --expected, or leave it out for the default design "
+                                "size of 2^30 k-mers)"};
+    throw full_error{what + " is full: the " + std::string{to_string(filter.type())} +
+                     " filter cannot take more k-mers (raise --expected, or use --type qf, which "
+                     "grows)"};
 }
 
 void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::size_t const n,
@@ -67,8 +60,7 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
     for (std::size_t s = 0; s < shards; ++s)
         start[s + 1] += start[s];
     detail::grow(n, part, index);
-    // start[s] becomes the running insert position; afterwards start[s] = end of shard s = start of
-    // s + 1.
+    // start[s] becomes the running insert position (ending at the start of s + 1), then shifts back
     for (std::size_t i = 0; i < n; ++i)
     {
         std::size_t const s = f.shard_of(keys[i]);
@@ -76,16 +68,15 @@ void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::s
         part[p] = f.local_key(keys[i]);
         index[p] = static_cast<std::uint32_t>(i);
     }
-    // shift back: start[s] = beginning of shard s
     for (std::size_t s = shards; s > 0; --s)
         start[s] = start[s - 1];
     start[0] = 0;
 }
 
 // The filters' units (unit[i]: the first filter of filter i's unit). The quotient-filter parts of
-// one split (build --part) whose parts do not overlap count as one filter, their merge: a k-mer's
-// count is the sum of theirs, as in the full build, where a fingerprint that keys of several parts
-// share holds their summed count. Every other filter is a unit of its own.
+// one split (build --part) that do not overlap count as one filter, their merge: a k-mer's count is
+// the sum of theirs, as in the full build, where a fingerprint shared by keys of several parts
+// holds their summed count. Every other filter is a unit of its own.
 void assign_units(std::span<any_filter const * const> const filters,
                   std::vector<std::uint32_t> & unit)
 {
@@ -167,8 +158,8 @@ void query_keys(std::span<any_filter const * const> const filters, std::uint64_t
     {
         if (s.unit[fi] != fi)
             continue; // counted with the first filter of its unit
-        if (fi > 0 && s.counts.size() < n)
-            s.counts.resize(n);
+        if (fi > 0)
+            detail::grow(n, s.counts);
         std::uint64_t * const counts = fi == 0 ? best : s.counts.data(); // in key order
         count_in(*filters[fi], keys, n, counts, s);
         for (std::size_t fj = fi + 1; fj < filters.size(); ++fj)
@@ -213,7 +204,8 @@ batch_engine::~batch_engine() = default;
 batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
                            key_part_range const * const range)
     : kmer_{kmer}, scanner_{kmer.k, kmer.canonical, kmer.code_mask()}, hasher_{kmer.k, kmer.seed},
-      threads_{std::max(1u, threads)}
+      threads_{std::max(1u, threads)}, range_{range != nullptr ? *range : key_part_range{}},
+      use_range_{range_.count > 1}
 {
     if (kmer.masked() && (!kmer.sampled() || kmer.k < min_masked_k))
         throw error{"a low-complexity mask needs minimizer sampling and k >= " +
@@ -221,11 +213,6 @@ batch_engine::batch_engine(kmer_params const & kmer, unsigned const threads,
     if (kmer.is_spaced() && (!kmer.sampled() || !valid_spaced(kmer.k, kmer.canonical, kmer.spaced)))
         throw error{"spaced k-mers need minimizer sampling and a valid pattern"};
     reserve_openmp_threads(threads_);
-    if (range != nullptr && range->count > 1)
-    {
-        range_ = *range;
-        use_range_ = true;
-    }
 }
 
 std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scratch & s,
@@ -264,7 +251,6 @@ std::size_t batch_engine::sampled_context(sequence_piece const & piece, key_scra
     return n;
 }
 
-// sequences(u, fn) calls fn(piece) for each piece of unit u (one, or two for a pair).
 template <typename Sequences>
 void batch_engine::extract_units(std::size_t const n, Sequences const & sequences,
                                  batch_keys & out) const
@@ -400,8 +386,6 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys,
 {
     bool const skip = skip_at > 0;
     std::size_t const shards = filter.num_shards();
-    std::vector<std::uint64_t> & part = part_keys_;
-    std::vector<std::uint64_t> & start = part_start_;
     // the keys to insert, by shard in unit order
     auto for_each_key = [&](std::size_t const u0, std::size_t const u1, auto && fn) noexcept
     {
@@ -414,17 +398,15 @@ void batch_engine::insert(any_filter & filter, batch_keys const & keys,
                     fn(p);
         }
     };
-    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, start, part,
-                             nullptr);
+    partition_units_by_shard(filter, keys, threads_, for_each_key, part_count_, part_start_,
+                             part_keys_, nullptr);
     std::atomic<bool> full{false};
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::size_t s = 0; s < shards; ++s)
     {
-        if (start[s + 1] == start[s])
-            continue;
-        if (filter.insert_batch(s, std::span<std::uint64_t const>{part.data() + start[s],
-                                                                  start[s + 1] - start[s]}) !=
-            insert_status::ok)
+        std::uint64_t const a = part_start_[s], b = part_start_[s + 1];
+        std::span<std::uint64_t const> const part{part_keys_.data() + a, b - a};
+        if (a != b && filter.insert_batch(s, part) != insert_status::ok)
             full.store(true, std::memory_order_relaxed);
     }
     if (full.load())

@@ -13,27 +13,22 @@
 namespace ksieve::detail
 {
 
-// The error message for a filter that takes no more k-mers, with advice that fits its type.
-[[nodiscard]] std::string full_message(any_filter const & filter, std::string const & filter_name);
-
 // Throws the error of a filter that took no more k-mers: resource_error where a quotient filter
-// could still grow but its memory could not be had, else full_error{full_message(...)}.
+// could still grow but its memory could not be had, else full_error with advice that fits its type.
 [[noreturn]] void throw_full(any_filter const & filter, std::string const & filter_name);
 
-// Counting sort of keys[0, n) by shard into part (stable), with index[p] the key's position;
-// start[s] is the first position of shard s afterwards.
+// Stable counting sort of keys[0, n) by shard into part, index[p] the key's position; start[s] is
+// the first position of shard s afterwards.
 void partition_by_shard(any_filter const & f, std::uint64_t const * keys, std::size_t n,
                         std::vector<std::uint64_t> & part, std::vector<std::uint32_t> & index,
                         std::vector<std::size_t> & start);
 
 // best[j] = max over the filters of count(keys[j]), for n keys (one thread); the quotient-filter
-// parts of one split that do not overlap count as one filter, their counts added (their merge's
-// counts).
+// parts of one split that do not overlap count as their merge (their counts added).
 void query_keys(std::span<any_filter const * const> filters, std::uint64_t const * keys,
                 std::size_t n, std::uint64_t * best, batch_engine_query_scratch & s);
 
-// Resizes v and more to n where v is smaller than n (the vectors of a scratch grow together to the
-// largest batch and are kept).
+// Resizes v and more to n where v is smaller (scratch vectors grow together and are kept).
 template <typename V, typename... More> void grow(std::size_t const n, V & v, More &... more)
 {
     if (v.size() < n)
@@ -47,30 +42,28 @@ template <typename V, typename... More> void grow(std::size_t const n, V & v, Mo
 // takes the contiguous range [n t / nt, n (t + 1) / nt), the same split on every call.
 struct thread_share
 {
-    std::size_t thread;  // omp_get_thread_num()
-    std::size_t threads; // omp_get_num_threads()
+    std::size_t thread; // omp_get_thread_num()
     std::size_t begin, end;
 };
 [[nodiscard]] inline thread_share share_of(std::size_t const n) noexcept
 {
     std::size_t const t = static_cast<std::size_t>(omp_get_thread_num());
     std::size_t const nt = static_cast<std::size_t>(omp_get_num_threads());
-    return thread_share{t, nt, n * t / nt, n * (t + 1) / nt};
+    return thread_share{t, n * t / nt, n * (t + 1) / nt};
 }
 
-// query_keys() over n keys by `threads` threads, each over its contiguous share (share_of) with its
-// own scratch. \pre scratch.size() >= threads.
+// query_keys() on `threads` threads, each over its share_of(n) with its own scratch.
+// \pre scratch.size() >= threads.
 void query_keys_parallel(std::span<any_filter const * const> filters, std::uint64_t const * keys,
                          std::size_t n, std::uint64_t * best,
                          std::span<batch_engine_query_scratch> scratch, unsigned threads);
 
 // Stable counting sort by shard, in parallel, of the keys that for_each_key(u0, u1, fn) visits for
 // units [u0, u1) (fn(p), p the key's index in keys.keys, in unit order): the t-th of `threads`
-// contiguous ranges of units is counted and placed by one thread; within a shard its keys follow
-// those of ranges < t, so the order is the serial one for any thread count. Afterwards
-// part[start[s], start[s + 1]) holds shard s's local keys and pos (if not null) their indices in
-// keys.keys. counts: per-range scratch. Allocates only outside its parallel regions. 	hrows
-// std::bad_alloc (nothing running in parallel any more)
+// ranges of units is counted and placed by one thread, after the keys of ranges < t in each shard,
+// so the order is the serial one for any thread count. Afterwards part[start[s], start[s + 1])
+// holds shard s's local keys and pos (if not null) their indices in keys.keys. counts: per-range
+// scratch. Allocates only outside its parallel regions (\throws std::bad_alloc).
 template <typename ForEachKey>
 void partition_units_by_shard(any_filter const & filter, batch_keys const & keys,
                               unsigned const threads, ForEachKey const & for_each_key,
@@ -105,8 +98,8 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
     }
     start[shards] = total;
     grow(total, part);
-    if (pos != nullptr && pos->size() < total)
-        pos->resize(total);
+    if (pos != nullptr)
+        grow(total, *pos);
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
     for (std::size_t t = 0; t < nt; ++t)
     {
@@ -123,9 +116,8 @@ void partition_units_by_shard(any_filter const & filter, batch_keys const & keys
     }
 }
 
-// The first exception thrown inside an OpenMP region, kept to be rethrown after it: no exception
-// may leave a region (the OpenMP runtime would end the process). Thread safety: run() from any
-// thread of a region.
+// The first exception thrown inside an OpenMP region, to be rethrown after it: no exception may
+// leave a region (the OpenMP runtime would end the process). Thread safety: run() from any thread.
 class region_error
 {
 public:

@@ -25,8 +25,7 @@ constexpr std::array<std::uint8_t, 256> upper_table = []
     return t;
 }();
 
-// Byte -> the complement of its upper-case form: A/T, C/G and the IUPAC pairs R/Y, K/M, B/V, D/H;
-// S, W, N and every other byte are their own complement (an involution on upper-case forms).
+// Byte -> the complement of its upper-case form (see exact_dedup.hpp; an involution on them).
 constexpr std::array<std::uint8_t, 256> complement_table = []
 {
     std::array<std::uint8_t, 256> t = upper_table;
@@ -57,10 +56,9 @@ constexpr std::uint64_t pair_salt = 0x589965CC75374CC3ULL;
     return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
 }
 
-// The hash of the bytes of a form (`Reverse`: the reverse complement of seq's upper-case form, else
-// that form), 16 at a time: state = fold_multiply(first 8 ^ salt, next 8 ^ state), the last block
-// zero-padded (the length is in the initial state), then a final mix. Byte i of the form is
-// table[seq[i]] (forward) or table[seq[n - 1 - i]] (reverse).
+// sequence_hash(seq, seed, Reverse), 16 bytes of the form at a time: state = fold_multiply(first 8
+// ^ salt, next 8 ^ state), the last block zero-padded (the length is in the initial state), then a
+// final mix. Byte i of the form is table[seq[i]] (forward) or table[seq[n - 1 - i]] (reverse).
 template <bool Reverse>
 [[nodiscard]] std::uint64_t hash_form(std::string_view const seq, std::uint64_t const seed) noexcept
 {
@@ -121,9 +119,8 @@ kmer_params sequence_key_params(sequence_key_options const & options) noexcept
 exact_deduplicator::exact_deduplicator(sequence_key_options const & options, unsigned const threads,
                                        any_filter & filter, std::string filter_name,
                                        dedup_budget * const budget)
-    : options_{options}, threads_{threads < 1 ? 1u : threads}, filter_{filter},
-      filter_name_{std::move(filter_name)}, budget_{budget},
-      engine_{sequence_key_params(options), threads_}, resolver_{threads_}
+    : options_{options}, filter_{filter}, filter_name_{std::move(filter_name)}, budget_{budget},
+      engine_{sequence_key_params(options), threads}, resolver_{threads}
 {
 }
 
@@ -137,14 +134,14 @@ void exact_deduplicator::hash_units(io::record_batch const & r1, io::record_batc
     keys_.count.assign(n, 1);
     std::uint64_t * const keys = keys_.keys.data();
     sequence_key_options const options = options_;
-#pragma omp parallel for num_threads(threads_) schedule(static)
+#pragma omp parallel for num_threads(engine_.threads()) schedule(static)
     for (std::size_t u = 0; u < n; ++u)
         keys[u] = pairs ? pair_key(r1[u].seq, r2[u].seq, options) : read_key(r1[u].seq, options);
 }
 
 void exact_deduplicator::decide(work_item & item)
 {
-    reserve_openmp_threads(threads_); // (before the first region: hash_units)
+    reserve_openmp_threads(engine_.threads()); // (before the first region: hash_units)
     hash_units(item.r1, item.r2);
     if (budget_ != nullptr)
         (void)budget_->make_room(filter_, keys_);

@@ -9,7 +9,7 @@ namespace ksieve
 
 kmer_deduplicator::kmer_deduplicator(any_filter & filter, kmer_params const & kmer,
                                      unsigned const threads, kmer_dedup_options options)
-    : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)}, threads_{threads},
+    : filter_{filter}, prefiltered_{dynamic_cast<prefiltered_filter *>(&filter)},
       resolvable_{filter.growable() != nullptr}, query_filters_{&filter},
       options_{std::move(options)}, engine_{kmer, threads}, resolver_{threads},
       speculator_{threads}, budget_{filter, options_.budget_bytes}
@@ -42,7 +42,7 @@ void kmer_deduplicator::decide(work_item & item)
     else
         engine_.dedup_serial(filter_, keys_, rule, item.results, name);
     if (prefiltered_ != nullptr) // the end of a batch for the prefilter
-        commit_round(*prefiltered_, threads_);
+        commit_round(*prefiltered_, engine_.threads());
 }
 
 } // namespace ksieve

@@ -38,9 +38,8 @@ resource_error memory_error(std::string const & what)
 namespace
 {
 
-// The stack size that the OpenMP runtime gives its threads: OMP_STACKSIZE or GOMP_STACKSIZE (a
-// number with an optional B, K, M or G suffix, kilobytes without one), else none (the system's
-// default).
+// The stack size of the OpenMP runtime's threads: OMP_STACKSIZE or GOMP_STACKSIZE (a number with
+// an optional B, K, M or G suffix, kilobytes without one), else none (the system's default).
 std::optional<std::size_t> openmp_stack_size()
 {
     for (char const * const name : {"OMP_STACKSIZE", "GOMP_STACKSIZE"})
@@ -61,11 +60,20 @@ std::optional<std::size_t> openmp_stack_size()
     return std::nullopt;
 }
 
-// Threads that wait until they are released (a check that the system lets the process start them).
+// Threads that wait until the object ends (a check that the system lets the process start them).
 class waiting_threads
 {
 public:
-    ~waiting_threads() { release(); }
+    ~waiting_threads()
+    {
+        {
+            std::lock_guard lock{mutex_};
+            released_ = true;
+        }
+        cv_.notify_all();
+        for (pthread_t const t : threads_)
+            pthread_join(t, nullptr);
+    }
 
     // Starts one more waiting thread; 0, or the error number of pthread_create.
     int start(pthread_attr_t const & attr)
@@ -78,18 +86,6 @@ public:
     }
 
     void reserve(std::size_t const n) { threads_.reserve(n); }
-
-    void release() noexcept
-    {
-        {
-            std::lock_guard lock{mutex_};
-            released_ = true;
-        }
-        cv_.notify_all();
-        for (pthread_t const t : threads_)
-            pthread_join(t, nullptr);
-        threads_.clear();
-    }
 
 private:
     static void * wait(void * const self) noexcept

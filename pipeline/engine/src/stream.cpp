@@ -77,9 +77,8 @@ private:
     std::exception_ptr error_;
 };
 
-// The current exception, with running out of memory made a resource_error that says while doing
-// `what` (or left as it is where even that error cannot be made: the run translates it when it
-// rethrows).
+// The current exception, running out of memory made a resource_error that says while doing `what`
+// (left as it is where even that error cannot be made: run() translates it when it rethrows).
 std::exception_ptr current_error(char const * const what) noexcept
 {
     try
@@ -134,24 +133,20 @@ public:
         join_threads();
         try
         {
-            start_error_.rethrow_if_set();
-            worker_error_.rethrow_if_set();
-            if (reader_error_)
-                std::rethrow_exception(reader_error_);
-            if (writer_error_)
-                std::rethrow_exception(writer_error_);
+            for (first_error * const e :
+                 {&start_error_, &worker_error_, &reader_error_, &writer_error_})
+                e->rethrow_if_set();
         }
-        catch (std::bad_alloc const &)
+        catch (std::bad_alloc const &) // (the threads have freed their memory by now)
         {
-            throw memory_error(
-                "running the batches"); // (the threads have freed their memory by now)
+            throw memory_error("running the batches");
         }
     }
 
 private:
     // The reader, the writer (if any) and the workers beyond the calling thread. A thread that the
-    // system refuses to start stops the run: the threads already running finish, and the refusal is
-    // the error.
+    // system refuses to start stops the run: the threads running finish, and the refusal is the
+    // error.
     void start_threads()
     {
         char const * what = "the reader thread";
@@ -213,7 +208,7 @@ private:
         }
         catch (...)
         {
-            reader_error_ = current_error("reading the input");
+            reader_error_.set(current_error("reading the input"));
         }
         to_process_.close();
     }
@@ -240,13 +235,12 @@ private:
         }
         catch (...)
         {
-            writer_error_ = current_error("writing the output");
+            writer_error_.set(current_error("writing the output"));
             free_items_.close(); // stops the reader
         }
     }
 
-    // Worker `worker` (0: the calling thread): processes batches until none is left or a thread
-    // failed.
+    // Worker `worker` (0: the calling thread): batches until none is left or a thread failed.
     void work(unsigned const worker) noexcept
     {
         try
@@ -276,8 +270,7 @@ private:
     write_fn const & write_;
     unsigned const workers_;
     item_queue free_items_, to_process_, to_write_;
-    std::exception_ptr reader_error_, writer_error_;
-    first_error worker_error_, start_error_;
+    first_error start_error_, worker_error_, reader_error_, writer_error_;
     std::atomic<bool> failed_{false};
     std::thread reader_, writer_;
     std::vector<std::thread> helpers_;

@@ -7,22 +7,19 @@
  * least one hit among its minimizers (an anchor) is looked up again with every k-mer: it is known
  * where those lookups meet the rule, and its k-mers and hits are then those of every k-mer.
  *
- * A unit that every k-mer still leaves short is looked at once more where its qualities say the
- * read is most likely wrong: at each of its (at most max_substituted_bases) lowest-quality bases of
- * Phred quality <= max_substituted_quality, each of the three other bases is put in turn and the
- * k-mers over that base are looked up; per base, the substitution with the most hits adds its hits
- * to the unit's (every k-mer's lookups stay the unit's k-mers). Reads without qualities (FASTA)
- * skip this step.
+ * A unit that every k-mer still leaves short is looked at once more at its (at most
+ * max_substituted_bases) lowest-quality bases of Phred quality <= max_substituted_quality: each of
+ * the three other bases is put in turn and the k-mers over it are looked up; per base, the
+ * substitution with the most hits adds its hits to the unit's (its k-mers stay those of every
+ * k-mer). Reads without qualities (FASTA) skip this step.
  *
  * A short unit (at most max_screened_bases bases) without any hit among its minimizers is first
- * screened at the same low-quality bases: each of the three other bases is put in turn and only the
- * minimizers of the changed read that the read itself lacks are looked up. A unit that one of them
- * hits is an anchored unit like the others and is looked at as above. In a short read a few errors
- * can break every sampled k-mer; longer units keep hits, and a foreign read pays the screen only
- * where it is short.
+ * screened at the same bases, looking up only the minimizers of each changed read that the read
+ * itself lacks; one of them hit anchors it as above. In a short read a few errors can break every
+ * sampled k-mer; longer units keep hits, and a foreign read pays the screen only where it is short.
  *
- * Only short units are taken (at most max_sampled minimizers: reads up to a few kilobases), so that
- * a long foreign read with one chance hit costs no more than a short one. The outcome depends only
+ * Only units of at most max_sampled minimizers (reads up to a few kilobases) are taken, so that a
+ * long foreign read with one chance hit costs no more than a short one. The outcome depends only
  * on the unit and the filters: the same classes by early decision and by exact hits.
  *
  * Thread safety: one anchor_rescue per thread; the filters are read only.
@@ -82,10 +79,9 @@ public:
 
     /*! \brief Screen the units that screened() takes, then look up every k-mer of the eligible and
      * the anchored units of results (r1[u], and (*r2)[u] when r2 is non-null and non-empty), then
-     * the substitutions at their low-quality bases (see the file's description), and make those
-     * that meet `rule` known (unit_result::rescued set;
-     * kmers and hits of every k-mer). With `vote` (a labeled filter), the votes of a rescued unit
-     * are those of every k-mer, replacing the unit's earlier votes in `vote`. \pre active(); the
+     * the substitutions at their low-quality bases, and make those that meet `rule` known
+     * (unit_result::rescued set; kmers and hits of every k-mer). With `vote` (a labeled filter), a
+     * rescued unit's votes are those of every k-mer, replacing its earlier ones. \pre active(); the
      * results' hits are exact for eligible units. \returns the units rescued. \throws
      * std::bad_alloc */
     std::size_t run(io::record_batch const & r1, io::record_batch const * r2,
@@ -109,8 +105,7 @@ private:
     void add_screen_keys(std::string_view seq, std::string_view qual);
     void add_screen_keys_with_gaps(std::string_view seq);
     void index_read(std::string_view seq);
-    /*! \brief The k-mers [s_lo, s_hi] over a substituted base; the windows from e_lo that hold one.
-     */
+    //! The k-mers [s_lo, s_hi] over a substituted base; the windows from e_lo that hold one.
     struct screen_site
     {
         std::size_t s_lo, s_hi, e_lo, windows;

@@ -1,9 +1,8 @@
 #pragma once
 /*! \file
- * \brief batch_decider: the one signature by which the commands have a batch of read units decided
- * (a read, or a pair, known or novel): classify's read_classifier, dedup's kmer_deduplicator and
- * dedup
- * --exact's exact_deduplicator implement it.
+ * \brief batch_decider: how the commands have a batch of units (reads, or pairs) decided;
+ * classify's read_classifier, dedup's kmer_deduplicator and dedup --exact's exact_deduplicator
+ * implement it.
  */
 #include <ksieve/engine/stream.hpp>
 

@@ -17,18 +17,16 @@
 namespace ksieve
 {
 
-/*! \brief Serial in-batch resolution for dedup: decides units in input order against the state
- * before the batch (keys.values) plus what earlier novel units of the same batch added, tracked per
+/*! \brief Serial in-batch resolution for dedup: decides units in input order against the counts
+ * before the batch (keys.values) plus what earlier novel units of the batch added, tracked per
  * collision key (the filter's shard and fingerprint), so that fingerprint collisions count exactly
- * as the filter would count them. Exactly dedup's serial definition: a read is known iff enough of
- * its k-mers were added by earlier novel reads. Thread safety: one controlling thread; runs OpenMP
- * regions internally. */
+ * as the filter would count them. Thread safety: one controlling thread; runs OpenMP regions
+ * internally. */
 class dedup_resolver
 {
 public:
-    /*! \brief \param threads threads of the parallel pre-pass (the in-order resolution itself is
-     * serial; 0 counts as 1), started for the calling thread (reserve_openmp_threads). \throws
-     * resource_error if they cannot be started. */
+    /*! \brief \param threads threads of the parallel pre-pass (0 counts as 1), started for the
+     * calling thread (reserve_openmp_threads). \throws resource_error if they cannot be started. */
     explicit dedup_resolver(unsigned threads = 1);
 
     /*! \brief Decide the units of a batch by `rule` in input order (nothing is inserted: see the
@@ -60,26 +58,13 @@ private:
 /*! \brief dedup of one batch by speculation, for filters with collision keys (quotient filters):
  * the same classes, and the same filter contents afterwards, as query() + dedup_resolver +
  * insert(), with fewer filter operations (a novel unit costs one per k-mer instead of a lookup and
- * an insert; on the 2 M-read benchmark 250 M instead of 359 M).
- *
- * 1. Every 16th k-mer of each unit is looked up; units whose sample makes them known are *predicted
- * known*, and their other k-mers are looked up in rounds (the fewest that could make the unit
- * known, in a spread order; at most four rounds). A predicted-known unit with enough hits before
- * the batch is known for certain (counts added inside the batch only raise counts). These lookups
- * only ask "hit or not": with min_count >= 2 they go to a hit_set of the keys that have reached
- * min_count, learnt from the additions of earlier batches (a key reaches it by an addition that
- * returns min_count - 1); a plain hash table lookup is a fraction of a quotient-filter lookup. The
- * set may take at most half the filter's bytes (16 MiB at least), growth included (a bound on
- * dedup's memory; without the set dedup is a few per cent slower).
- * 2. Every other unit (predicted novel, or not certain) is *speculated novel*: its k-mers are added
- * to the filter at once, shard by shard in input order, by a batched fetch-and-add
- * (any_filter::add_batch) that returns the count each k-mer had just before: the count it has in
- * the serial definition, minus copies earlier in the same unit, as long as every earlier speculated
- * unit really is novel.
- * 3. In input order (serial, O(1) per unit while speculation holds), each speculated unit is
- * decided. One that turns out known had no right to add its k-mers: they are removed again after
- * the batch, and the counts seen by later speculated units are corrected by a small table of those
- * k-mers.
+ * an insert). The steps (docs/design.md, "Speculation"): a sample of every 16th k-mer predicts a
+ * unit known, and its other k-mers confirm it in rounds of lookups (with min_count >= 2 in a
+ * hit_set of the keys that reached min_count in earlier batches, which may take at most half the
+ * filter's bytes, 16 MiB at least); every other unit is speculated novel and adds its k-mers at
+ * once (any_filter::add_batch, which returns each k-mer's count before); then, in input order,
+ * each speculated unit is decided, and one that turns out known is rolled back after the batch,
+ * the counts seen by later units corrected by a small table of its k-mers.
  *
  * Classes are exact; results[u].hits is not (a known unit may count fewer, a novel unit with a
  * repeated k-mer more): where --report / --stats need exact hits, use query() + dedup_resolver +
@@ -152,33 +137,30 @@ private:
     std::vector<batch_engine_query_scratch> scratch_;
     std::vector<std::uint64_t> flat_keys_, flat_values_; // keys looked up, and their counts
     std::vector<std::uint64_t> flat_offset_;             // per unit: its first key in flat_keys_
-    std::vector<std::uint32_t> hits_; // per unit: hits before the batch / speculative hits
-    std::vector<std::uint32_t> need_,
-        looked_;                           // per predicted-known unit: hits_needed, keys looked up
-    std::vector<std::uint32_t> active_;    // predicted-known units not decided yet
-    std::vector<std::uint8_t> speculated_; // per unit: 1 if its keys were added
-    std::vector<std::uint8_t> exact_;      // per speculated unit: old_ without its own copies
-    std::vector<std::uint8_t> pending_;    // per unit: to be made exact after the parallel count
-    std::vector<std::uint32_t> order_;     // a long unit's positions, sorted (make_exact_sorted)
-    std::vector<std::uint64_t> old_;       // per key of a speculated unit: count seen
-    std::vector<std::uint64_t> cks_;       // per key of an exact_ unit: collision key
-    std::vector<std::uint64_t> part_, part_pos_,
-        start_; // speculated keys by shard, their positions
-    std::vector<std::vector<std::uint64_t>>
-        part_count_;                        // per thread: keys per shard, then positions
-    std::vector<detail::stamp_table> dups_; // per thread: earlier copies inside a unit
-    detail::stamp_table corrections_;       // keys of rolled-back units -> copies added
-    std::vector<std::uint64_t>
-        correction_bits_;                   // bitset over mix64(collision key): maybe corrected
-    std::vector<std::uint64_t> rollback_;   // keys to remove after the batch
-    std::vector<std::uint64_t> candidates_; // per shard: keys added with count min_count - 1
-    std::vector<std::uint64_t> cand_start_; // per shard: its first key in cand_keys_
-    std::vector<std::uint64_t> cand_keys_;  // keys that may have reached min_count
-    std::vector<std::uint8_t> cand_doubt_;  // ... 1 if a rolled-back key shares its collision key
-    // Keys whose count had reached min_count before the batch (all of them, or a subset if other
-    // keys share their fingerprints), learnt from the additions: for the lookups that only need
-    // "hit or not". Used from a first batch on an empty filter for as long as min_count stays the
-    // same (and is above 1), and the table stays within its memory cap.
+    std::vector<std::uint32_t> hits_;          // per unit: hits before the batch / speculative hits
+    std::vector<std::uint32_t> need_, looked_; // per predicted-known unit: hits_needed, looked up
+    std::vector<std::uint32_t> active_;        // predicted-known units not decided yet
+    std::vector<std::uint8_t> speculated_;     // per unit: 1 if its keys were added
+    std::vector<std::uint8_t> exact_;          // per speculated unit: old_ without its own copies
+    std::vector<std::uint8_t> pending_; // per unit: to be made exact after the parallel count
+    std::vector<std::uint32_t> order_;  // a long unit's positions, sorted (make_exact_sorted)
+    std::vector<std::uint64_t> old_;    // per key of a speculated unit: count seen
+    std::vector<std::uint64_t> cks_;    // per key of an exact_ unit: collision key
+    // speculated keys by shard, their positions, the shards' starts; per thread: keys per shard,
+    // then positions
+    std::vector<std::uint64_t> part_, part_pos_, start_;
+    std::vector<std::vector<std::uint64_t>> part_count_;
+    std::vector<detail::stamp_table> dups_;      // per thread: earlier copies inside a unit
+    detail::stamp_table corrections_;            // keys of rolled-back units -> copies added
+    std::vector<std::uint64_t> correction_bits_; // mix64(collision key) bits: maybe corrected
+    std::vector<std::uint64_t> rollback_;        // keys to remove after the batch
+    std::vector<std::uint64_t> candidates_;      // per shard: keys added with count min_count - 1
+    std::vector<std::uint64_t> cand_start_;      // per shard: its first key in cand_keys_
+    std::vector<std::uint64_t> cand_keys_;       // keys that may have reached min_count
+    std::vector<std::uint8_t> cand_doubt_; // ... 1 if a rolled-back key shares its collision key
+    // Keys whose count reached min_count before the batch (or a subset, where keys share their
+    // fingerprints), learnt from the additions: used from a first batch on an empty filter while
+    // min_count stays the same (and above 1) and the table within its memory cap.
     hit_set hit_keys_;
     std::uint64_t hit_keys_min_count_{0};
     bool use_hit_keys_{true};

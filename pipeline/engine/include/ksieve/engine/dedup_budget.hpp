@@ -1,14 +1,10 @@
 #pragma once
 /*! \file
- * \brief dedup within a memory budget: before each batch, where a shard of a growing quotient
- * filter could be pushed past its share of the budget by the batch's keys, dedup samples the key
- * space one level deeper (keeps half the keys, by a bit of their hash, in the filter and in the
- * reads), and beyond the deepest sample forgets the entries of the lowest counts
- * (quotient_filter::make_room), so that dedup never stops for memory. Forgetting only ever
- * makes later reads look newer (more reads kept, never fewer), and the load, so the false-positive
- * rate, stays within the filter's design.
- *
- * Thread safety: one thread at a time, with exclusive use of the filter.
+ * \brief dedup within a memory budget (docs/design.md, "Within a memory budget"): before each
+ * batch that could push a shard of a growing quotient filter past its share, the key space is
+ * sampled one level deeper, and beyond the deepest sample the lowest counts are forgotten, so that
+ * dedup never stops for memory. Forgetting only makes later reads look newer (more reads kept,
+ * never fewer). Thread safety: one thread at a time, with exclusive use of the filter.
  */
 #include <ksieve/engine/engine.hpp>
 #include <ksieve/filters/common/any_filter.hpp>
@@ -25,20 +21,17 @@ class dedup_budget
 {
 public:
     /*! \brief \param filter the dedup filter \param budget_bytes what its tables may take in all
-     * (0: no limit). Each shard may take half of budget / shards: tables that grow (all shards of a
-     * batch at once) hold their old halves beside the new ones for a moment, and a table that
-     * forgets is rebuilt beside itself. */
+     * (0: no limit). Each shard may take half of budget / shards: a table that grows holds its old
+     * half beside the new one for a moment, and one that forgets is rebuilt beside itself. */
     dedup_budget(any_filter const & filter, std::uint64_t budget_bytes);
 
     /*! \brief Before a batch of `keys`: while a shard could not take its keys of the batch within
-     * its share (an insert takes two slots at most), the key space is sampled one level deeper:
-     * every shard keeps only the keys with one more zero bit at the filter's sample_shift() (half
-     * of them), and dedup looks at those keys alone from then on, so that a read's hit fraction is
-     * measured on a sample of its k-mers. Beyond 2^-max_level, a shard forgets its lowest counts
-     * (growable_filter::make_room_shard; a filter that is not growable
-     * forgets nothing). Then the batch's keys are cut to the sample. Deterministic: a
-     * function of the filter's contents and table sizes and of the keys. \returns the fingerprints
-     * forgotten now. \throws std::bad_alloc */
+     * its share (an insert takes two slots at most), every shard keeps only the keys with one more
+     * zero bit at the filter's sample_shift() (half of them); beyond 2^-max_level, a shard forgets
+     * its lowest counts (growable_filter::make_room_shard; a filter that is not growable forgets
+     * nothing). Then the batch's keys are cut to the sample. Deterministic: a function of the
+     * filter's contents and table sizes and of the keys. \returns the fingerprints forgotten now.
+     * \throws std::bad_alloc */
     std::uint64_t make_room(any_filter & filter, batch_keys & keys);
 
     /*! \brief Fingerprints forgotten so far. */

@@ -30,16 +30,14 @@ public:
     explicit early_classifier(batch_engine const & engine);
 
     /*! \brief Hash, query and classify (by `rule`) the units of a batch: r1[u] (and (*r2)[u] when
-     * r2 is non-null and non-empty). results[u].kmers is exact, results[u].hits is only a lower
-     * bound (the hits found before the decision), except for units that a sampled filter leaves one
-     * hit short, which anchor_rescue looks up again with every k-mer. Keys are looked up in rounds
-     * over chunks of units: each round asks, per undecided unit, for the fewest further k-mers that
-     * could decide it or as many as it has asked so far, whichever is more, taken in a spread order
+     * r2 is non-null and non-empty). results[u].kmers is exact, results[u].hits only a lower bound
+     * (the hits found before the decision), except for the units anchor_rescue looks up again.
+     * Each round of lookups asks, per undecided unit of a chunk, for the fewest further k-mers that
+     * could decide it or as many as it has asked so far, whichever is more, in a spread order
      * (every 8th position first), so that a run of k-mers broken by one sequencing error rarely
      * delays the decision. A unit of more than window_kmers k-mers (a contig, a chromosome) is
-     * looked up in windows of that many k-mers instead, in sequence order, so that memory does not
-     * grow with the longest record. \pre no filter is modified meanwhile. \throws std::bad_alloc
-     * (after the parallel region) */
+     * looked up in windows of that many k-mers in sequence order, so that memory does not grow
+     * with the longest record. \pre no filter is modified meanwhile. \throws std::bad_alloc */
     void classify(io::record_batch const & r1, io::record_batch const * r2,
                   std::span<any_filter const * const> filters, decision_rule const & rule,
                   std::vector<unit_result> & results);
@@ -74,8 +72,8 @@ private:
             return (mate2 ? *r2 : r1)[u0 + i].seq;
         }
     };
-    static constexpr unsigned max_rounds =
-        16; // then every remaining k-mer of the undecided units at once
+    // then every remaining k-mer of the undecided units at once
+    static constexpr unsigned max_rounds = 16;
 
     void classify_chunk(scratch & s, chunk const & c, std::vector<unit_result> & results) const;
     void count_keys(scratch & s, chunk const & c) const;

@@ -2,20 +2,15 @@
 /*! \file
  * \brief The batch engine: cut the records of a batch into hashed canonical k-mers, query or insert
  * them shard by shard, and decide known / novel per unit (read or pair). Lookups that stop once a
- * unit's class is decided are in early_classify.hpp; the entry point of classification is
- * read_classifier.hpp.
+ * unit's class is decided are in early_classify.hpp; classification starts in read_classifier.hpp.
  *
  * Work per batch, no lock per k-mer:
- * 1. keys: every thread hashes the k-mers of a contiguous range of units into one batch-wide array
- *    (unit u owns keys [offset[u], offset[u] + kmers[u])).
+ * 1. keys: every thread hashes the k-mers of a contiguous range of units into one batch-wide array.
  * 2. query: each thread counting-sorts its own keys by shard and calls any_filter::count_batch once
- * per shard (prefetching inside the filter), then scatters the counts back.
- * 3. insert (build, dedup): the keys to insert are counting-sorted by shard in unit order (stable,
- * so the insertion order inside a shard is the input order: deterministic for any thread count),
- * and every shard is inserted by exactly one thread.
- *
- * Thread safety: a batch_engine is used by one controlling thread; it runs OpenMP regions
- * internally.
+ *    per shard (prefetching inside the filter), then scatters the counts back.
+ * 3. insert (build, dedup): the keys to insert are counting-sorted by shard in unit order (stable:
+ *    a shard's insertion order is the input order for any thread count), and every shard is
+ *    inserted by exactly one thread.
  */
 #include <cstdint>
 #include <memory>
@@ -41,13 +36,12 @@ struct batch_keys
     std::vector<std::uint64_t> keys; //!< hashed keys; unit u at [offset[u], offset[u] + count[u])
     std::vector<std::uint64_t> offset;
     std::vector<std::uint32_t> count;
-    std::vector<std::uint64_t>
-        values; //!< per key: the count found (query) -- same indexing as keys
+    std::vector<std::uint64_t> values; //!< per key: the count found by query()
     [[nodiscard]] std::size_t units() const noexcept { return count.size(); }
 };
 
-/*! \brief Per-thread scratch of the engine's shard partition (reused between batches: no allocation
- * in steady state). Thread safety: one thread at a time. */
+/*! \brief Per-thread scratch of the engine's shard partition, reused between batches. Thread
+ * safety: one thread at a time. */
 struct batch_engine_query_scratch
 {
     std::vector<std::uint64_t> part, result, counts, more;
@@ -67,14 +61,13 @@ struct sequence_piece
     std::size_t end{static_cast<std::size_t>(-1)};
 };
 
-/*! \brief Per-thread scratch of key extraction (reused: no allocation in steady state). Thread
- * safety: one thread at a time. */
+/*! \brief Per-thread scratch of key extraction, reused. Thread safety: one thread at a time. */
 struct key_scratch
 {
-    std::vector<std::uint64_t> keys,
-        order; //!< canonical codes of a piece and context, their order values
-    std::unique_ptr<minimizer_scratch>
-        minimizers; //!< whole-record minimizers (for_each_record_minimizer)
+    //! canonical codes of a piece and its context, and their minimizer orders
+    std::vector<std::uint64_t> keys, order;
+    //! whole-record minimizers (for_each_record_minimizer)
+    std::unique_ptr<minimizer_scratch> minimizers;
 };
 
 /*! \brief The batch engine (see file comment). Thread safety: one controlling thread per engine
@@ -120,9 +113,8 @@ public:
 
     /*! \brief fn(key) for the hashed keys of a piece in sequence order: every valid k-mer, or with
      * sampling (kmer_params::window > 1) the minimizers that belong to the piece, less the
-     * low-complexity ones where kmer_params::dust_threshold is set. A range (build
-     * --part) is not applied here. No allocation once `s` has grown; \throws std::bad_alloc only
-     * while `s` grows. */
+     * low-complexity ones where kmer_params::dust_threshold is set; no key range applied.
+     * \throws std::bad_alloc only while `s` grows. */
     template <typename Fn>
     void for_each_key(sequence_piece const & piece, key_scratch & s, Fn && fn) const
     {
@@ -172,20 +164,19 @@ public:
     void decide(batch_keys const & keys, decision_rule const & rule,
                 std::vector<unit_result> & results) const;
 
-    /*! \brief Insert the keys of the selected units (all units if only_novel is null, else the
-     * units not known) into a mutable filter. \param skip_at if > 0, keys whose count before the
-     * batch (keys.values) is already >= skip_at are not inserted: for dedup without --save-filter,
-     * where counts at or above min_count all mean "hit". \pre no other thread uses the filter.
-     * \throws full_error if the filter is full; std::bad_alloc */
+    /*! \brief Insert the keys of the units (those not known in *only_novel where it is given) into
+     * a mutable filter. \param skip_at if > 0, keys whose count before the batch (keys.values) is
+     * already >= skip_at are not inserted (dedup without --save-filter: such counts all mean
+     * "hit"). \pre no other thread uses the filter. \throws full_error if the filter is full;
+     * std::bad_alloc */
     void insert(any_filter & filter, batch_keys const & keys,
                 std::vector<unit_result> const * only_novel, std::string const & filter_name,
                 std::uint64_t skip_at = 0);
 
-    /*! \brief dedup, read by read, for filters without collision keys (Bloom, cuckoo): query each
-     * unit's keys against the filter, decide by `rule`, insert the keys of novel units. Serial;
-     * exact serial definition. A k-mer is a hit iff the filter holds it (count > 0): rule.min_count
-     * is not used (dedup accepts only min_count 1 with these filters). \pre no other thread uses
-     * the filter. \throws full_error */
+    /*! \brief dedup, read by read, for filters without collision keys (Bloom, cuckoo): decide each
+     * unit by `rule` against the filter, then insert its keys if novel (the serial definition). A
+     * k-mer is a hit iff the filter holds it: rule.min_count is not used (dedup takes only 1 with
+     * these filters). \pre no other thread uses the filter. \throws full_error */
     void dedup_serial(any_filter & filter, batch_keys const & keys, decision_rule const & rule,
                       std::vector<unit_result> & results, std::string const & filter_name) const;
 
@@ -199,31 +190,29 @@ public:
     [[nodiscard]] kmer_hasher const & hasher() const noexcept { return hasher_; }
 
 private:
-    // Sampling: fill s.keys / s.order with the canonical codes of the valid k-mers of the piece and
-    // its context (one valid k-mer before its own positions, window - 1 after them, or up to the
-    // record's ends); [own_first, own_last) are the entries at its own positions. \returns the
-    // number of entries.
+    // Sampling: s.keys / s.order = the canonical codes of the valid k-mers of the piece and its
+    // context (one valid k-mer before its own positions, window - 1 after them, or up to the
+    // record's ends), [own_first, own_last) those at its own positions. \returns their number.
     std::size_t sampled_context(sequence_piece const & piece, key_scratch & s,
                                 std::size_t & own_first, std::size_t & own_last) const;
 
-    kmer_params kmer_;
+    // sequences(u, fn) calls fn(piece) for each piece of unit u (one, or two for a pair).
     template <typename Sequences>
     void extract_units(std::size_t n, Sequences const & sequences, batch_keys & out) const;
 
+    kmer_params kmer_;
     kmer_scanner scanner_;
     kmer_hasher hasher_;
     unsigned threads_;
-    key_part_range range_{};
-    bool use_range_{false};
-    // per-thread query scratch, reused between batches (no allocation in steady state)
+    key_part_range range_;
+    bool use_range_; // a range of more than one part: keys outside it are dropped
+    // per-thread scratch, reused between batches (no allocation in steady state)
     mutable std::vector<batch_engine_query_scratch> scratch_;
-    mutable std::vector<key_scratch> key_scratch_; // per thread
-    mutable std::vector<hyperloglog> sketches_;    // per thread (add_to_sketch)
-    // insert scratch, reused between batches
-    std::vector<std::uint64_t> part_keys_;
-    std::vector<std::uint64_t> part_start_;
-    std::vector<std::vector<std::uint64_t>>
-        part_count_; // per thread: keys per shard, then positions
+    mutable std::vector<key_scratch> key_scratch_;
+    mutable std::vector<hyperloglog> sketches_; // add_to_sketch
+    // insert(): keys by shard, shard starts, per thread keys per shard, then positions
+    std::vector<std::uint64_t> part_keys_, part_start_;
+    std::vector<std::vector<std::uint64_t>> part_count_;
 };
 
 } // namespace ksieve

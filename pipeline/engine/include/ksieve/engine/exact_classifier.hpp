@@ -1,11 +1,9 @@
 #pragma once
 /*! \file
  * \brief Classification with every k-mer looked up, so that hits are exact (classify --report,
- * --exact-hits, and every run against a labeled filter): long records (chromosomes, contigs) are
- * taken in windows (for_each_key_piece), so that memory stays bounded by the batch; against a
- * labeled filter each known read gets the label with the most hits (label_vote).
- *
- * Thread safety: one exact_classifier per thread; the filters are read only.
+ * --exact-hits, and every run against a labeled filter): long records are taken in windows
+ * (for_each_key_piece) to bound memory; against a labeled filter each known read gets the label
+ * with the most hits (label_vote). Thread safety: one per thread; the filters are read only.
  */
 #include <ksieve/engine/anchor_rescue.hpp>
 #include <ksieve/engine/decision_rule.hpp>

@@ -34,10 +34,9 @@ struct sequence_key_options
     std::uint64_t seed{default_hash_seed}; //!< seed of the hash (any value)
 };
 
-/*! \brief The 64-bit hash of the upper-case form of `seq`, read forward, or (reverse) of the
- * reverse complement of that form: sequence_hash(s, seed, true) == sequence_hash(rc(s), seed,
- * false). Equal forms give equal hashes; two different forms give equal hashes with probability
- * about 2^-64. Pure; noexcept; allocates nothing; thread-safe. */
+/*! \brief The 64-bit hash of the upper-case form of `seq`, or (reverse) of its reverse complement:
+ * sequence_hash(s, seed, true) == sequence_hash(rc(s), seed, false). Two different forms give equal
+ * hashes with probability about 2^-64. Pure; allocates nothing; thread-safe. */
 [[nodiscard]] std::uint64_t sequence_hash(std::string_view seq, std::uint64_t seed,
                                           bool reverse) noexcept;
 
@@ -46,9 +45,9 @@ struct sequence_key_options
 [[nodiscard]] std::uint64_t read_key(std::string_view seq,
                                      sequence_key_options const & options) noexcept;
 
-/*! \brief The key of a pair from its mates' sequences: a hash of both mates' forward hashes, in
- * order on one strand, in either order (the smaller first) with both strands. It differs from
- * read_key of any read except with probability about 2^-64. Pure; noexcept; thread-safe. */
+/*! \brief The key of a pair: a hash of its mates' forward hashes, in order on one strand, the
+ * smaller first with both strands. It equals read_key of a read with probability about 2^-64.
+ * Pure; thread-safe. */
 [[nodiscard]] std::uint64_t pair_key(std::string_view mate1, std::string_view mate2,
                                      sequence_key_options const & options) noexcept;
 
@@ -60,11 +59,8 @@ struct sequence_key_options
  * filter (the keys of all earlier novel units) or equals, as the filter tells keys apart, the key
  * of an earlier novel unit of its batch; the keys of novel units are then inserted. Exactly that
  * read-by-read definition for every thread count; results[u] = {kmers 1, hits 1 if known else 0}.
- *
- * Work per batch: keys hashed on all threads, looked up shard by shard, decided in input order
- * (dedup_resolver over the filter's collision keys), novel keys inserted shard by shard. No lock or
- * allocation per read (the arrays grow to the largest batch and are kept).
- *
+ * Per batch: keys hashed on all threads, looked up shard by shard, decided in input order
+ * (dedup_resolver), novel keys inserted shard by shard; no lock or allocation per read.
  * Thread safety: one controlling thread; it runs OpenMP regions of `threads` threads internally. */
 class exact_deduplicator final : public batch_decider
 {
@@ -89,7 +85,6 @@ private:
     void hash_units(io::record_batch const & r1, io::record_batch const & r2);
 
     sequence_key_options options_;
-    unsigned threads_;
     any_filter & filter_;
     std::string filter_name_;
     dedup_budget * budget_;

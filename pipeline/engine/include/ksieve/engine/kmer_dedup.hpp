@@ -54,16 +54,13 @@ public:
     [[nodiscard]] std::uint64_t forgetting_from_unit() const noexcept { return first_forgetting_; }
 
     /*! \brief Standard errors added to the hit fraction a read needs once dedup looks at a sample
-     * of the k-mers, so that the sample errs towards keeping a read (a read whose fraction of all
-     * its k-mers is one standard error below --min-hit-fraction is called known with a probability
-     * of about 7%). On synthetic metagenomes 0 kept slightly fewer reads than a run without a
-     * limit, 0.5 slightly more, 2 far more (docs/design.md). */
+     * of the k-mers, so that the sample errs towards keeping a read (a read one standard error
+     * below --min-hit-fraction is called known with a probability of about 7%; docs/design.md). */
     static constexpr double sample_margin = 0.5;
 
 private:
     any_filter & filter_;
     prefiltered_filter * const prefiltered_; // the filter, when it has a prefilter
-    unsigned const threads_;
     bool const resolvable_; // a quotient filter: collision keys make in-batch resolution exact
     std::vector<any_filter const *> const query_filters_;
     kmer_dedup_options options_; // (its rule on a sample of the k-mers, with a margin)

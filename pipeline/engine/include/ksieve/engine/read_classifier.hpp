@@ -1,11 +1,10 @@
 #pragma once
 /*! \file
- * \brief read_classifier: the engine's one entry point for classification. A batch of read units
- * (reads, or pairs) in, each unit's k-mers, hits, class and label out, against any filters (every
- * kind, labeled or not), for the classify command (one per worker) and the Python module alike.
- * Whether a unit's lookups stop once its class is decided (early_classifier) or every k-mer is
- * looked up (exact_classifier: exact hits, and the label of a labeled filter) is decided here,
- * once: the classes are the same either way.
+ * \brief read_classifier: the engine's one entry point for classification, for the classify command
+ * (one per worker) and the Python module: a batch of units (reads, or pairs) in, each unit's
+ * k-mers, hits, class and label out, against any filters. Whether a unit's lookups stop once its
+ * class is decided (early_classifier) or every k-mer is looked up (exact_classifier: exact hits,
+ * and the label of a labeled filter) is decided once, here: the classes are the same either way.
  */
 #include <ksieve/engine/batch_decider.hpp>
 #include <ksieve/engine/decision_rule.hpp>

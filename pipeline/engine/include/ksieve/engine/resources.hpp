@@ -27,13 +27,12 @@ public:
  * Thread-safe. */
 [[nodiscard]] resource_error memory_error(std::string const & what);
 
-/*! \brief Makes sure that the OpenMP parallel regions of `threads` threads that the calling thread
- * starts can have their threads: starts them now, after checking that the system lets this process
- * start that many threads of OpenMP's stack size (the OpenMP runtime ends the process when it
- * cannot create a thread). Its threads are kept for later regions of at most `threads` threads on
- * the calling thread. Cheap after the first call on a thread with the same or a smaller count. \pre
- * called outside any parallel region. \throws resource_error if the threads cannot be started
- * (nothing is left running). */
+/*! \brief Starts the threads of the calling thread's OpenMP regions of `threads` threads now,
+ * after checking that the system lets this process start that many threads of OpenMP's stack size
+ * (the OpenMP runtime ends the process when it cannot create one); the runtime keeps them for later
+ * regions. Cheap after a first call on the thread with the same or a larger count. \pre called
+ * outside any parallel region. \throws resource_error if the threads cannot be started (nothing is
+ * left running). */
 void reserve_openmp_threads(unsigned threads);
 
 } // namespace ksieve

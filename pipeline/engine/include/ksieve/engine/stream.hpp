@@ -1,11 +1,7 @@
 #pragma once
 /*! \file
- * \brief The three-stage batch pipeline
- * (reader thread -> processing on the calling thread, and optionally further workers -> writer
- * thread) with bounded memory.
- *
- * A bounded number of batches is in flight; an exception in the reader or writer thread is captured
- * and rethrown once on the calling thread (KMC style), after both threads have stopped.
+ * \brief The three-stage batch pipeline (reader thread -> processing on the calling thread and
+ * optional further workers -> writer thread) with a bounded number of batches in flight.
  */
 #include <cstdint>
 #include <functional>
