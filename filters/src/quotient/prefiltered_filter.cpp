@@ -22,20 +22,15 @@ growable_filter & growable_of(any_filter & main)
         throw usage_error{"the prefilter needs a quotient filter"};
     return *main.growable();
 }
-// The prefilter: a split-block Bloom filter (one 64-byte block per key, chosen by the hash's low
-// bits; one bit in each of the block's eight words, six bits of a second hash each): one cache line
-// per key, and at 8 / 12 / 16 bits per key about 2% / 0.3% / 0.07% false positives.
+// The prefilter: a split-block Bloom filter (one 64-byte block per key, chosen by the low bits of
+// h = block_of(key); bit j of the block is bit (b >> 6 j) & 63 of word j, b = mix64(h)): one cache
+// line per key, and at 8 / 12 / 16 bits per key about 2% / 0.3% / 0.07% false positives.
 constexpr std::uint64_t prefilter_seed = 0x61646d6974746564ULL;
 constexpr std::size_t block_words = 8;
 
 constexpr std::uint64_t block_of(std::uint64_t const ck) noexcept
 {
     return mix64(ck ^ prefilter_seed);
-}
-// bit j of the block: bit (b >> 6 j) & 63 of word j
-constexpr std::uint64_t bit_positions(std::uint64_t const h) noexcept
-{
-    return mix64(h);
 }
 
 // The pending table: open addressing with linear probing, at most half full; an entry is a
@@ -49,9 +44,8 @@ struct prefiltered_filter::shard_state
     zeroed_memory bloom;
     std::uint64_t block_mask{0};
     std::uint64_t prefiltered{0};
-    std::vector<std::uint64_t> pending; // see pending_entry above
-    std::vector<std::uint32_t>
-        pending_slots; // the used entries of pending, in the order they were taken
+    std::vector<std::uint64_t> pending;       // the pending table (see removed_bit)
+    std::vector<std::uint32_t> pending_slots; // its used entries, in the order they were taken
     // add_batch / insert_batch scratch: collision keys; the keys routed to the main filter, their
     // positions and old counts
     std::vector<std::uint64_t> cks, main_keys, main_old;
@@ -68,7 +62,7 @@ struct prefiltered_filter::shard_state
     [[nodiscard]] bool holds(std::uint64_t const ck) const noexcept
     {
         std::uint64_t const h = block_of(ck);
-        std::uint64_t const b = bit_positions(h);
+        std::uint64_t const b = mix64(h);
         std::uint64_t const * const w = block(h);
         bool all = true;
         for (std::size_t j = 0; j < block_words; ++j)
@@ -78,7 +72,7 @@ struct prefiltered_filter::shard_state
     void set(std::uint64_t const ck) noexcept
     {
         std::uint64_t const h = block_of(ck);
-        std::uint64_t const b = bit_positions(h);
+        std::uint64_t const b = mix64(h);
         std::uint64_t * const w = block(h);
         for (std::size_t j = 0; j < block_words; ++j)
             w[j] |= std::uint64_t{1} << ((b >> (6 * j)) & 63);

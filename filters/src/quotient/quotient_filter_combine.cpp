@@ -22,9 +22,8 @@ struct walk_entry
     std::size_t present{0};
 };
 
-// A filter's fingerprints cut to `p` bits (the top bits of each key's hash: a filter of wider
-// fingerprints cut to fewer bits holds exactly what one of that width would), equal cut values
-// joined; read from the filter a chunk at a time.
+// A filter's fingerprints cut to `p` bits (exactly those of a filter of that width), equal cut
+// values joined, read a chunk at a time.
 class fp_source
 {
 public:
@@ -51,9 +50,8 @@ public:
         return true;
     }
 
-    // Fingerprints not cut (p is the filter's own width): fill() decodes the next chunk into fps()
-    // and counts() and returns its size (0 at the end), for walks that keep their position in
-    // locals.
+    // Fingerprints not cut: fill() decodes the next chunk into fps() and counts() and returns its
+    // size (0 at the end), for walks that keep their position in locals.
     [[nodiscard]] bool uncut() const noexcept { return shift_ == 0; }
     std::size_t fill()
     {
@@ -65,8 +63,7 @@ public:
 
 private:
     static constexpr std::size_t chunk = 256;
-    // (a stop request is checked once a chunk: interrupted_error)
-    bool refill()
+    bool refill() // (checks for a stop request: interrupted_error)
     {
         throw_if_stop_requested();
         i_ = 0;
@@ -116,8 +113,7 @@ struct walk_head
     ++e.present;
 }
 
-// walk_two for inputs whose fingerprints are not cut: positions in the decoded chunks kept in
-// locals.
+// walk_two for inputs whose fingerprints are not cut, positions in the chunks kept in locals.
 template <typename Fn>
 void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn)
 {
@@ -170,8 +166,8 @@ void walk_two_uncut(fp_source & a, fp_source & b, std::uint64_t const min_count,
     drain(b, nb, ib, 1);
 }
 
-// Two inputs: a plain two-way merge. fn is copied in and back out: the copy is a local whose state
-// (a sink's counters and pointers) the compiler keeps in registers.
+// Two inputs: a plain two-way merge. fn is copied in and back out: a local, its state (a sink's
+// counters and pointers) kept in registers.
 template <typename Fn>
 void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & fn_out)
 {
@@ -219,8 +215,8 @@ void walk_two(fp_source & a, fp_source & b, std::uint64_t const min_count, Fn & 
     fn_out = fn;
 }
 
-// K-way walk of the inputs in fingerprint order, fingerprints cut to p bits; fn(fingerprint,
-// walk_entry) for every fingerprint some input holds. Counts below min_count are as absent.
+// K-way walk in fingerprint order, fingerprints cut to p bits: fn(fingerprint, walk_entry) for
+// every fingerprint some input holds (counts below min_count as absent).
 template <typename Fn>
 void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned const p,
                 std::uint64_t const min_count, quotient_filter::consumed_fn const & consumed,
@@ -288,8 +284,7 @@ void merge_walk(std::span<quotient_filter const * const> const inputs, unsigned 
     }
 }
 
-// The (fingerprint, count) stream of a walk, kept in a combine_scratch: fingerprints as gaps from
-// the one before, counts in a byte, the rare values that do not fit in side lists.
+// A walk's (fingerprint, count) stream kept in a combine_scratch (see for_each_kept_chunk).
 class result_buffer
 {
 public:
@@ -323,8 +318,6 @@ public:
         return true;
     }
     [[nodiscard]] std::size_t size() const noexcept { return n_; }
-    // fn(chunk) for the entries in order, a span of (fingerprint, count) pairs at a time, while fn
-    // returns true.
     template <typename Fn> void for_each_chunk(Fn && fn) const
     {
         for_each_kept_chunk(gaps_, counts_, n_, s_->wide_gaps, s_->wide_counts, fn);
@@ -337,8 +330,8 @@ private:
         std::uint8_t * counts;
         std::size_t cap; // 0: no more room
     };
-    // Room for more than the n entries of s: twice as many, at most max_bytes / 5. (Values in and
-    // out, so that the buffer's own state never has its address taken.)
+    // Room for twice the n entries of s, at most max_bytes / 5 (values in and out: the buffer's
+    // state never has its address taken).
     [[gnu::noinline]] static room grow(quotient_filter::combine_scratch & s, std::size_t const n)
     {
         std::size_t const max_entries = s.max_bytes / 5;
@@ -385,8 +378,8 @@ combined_count(set_operation const op, walk_entry const & e, std::size_t const i
     return 0;
 }
 
-// A walk's callback: the count the operation gives each fingerprint, handed to `sink` where not 0.
-// Held by value (copied into the walk and back), as is the sink.
+// A walk's callback: the count the operation gives each fingerprint to `sink` where not 0 (held by
+// value, as is the sink).
 template <set_operation Op, typename Sink> struct counted
 {
     Sink sink;
@@ -404,7 +397,7 @@ Sink walk_with(set_operation const op, std::span<quotient_filter const * const> 
                unsigned const p, std::uint64_t const min_count,
                quotient_filter::consumed_fn const & consumed, Sink sink)
 {
-    // (one walk per operation: its count rule inlined)
+    // (one walk per operation, its count rule inlined)
     auto with = [&](auto const op_c)
     {
         counted<op_c.value, Sink> fn{sink, inputs.size()};
@@ -429,8 +422,8 @@ Sink walk_with(set_operation const op, std::span<quotient_filter const * const> 
     return sink;
 }
 
-// The fingerprint width a set operation combines its inputs at: the narrowest (their fingerprints
-// cut to it). \throws incompatible_error unless all inputs have the same key width.
+// The fingerprint width the inputs combine at: the narrowest. \throws incompatible_error unless all
+// inputs have the same key width.
 unsigned narrowest_fingerprint(std::span<quotient_filter const * const> const inputs)
 {
     quotient_filter const & first = *inputs[0];
@@ -448,9 +441,8 @@ unsigned narrowest_fingerprint(std::span<quotient_filter const * const> const in
     return p_min;
 }
 
-// Pass 1 of a set operation: the slots the result needs (counters measured at ref's remainder
-// width), and the result's (fingerprint, count) stream kept unless it outgrows the buffer (then
-// walked again).
+// Pass 1: the slots the result needs (counters measured at ref's remainder width), and its stream
+// kept unless it outgrows the buffer (then walked again).
 struct pass_one
 {
     result_buffer result;
@@ -465,8 +457,7 @@ struct pass_one
     }
 };
 
-// A walk's result handed to a builder 1024 entries at a time (pass 2 when pass 1 could not keep
-// it).
+// A walk's result handed to a builder 1024 entries at a time (pass 2 of a result not kept).
 struct rewalk
 {
     std::vector<quotient_builder::entry> * chunk;
@@ -482,8 +473,8 @@ struct rewalk
     }
 };
 
-// Pass 2 of a set operation: the result appended into the builder's table, from the stream pass 1
-// kept or from walk_again(builder), in a larger table while it does not fit.
+// Pass 2: the result appended from pass 1's stream or walk_again(builder), in a larger table while
+// it does not fit.
 template <typename Walk>
 quotient_filter append_result(quotient_builder & b, pass_one const & one,
                               quotient_filter::combine_scratch * const scratch, Walk && walk_again)

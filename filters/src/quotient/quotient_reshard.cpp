@@ -3,6 +3,7 @@
 // quotient_builder.
 #include "quotient_reshard.hpp"
 #include "../support/parallel_for.hpp"
+#include "quotient_filter_impl.hpp"
 
 #include <ksieve/filters/common/sharded_filter.hpp>
 #include <ksieve/filters/quotient/quotient_builder.hpp>
@@ -20,14 +21,8 @@ namespace ksieve::detail
 namespace
 {
 
-constexpr std::uint64_t low_bits(unsigned const bits) noexcept
-{
-    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-}
-
-// Where a re-sharding puts each value of a source shard: the target shard and the fingerprint it
-// has there. A fingerprint is the top bits of a key's hash, so one of more kept bits cut to fewer
-// is exactly the fingerprint the target layout gives that key.
+// Where a re-sharding puts each value of a source shard: the target shard and its fingerprint
+// there (the top bits of the key's hash: cut, exactly what the target layout gives that key).
 struct reshard_map
 {
     unsigned key_bits;
@@ -44,23 +39,21 @@ struct reshard_map
     {
         std::uint64_t const g = (s_in == 0 ? v : (std::uint64_t{i} << v_bits) | v) >> cut;
         std::size_t const o = s_out == 0 ? 0 : static_cast<std::size_t>(g >> g_low);
-        std::uint64_t const local = (g & low_bits(g_low)) << local_shift;
+        std::uint64_t const local = (g & low_bits_mask(g_low)) << local_shift;
         return {o, target->fingerprint(local)};
     }
 };
 
 // One independent part of a re-sharding: source shards [src_lo, src_hi) whose entries all go to
-// target shards [dst_lo, dst_hi) (several sources to one target, or one source to several), in
-// fingerprint order.
+// target shards [dst_lo, dst_hi) (several to one, or one to several), in fingerprint order.
 struct reshard_group
 {
     sharded_filter<quotient_filter> const * src;
     reshard_map map;
     std::size_t src_lo, src_hi, dst_lo, dst_hi;
 
-    // fn(o, entries) for the target entries of the group, in order, equal fingerprints joined
-    // (counts added, saturating), a chunk of one target shard o at a time; checks for a stop
-    // request between chunks.
+    // fn(o, entries) for the group's target entries in order, equal fingerprints joined (counts
+    // added, saturating), a chunk of one target shard o at a time; checks for stop requests.
     template <typename Fn> void walk(Fn && fn) const
     {
         constexpr std::size_t chunk = 1024;
@@ -103,9 +96,8 @@ struct reshard_group
     }
 };
 
-// Pass 1 of a re-sharding group: builders of its target shards (sized for `distinct` fingerprints
-// in all; room kept for `own`) with the group's entries measured and kept (up to keep_bytes a
-// shard).
+// Pass 1 of a group: builders of its target shards (sized for `distinct` fingerprints in all, room
+// kept for `own`), the group's entries measured and kept (up to keep_bytes a shard).
 std::vector<quotient_builder> measure_reshard_group(reshard_group const & g,
                                                     std::uint64_t const distinct,
                                                     std::uint64_t const own,
@@ -124,8 +116,7 @@ std::vector<quotient_builder> measure_reshard_group(reshard_group const & g,
     return builders;
 }
 
-// A re-sharding group's target shards (shards[o]) built by its builders of pass 1, from what they
-// kept or another walk.
+// Pass 2 of a group: its target shards (shards[o]) built from what pass 1 kept or another walk.
 void build_reshard_group(reshard_group const & g, std::vector<quotient_builder> & builders,
                          std::vector<std::optional<quotient_filter>> & shards)
 {
@@ -162,9 +153,7 @@ void build_reshard_group(reshard_group const & g, std::vector<quotient_builder> 
 
 } // namespace
 
-// The bits of each key's hash that a quotient filter's fingerprints keep: s + p (s shard bits, p
-// fingerprint bits; p is chosen from expected / 2^s, so s + p does not depend on --shards), or all
-// 2k bits in exact mode.
+// (p is chosen from expected / 2^s, so s + p does not depend on --shards)
 unsigned kept_bits(any_filter const & f)
 {
     auto const & q = static_cast<sharded_filter<quotient_filter> const &>(f);
@@ -180,11 +169,6 @@ unsigned layout_kept_bits(filter_config const & cfg, unsigned const key_bits)
     return shard.exact() ? key_bits : cfg.shard_bits + shard.fingerprint_bits();
 }
 
-// A sharded quotient filter moved to the layout of cfg (its shards, fingerprints of at most as many
-// kept bits), for merging filters of other --shards or sizes: each fingerprint maps to one of the
-// new layout, with its count; the new shards built from the old ones' entries in fingerprint order,
-// on up to `threads` threads. \throws incompatible_error where the target keeps more bits than `in`
-// (it cannot be widened); full_error; interrupted_error on a stop request.
 std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_config const & cfg,
                                              std::string const & name,
                                              std::string const & target_name,
@@ -212,8 +196,7 @@ std::unique_ptr<any_filter> reshard_quotient(any_filter const & in, filter_confi
     std::size_t const src_per = std::size_t{1} << (s_in - std::min(s_in, s_out));
     std::size_t const dst_per = std::size_t{1} << (s_out - std::min(s_in, s_out));
     // (fewer groups than threads: a group of several sources to one target measured in parts on
-    // threads of their own, then its builders joined; the parts' fingerprints are disjoint and in
-    // order)
+    // threads of their own, then its builders joined; the parts' fingerprints are in order)
     std::size_t const split = std::min<std::size_t>(dst_per == 1 && g_out >= s_in ? src_per : 1,
                                                     std::max<std::size_t>(1, threads / groups));
     auto const distinct = [&](std::size_t const lo, std::size_t const hi)

@@ -11,9 +11,8 @@
 namespace ksieve::detail
 {
 
-/*! \brief The bits of each key's hash that the fingerprints of quotient filter `f` keep: s + p (s
- * shard bits, p fingerprint bits), or all 2k bits in exact mode. Precondition: `f` is a quotient
- * filter. */
+/*! \brief The bits of each key's hash that quotient filter `f`'s fingerprints keep: s + p (s shard
+ * bits, p fingerprint bits), or all 2k bits in exact mode. \pre `f` is a quotient filter. */
 [[nodiscard]] unsigned kept_bits(any_filter const & f);
 
 /*! \brief The bits a quotient filter of configuration `cfg` (its shard bits, expected keys and FPR)

@@ -1,28 +1,19 @@
 #pragma once
 /*! \file
  * \brief prefiltered_filter: a counting filter for dedup that admits a k-mer to its main quotient
- * filter on the second sighting. The first sighting of a collision key (shard and fingerprint of
- * the main filter) is remembered by a small Bloom filter of collision keys (the prefilter), so that
- * the k-mers seen once, most of them sequencing errors, cost a few bits instead of a
- * quotient-filter slot.
+ * filter on the second sighting; a small Bloom filter (the prefilter) of collision keys (shard and
+ * fingerprint of the main filter) remembers the first (docs/design.md, "The prefilter"). Per
+ * collision key c: count(c) = main(c) + 1 if the prefilter holds c or c has a pending sighting,
+ * else 0.
  *
- * Counts, per collision key c:
- *
- *     count(c) = main(c) + 1   if the prefilter holds c, or c has a pending sighting
- *              = 0             otherwise
- *
- * Within a round (a batch of reads), the first sighting of a collision key that the prefilter does
- * not hold is recorded as pending (one bit in a small table); every other sighting goes to the main
- * filter. commit_shard() of every shard ends a round: the pending sightings enter the prefilter.
- * The prefilter changes only there, so a round's routing is the same in any order of its
- * operations, and removals inside a round are exact (copies in the main filter go first, the
- * pending sighting last). The main filter holds a key only if the prefilter or the pending table
- * holds its first sighting.
- *
- * The counts are those of a plain counting filter of collision keys, except that a key the
- * prefilter wrongly reports as present (a Bloom false positive, at most its false-positive rate)
- * counts one more from its first sighting on: counts are never lower, so a hit is never lost. The
- * prefilter's rate grows as it fills.
+ * Within a round (a batch of reads) the first sighting of a c the prefilter does not hold is
+ * pending (one entry in a small table); every other sighting goes to the main filter, which holds a
+ * key only after its first sighting. commit_shard() of every shard ends a round: the pending
+ * sightings enter the prefilter. The prefilter changes only there, so a round's routing does not
+ * depend on the order of its operations, and removals inside a round are exact (copies in the main
+ * filter first, the pending sighting last). A key the prefilter wrongly holds (a Bloom false
+ * positive, at its rate, which grows as it fills) counts one more from its first sighting on:
+ * counts are never lower, so a hit is never lost.
  *
  * Thread safety: as any_filter: const members concurrently; add_batch / insert_batch / remove for
  * different shards concurrently; commit_shard() for different shards concurrently, with nothing

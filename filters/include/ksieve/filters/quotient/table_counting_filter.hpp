@@ -1,17 +1,11 @@
 #pragma once
 /*! \file
- * \brief table_counting_filter: dedup's counting filter while memory is plentiful. Each shard
- * counts the fingerprints of a quotient filter (the main filter it wraps) in an open-addressing
- * hash table of 64-bit entries, fingerprint and count in one word, so that an addition or a lookup
- * touches one cache line where the quotient filter touches two or three (header, home slot, the
- * slots a new entry shifts). A shard moves into the main filter, once and for good, when its table
- * would outgrow `table_cap_bytes`, a count would outgrow its field, or memory for a larger table
- * runs out.
- *
- * The counts are those of the main filter: the same fingerprints, counted exactly (equal collision
- * keys). So every answer, and every output of dedup, is the one the main filter alone would give;
- * only speed and memory differ (about 8 bytes per distinct fingerprint at 40% to 80% load, against
- * 2 to 4 bytes in the quotient filter).
+ * \brief table_counting_filter: dedup's counting filter while memory is plentiful: per shard an
+ * open-addressing table of (fingerprint, count) words in front of a quotient filter (the main
+ * filter), one cache line per addition or lookup where the quotient filter touches two or three.
+ * The counts, so every output, are the main filter's; a shard moves into it for good when its table
+ * would outgrow `table_cap_bytes`, a count its field, or memory runs out (docs/design.md, "Counting
+ * tables").
  *
  * Thread safety: as any_filter: const members concurrently; add_batch / insert_batch / remove and
  * the other per-shard members for different shards concurrently (a shard moves inside its own
@@ -41,10 +35,9 @@ public:
      * shard starts in the main filter). */
     static constexpr unsigned min_count_bits = 8;
 
-    /*! \brief Wraps `main`, an empty growing quotient filter (sharded_filter<quotient_filter>);
-     * every shard's table may take up to `table_cap_bytes`. The growable operations are main's
-     * (growable_forward), each on a shard moved there first where it would change the shard.
-     * \throws usage_error if main is not a
+    /*! \brief Wraps `main`, an empty growing sharded_filter<quotient_filter>; each shard's table
+     * may take up to `table_cap_bytes`. The growable operations are main's (growable_forward), on a
+     * shard moved there first where they would change it. \throws usage_error if main is not a
      * quotient filter; memory_limit_error / std::bad_alloc. */
     table_counting_filter(std::unique_ptr<any_filter> main, std::uint64_t table_cap_bytes);
     ~table_counting_filter() override;
