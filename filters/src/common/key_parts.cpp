@@ -14,9 +14,7 @@ key_parts key_parts::one(std::uint64_t const index, std::uint64_t const split)
     p.split = split;
     p.held.assign((split + 63) / 64, 0);
     p.held[index / 64] |= std::uint64_t{1} << (index % 64);
-    if (p.complete())
-        return whole();
-    return p;
+    return p.complete() ? whole() : p;
 }
 
 bool key_parts::complete() const noexcept
@@ -81,9 +79,8 @@ template <typename Want> std::string describe_parts(std::uint64_t const split, W
 
 std::string key_parts::describe() const
 {
-    if (complete())
-        return "all";
-    return describe_parts(split, [&](std::uint64_t const i) { return has(i); });
+    return complete() ? "all"
+                      : describe_parts(split, [&](std::uint64_t const i) { return has(i); });
 }
 
 std::string key_parts::describe_missing() const

@@ -529,14 +529,8 @@ void block_compressor::compress(std::string_view const data, std::string & out)
         fit_codes(data);
     if (threads_ == 1) // member by member through one piece of scratch: the same bytes
     {
-        if (parts_.empty())
-            parts_.resize(1);
         for (std::size_t i = 0; i < n; ++i)
-        {
-            if (!compress_member(0, data.substr(i * member, member), parts_[0]))
-                compression_failed(codec_);
-            out.append(parts_[0]);
-        }
+            append_member(data.substr(i * member, member), out);
         return;
     }
     if (parts_.size() < n)
@@ -566,12 +560,15 @@ void block_compressor::release_memory() noexcept
 
 void block_compressor::compress_empty(std::string & out)
 {
-    if (codec_ == codec::gzip || codec_ == codec::none)
-        return; // gzip: the trailer is an empty member
+    if (codec_ != codec::gzip && codec_ != codec::none) // gzip: the trailer is an empty member
+        append_member(std::string_view{"", 0}, out);    // a pointer, not null: bzip2 refuses null
+}
+
+void block_compressor::append_member(std::string_view const in, std::string & out)
+{
     if (parts_.empty())
         parts_.resize(1);
-    // a pointer, not null: bzip2 refuses null
-    if (!compress_member(0, std::string_view{"", 0}, parts_[0]))
+    if (!compress_member(0, in, parts_[0]))
         compression_failed(codec_);
     out.append(parts_[0]);
 }

@@ -89,6 +89,8 @@ private:
     [[nodiscard]] std::uint32_t crc32_of(std::string_view in) const noexcept;
     // One member of `in` into o by thread t's contexts; false if compression failed.
     bool compress_member(std::size_t t, std::string_view in, std::string & o);
+    // One member of `in` on this thread appended to out. \throws io_error if compression fails.
+    void append_member(std::string_view in, std::string & out);
     // raw deflate of `in` into out[0, cap) by thread t's context; 0 if it does not fit
     std::size_t deflate_block(std::size_t t, std::string_view in, char * out, std::size_t cap);
     struct contexts;

@@ -6,12 +6,10 @@
  * Design (hashing, sizing with the correction for blocking, cardinality, speed): docs/design.md,
  * "Filter internals"; the words' layout: docs/file_format.md, sections 5.2 and 5.3.
  *
- * Thread safety:
- * Const members (count, count_batch, contains, stats, params, words, clone) may run concurrently
- * with each other. insert_concurrent / insert_batch_concurrent may run concurrently with each other
- * (atomic OR on the words, relaxed ordering: bits are only ever set, so the result equals a serial
- * insert of the same keys in any order) but not with any other member. Every other mutating member
- * needs exclusive access. A filter returned by view() must not be mutated (precondition).
+ * Thread safety: const members may run concurrently with each other; insert_concurrent and
+ * insert_batch_concurrent with each other only (atomic OR, relaxed: bits are only ever set, so the
+ * result equals a serial insert of the same keys in any order); every other mutating member needs
+ * exclusive access. A filter returned by view() must not be mutated (precondition).
  */
 #include <cstddef>
 #include <cstdint>
@@ -28,9 +26,8 @@
 namespace ksieve
 {
 
-/*! \brief Cache-line-blocked Bloom filter (filter_type::bloom). See the file comment for layout,
- * sizing and thread safety. count() returns 1 if the key may be present, 0 if it is certainly
- * absent. Move-only; clone() copies. */
+/*! \brief Cache-line-blocked Bloom filter (filter_type::bloom); see the file comment. count() is 1
+ * if the key may be present, 0 if it is certainly absent. Move-only; clone() copies. */
 class blocked_bloom_filter : public detail::bloom_set_ops<blocked_bloom_filter>
 {
 public:
@@ -91,8 +88,7 @@ public:
         }
         return insert_status::ok;
     }
-    /*! \brief Insert with atomic OR: safe concurrently with other insert_concurrent calls (only).
-     */
+    /*! \brief Insert with atomic OR: safe concurrently with other insert_concurrent calls only. */
     void insert_concurrent(std::uint64_t key) noexcept;
     /*! \brief insert() of every key, with software prefetching. Always ok. Exclusive access. */
     insert_status insert_batch(std::span<std::uint64_t const> keys) noexcept;
@@ -194,9 +190,8 @@ public:
      * \throws usage_error if words == 0 or k is not in [1, max_hashes]; ksieve::error if out of
      * memory. */
     classic_bloom_filter(std::uint64_t words, unsigned k);
-    /*! \brief Seed sizing (detail::classic_bloom_shape). \throws usage_error as
-     * blocked_bloom_filter::create
-     */
+    /*! \brief Sized by detail::classic_bloom_shape. \throws usage_error as
+     * blocked_bloom_filter::create. */
     [[nodiscard]] static classic_bloom_filter create(filter_config const & cfg, unsigned key_bits,
                                                      std::uint64_t expected);
     /*! \brief The classic FPR formula (1 - e^{-kn/m})^k. */

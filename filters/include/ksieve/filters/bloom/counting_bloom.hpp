@@ -1,37 +1,23 @@
 #pragma once
 /*! \file
  * \brief Counting Bloom filter with 4-bit saturating counters (filter_type::counting_bloom), after
- * Fan, Cao, Almeida, Broder (2000).
+ * Fan, Cao, Almeida, Broder (2000). Layout: docs/file_format.md, section 5.4; positions and sizing
+ * as the classic filter's, with counters for bits (so 4x its memory).
  *
- * ## Layout and hashing
- * m counters of 4 bits, 16 per little-endian word (counter i is bits 4(i mod 16) .. 4(i mod 16) + 3
- * of word i / 16); m is a multiple of 16. Positions as classic_bloom_filter: h = mix64(key), a = h,
- * b = classic_bloom_filter::second_hash(h), counter_i = (a * m) >> 64, a += b (double hashing). A
- * counter is "set" in the classic bit-array sense when it is non-zero. Sizing uses the classic
- * formulas exactly as the classic filter (m = -n ln eps / (ln 2)^2 counters, so 4x its memory; k
- * the best integer next to (m/n) ln 2).
+ * Counts: insert(key, c) adds c to each of the key's k counters, saturating at 15 ("sticky": a
+ * saturated counter is never decremented, its true value is unknown). count(key) is the minimum of
+ * the counters: 0 = certainly absent, else min(multiplicity, 15) <= count <= 15 for inserted keys.
+ * remove(key, c) of a key with count(key) > 0 subtracts c (never below 0) from its unsaturated
+ * counters; an absent key returns false and changes nothing. Removing only inserted keys (a
+ * precondition: removing a false positive corrupts other keys) never causes a false negative; a key
+ * with a saturated counter may still be reported after its removal. With every key inserted once at
+ * the optimal k, P(any counter reaches 16) <= m (e ln 2 / 16)^16 = m * 1.37e-15 (Fan et al.).
+ * Unite: counter-wise saturating sum (the multiset union while nothing saturates); intersect:
+ * counter-wise minimum, count(x) >= min(count_a(x), count_b(x)); do not remove from an
+ * intersection.
  *
- * ## Counts, deletes, saturation
- * - insert(key, c) adds c to each of the key's k counters, saturating at 15 (a counter that reached
- * 15 stays 15: "sticky" saturation). count(key) is the minimum of its counters: 0 means certainly
- * absent, otherwise an upper bound of the key's multiplicity capped at 15, i.e. for an inserted key
- *   min(multiplicity, 15) <= count <= 15.
- * - remove(key, c) first checks count(key) > 0 (as Fan et al. advise; an absent key returns false
- * and changes nothing), then subtracts c from each of its counters that is not saturated (never
- * below 0). A saturated counter is never decremented: its true value is unknown (>= 15), and
- * decrementing it could later produce a false negative. Consequences: (1) removing only keys that
- * were inserted (a precondition, as by Fan et al.: removing a false positive corrupts other keys)
- * never causes a false negative; (2) a key whose counter saturated keeps count 15 on that counter
- * forever, so after its removal it may still be reported (like a false positive). Fan et al.'s
- * bound gives P(any counter reaches 16) <= m (e ln 2 / 16)^16 = m * 1.37e-15 when every key is
- * inserted once at the optimal k; keys inserted many times saturate their own counters by design.
- * - Merge / unite: counter-wise saturating sum (multiset union; equals inserting both key multisets
- * as long as no counter saturates). Intersect: counter-wise minimum, count(x) >= min(count_a(x),
- * count_b(x)); do not remove from an intersection.
- *
- * ## Thread safety
- * Const members may run concurrently. Every mutating member (there is no concurrent insert) needs
- * exclusive access. A view() must not be mutated.
+ * Thread safety: const members may run concurrently; every mutating member (there is no concurrent
+ * insert) needs exclusive access. A view() must not be mutated.
  */
 #include <cstddef>
 #include <cstdint>

@@ -4,10 +4,9 @@
  * over such filters (make, load, set operations, refit, compatibility checks; defined in
  * any_filter.cpp).
  *
- * Sharding: key x (a kmer_hasher value of key_bits = 2k bits) belongs to shard x >> (key_bits - s);
- * the shard filter sees the low key_bits - s bits (local_key). Shards are independent: one thread
- * may insert into shard i while others insert into shard j != i, with no lock. The pipeline
- * partitions each batch of k-mers by shard and gives every shard to one thread at a time. The
+ * Sharding (see filter.hpp): the shard filter of key x sees its low key_bits - s bits (local_key).
+ * Shards are independent: one thread may insert into shard i while others insert into shard j != i,
+ * with no lock; the pipeline gives every shard of a batch to one thread at a time. The
  * implementation over 2^s shard filters of one type is sharded_filter<F> (sharded_filter.hpp).
  *
  * Virtual calls are made per batch, never per key, on the hot path (count_batch / insert_batch).
@@ -160,20 +159,18 @@ view_filter(std::shared_ptr<mapped_filter_file const> file);
                                                       load_options const & options = {});
 
 /*! \brief A set operation over filters, shard by shard on `threads` threads (the same result for
- * any count). Quotient filters: every operation (see quotient_filter::combine; a union adds
- * counts); counts below `min_count` are as absent. Bloom
- * filters: unite (OR) and intersect (AND, equal parameters; counting Bloom filters unite only),
- * min_count 1. Cuckoo filters: none. Pages of mapped inputs are released shard by shard, so that
- * memory holds the result and the shards in use, not every input. Quotient filters of other shard
- * counts than the narrowest input are first moved to its layout (an ordered rebuild, the same
- * contents as per-key insertion). The result holds the union of the inputs' key parts (whole if
- * every split among them is complete). \throws incompatible_error naming the input (names[i]
- * belongs to inputs[i]) and what differs (k, canonical mode, hash, seed, type, --fpr, Bloom size)
- * or why the operation is impossible, also when the parts of a split (`build --part I/S`) are
- * incomplete while other inputs (whole filters or another split) are combined with them: the result
- * could not say which keys it lacks; usage_error for min_count > 1 on Bloom filters; full_error
- * when the result does not fit; interrupted_error on a stop request (cancel.hpp), checked every few
- * thousand fingerprints. */
+ * any count). Quotient filters: every operation (quotient_filter::combine; a union adds counts),
+ * counts below `min_count` as absent; inputs of other shard counts than the narrowest are first
+ * moved to its layout (an ordered rebuild: the same contents as per-key insertion). Bloom filters:
+ * unite (OR) and intersect (AND; counting Bloom filters unite only), min_count 1. Cuckoo filters:
+ * none. Mapped inputs' pages are released shard by shard, so that memory holds the result and the
+ * shards in use. The result holds the union of the inputs' key parts (whole if every split among
+ * them is complete). \throws incompatible_error naming the input (names[i] belongs to inputs[i])
+ * and what differs (k, canonical mode, hash, seed, type, --fpr, Bloom size) or why the operation is
+ * impossible, also for incomplete parts of a split (`build --part I/S`) combined with whole filters
+ * or another split (the result could not say which keys it lacks); usage_error for min_count > 1
+ * on Bloom filters; full_error when the result does not fit; interrupted_error on a stop request
+ * (cancel.hpp), checked every few thousand fingerprints. */
 [[nodiscard]] std::unique_ptr<any_filter>
 combine_filters(std::span<any_filter const * const> inputs, std::span<std::string const> names,
                 set_operation op, std::uint64_t min_count = 1, unsigned threads = 1);
@@ -190,15 +187,14 @@ filter_stats combine_filters_into(std::filesystem::path const & path,
 
 /*! \brief A labeled set operation over quotient filters: the inputs' fingerprints (cut to the
  * narrowest width among them and `max_fingerprint_bits`, in the layout merge would use), each with
- * the union of its label sets. unite: every fingerprint of any input; intersect: those of every
- * input; subtract: those of the first input that no other holds, with the first input's labels.
- * A labeled input brings its own labels (equal names are one label); an unlabeled input i is one
- * label, `unlabeled_names[i]` (its counts are not kept). `expected` (0: the inputs') is recorded as
- * the result's expected k-mers. Labels are numbered in order of first
- * appearance among the inputs; classes as labels.hpp says. The result is the same for any thread
- * count and equals one labeled build of all inputs' k-mers. \throws incompatible_error naming the
- * input (check_query_compatible, other types than quotient filters, an unlabeled input without a
- * name, key parts as combine_filters); interrupted_error on a stop request. */
+ * the union of its label sets. unite: those of any input; intersect: of every input; subtract: of
+ * the first input that no other holds, with its labels. A labeled input brings its labels (equal
+ * names are one label); an unlabeled input i is one label, `unlabeled_names[i]` (its counts are not
+ * kept). `expected` (0: the inputs') is recorded as the result's expected k-mers. Labels are
+ * numbered in order of first appearance; classes as labels.hpp says. The result is the same for any
+ * thread count and equals one labeled build of all inputs' k-mers. \throws incompatible_error
+ * naming the input (check_query_compatible, other types than quotient filters, an unlabeled input
+ * without a name, key parts as combine_filters); interrupted_error on a stop request. */
 [[nodiscard]] std::unique_ptr<any_filter>
 combine_labeled(std::span<any_filter const * const> inputs, std::span<std::string const> names,
                 std::span<std::string const> unlabeled_names, set_operation op, unsigned threads,
@@ -210,14 +206,11 @@ combine_labeled(std::span<any_filter const * const> inputs, std::span<std::strin
  * std::bad_alloc; interrupted_error on a stop request (cancel.hpp), checked before each shard. */
 void fit_filter(any_filter & filter, double slack = 0.0, unsigned threads = 1);
 
-/*! \brief growable_filter::drop_counts_shard(s) for every shard of a growable filter, on up to
- * `threads` threads (build --no-counts; follow it with fit_filter()). The same result for any
- * thread count. \throws std::bad_alloc; interrupted_error on a stop request, checked before each
- * shard. */
+/*! \brief growable_filter::drop_counts_shard(s) for every shard of a growable filter (build
+ * --no-counts; follow it with fit_filter()); threads, result and throws as fit_filter(). */
 void drop_counts(any_filter & filter, unsigned threads = 1);
 
-/*! \brief "merge", "intersect", "subtract" (also for subtract_counts): the command of an operation.
- */
+/*! \brief The command of an operation: "merge", "intersect" or "subtract" (subtract_counts too). */
 [[nodiscard]] char const * operation_name(set_operation op) noexcept;
 
 /*! \brief Check that filters can be queried together (same k, canonical mode, hash, seed).
@@ -225,10 +218,9 @@ void drop_counts(any_filter & filter, unsigned threads = 1);
 void check_query_compatible(std::span<any_filter const * const> inputs,
                             std::span<std::string const> names);
 
-/*! \brief Check that the parts of every split among the filters are all there (`build --part I/S`
- * parts given together): a missing part would turn all its k-mers into misses. \throws
- * incompatible_error naming names[i] of the first filter whose split lacks a part, and the parts
- * missing. */
+/*! \brief Check that every split among the filters (`build --part I/S`) has all its parts: a
+ * missing part would turn all its k-mers into misses. \throws incompatible_error naming names[i]
+ * of the first filter whose split lacks a part, and the parts missing. */
 void check_parts_complete(std::span<any_filter const * const> inputs,
                           std::span<std::string const> names);
 

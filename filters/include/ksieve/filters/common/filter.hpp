@@ -41,8 +41,7 @@ enum class filter_type : std::uint32_t
 enum class insert_status : std::uint8_t
 {
     ok = 0,
-    full =
-        1 //!< no space (growth disabled / cuckoo eviction failed); nothing already stored was lost
+    full = 1 //!< no space (growth disabled, cuckoo evictions failed); nothing stored was lost
 };
 
 /*! \brief What a filter's keys are: filters can only be combined when these are all equal. */
@@ -128,13 +127,12 @@ struct filter_config
 
 /*! \brief Which parts of a split of the key space a filter holds.
  *
- * `build --part I/S` keeps only the keys of part I of S (part_of(): `floor(mix64(h ^ part_salt) * S
- * / 2^64)`, a function of every bit of the hashed key h, so that each part fills every shard and
- * every quotient or Bloom block range of its filter evenly; a slice of the key space would crowd
- * the slots of a few shards); the filter then holds part I of split S. A merge holds the union of
- * its inputs' parts; a union that covers every part of its split is stored as the whole key space
- * (split 1), so the merge of all S parts is indistinguishable from the full build. Recorded in the
- * filter file (format version 2; version 1 files hold the whole key space).
+ * `build --part I/S` keeps only the keys of part I of S (part_of(), a function of every bit of the
+ * hashed key, so that each part fills every shard and every quotient or Bloom block range of its
+ * filter evenly; a slice of the key space would crowd the slots of a few shards). A merge holds the
+ * union of its inputs' parts; a union that covers every part of its split is stored as the whole
+ * key space (split 1), so the merge of all S parts is indistinguishable from the full build.
+ * Recorded in the filter file (format version 2; version 1 files hold the whole key space).
  *
  * Thread safety: a value type; const members from any thread. */
 struct key_parts
@@ -157,9 +155,7 @@ struct key_parts
     /*! \brief Salt of part_of(): its hash differs from the Bloom filters' mix64(key). Fixed by the
      * file format (a part's keys are defined by it). */
     static constexpr std::uint64_t part_salt = 0x6b73706172747321ULL;
-    /*! \brief The part of a split that a hashed key belongs to: floor(mix64(key ^ part_salt) *
-     * split / 2^64).
-     */
+    /*! \brief The part of a split of a hashed key: floor(mix64(key ^ part_salt) * split / 2^64). */
     [[nodiscard]] static std::uint64_t part_of(std::uint64_t const key,
                                                std::uint64_t const split) noexcept
     {
@@ -200,8 +196,7 @@ struct filter_stats
     std::uint64_t bytes{0}; //!< payload size
     std::uint64_t slots{0}; //!< capacity unit: bits (Bloom), counters, slots (QF), entries (cuckoo)
     std::uint64_t used{0};  //!< used slots / set bits / entries
-    std::uint64_t distinct{
-        0}; //!< distinct keys (exact QF), distinct fingerprints, or estimate (Bloom)
+    std::uint64_t distinct{0};    //!< distinct keys (exact QF), fingerprints, or estimate (Bloom)
     std::uint64_t total_count{0}; //!< sum of counts (counting filters), else = distinct
     double load{0};               //!< used / slots
     double estimated_fpr{0};      //!< per-key false-positive rate at the current load
@@ -235,27 +230,15 @@ private:
 };
 
 /*! \brief The interface every per-shard filter type F provides, so that sharded_filter<F> and the
- * file format can hold it. All members are noexcept on hot paths.
- *
- * - `static constexpr filter_type type_id`
- * - `static F create(filter_config const & cfg, unsigned key_bits, std::uint64_t expected)`: empty
- * filter for `expected` keys of `key_bits` bits (expected already divided among shards).
- * - `insert_status insert(std::uint64_t key, std::uint64_t count = 1) noexcept`
- * - `std::uint64_t count(std::uint64_t key) const noexcept`: 0 if absent (membership filters return
- * 0/1).
- * - `insert_status insert_batch(std::span<std::uint64_t const> keys) noexcept` (each with count 1)
- * - `void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept`
- * - `std::vector<std::uint64_t> params() const`, `std::span<std::uint64_t const> words() const`:
- *    what the file stores for this shard (little-endian words, aligned).
- * - `static F view(std::span<std::uint64_t const> params, std::span<std::uint64_t const> words,
- *    unsigned key_bits)`: read-only filter over words it does not own (mmap); throws format_error
- *    (without file name: the caller adds it) if params and words are inconsistent. Mutating a view
- * is a precondition violation; `clone()` gives an owning copy.
- * - `F clone() const`
- * - `filter_stats stats() const noexcept`
- * Thread safety of a single F: const members may run concurrently; a mutating member needs
- * exclusive access unless F documents otherwise (Bloom: concurrent insert; QF: region locks).
- */
+ * file format can hold it (hot members noexcept). F::create(cfg, key_bits, expected): an empty
+ * filter for `expected` keys of `key_bits` bits (expected already divided among shards). count():
+ * 0 if absent (membership filters: 0/1). insert_batch(): each key with count 1. params(), words():
+ * what the file stores for the shard (little-endian words, aligned). F::view(params, words,
+ * key_bits): a read-only filter over words it does not own (mmap); throws format_error (without
+ * file name: the caller adds it) if params and words are inconsistent; mutating a view is a
+ * precondition violation, clone() gives an owning copy. Thread safety of a single F: const members
+ * may run concurrently; a mutating member needs exclusive access unless F documents otherwise
+ * (Bloom: concurrent insert; QF: region locks). */
 template <typename F>
 concept shard_filter = requires(F f, F const cf, std::uint64_t key,
                                 std::span<std::uint64_t const> keys, std::uint64_t * out,

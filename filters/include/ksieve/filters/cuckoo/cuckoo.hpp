@@ -36,15 +36,13 @@ public:
     static constexpr unsigned max_fingerprint_bits = 16;
     /*! \brief Largest load that create() sizes for (expected keys / slots). */
     static constexpr double max_design_load = 0.95;
-    /*! \brief Evictions tried before an insert reports full. Measured with random keys and 2^24
-     * buckets: the first failure comes at 95.6% load with Fan et al.'s plain random walk and 500
-     * kicks (too close to the 95% design load), at 97.0% with the one-step look-ahead used here and
-     * 500 kicks, at 97.6% with 2000. A failing insert costs up to 2000 steps of about one cache
-     * miss each, once (then the victim slot is occupied and further inserts report full at once).
-     */
+    /*! \brief Evictions tried before an insert reports full. With random keys and 2^24 buckets the
+     * first failure came at 95.6% load with Fan et al.'s plain random walk and 500 kicks (too close
+     * to the 95% design load), at 97.0% with the one-step look-ahead used here and 500 kicks, at
+     * 97.6% with 2000. A failing insert costs up to 2000 steps of about one cache miss, once (then
+     * the victim slot is occupied and further inserts report full at once). */
     static constexpr unsigned default_max_kicks = 2000;
-    /*! \brief Largest number of buckets per shard: 2^max_bucket_bits (use more shards beyond that).
-     */
+    /*! \brief Largest bucket count of a shard: 2^max_bucket_bits (more shards beyond that). */
     static constexpr unsigned max_bucket_bits = 32;
     /*! \brief Smallest eps that 16-bit fingerprints can honour: 2b / 2^16. */
     static constexpr double min_fpr = 2.0 * bucket_size / 65536.0;
@@ -88,8 +86,7 @@ public:
     /*! \brief Insert one more copy of key's fingerprint even if it is present (multiset semantics;
      * at most 2b = 8 copies fit). Returns as insert(). \pre as insert. */
     insert_status insert_copy(std::uint64_t key) noexcept;
-    /*! \brief 1 if key's fingerprint is present (key possibly inserted), 0 if key was certainly not
-     * inserted. */
+    /*! \brief 1 if key's fingerprint is present (key possibly inserted), else 0 (certainly not). */
     [[nodiscard]] std::uint64_t count(std::uint64_t key) const noexcept;
     /*! \brief count(key) != 0. */
     [[nodiscard]] bool contains(std::uint64_t const key) const noexcept { return count(key) != 0; }
@@ -125,8 +122,8 @@ public:
     [[nodiscard]] unsigned key_bits() const noexcept { return key_bits_; }
     /*! \brief Stored fingerprints, the victim included. */
     [[nodiscard]] std::uint64_t size() const noexcept { return entries_; }
-    /*! \brief True while an insert failed and its last evicted fingerprint waits in the victim
-     * slot. */
+    /*! \brief True while the last evicted fingerprint of a failed insert waits in the victim slot.
+     */
     [[nodiscard]] bool victim_used() const noexcept { return victim_used_; }
     /*! \brief True for a view over words it does not own. */
     [[nodiscard]] bool is_view() const noexcept { return mut_ == nullptr; }

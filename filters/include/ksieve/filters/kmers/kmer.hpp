@@ -64,8 +64,7 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = []
     return m;
 }
 
-/*! \brief Reverse complement of a 2k-bit code. \pre 1 <= k <= 32, code < 2^(2k). O(1), branch-free.
- */
+/*! \brief Reverse complement of a 2k-bit code. \pre 1 <= k <= 32, code < 2^(2k). Branch-free. */
 [[nodiscard]] constexpr std::uint64_t reverse_complement(std::uint64_t code,
                                                          unsigned const k) noexcept
 {
@@ -101,19 +100,16 @@ inline constexpr std::array<std::uint8_t, 256> dna_code_table = []
     return true;
 }
 
-/*! \brief Identifier of the hash function, stored in filter files (filter files are
- * self-describing). */
+/*! \brief Identifier of the hash function, stored in filter files. */
 enum class hash_id : std::uint32_t
 {
-    mix2k_v1 =
-        1 //!< kmer_hasher below: 3 xor-shift rounds and 2 odd multiplies modulo 2^(2k), xor seed.
+    mix2k_v1 = 1 //!< kmer_hasher: 3 xor-shift rounds, 2 odd multiplies modulo 2^(2k), xor seed
 };
 
 /*! \brief Default hash seed (any value works; filters combined by merge/classify must share it). */
 inline constexpr std::uint64_t default_hash_seed = 0x6b73696576652121ULL; // "ksieve!!"
 
-/*! \brief Inverse of an odd a modulo 2^64 (Newton: each step doubles the correct low bits, 3 ->
- * 96). */
+/*! \brief Inverse of an odd a modulo 2^64 (Newton steps double the correct low bits: 3 -> 96). */
 [[nodiscard]] constexpr std::uint64_t mul_inverse64(std::uint64_t const a) noexcept
 {
     std::uint64_t x = a;

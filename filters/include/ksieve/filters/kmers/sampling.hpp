@@ -182,8 +182,7 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
             s.suffix[j] = best;
         }
     };
-    // Full blocks take a loop of a constant trip count when W is known (unrolled: no mispredicted
-    // exit).
+    // Full blocks: a constant trip count when W is known (unrolled, no mispredicted exit).
     std::size_t b0 = 0;
     for (; b0 + w <= n; b0 += w)
         suffix_block(b0, W != 0 ? W : w);
@@ -196,9 +195,8 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
         m += base + sel != prev ? 1 : 0;
         prev = base + sel;
     };
-    // The windows that start in each block: the first is the block itself; the others (t = 1 .. len
-    // - 1) are a suffix of the block and a prefix of the next one, whose minimum is kept while
-    // walking forwards.
+    // The windows that start in each block: the block itself, then (t = 1 .. len - 1) a suffix of
+    // the block and a prefix of the next, whose minimum is kept while walking forwards.
     auto prefix_block = [&](std::size_t const b0, std::size_t const len) noexcept
     {
         emit(s.suffix[b0]);
@@ -209,8 +207,7 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
         {
             std::size_t const j = next + t - 1;
             take_smaller<false>(orders[j], static_cast<std::uint32_t>(j), pre_order, pre);
-            // ties: the suffix, the leftmost; a mask instead of a branch (the outcome is a coin
-            // toss)
+            // ties: the suffix, the leftmost; a mask, not a branch (the outcome is a coin toss)
             std::uint32_t const right =
                 0u - static_cast<std::uint32_t>(pre_order < s.suffix_order[b0 + t]);
             emit(s.suffix[b0 + t] ^ ((s.suffix[b0 + t] ^ pre) & right));
@@ -335,8 +332,7 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
         for (std::size_t i = 0; i < m; ++i)
             fn(s.selected[i]);
     };
-    // A full buffer: its windows' minima, then the entries of windows still to come moved to the
-    // front.
+    // A full buffer: its windows' minima, then the entries of windows to come moved to the front.
     auto full = [&](std::size_t const n) noexcept
     {
         emit(select_window_minima<W>(s, n, w, base, prev));
@@ -390,10 +386,9 @@ void record_minimizers(kmer_scanner const & scanner, std::string_view const seq,
 
 /*! \brief The minimizers of a whole record: fn(code) for the canonical code of every selected
  * k-mer, in sequence order, each once (the same selection as for_each_minimizer over the record's
- * whole valid k-mer list). The scanner's k-mers and their order values are collected in blocks;
- * each block's window minima are found without a data-dependent branch
- * (detail::select_window_minima) and handed to fn. \pre 1 <= w <= minimizer_scratch::ring_size. No
- * allocation, no exceptions. */
+ * whole valid k-mer list), found block by block without a data-dependent branch
+ * (detail::select_window_minima). \pre 1 <= w <= minimizer_scratch::ring_size. No allocation, no
+ * exceptions. */
 template <typename Fn>
 void for_each_record_minimizer(kmer_scanner const & scanner, std::string_view const seq,
                                std::size_t const w, std::uint64_t const seed, minimizer_scratch & s,

@@ -4,25 +4,14 @@
  * code built on it (the engine's hit_set). An implementation detail (namespace ksieve::detail), not
  * a stable API.
  *
- * Kernels that gain from instructions beyond the build's target are kernel families: one body
- * compiled once per CPU level by a wrapper source `<family>_<level>.cpp` with that level's compiler
- * options (CMake per-source options, filters/CMakeLists.txt), each copy's entries namespace-scope
- * functions of `detail::<level>` (generic, x86_64_v3, x86_64_v4, aarch64_neon), declared in the
- * family's private header, and one dispatch table per family (a struct of function pointers per
- * level) filled by the library's cpu_dispatch.cpp, which with each choice also points each of the
- * filter library's families at its level's entries (one load at a call; the engine's hit_set,
- * called once a batch, indexes its table with the active level). A level a family has no copy for
- * runs the nearest lower copy; a build whose target already has a level (KSIEVE_NATIVE,
- * KSIEVE_ARCH=x86-64-v3) compiles no extra copy for it.
- *
- * The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the first call.
- * x86-64-v3 needs all of AVX2, BMI1, BMI2, LZCNT, POPCNT, FMA, F16C and MOVBE; x86-64-v4 besides
- * needs AVX-512 F, BW, CD, DQ and VL. The quotient filter's pdep select besides needs a fast pdep,
- * which AMD Zen 1/Zen 2 and Hygon lack (microcoded, hundreds of cycles): these CPUs keep its
- * portable select. On aarch64 NEON (Advanced SIMD) is part of the architecture: aarch64_neon is the
- * level of every aarch64 CPU. The environment variable KSIEVE_SIMD=generic, read at that first
- * call, forces the generic copies everywhere; KSIEVE_SIMD=x86-64-v3 keeps the x86-64-v4 (AVX-512)
- * copies off. All copies compute the same results (byte-identical tables).
+ * Kernel families (docs/design.md, "Code layout"): one body compiled once per CPU level by a
+ * wrapper source `<family>_<level>.cpp`, its entries in `detail::<level>`, and one dispatch table
+ * per family filled by the library's cpu_dispatch.cpp (a level without a copy runs the nearest
+ * lower one). The CPU is asked once (cpuid, and xgetbv for the operating system's AVX state) at the
+ * first call; the quotient filter's pdep select also needs a fast pdep, which AMD Zen 1/Zen 2 and
+ * Hygon lack (microcoded): these CPUs keep its portable select. KSIEVE_SIMD=generic, read at that
+ * first call, forces the generic copies; KSIEVE_SIMD=x86-64-v3 keeps the AVX-512 copies off. All
+ * copies compute the same results (byte-identical tables).
  *
  * Thread safety: every function may be called concurrently; the choice is one relaxed atomic int.
  * force_simd_level / reset_simd_level (test hooks) change it for all threads at once.
@@ -54,8 +43,7 @@ inline constexpr int simd_unset = -1;     //!< not chosen yet
 /*! \brief The active choice (simd_* bits), simd_unset before the first call. */
 extern std::atomic<int> simd_choice;
 
-/*! \brief Detects the CPU, reads the environment, stores and returns the choice (first call only).
- */
+/*! \brief Detects the CPU, reads the environment, stores and returns the choice (first call). */
 [[nodiscard]] int simd_choose() noexcept;
 
 /*! \brief The active choice: one relaxed load once chosen. */

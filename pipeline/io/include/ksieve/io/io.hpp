@@ -1,11 +1,7 @@
 #pragma once
 /*! \file
- * \brief Sequence input and output: batched readers for FASTA/FASTQ (plain, gzip, BGZF, stdin) and
- * SAM/BAM/CRAM (htslib), paired and interleaved input, record writers, and atomic output files.
- *
- * Records keep their bytes verbatim: a writer of the same format as the reader reproduces each
- * record byte for byte (FASTA line breaks, FASTQ '+' line contents, SAM fields); a writer of
- * another format converts from the parsed fields (header line, sequence, qualities).
+ * \brief Sequence input and output: batched readers for FASTA/FASTQ (plain or compressed, stdin)
+ * and SAM/BAM/CRAM (htslib), paired and interleaved input, record writers, and atomic output files.
  *
  * Errors: readers throw input_error naming the file and the 1-based record number
  * ("'x.fq': record 17: ..."). Thread safety: a reader or writer is used by one thread at a time;
@@ -33,14 +29,11 @@ enum class seq_format : std::uint8_t
 };
 
 /*! \brief One record as views into its batch's storage (valid while the batch is unchanged).
- *
- * Text input: `raw` is the record's bytes exactly as read, from its '>'/'@' to and including the
- * newline that ends it (a multi-line FASTA record includes all its lines and any blank lines before
- * the next record; a newline missing at the very end of the input is supplied). Blank lines before
- * a record are not part of any record. With Windows line endings `raw` keeps the '\r', the other
- * views drop it. SAM/BAM/CRAM input: `raw` is the htslib record (the bytes of bam1_core_t followed
- * by bam1_t::data), which the SAM/BAM/CRAM writer turns back into the same record; `name` ==
- * `header` == QNAME. */
+ * Text input: `raw` is the record's bytes as read, from its '>'/'@' to the newline that ends it
+ * (a multi-line FASTA record: all its lines and the blank lines before the next record; a newline
+ * missing at the end of the input is supplied); with Windows line endings `raw` keeps the '\r', the
+ * other views drop it. SAM/BAM/CRAM input: `raw` is the bytes of bam1_core_t followed by
+ * bam1_t::data, which the SAM/BAM/CRAM writer turns back into the same record. */
 struct record_view
 {
     std::string_view name;   //!< header up to the first space or tab (no '>'/'@'); SAM: QNAME
@@ -52,11 +45,7 @@ struct record_view
     std::string_view raw;  //!< verbatim bytes of the record (see above)
 };
 
-/*! \brief A batch of consecutive records of one input.
- *
- * All views of a batch filled by a reader point into `storage_`, so copying or moving a batch
- * rebases the views onto the new storage: a copy is an independent batch, a moved-from batch is
- * empty. */
+/*! \brief A batch of consecutive records of one input; its views point into `storage_`. */
 class record_batch
 {
 public:
@@ -110,20 +99,16 @@ struct reader_options
  * detected from the content (magic bytes: gzip/BGZF, zstd, xz, bzip2, BAM, CRAM; then '@' FASTQ,
  * '>' FASTA, '@HD'/SAM text, "LOCUS " GenBank, "ID   " EMBL), never from the name.
  *
- * - FASTA: multi-line records; an empty sequence is valid. FASTQ: four lines per record ('@'
- * header, sequence, '+' line, qualities of the same length). Empty input is valid (zero records,
- * format fastq).
- * - gzip (one or several members) is inflated on a separate thread (a ring of chunks) by ISA-L's
- * igzip when the build found it (KSIEVE_HAVE_ISAL), else by zlib; KSIEVE_ZLIB=1 in the environment
- * forces zlib. Every member's CRC32 and ISIZE are checked either way. BGZF by htslib; plain input
- * is read in 1 MiB pieces. Inputs wrapped in further gzip layers (e.g. a gzipped BAM file) are
- * unwrapped too. zstd, xz and bzip2 FASTA/FASTQ are decoded as well (not SAM/BAM/CRAM in them).
- * SAM/BAM/CRAM are read by htslib; GenBank and EMBL through seqan3 where the build has it.
+ * - FASTA: multi-line records; an empty sequence is valid. FASTQ: '@' header, sequence, '+' line,
+ * qualities of the same length. Empty input is valid (zero records, format fastq).
+ * - gzip (every member, CRC32 and ISIZE checked) is inflated on a separate thread by ISA-L's igzip
+ * where the build has it, else by zlib (KSIEVE_ZLIB=1 in the environment forces zlib); BGZF by
+ * htslib; further gzip layers (e.g. a gzipped BAM file) are unwrapped too. zstd, xz and bzip2 may
+ * hold FASTA/FASTQ (not SAM/BAM/CRAM). GenBank and EMBL through seqan3 where the build has it.
  * - Every BGZF, SAM, BAM and CRAM file of the process (inputs and outputs) shares one pool of
- * htslib worker threads, created by the first such file with its `threads` (at least 1; threaded
- * BAM/SAM/CRAM decoding and encoding only when threads > 1), instead of a pool per file.
- * - htslib's errors become part of the input_error/io_error that ksieve throws (its log is
- * intercepted), so that an error is reported once, on one line. */
+ * htslib threads, created by the first such file with its `threads` (threaded decoding and
+ * encoding only when threads > 1).
+ * - htslib's errors become part of the input_error/io_error that ksieve throws (one line). */
 class reader
 {
 public:
@@ -347,8 +332,7 @@ public:
 /*! \brief Mate-name equality used by paired readers: compare up to the first whitespace, after
  * stripping a trailing "/1" or "/2" from each name; names that then differ only in a last
  * ".1"/".2",
- * "_1"/"_2" or ":1"/":2" (mate 1 `a` ending in 1, mate 2 `b` in 2; fastq-dump --readids style)
- * match too. */
+ * "_1"/"_2" or ":1"/":2" (`a` ending in 1, `b` in 2; fastq-dump --readids style) match too. */
 [[nodiscard]] bool mate_names_match(std::string_view a, std::string_view b) noexcept;
 
 } // namespace ksieve::io
