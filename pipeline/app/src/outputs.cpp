@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <iostream>
+#include <span>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +65,19 @@ std::string multiqc_general_path(std::string const & path)
 namespace detail
 {
 
+namespace
+{
+
+// The read outputs of `a` and the files about the run, as (option, path).
+std::vector<std::pair<std::string, std::string>> named_outputs(classify_output_args const & a)
+{
+    return {{"--novel", a.novel},    {"--known", a.known},   {"--novel2", a.novel2},
+            {"--known2", a.known2},  {"--report", a.report}, {"--stats", a.stats},
+            {"--multiqc", a.multiqc}};
+}
+
+} // namespace
+
 void check_read_outputs(classify_output_args const & a, bool const paired,
                         std::vector<std::pair<std::string, std::string>> const & other)
 {
@@ -73,30 +87,22 @@ void check_read_outputs(classify_output_args const & a, bool const paired,
         throw usage_error{"--known2 needs --known"};
     if ((!a.novel2.empty() || !a.known2.empty()) && !paired)
         throw usage_error{"--novel2/--known2 need --paired or --interleaved input"};
-    for (auto const & [option, path] :
-         {std::pair{"--novel", &a.novel}, std::pair{"--known", &a.known},
-          std::pair{"--novel2", &a.novel2}, std::pair{"--known2", &a.known2}})
+    std::vector<std::pair<std::string, std::string>> outputs = named_outputs(a);
+    for (auto const & [option, path] : std::span{outputs}.first(4)) // the read files
     {
-        std::string lower = *path;
+        std::string lower = path;
         for (char & c : lower)
             c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (!is_stdout(*path) &&
-            io::hts_format(io::format_from_extension(*path, io::seq_format::fastq)) &&
-            io::names_compression(*path) && !lower.ends_with(".gz") && !lower.ends_with(".bgz"))
+        if (!is_stdout(path) &&
+            io::hts_format(io::format_from_extension(path, io::seq_format::fastq)) &&
+            io::names_compression(path) && !lower.ends_with(".gz") && !lower.ends_with(".bgz"))
             throw usage_error{
-                std::string{option} + " '" + *path +
+                option + " '" + path +
                 "': SAM, BAM and CRAM outputs can only be gzip-compressed (use .sam.gz, .bam "
                 "or .cram)"};
     }
-    std::vector<std::pair<std::string, std::string>> outputs = other;
-    outputs.insert(outputs.end(), {{"--novel", a.novel},
-                                   {"--known", a.known},
-                                   {"--novel2", a.novel2},
-                                   {"--known2", a.known2},
-                                   {"--report", a.report},
-                                   {"--stats", a.stats},
-                                   {"--multiqc", a.multiqc},
-                                   {"--multiqc", multiqc_general_path(a.multiqc)}});
+    outputs.insert(outputs.begin(), other.begin(), other.end());
+    outputs.emplace_back("--multiqc", multiqc_general_path(a.multiqc));
     check_output_paths(outputs);
 }
 
@@ -162,11 +168,8 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
     j["known_fraction"] =
         s.units == 0 ? 0.0 : static_cast<double>(s.known_units) / static_cast<double>(s.units);
     j["kmers"] = s.kmers;
-    if (s.hits_exact)
-        j["hits"] = s.hits;
-    else
-        j["hits"] = nullptr; // lookups stopped once a read's class was decided: --exact-hits counts
-                             // them all
+    // null: lookups stopped once a read's class was decided (--exact-hits counts them all)
+    j["hits"] = s.hits_exact ? nlohmann::ordered_json(s.hits) : nullptr;
     j["bases"] = s.bases;
     j["bases_known"] = s.known_bases;
     j["bases_novel"] = s.novel_bases;
@@ -196,10 +199,8 @@ nlohmann::ordered_json stats_json(run_summary const & s, run_context const & c,
         j["memory_budget"] = s.memory_budget;
         j["forgotten_kmers"] = s.forgotten_kmers;
         j["kmer_sample"] = 1.0 / static_cast<double>(std::uint64_t{1} << s.kmer_sample_level);
-        if (s.forgetting_from_unit != 0)
-            j["forgetting_from_read"] = s.forgetting_from_unit;
-        else
-            j["forgetting_from_read"] = nullptr;
+        j["forgetting_from_read"] =
+            s.forgetting_from_unit != 0 ? nlohmann::ordered_json(s.forgetting_from_unit) : nullptr;
     }
     if (!s.label_names.empty())
     {
@@ -218,48 +219,46 @@ nlohmann::ordered_json multiqc_json(run_summary const & s, run_context const & c
                                     classify_output_args const & a)
 {
     std::string const sample = a.sample.empty() ? sample_name(*c.inputs) : a.sample;
+    bool const labeled = !s.label_names.empty(); // a stacked bar per label, like FastQ Screen's
+    std::string const id = "ksieve_" + c.command + (labeled ? "_labels" : "");
     nlohmann::ordered_json j;
-    j["id"] = "ksieve_" + c.command;
-    j["section_name"] = "ksieve " + c.command;
+    j["id"] = id;
+    j["section_name"] = "ksieve " + c.command + (labeled ? ": labels" : "");
     j["description"] =
-        c.command == "classify"
+        labeled ? "Reads classified by ksieve against a labeled filter: known reads by the label "
+                  "with the most hits (ambiguous: a tie), and novel reads."
+        : c.command == "classify"
             ? "Reads classified by ksieve: known (found in the filters, e.g. host) or novel."
             : "Reads of ksieve dedup: known (duplicates, or above the normalization depth) or "
               "novel (kept).";
     j["plot_type"] = "bargraph";
-    j["pconfig"] = {{"id", "ksieve_" + c.command + "_plot"},
-                    {"title", "ksieve " + c.command + ": reads"},
+    j["pconfig"] = {{"id", id + "_plot"},
+                    {"title", "ksieve " + c.command + (labeled ? ": reads per label" : ": reads")},
                     {"ylab", "Reads"}};
-    if (!s.label_names.empty())
-    { // a stacked bar of the reads per label, like FastQ Screen's
-        j["id"] = "ksieve_" + c.command + "_labels";
-        j["section_name"] = "ksieve " + c.command + ": labels";
-        j["description"] = "Reads classified by ksieve against a labeled filter: known reads by "
-                           "the label with the most hits (ambiguous: a tie), and novel reads.";
-        j["pconfig"] = {{"id", "ksieve_" + c.command + "_labels_plot"},
-                        {"title", "ksieve " + c.command + ": reads per label"},
-                        {"ylab", "Reads"}};
-        nlohmann::ordered_json categories = nlohmann::ordered_json::object();
-        nlohmann::ordered_json counts = nlohmann::ordered_json::object();
-        for (std::size_t l = 0; l < s.label_names.size(); ++l)
-        {
-            categories[s.label_names[l]] = {{"name", s.label_names[l]}};
-            counts[s.label_names[l]] = s.label_reads[l];
-        }
-        categories["novel"] = {{"name", "Novel"}};
-        counts["novel"] = s.novel_records;
-        j["categories"] = categories;
-        j["data"] = {{sample, counts}};
-        return j;
+    nlohmann::ordered_json categories = nlohmann::ordered_json::object();
+    nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+    for (std::size_t l = 0; l < s.label_names.size(); ++l)
+    {
+        categories[s.label_names[l]] = {{"name", s.label_names[l]}};
+        counts[s.label_names[l]] = s.label_reads[l];
     }
-    j["categories"] = {{"novel", {{"name", "Novel"}}}, {"known", {{"name", "Known"}}}};
-    j["data"] = {{sample, {{"novel", s.novel_records}, {"known", s.known_records}}}};
+    categories["novel"] = {{"name", "Novel"}};
+    counts["novel"] = s.novel_records;
+    if (!labeled)
+    {
+        categories["known"] = {{"name", "Known"}};
+        counts["known"] = s.known_records;
+    }
+    j["categories"] = categories;
+    j["data"] = {{sample, counts}};
     return j;
 }
 
-// A column of General Statistics: its title, description, format and colour scale.
+// A column of General Statistics: its title, description, format and colour scale (`percent`: of
+// 0 to 100%).
 nlohmann::ordered_json general_column(std::string const & title, std::string const & description,
-                                      char const * const format, char const * const scale)
+                                      char const * const format, char const * const scale,
+                                      bool const percent = false)
 {
     nlohmann::ordered_json h;
     h["title"] = title;
@@ -267,6 +266,11 @@ nlohmann::ordered_json general_column(std::string const & title, std::string con
     h["format"] = format;
     h["scale"] = scale;
     h["min"] = 0;
+    if (percent)
+    {
+        h["max"] = 100;
+        h["suffix"] = "%";
+    }
     return h;
 }
 
@@ -287,18 +291,14 @@ nlohmann::ordered_json multiqc_general_json(run_summary const & s, run_context c
     j["id"] = "ksieve_" + c.command + "_general_stats";
     j["namespace"] = "ksieve " + c.command;
     j["plot_type"] = "generalstats";
-    nlohmann::ordered_json pct_known =
+    nlohmann::ordered_json const pct_known =
         general_column(dedup ? "% dup" : "% known",
                        (dedup ? "Reads known (duplicates, or above the depth)"
                               : "Reads known (found in the filters, e.g. host)") +
                            by,
-                       "{:,.2f}", "OrRd");
-    pct_known["max"] = 100;
-    pct_known["suffix"] = "%";
-    nlohmann::ordered_json pct_novel =
-        general_column("% novel", "Reads novel (kept)" + by, "{:,.2f}", "Greens");
-    pct_novel["max"] = 100;
-    pct_novel["suffix"] = "%";
+                       "{:,.2f}", "OrRd", true);
+    nlohmann::ordered_json const pct_novel =
+        general_column("% novel", "Reads novel (kept)" + by, "{:,.2f}", "Greens", true);
     std::string const prefix = "ksieve_" + c.command + "_";
     j["pconfig"] = nlohmann::ordered_json::array(
         {{{prefix + "reads",
@@ -521,10 +521,7 @@ output_set::output_set(classify_output_args const & a, unit_source & src, unsign
         make_split_directory(a.split_by_label);
         if (!a.split_by_label2.empty())
             make_split_directory(a.split_by_label2);
-        std::vector<std::pair<std::string, std::string>> all{
-            {"--novel", a.novel},    {"--known", a.known},   {"--novel2", a.novel2},
-            {"--known2", a.known2},  {"--report", a.report}, {"--stats", a.stats},
-            {"--multiqc", a.multiqc}};
+        std::vector<std::pair<std::string, std::string>> all = named_outputs(a);
         for (auto const & p : split_paths1_)
             all.emplace_back("--split-by-label", p);
         for (auto const & p : split_paths2_)
@@ -608,15 +605,18 @@ void output_set::finish()
 
 void output_set::add_to(std::vector<pending_output> & pending)
 {
+    auto add = [&pending](std::string const & path, auto * const f)
+    {
+        if (f != nullptr)
+            pending.push_back({path, [f] { f->commit(); }});
+    };
     for (std::size_t i = 0; i < writers_.size(); ++i)
-        if (writers_[i] != nullptr)
-            pending.push_back({paths_[i], [f = writers_[i].get()] { f->commit(); }});
-    if (report_ != nullptr)
-        pending.push_back({paths_[4], [f = report_.get()] { f->commit(); }});
+        add(paths_[i], writers_[i].get());
+    add(paths_[4], report_.get());
     for (std::size_t i = 0; i < split1_.size(); ++i)
-        pending.push_back({split_paths1_[i], [f = split1_[i].get()] { f->commit(); }});
+        add(split_paths1_[i], split1_[i].get());
     for (std::size_t i = 0; i < split2_.size(); ++i)
-        pending.push_back({split_paths2_[i], [f = split2_[i].get()] { f->commit(); }});
+        add(split_paths2_[i], split2_[i].get());
 }
 
 void commit_all(std::vector<pending_output> const & outputs)
@@ -689,28 +689,24 @@ run_summary read_run::finish(classify_output_args const & out,
     run_context const context{command_, &inputs, std::move(filters)};
     outputs_->finish();
     summary_.seconds = seconds_since(t0_);
-    auto const stats = write_text_output(
-        out.stats, json_text(stats_json(summary_, context, out, common_), "--stats", out.stats),
-        out.compression_level);
-    auto const mqc = write_text_output(
-        out.multiqc, json_text(multiqc_json(summary_, context, out), "--multiqc", out.multiqc),
-        out.compression_level);
     std::string const general = multiqc_general_path(out.multiqc);
-    auto const mqc_general = write_text_output(
-        general, json_text(multiqc_general_json(summary_, context, out), "--multiqc", general),
-        out.compression_level);
+    std::pair<std::string, std::string> const texts[] = {
+        // (path, text)
+        {out.stats, stats_text(summary_, context, out, common_)},
+        {out.multiqc, json_text(multiqc_json(summary_, context, out), "--multiqc", out.multiqc)},
+        {general, json_text(multiqc_general_json(summary_, context, out), "--multiqc", general)}};
+    std::vector<std::unique_ptr<io::text_output>> files;
+    for (auto const & [path, text] : texts)
+        files.push_back(write_text_output(path, text, out.compression_level));
     // Every output is complete: only now are they moved into place, all of them or none.
     throw_if_stop_requested();
     std::vector<pending_output> pending;
     outputs_->add_to(pending);
     if (saved != nullptr)
         pending.push_back({saved->path(), [saved] { saved->commit(); }});
-    if (stats != nullptr)
-        pending.push_back({out.stats, [f = stats.get()] { f->commit(); }});
-    if (mqc != nullptr)
-        pending.push_back({out.multiqc, [f = mqc.get()] { f->commit(); }});
-    if (mqc_general != nullptr)
-        pending.push_back({general, [f = mqc_general.get()] { f->commit(); }});
+    for (std::size_t i = 0; i < files.size(); ++i)
+        if (files[i] != nullptr)
+            pending.push_back({texts[i].first, [f = files[i].get()] { f->commit(); }});
     commit_all(pending);
     return summary_;
 }
