@@ -27,7 +27,8 @@ public:
     using entry = std::pair<std::uint64_t, std::uint64_t>;
 
     /*! \brief Filters as quotient_filter::with_slots makes them; counters measured at remainder
-     * width r_ref. \pre p <= 64; r_ref in [min_remainder_bits, max_remainder_bits]. */
+     * width r_ref. \pre p in [min_fingerprint_bits, 64]; r_ref in [min_remainder_bits,
+     * max_remainder_bits]. */
     quotient_builder(unsigned key_bits, unsigned p, double max_load, bool auto_grow,
                      unsigned r_ref);
     /*! \brief The table that `like` (an empty filter from quotient_filter::create()) reaches when
