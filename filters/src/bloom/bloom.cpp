@@ -172,15 +172,11 @@ void classic_bloom_shape(std::uint64_t const n, double const eps, std::uint64_t 
 void check_bloom_config(filter_config const & cfg, std::uint64_t const expected,
                         char const * const type_name)
 {
-    if (!(cfg.fpr > 0.0))
-        throw usage_error{
-            std::string{"--fpr "} + std::to_string(cfg.fpr) + " is not possible with a " +
-            type_name +
-            " filter: it needs 0 < EPS < 0.5 (--fpr 0, an exact filter, needs --type qf)"};
-    if (!(cfg.fpr < 0.5))
+    if (!(cfg.fpr > 0.0 && cfg.fpr < 0.5))
         throw usage_error{std::string{"--fpr "} + std::to_string(cfg.fpr) +
                           " is not possible with a " + type_name +
-                          " filter: it needs 0 < EPS < 0.5"};
+                          " filter: it needs 0 < EPS < 0.5" +
+                          (cfg.fpr > 0.0 ? "" : " (--fpr 0, an exact filter, needs --type qf)")};
     if (expected == 0)
         throw usage_error{
             std::string{"a "} + type_name +
@@ -500,8 +496,8 @@ classic_bloom_filter classic_bloom_filter::view(std::span<std::uint64_t const> c
 void classic_bloom_filter::insert_concurrent(std::uint64_t const key) noexcept
 {
     std::uint64_t const a = mix64(key);
-    set_classic_bits(storage_.data(), bits_, k_, detail::double_hash{a, second_hash(a)},
-                     atomic_or_op{});
+    set_classic_bits(storage_.data(), bits_, k_,
+                     detail::double_hash{a, detail::classic_second_hash(a)}, atomic_or_op{});
 }
 
 insert_status classic_bloom_filter::insert_batch(std::span<std::uint64_t const> const keys) noexcept

@@ -40,10 +40,9 @@ struct double_hash
     std::uint64_t b;
 };
 
-/*! \brief Hashes a key for double hashing (a = mix64(key), b = classic_second_hash(a)) and
- * prefetches the words of its k positions among m, `per_word` positions to a word of `words`, for
- * writing (rw = 1) or reading (rw = 0). The stage of detail::pipelined for the classic and counting
- * filters. */
+/*! \brief The stage of detail::pipelined for the classic and counting filters: a key's double
+ * hashing, the words of its k positions among m (`per_word` to a word) prefetched for writing (rw =
+ * 1) or reading (rw = 0). */
 template <int rw, std::uint64_t per_word>
 [[gnu::always_inline]] inline double_hash
 stage_double_hash(std::uint64_t const key, unsigned const k, std::uint64_t const m,
@@ -57,21 +56,18 @@ stage_double_hash(std::uint64_t const key, unsigned const k, std::uint64_t const
     return s;
 }
 
-/*! \brief What the shared members need to know of one Bloom filter type (bloom_kind_of<filter_t>).
- */
+/*! \brief What the shared members need to know of a Bloom filter type (bloom_kind_of<filter_t>). */
 template <typename filter_t> struct bloom_kind
 {
     char const * name;            //!< the type in messages ("a classic Bloom filter")
     char const * ctor_unit;       //!< what the size argument of the public constructor counts
     std::uint64_t words_per_unit; //!< words of one such unit
     char const * hash_unit;       //!< what k counts in the constructor's messages
-    /*! \brief The first argument of the private constructor (word storage): with k, the filter's
-     * shape. */
+    //! the first argument of the private constructor (word storage): with k, the filter's shape
     std::uint64_t (filter_t::*size)() const noexcept;
-    char const * size_unit; //!< what size counts
-    /*! \brief The word operations of unite_with and intersect_with. */
-    std::uint64_t (*unite)(std::uint64_t, std::uint64_t) noexcept;
-    std::uint64_t (*intersect)(std::uint64_t, std::uint64_t) noexcept;
+    char const * size_unit;                                            //!< what size counts
+    std::uint64_t (*unite)(std::uint64_t, std::uint64_t) noexcept;     //!< word op of unite_with
+    std::uint64_t (*intersect)(std::uint64_t, std::uint64_t) noexcept; //!< of intersect_with
 };
 
 /*! \brief The bloom_kind of each Bloom filter type (specialised in the filter's source file). */
@@ -100,10 +96,9 @@ template <typename filter_t>
     return word_storage{static_cast<std::size_t>(units * kind.words_per_unit)};
 }
 
-/*! \brief create() of the classic and counting filters: check_bloom_config, then
- * classic_bloom_shape for `expected` keys (capped at 2^key_bits) in whole words of `slots_per_word`
- * slots (bits or counters), as a filter of m / slots_per_word words with min(k, max_hashes) hash
- * functions. \throws usage_error as check_bloom_config. */
+/*! \brief create() of the classic and counting filters: classic_bloom_shape for `expected` keys
+ * (capped at 2^key_bits) in whole words of `slots_per_word` slots (bits or counters), with at most
+ * max_hashes hash functions. \throws usage_error as check_bloom_config. */
 template <typename filter_t>
 [[nodiscard]] filter_t create_classic_layout(filter_config const & cfg, unsigned const key_bits,
                                              std::uint64_t const expected,

@@ -96,7 +96,7 @@ bool counting_bloom_filter::remove(std::uint64_t const key, std::uint64_t const 
     if (count == 0 || this->count(key) == 0)
         return false;
     std::uint64_t a = mix64(key);
-    std::uint64_t const b = classic_bloom_filter::second_hash(a);
+    std::uint64_t const b = detail::classic_second_hash(a);
     for (unsigned i = 0; i < k_; ++i, a += b)
     {
         std::uint64_t const idx = detail::mul_high(a, counters_);
@@ -115,7 +115,7 @@ void counting_bloom_filter::positions(std::uint64_t const key,
                                       std::uint64_t * const out) const noexcept
 {
     std::uint64_t a = mix64(key);
-    std::uint64_t const b = classic_bloom_filter::second_hash(a);
+    std::uint64_t const b = detail::classic_second_hash(a);
     for (unsigned i = 0; i < k_; ++i, a += b)
         out[i] = detail::mul_high(a, counters_);
 }

@@ -16,12 +16,8 @@
 #include "../support/parallel_for.hpp"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
-#include <exception>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <type_traits>
 
 namespace ksieve
@@ -69,9 +65,7 @@ F combine_shard(std::span<any_filter const * const> inputs, std::size_t const s,
     {
         if constexpr (std::is_same_v<F, quotient_filter>)
             return quotient_filter::combine(parts, op, min_count, &scratch, consumed);
-        else if constexpr (std::is_same_v<F, counting_bloom_filter>)
-            return F::merge(parts); // unite only (checked by the caller)
-        else
+        else // Bloom filters (counting ones unite only: checked by the caller)
         {
             if (op == set_operation::unite)
                 return F::merge(parts);
@@ -231,28 +225,6 @@ using detail::layout_for;
 using detail::quoted_list;
 using detail::result_parts_of;
 
-// The set operation over inputs of one layout, returned (nullptr for cuckoo filters, which have
-// none).
-std::unique_ptr<any_filter> combine_in_layout(common_layout const & l,
-                                              key_parts const & result_parts,
-                                              set_operation const op, std::uint64_t const min_count,
-                                              unsigned const threads)
-{
-    auto out =
-        with_filter_class(l.cfg.type,
-                          [&](auto const f) -> std::unique_ptr<any_filter>
-                          {
-                              using F = typename decltype(f)::type;
-                              if constexpr (std::is_same_v<F, cuckoo_filter>)
-                                  return nullptr;
-                              else
-                                  return combine_typed<F>(l.inputs, l.cfg, op, min_count, threads);
-                          });
-    if (out)
-        out->set_parts(result_parts);
-    return out;
-}
-
 // The set operation: quotient filters written to *to if given (*written: their statistics; nullptr
 // returned), else the result returned.
 std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> const inputs,
@@ -279,8 +251,18 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
                 combine_quotient_into(*to, l.inputs, l.cfg, result_parts, op, min_count, threads);
             return nullptr;
         }
-        if (auto out = combine_in_layout(l, result_parts, op, min_count, threads))
-            return out;
+        auto out = with_filter_class(l.cfg.type,
+                                     [&](auto const f) -> std::unique_ptr<any_filter>
+                                     {
+                                         using F = typename decltype(f)::type;
+                                         if constexpr (std::is_same_v<F, cuckoo_filter>)
+                                             return nullptr; // refused by check_combinable
+                                         else
+                                             return combine_typed<F>(l.inputs, l.cfg, op, min_count,
+                                                                     threads);
+                                     });
+        out->set_parts(result_parts);
+        return out;
     }
     catch (incompatible_error const & e)
     {
@@ -291,8 +273,6 @@ std::unique_ptr<any_filter> combine_impl(std::span<any_filter const * const> con
         throw full_error{"cannot " + verb + " " + quoted_list(names) + ": " + e.what() +
                          " (build the inputs with a larger --expected, or leave it out)"};
     }
-    throw incompatible_error{"cannot " + verb + " '" + names[0] +
-                             "': cuckoo filters cannot be combined"};
 }
 
 } // namespace

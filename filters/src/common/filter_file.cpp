@@ -68,6 +68,16 @@ private:
     std::vector<unsigned char> buf_;
 };
 
+format_error corrupt(std::string const & name, std::string const & what)
+{
+    return format_error{"'" + name + "': corrupted filter file (" + what + ")"};
+}
+
+format_error truncated(std::string const & name, std::string const & what)
+{
+    return format_error{"'" + name + "': truncated or corrupted filter file (" + what + ")"};
+}
+
 class byte_reader
 {
 public:
@@ -88,9 +98,7 @@ public:
     void need(std::uint64_t n) const
     {
         if (n > size_ || pos_ > size_ - n)
-            throw format_error{
-                "'" + name_ +
-                "': truncated or corrupted filter file (header extends past the end)"};
+            throw truncated(name_, "header extends past the end");
     }
 
 private:
@@ -232,11 +240,6 @@ void put_end_marker(file_sink & out, std::uint64_t const pos,
     out.write(e.bytes().data(), e.bytes().size());
 }
 
-format_error corrupt(std::string const & name, std::string const & what)
-{
-    return format_error{"'" + name + "': corrupted filter file (" + what + ")"};
-}
-
 /*! The fixed start of a file: magic, format version and header size, and the header's checksum.
  * Returns {version, header size}. */
 std::pair<std::uint32_t, std::uint64_t>
@@ -255,13 +258,9 @@ read_preamble(unsigned char const * const bytes, std::uint64_t const size, std::
         throw corrupt(n, "format version 0");
     std::uint64_t const header_size = r.u32();
     if (header_size < fixed_header + 8 || header_size + end_size > size)
-        throw format_error{"'" + n + "': truncated or corrupted filter file (header size " +
-                           std::to_string(header_size) + " does not fit a file of " +
-                           std::to_string(size) + " bytes)"};
-    std::uint64_t stored = 0;
-    for (int i = 0; i < 8; ++i)
-        stored |= std::uint64_t{bytes[header_size - 8 + i]} << (8 * i);
-    if (checksum64(bytes, header_size - 8) != stored)
+        throw truncated(n, "header size " + std::to_string(header_size) +
+                               " does not fit a file of " + std::to_string(size) + " bytes");
+    if (checksum64(bytes, header_size - 8) != byte_reader{bytes + header_size - 8, 8, n}.u64())
         throw corrupt(n, "header checksum mismatch");
     return {version, header_size};
 }
@@ -300,10 +299,9 @@ void read_fixed_fields(byte_reader & hr, std::uint64_t const header_size, filter
     // Declared counts are checked against the header's size before anything is allocated for them:
     // every shard entry takes at least shard_entry_bytes, every parameter 8 bytes.
     if (((std::uint64_t{1} << h.shard_bits) * shard_entry_bytes + nparams * 8) > header_size)
-        throw format_error{"'" + n + "': truncated or corrupted filter file (2^" +
-                           std::to_string(h.shard_bits) + " shards and " + std::to_string(nparams) +
-                           " parameters do not fit a header of " + std::to_string(header_size) +
-                           " bytes)"};
+        throw truncated(n, "2^" + std::to_string(h.shard_bits) + " shards and " +
+                               std::to_string(nparams) + " parameters do not fit a header of " +
+                               std::to_string(header_size) + " bytes");
     h.params.resize(nparams);
     for (auto & p : h.params)
         p = hr.u64();
@@ -460,8 +458,7 @@ payload_extent read_shard_table(byte_reader & hr, unsigned char const * const by
             p = hr.u64();
         if (offset % 64 != 0 || offset < e.aligned_end || words > size / 8 ||
             offset > size - end_size || words * 8 > size - end_size - offset)
-            throw format_error{
-                "'" + n + "': truncated or corrupted filter file (shard payload outside the file)"};
+            throw truncated(n, "shard payload outside the file");
         for (std::uint64_t b = e.end; b < offset; ++b)
             if (bytes[b] != 0)
                 throw corrupt(n, "non-zero padding before shard payload");
@@ -478,15 +475,13 @@ void check_end_marker(unsigned char const * const bytes, std::uint64_t const siz
                       payload_extent const & e, std::string const & n)
 {
     if (e.aligned_end + end_size != size || std::memcmp(bytes + size - end_size, end_magic, 8) != 0)
-        throw format_error{
-            "'" + n + "': truncated or corrupted filter file (end marker missing or misplaced)"};
+        throw truncated(n, "end marker missing or misplaced");
     for (std::uint64_t b = e.end; b < e.aligned_end; ++b)
         if (bytes[b] != 0)
             throw corrupt(n, "non-zero padding before end marker");
     byte_reader er{bytes + size - 16, 16, n};
     if (er.u64() != size)
-        throw format_error{"'" + n +
-                           "': truncated or corrupted filter file (size in end marker differs)"};
+        throw truncated(n, "size in end marker differs");
     if (er.u64() != e.checksum_of_checksums)
         throw corrupt(n, "end marker checksum mismatch");
 }

@@ -1,8 +1,7 @@
-// The mapping of filter files: mapped from the page cache, read into huge pages or read from a
-// stream, then checked by mapped_filter_file::parse (filter_file.cpp); pages given back; and the
-// registry of mapped files (address ranges and names) in fixed slots published by atomics, so that
-// a SIGBUS handler can name the filter file that changed under a mapping (async-signal-safe
-// lookup).
+// The mapping of filter files: mapped from the page cache, read into huge pages or from a stream,
+// then checked by mapped_filter_file::parse (filter_file.cpp); pages given back; and the registry
+// of mapped ranges and names in fixed slots published by atomics, so that a SIGBUS handler can
+// name the filter file that changed under a mapping.
 #include "../support/platform.hpp"
 #include "file_sink.hpp"
 
@@ -82,27 +81,20 @@ using detail::errno_text;
 using detail::file_magic;
 using detail::huge_mapping_bytes;
 
-// With KSIEVE_HUGEPAGE_FILTERS=1 in the environment, filters of at least this size are read into
-// anonymous memory backed by transparent huge pages instead of being mapped from the page cache in
-// 4 KiB pages, so that a lookup in a table of gigabytes costs no TLB miss. Not the default: on the
-// machines measured, zeroing the fresh huge pages cost more than the page walks it saved
-// (docs/design.md).
+// With KSIEVE_HUGEPAGE_FILTERS in the environment, filters of at least this size are read into
+// anonymous huge-page memory, not mapped from the page cache: no TLB miss per lookup, but zeroing
+// the fresh pages cost more than the page walks saved on the machines measured (docs/design.md).
 constexpr std::uint64_t anonymous_load_bytes = std::uint64_t{64} << 20;
 
-// Advice for the mapping of a filter file (hints only).
+// Advice for the mapping of a filter file (hints only): huge pages (2 MiB folios: no page walk per
+// lookup), and one sequential pass that reads it in before its payload is checked on several
+// threads, whose interleaved first touches share one readahead state and would leave parts of an
+// uncached file in small pages (13% of a 390 MB filter, +50% a lookup there; docs/design.md).
 void advise_file_mapping(void * const m, std::uint64_t const size, bool const huge,
                          bool const populate) noexcept
 {
-    // Pages of the file that are not cached yet are read in 2 MiB folios and mapped as huge pages,
-    // so that lookups in a table of gigabytes cost no page walk (advice only).
     if (huge)
         detail::platform::advise_huge_pages(m, size);
-    // The file read in (or what the page cache holds of it mapped) in one sequential pass before
-    // its payload is checked on several threads: their interleaved first touches share the file's
-    // one readahead state, which then leaves parts of a file that was not cached in small pages
-    // (13% of a 390 MB filter: lookups there cost a page walk each, +50% on average); one pass
-    // leaves it in 2 MiB pages. Not for a pass that gives each shard's pages back once checked
-    // (release_verified: memory holds a few shards only).
     if (populate)
         detail::platform::populate_read(m, size);
 }
@@ -234,14 +226,12 @@ mapped_filter_file::open(std::filesystem::path const & path, load_options const 
     if (m == MAP_FAILED)
         throw io_error{"cannot map filter file '" + f->name_ + "': " + errno_text()};
     f->map_ = m;
-    // A fault in a mapping of the file (it was truncated while mapped) is named by
-    // mapped_filter_name().
+    // (a fault there, the file truncated while mapped, is named by mapped_filter_name())
     if (f->file_backed_)
         f->mapping_slot_ = remember_mapping(m, f->size_, f->name_);
-    // A filter larger than the memory left to it (the machine's or the cgroup's, less what a run
-    // keeps for its reads) cannot stay in the page cache: every lookup may read its page from the
-    // file again. Then each reads the 4 KiB it needs, not a 2 MiB huge page or a readahead window,
-    // and the checksums are checked with each shard's pages given back once checked.
+    // A filter larger than the memory left to it cannot stay in the page cache: every lookup may
+    // read its page again, so each reads the 4 KiB it needs (no huge page, no readahead), and each
+    // shard's pages are given back once checked.
     bool const exceeds_memory = f->file_backed_ && f->size_ > memory_limit();
     bool const large = f->file_backed_ && f->size_ >= huge_mapping_bytes && !exceeds_memory;
     advise_file_mapping(m, f->size_, large, large && verify_payload && !options.release_verified);

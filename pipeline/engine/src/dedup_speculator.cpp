@@ -18,15 +18,13 @@ namespace ksieve
 
 namespace
 {
-// Sampled positions are 0, 16, 32, ... (dedup_speculator stride 16); the others are visited offset
-// by offset in this order (bit-reversed, so the first ones spread over the read), each offset's
-// positions increasing.
+// Sampled positions are 0, 16, 32, ...; the others are visited offset by offset in this order
+// (bit-reversed, so the first ones spread over the read), each offset's positions increasing.
 constexpr std::uint32_t stride = 16;
 constexpr std::array<std::uint32_t, stride - 1> spread{8, 4, 12, 2, 10, 6, 14, 1,
                                                        9, 5, 13, 3, 11, 7, 15};
 
-// fn(j) for the non-sampled positions j of a unit of c keys with ranks t0 <= t < t1 in the spread
-// order.
+// fn(j) for the non-sampled positions j of a unit of c keys of ranks [t0, t1) in the spread order.
 template <typename Fn>
 void for_rest(std::uint32_t const c, std::uint32_t const t0, std::uint32_t const t1,
               Fn && fn) noexcept
@@ -55,20 +53,18 @@ constexpr std::uint32_t rest_of(std::uint32_t const c) noexcept
     return c - sampled_of(c);
 }
 
-// A unit is predicted known when its sample has at least 0.6 x the hit fraction asked: leaning to
-// "known" because a wrong guess of known costs some lookups, a wrong guess of novel adding and
-// removing all its k-mers (on 2 M reads at C = 20, sampling every 8th k-mer: 0.3% of the units
-// rolled back, against 1.5% with the plain fraction; every 16th: 0.4%).
+// A unit is predicted known when its sample has at least 0.6 x the hit fraction asked: a wrong
+// guess of known costs some lookups, one of novel adding and removing all its k-mers (on 2 M reads
+// at C = 20: 0.4% of the units rolled back, against 1.5% with the plain fraction).
 constexpr double lean_known = 0.6;
 
-// Rounds of lookups for the units predicted known: rounds 0 to 2 ask for the fewest k-mers that
-// could make a unit known (from round 1 on 1.5 x that: earlier misses show the unit needs more),
-// round 3 for all the rest.
+// Rounds 0 to 2 of a predicted-known unit ask for the fewest k-mers that could make it known (from
+// round 1 on 1.5 x that: earlier misses show it needs more), round 3 for all the rest.
 constexpr unsigned last_round = 3;
 
-// A unit of more k-mers than this (a contig, a chromosome) has its own earlier copies of its k-mers
-// counted by sorting them (make_exact_sorted) rather than in a table: the tables of every thread
-// sized for the longest unit would cost 32 to 64 bytes per k-mer of it.
+// A unit of more k-mers than this has its own earlier copies counted by sorting
+// (make_exact_sorted), not in a table: every thread's table sized for it would cost 32 to 64 bytes
+// per k-mer of it.
 constexpr std::uint32_t table_keys = std::uint32_t{1} << 16;
 } // namespace
 
@@ -88,16 +84,11 @@ void dedup_speculator::run(any_filter & filter, batch_keys const & keys, decisio
     hits_.assign(n, 0);
     speculated_.assign(n, 0);
     flat_offset_.resize(n + 1);
-    // 1. a sample of every unit predicts its class; the units predicted known are confirmed by
-    // lookups, the others are speculated novel
     predict(filter, keys, rule);
     confirm_predicted_known(filter, keys, rule, results);
-    // 2. the speculated units' k-mers are added to the filter
     add_speculated(filter, keys, rule.min_count, filter_name);
-    // 3. and 4. the speculated units are decided; those that are known are rolled back
     count_speculated_hits(filter, keys, rule);
     bool const rolled_back = decide_in_order(filter, keys, rule, results);
-    // 5. their k-mers leave the filter again
     remove_rolled_back(filter, filter_name);
     learn_hits(filter, keys, rule.min_count, rolled_back);
 }
@@ -118,9 +109,8 @@ void dedup_speculator::drop_hit_keys()
     hit_keys_ = hit_set{};
 }
 
-// flat_offset_[u + 1] holds the number of keys of unit u to take: flat_offset_ becomes their
-// offsets, and take(u, put) calls put(key) for the keys of u, which land in
-// flat_keys_[flat_offset_[u], ...). \returns the number of keys.
+// From flat_offset_[u + 1] = the number of keys of unit u to take: flat_offset_ becomes their
+// offsets, and take(u, put) puts u's keys into flat_keys_ from flat_offset_[u]. \returns the total.
 template <typename Take>
 std::size_t dedup_speculator::gather(std::size_t const n, Take const & take)
 {
@@ -171,11 +161,9 @@ void dedup_speculator::predict(any_filter const & filter, batch_keys const & key
     }
 }
 
-// Step 1, the units predicted known: their other k-mers are looked up in rounds. Each round asks an
-// undecided unit for the fewest further k-mers that could make it known (its last round for all the
-// rest), in a spread order so that the k-mers lost to one sequencing error do not all come first. A
-// unit stops when it is known (before the batch, so known for certain), or is speculated when its
-// misses leave too few k-mers for that.
+// Step 1, the units predicted known: their other k-mers are looked up in rounds (last_round) in the
+// spread order. A unit stops when it is known (before the batch, so known for certain), or is
+// speculated when its misses leave too few k-mers for that.
 void dedup_speculator::confirm_predicted_known(any_filter const & filter, batch_keys const & keys,
                                                decision_rule const & rule,
                                                std::vector<unit_result> & results)
@@ -200,8 +188,7 @@ void dedup_speculator::confirm_predicted_known(any_filter const & filter, batch_
     }
 }
 
-// The keys that a round asks of the active units, into flat_keys_ (flat_offset_ per unit). \returns
-// their number.
+// The keys that a round asks of the active units, into flat_keys_. \returns their number.
 std::size_t dedup_speculator::gather_round(batch_keys const & keys, unsigned const round)
 {
     std::fill(flat_offset_.begin(), flat_offset_.end(), 0);
@@ -253,10 +240,9 @@ void dedup_speculator::settle_round(batch_keys const & keys, decision_rule const
     active_.resize(still);
 }
 
-// Step 2: the keys of the speculated units are added, by shard in input order; old_[p] = the count
-// key p had just before its addition. Per shard, the positions of the keys that reached min_count
-// by their addition move to the front of its part_pos_ range (candidates_[s] of them), for
-// learn_hits().
+// Step 2: the keys of the speculated units are added, by shard in input order; old_[p] = key p's
+// count just before. Per shard, the positions of the keys that reached min_count by their addition
+// move to the front of its part_pos_ range (candidates_[s] of them), for learn_hits().
 void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & keys,
                                       std::uint64_t const min_count,
                                       std::string const & filter_name)
@@ -301,17 +287,16 @@ void dedup_speculator::add_speculated(any_filter & filter, batch_keys const & ke
         detail::throw_full(filter, filter_name);
 }
 
-// Step 3: per speculated unit, the hits it would have while every earlier speculated unit is novel.
-// The counts seen include the unit's own earlier copies of a key, so they only overstate hits: a
-// unit that is not known by them is novel, and only the others need those copies taken off
-// (make_exact).
+// Step 3: per speculated unit, its hits while every earlier speculated unit is novel. The counts
+// seen include the unit's own earlier copies of a key, so they only overstate hits: only a unit
+// known by them needs those copies taken off (make_exact).
 void dedup_speculator::count_speculated_hits(any_filter const & filter, batch_keys const & keys,
                                              decision_rule const & rule)
 {
     std::size_t const n = keys.units();
     exact_.assign(n, 0);
-    // the per-thread tables get their size here, outside the parallel loop (which must not
-    // allocate); the longer units are made exact after it
+    // the per-thread tables are sized outside the parallel loop (which must not allocate); the
+    // longer units are made exact after it
     std::uint32_t longest = 0;
     for (std::size_t u = 0; u < n; ++u)
         if (speculated_[u] && keys.count[u] <= table_keys)
@@ -356,9 +341,8 @@ std::uint32_t dedup_speculator::count_hits(batch_keys const & keys, std::size_t 
     return h;
 }
 
-// old_ of unit u without the unit's own earlier copies of each key (counted by collision key in
-// dup, whose capacity must hold the unit's keys); cks_ of its keys = their collision keys;
-// exact_[u] = 1.
+// old_ of unit u without its own earlier copies of each key (counted by collision key in dup);
+// cks_ of its keys = their collision keys; exact_[u] = 1.
 void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & keys,
                                   std::size_t const u, detail::stamp_table & dup) noexcept
 {
@@ -374,9 +358,8 @@ void dedup_speculator::make_exact(any_filter const & filter, batch_keys const & 
     exact_[u] = 1;
 }
 
-// make_exact() without a table: the unit's positions sorted by (collision key, position), so that
-// the copies of a key follow each other in input order. For long units (no allocation but order_'s
-// growth).
+// make_exact() for long units, without a table: the unit's positions sorted by (collision key,
+// position), so that the copies of a key follow each other in input order.
 void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys const & keys,
                                          std::size_t const u)
 {
@@ -401,9 +384,8 @@ void dedup_speculator::make_exact_sorted(any_filter const & filter, batch_keys c
     exact_[u] = 1;
 }
 
-// Step 4, serial in input order: each speculated unit is decided; one that is known is rolled back
-// (its keys go to rollback_, and the counts seen by later units are corrected). \returns whether
-// any unit was rolled back.
+// Step 4, serial in input order: each speculated unit is decided; one that is known is rolled back.
+// \returns whether any unit was.
 bool dedup_speculator::decide_in_order(any_filter const & filter, batch_keys const & keys,
                                        decision_rule const & rule,
                                        std::vector<unit_result> & results)
@@ -455,9 +437,8 @@ std::uint32_t dedup_speculator::corrected_hits(any_filter const & filter, batch_
     return h;
 }
 
-// Unit u (exact_[u]: cks_ holds its collision keys) turned out known: its keys are counted in
-// corrections_ and marked in correction_bits_, and queued in rollback_. `first`: the batch's first
-// rollback.
+// Unit u (exact_[u]) turned out known: its keys are counted in corrections_, marked in
+// correction_bits_ and queued in rollback_. `first`: the batch's first rollback.
 void dedup_speculator::roll_back(any_filter const & filter, batch_keys const & keys,
                                  std::size_t const u, bool const first)
 {
@@ -486,8 +467,8 @@ void dedup_speculator::roll_back(any_filter const & filter, batch_keys const & k
     ++work_.rolled_back_units;
 }
 
-// The copies of collision key ck that the batch's rolled-back units added (0 for most keys after
-// one bit). \pre a unit of this batch was rolled back.
+// The copies of collision key ck that the batch's rolled-back units added (most keys: one bit
+// tested). \pre a unit of this batch was rolled back.
 std::uint32_t dedup_speculator::rolled_back_copies(std::uint64_t const ck) const noexcept
 {
     std::uint64_t const bit = mix64(ck) & (correction_bits_.size() * 64 - 1);
@@ -502,8 +483,7 @@ void dedup_speculator::remove_rolled_back(any_filter & filter, std::string const
 {
     if (!rollback_.empty())
     {
-        // the lookups of this batch are done: the first thread's lookup scratch sorts the keys by
-        // shard
+        // the batch's lookups are done: the first thread's scratch sorts the keys by shard
         batch_engine_query_scratch & s = scratch_[0];
         detail::partition_by_shard(filter, rollback_.data(), rollback_.size(), s.part, s.index,
                                    s.start);
@@ -531,11 +511,9 @@ void dedup_speculator::lookup(any_filter const & filter, std::size_t const n)
     work_.lookups += n;
 }
 
-// Like lookup(), for keys that only need to be told hit (count >= min_count before the batch) or
-// not: flat_values_[i] = min_count if flat_keys_[i] is in hit_keys_, else 0. hit_keys_ holds only
-// keys that are hits, so a unit's hits counted this way never exceed its true hits (a few keys
-// sharing a fingerprint with a hit may be missed): a unit it makes known is known, and any other
-// unit is speculated, which is exact.
+// lookup() where only "hit or not" counts: flat_values_[i] = min_count if flat_keys_[i] is in
+// hit_keys_, else 0. hit_keys_ holds only hits, so these hits never exceed the true ones: a unit
+// they make known is known, and any other unit is speculated, which is exact.
 void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const n,
                                    std::uint64_t const min_count)
 {
@@ -554,12 +532,9 @@ void dedup_speculator::lookup_hits(any_filter const & filter, std::size_t const 
     work_.hit_lookups += n;
 }
 
-// After a batch: the keys whose addition found min_count - 1 (candidates_, per shard, at the front
-// of each shard's part_pos_ range) and whose count is still >= min_count after the rollbacks join
-// hit_keys_. Counts before a batch never fall, and a key can only reach min_count through such an
-// addition, so hit_keys_ is then every key added with a count >= min_count. Its tables may take at
-// most half the filter's bytes (16 MiB at least), growth included; beyond, hit_keys_ is dropped and
-// lookups go to the filter again.
+// After a batch: the keys whose addition found min_count - 1 (candidates_) and whose count is still
+// >= min_count after the rollbacks join hit_keys_ (a key reaches min_count only by such an
+// addition). Beyond its memory cap (the class comment), hit_keys_ is dropped.
 void dedup_speculator::learn_hits(any_filter const & filter, batch_keys const & keys,
                                   std::uint64_t const min_count, bool const rolled_back)
 {

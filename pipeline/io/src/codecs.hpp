@@ -58,8 +58,7 @@ enum class codec : std::uint8_t
 class block_compressor
 {
 public:
-    /*! \param level the codec's level (see codec_level); \throws io_error if a codec cannot start.
-     */
+    /*! \param level the codec's level (codec_level). \throws io_error if a codec cannot start. */
     block_compressor(codec c, int level, unsigned threads);
     ~block_compressor();
     block_compressor(block_compressor const &) = delete;
@@ -72,8 +71,7 @@ public:
      * member of no bytes; gzip: nothing, trailer() is such a member). \throws io_error if
      * compression fails. */
     void compress_empty(std::string & out);
-    /*! \brief Bytes that end the stream (the BGZF end-of-file block; nothing for the other codecs).
-     */
+    /*! \brief Bytes that end the stream (BGZF: its end-of-file block; the others: none). */
     [[nodiscard]] std::string_view trailer() const noexcept;
     /*! \brief Give back the memory that compression keeps between calls (the compressed members and
      * the zstd contexts' tables), for an output that is one of many: the next compress() allocates

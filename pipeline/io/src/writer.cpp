@@ -60,11 +60,9 @@ detail::codec output_codec(std::string const & path)
 // -------------------------------------------------------------------------------------------------
 // output_file
 
-// The temporaries of the outputs now open, for remove_temporary_outputs() in a signal handler: a
-// list of blocks of slots that only grows (a block is added, never freed, when every slot is
-// taken), so that any number of outputs is registered and the handler walks it without allocating
-// or locking. A slot's state is published atomically; its path buffer is reused while it is long
-// enough.
+// The temporaries of the open outputs, for remove_temporary_outputs() in a signal handler: blocks
+// of slots that only grow (docs/design.md, "Output commit"); a slot's state is published
+// atomically, its path buffer reused while long enough.
 constexpr std::size_t slots_per_block = 64;
 struct temp_slot
 {
@@ -350,9 +348,8 @@ struct text_output::state
     }
 
     // A file that will replace an existing one has its disk writes started as it grows: the rename
-    // over the old file makes the file system write out whatever is still only in the page cache
-    // before it returns (ext4's replace-by-rename safeguard), at the end of the run and on one
-    // thread (0.13 s for 300 MB here), rather than while the reads are still being classified.
+    // over the old file (ext4's replace-by-rename safeguard) would write out what is still in the
+    // page cache at the end of the run, on one thread (0.13 s for 300 MB here).
     void start_writeback() noexcept
     {
         constexpr std::uint64_t writeback_step = std::uint64_t{32} << 20;
@@ -517,8 +514,8 @@ public:
         std::string const & wp = out_.write_path();
         errno = 0;
         detail::hts_ptr<hFILE> h;
-        // Opened under the output's own name, not the temporary one: a CRAM file's header holds the
-        // name it was opened under (its file id), which must not depend on the process id.
+        // Opened under the output's own name: a CRAM file's header holds the name it was opened
+        // under (its file id), which must not depend on the process id.
         char const * name = path.c_str();
         if (standard_fd(wp) >= 0)
         {

@@ -47,13 +47,11 @@ public:
         unsigned k{1};
     };
 
-    /*! \brief Empty filter of `blocks` blocks with k bits per key.
-     * \throws usage_error if blocks == 0 or k is not in [1, max_hashes]; ksieve::error if out of
-     * memory. */
+    /*! \brief Empty filter of `blocks` blocks, k bits a key. \throws usage_error if blocks is 0 or
+     * k is not in [1, max_hashes]; ksieve::error if out of memory. */
     blocked_bloom_filter(std::uint64_t blocks, unsigned k);
 
-    /*! \brief Empty filter for `expected` keys at FPR cfg.fpr (shape_for). key_bits is not needed
-     * (every key goes through mix64) except that expected is capped at 2^key_bits distinct keys.
+    /*! \brief Empty filter for `expected` keys (at most 2^key_bits) at FPR cfg.fpr (shape_for).
      * \throws usage_error if cfg.fpr is not in (0, 0.5) or expected == 0 (a Bloom filter needs
      * --expected or a first-pass estimate). */
     [[nodiscard]] static blocked_bloom_filter create(filter_config const & cfg, unsigned key_bits,
@@ -62,14 +60,13 @@ public:
     /*! \brief Smallest filter (blocks, k) whose blocked FPR formula (file comment) is <= eps for n
      * keys. Cached per thread for the last (n, eps). \pre n > 0, 0 < eps < 1. */
     [[nodiscard]] static shape shape_for(std::uint64_t n, double eps);
-    /*! \brief The blocked FPR formula (Poisson sum) for n keys in `blocks` blocks with k bits per
-     * key. */
+    /*! \brief The blocked FPR formula (Poisson sum) for n keys in `blocks` blocks, k bits a key. */
     [[nodiscard]] static double predicted_fpr(std::uint64_t n, std::uint64_t blocks,
                                               unsigned k) noexcept;
 
-    /*! \brief Read-only filter over words it does not own (mmap).
-     * \throws format_error if params are not {scheme, blocks, k} with a known scheme, blocks >= 1,
-     * 1 <= k <= max_hashes and words.size() == 8 * blocks. Any word contents are valid. */
+    /*! \brief Read-only filter over words it does not own (mmap). \throws format_error if params
+     * are not {scheme, blocks, k} with a known scheme, blocks >= 1, 1 <= k <= max_hashes and
+     * words.size() == 8 * blocks. Any word contents are valid. */
     [[nodiscard]] static blocked_bloom_filter view(std::span<std::uint64_t const> params,
                                                    std::span<std::uint64_t const> words,
                                                    unsigned key_bits);
@@ -108,11 +105,10 @@ public:
     }
     /*! \brief out[i] = count(keys[i]), with prefetching. \pre out has keys.size() elements. */
     void count_batch(std::span<std::uint64_t const> keys, std::uint64_t * out) const noexcept;
-    /*! \brief out[i] = count of the whole key keys[i] (key_bits bits, of which the top shard_bits
-     * choose the shard, the rest the key within it) over the shards of a sharded filter, in one
-     * prefetching pipeline across shards (no partition by shard). The same results as count_batch
-     * per shard. Thread-safe (const). \pre shards.size() == 2^shard_bits; out has keys.size()
-     * elements. */
+    /*! \brief out[i] = count of the whole key keys[i] (its top shard_bits of key_bits choose the
+     * shard) over the shards of a sharded filter, in one prefetching pipeline across shards: the
+     * results of count_batch per shard. Thread-safe (const). \pre shards.size() == 2^shard_bits;
+     * out has keys.size() elements. */
     static void count_sharded(std::span<blocked_bloom_filter const> shards, unsigned key_bits,
                               unsigned shard_bits, std::span<std::uint64_t const> keys,
                               std::uint64_t * out) noexcept;
@@ -186,9 +182,8 @@ public:
     static constexpr unsigned max_hashes = 64;
     static constexpr std::uint64_t scheme = 1;
 
-    /*! \brief Empty filter of 64 * words bits with k hash functions.
-     * \throws usage_error if words == 0 or k is not in [1, max_hashes]; ksieve::error if out of
-     * memory. */
+    /*! \brief Empty filter of 64 * words bits, k hash functions. \throws usage_error if words is 0
+     * or k is not in [1, max_hashes]; ksieve::error if out of memory. */
     classic_bloom_filter(std::uint64_t words, unsigned k);
     /*! \brief Sized by detail::classic_bloom_shape. \throws usage_error as
      * blocked_bloom_filter::create. */
@@ -211,7 +206,7 @@ public:
         if (count == 0)
             return insert_status::ok;
         std::uint64_t a = mix64(key);
-        std::uint64_t const b = second_hash(a);
+        std::uint64_t const b = detail::classic_second_hash(a);
         std::uint64_t * const w = storage_.data();
         for (unsigned i = 0; i < k_; ++i, a += b)
         {
@@ -227,7 +222,7 @@ public:
     [[nodiscard]] bool contains(std::uint64_t const key) const noexcept
     {
         std::uint64_t a = mix64(key);
-        std::uint64_t const b = second_hash(a);
+        std::uint64_t const b = detail::classic_second_hash(a);
         std::uint64_t const * const w = storage_.data();
         std::uint64_t acc = 1;
         for (unsigned i = 0; i < k_; ++i, a += b)
@@ -252,12 +247,6 @@ public:
     [[nodiscard]] std::uint64_t bits() const noexcept { return bits_; }
     [[nodiscard]] unsigned hash_count() const noexcept { return k_; }
     [[nodiscard]] bool is_view() const noexcept { return !storage_.owning(); }
-
-    /*! \brief Step of the double hashing: a second, odd 64-bit hash. */
-    [[nodiscard]] static std::uint64_t second_hash(std::uint64_t const h) noexcept
-    {
-        return detail::classic_second_hash(h);
-    }
 
 private:
     classic_bloom_filter(std::uint64_t bits, unsigned k, detail::word_storage storage) noexcept

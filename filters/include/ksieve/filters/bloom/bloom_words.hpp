@@ -26,10 +26,9 @@ namespace detail
     return static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
 }
 
-/*! \brief Word array of a filter: either owned (zeroed, 64-byte aligned; large arrays are
- * additionally 2 MiB aligned and advised for transparent huge pages on Linux) or a read-only view
- * of words owned elsewhere (an mmap'd file). Move-only. Thread safety: as the filter that holds it.
- */
+/*! \brief Word array of a filter: owned (zeroed, 64-byte aligned; large arrays 2 MiB aligned and
+ * advised for transparent huge pages on Linux) or a read-only view of words owned elsewhere (an
+ * mmap'd file). Move-only. Thread safety: as the filter that holds it. */
 class word_storage
 {
 public:

@@ -41,9 +41,8 @@ public:
     static constexpr std::uint64_t max_count = 15;
     static constexpr unsigned counters_per_word = 16;
 
-    /*! \brief Empty filter of 16 * words counters, k hash functions.
-     * \throws usage_error if words == 0 or k not in [1, max_hashes]; ksieve::error if out of
-     * memory. */
+    /*! \brief Empty filter of 16 * words counters, k hash functions. \throws usage_error if words
+     * is 0 or k is not in [1, max_hashes]; ksieve::error if out of memory. */
     counting_bloom_filter(std::uint64_t words, unsigned k);
     /*! \brief Seed sizing for `expected` keys at cfg.fpr (expected capped at 2^key_bits).
      * \throws usage_error if cfg.fpr is not in (0, 0.5) or expected == 0. */
@@ -59,14 +58,13 @@ public:
     counting_bloom_filter(counting_bloom_filter &&) noexcept = default;
     counting_bloom_filter & operator=(counting_bloom_filter &&) noexcept = default;
 
-    /*! \brief Add `count` occurrences (saturating at 15; count 0 does nothing). Always ok.
-     * Exclusive. */
+    /*! \brief Add `count` occurrences (saturating at 15; none for 0). Always ok. Exclusive. */
     insert_status insert(std::uint64_t const key, std::uint64_t const count = 1) noexcept
     {
         if (count == 0)
             return insert_status::ok;
         std::uint64_t a = mix64(key);
-        std::uint64_t const b = classic_bloom_filter::second_hash(a);
+        std::uint64_t const b = detail::classic_second_hash(a);
         for (unsigned i = 0; i < k_; ++i, a += b)
             add(detail::mul_high(a, counters_), count);
         return insert_status::ok;
@@ -79,7 +77,7 @@ public:
     [[nodiscard]] std::uint64_t count(std::uint64_t const key) const noexcept
     {
         std::uint64_t a = mix64(key);
-        std::uint64_t const b = classic_bloom_filter::second_hash(a);
+        std::uint64_t const b = detail::classic_second_hash(a);
         std::uint64_t m = max_count;
         for (unsigned i = 0; i < k_; ++i, a += b)
         {

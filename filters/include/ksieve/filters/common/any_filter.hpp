@@ -44,8 +44,7 @@ public:
     [[nodiscard]] std::uint64_t expected() const noexcept { return expected_; }
     /*! \brief The parts of the key space this filter holds (`build --part I/S`; see key_parts). */
     [[nodiscard]] key_parts const & parts() const noexcept { return parts_; }
-    /*! \brief Record the parts held (saved with the filter). \pre p.split <= key_parts::max_split.
-     * Exclusive.
+    /*! \brief Record the parts held (saved with the filter). \pre p.split <= max_split. Exclusive.
      */
     void set_parts(key_parts p) { parts_ = std::move(p); }
     /*! \brief A labeled filter's label table (labels.hpp): every count is a class id + 1. Null for

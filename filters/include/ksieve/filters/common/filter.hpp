@@ -3,10 +3,9 @@
  * \brief Common vocabulary of all filters: types, k-mer parameters, configuration, statistics, and
  * the concept every per-shard filter implements.
  *
- * Keys: every filter stores *hashed keys* (see kmer_hasher): integers below 2^key_bits. A sharded
- * filter (sharded_filter.hpp) with 2^s shards routes key x to shard x >> (key_bits - s) and hands
- * the shard the remaining low key_bits - s bits. A shard filter therefore sees keys of `key_bits`
- * bits (its own, smaller value), which keeps an exact quotient filter exact across shards.
+ * Keys: every filter stores hashed keys (kmer_hasher) below 2^key_bits. With 2^s shards
+ * (sharded_filter.hpp) key x goes to shard x >> (key_bits - s), which sees its low key_bits - s
+ * bits: an exact quotient filter stays exact across shards.
  */
 #include <bit>
 #include <cstdint>
@@ -33,8 +32,7 @@ enum class filter_type : std::uint32_t
 
 /*! \brief Name used on the command line and in `info` ("qf", "bloom", ...). */
 [[nodiscard]] std::string_view to_string(filter_type t) noexcept;
-/*! \brief Parse a name ("qf", "bloom", "cuckoo", "counting-bloom", "bloom-classic"). \throws
- * usage_error */
+/*! \brief The type of a name as to_string() writes it (or "quotient"). \throws usage_error */
 [[nodiscard]] filter_type parse_filter_type(std::string_view name);
 
 /*! \brief Result of an insert. Hot paths report `full` instead of throwing. */
@@ -175,11 +173,9 @@ struct key_parts
     void add(key_parts const & other);
     /*! \brief The parts held, in increasing order. */
     [[nodiscard]] std::vector<std::uint64_t> list() const;
-    /*! \brief "all", "part 2 of 4", "parts 0, 1, 3 of 4" (long lists shortened with ranges "0-9").
-     */
+    /*! \brief "all", "part 2 of 4", "parts 0, 1, 3 of 4" (long lists with ranges: "0-9"). */
     [[nodiscard]] std::string describe() const;
-    /*! \brief The parts of the split that are missing, as describe() writes them ("part 3 of 4").
-     */
+    /*! \brief The parts of the split that are missing, as describe() writes them. */
     [[nodiscard]] std::string describe_missing() const;
 
     friend bool operator==(key_parts const &, key_parts const &) = default;

@@ -19,12 +19,9 @@ namespace ksieve
 
 /*! \brief Highest readable format version; written for filters of spaced k-mers. */
 inline constexpr std::uint32_t filter_format_version = 6;
-/*! \brief The version written for a labeled filter (labels.hpp) of unspaced k-mers. */
-inline constexpr std::uint32_t labeled_format_version = 5;
-/*! \brief The version written for an unlabeled filter with a low-complexity mask. */
-inline constexpr std::uint32_t masked_format_version = 4;
-/*! \brief The version written for a filter with neither mask nor labels (ksieve 0.2 reads it). */
-inline constexpr std::uint32_t unmasked_format_version = 3;
+inline constexpr std::uint32_t labeled_format_version = 5;  //!< labeled (labels.hpp), unspaced
+inline constexpr std::uint32_t masked_format_version = 4;   //!< unlabeled, low-complexity mask
+inline constexpr std::uint32_t unmasked_format_version = 3; //!< the rest (ksieve 0.2 reads it)
 /*! \brief Mask scheme ids stored in the file (never renumber). */
 inline constexpr std::uint32_t mask_none = 0;
 inline constexpr std::uint32_t mask_dust = 1;
@@ -45,8 +42,7 @@ struct filter_file_header
     unsigned shard_bits{0};
     std::vector<std::uint64_t> params; //!< type-level parameters
     key_parts parts{};                 //!< parts of the key space held (version 1 files: whole)
-    std::shared_ptr<label_table const>
-        labels; //!< labeled filters (version 5 and later): their label table
+    std::shared_ptr<label_table const> labels;    //!< label table (version 5 on), null if none
     std::uint32_t version{filter_format_version}; //!< format version read (ignored by the writer)
 };
 
@@ -76,8 +72,7 @@ public:
     ~filter_file_stream();
     filter_file_stream(filter_file_stream const &) = delete;
     filter_file_stream & operator=(filter_file_stream const &) = delete;
-    /*! \brief The next shard, with the checksum64 of its words. \pre at most max_shard_params
-     * parameters. */
+    /*! \brief The next shard, with the checksum64 of its words. \pre <= max_shard_params params. */
     void put(shard_blob const & shard, std::uint64_t checksum);
     /*! \brief End marker and header. \pre every shard put. */
     void finish();
@@ -98,10 +93,8 @@ struct load_options
     bool release_verified{false};
 };
 
-/*! \brief A filter file mapped read-only into memory, validated on open.
- * The shard word spans point into the mapping and stay valid while this object (or a copy of the
- * shared_ptr returned by open) lives. Thread safety: immutable after open; any number of readers.
- */
+/*! \brief A filter file mapped read-only into memory, validated on open. The shard word spans
+ * point into the mapping, valid while this object lives. Thread safety: immutable after open. */
 class mapped_filter_file
 {
 public:
@@ -116,8 +109,7 @@ public:
      * file (a payload checksum mismatch: the lowest such shard, for any thread count). */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
     open(std::filesystem::path const & path, load_options const & options = {});
-    /*! \brief Parse an in-memory image (tests, stdin). The bytes are copied into aligned storage.
-     */
+    /*! \brief Parse an in-memory image (tests, stdin), copied into aligned storage. */
     [[nodiscard]] static std::shared_ptr<mapped_filter_file const>
     from_bytes(std::span<std::byte const> bytes, std::string name, bool verify_payload = true);
 
@@ -157,10 +149,9 @@ void name_written_file(std::filesystem::path const & path, std::string name);
 /*! \brief Undo name_written_file(path). Thread-safe. */
 void forget_written_file(std::filesystem::path const & path) noexcept;
 
-/*! \brief The name of the filter file whose mapping (mapped_filter_file::open) holds `address`,
- * nullptr if none: for a SIGBUS handler, to name a file that was truncated while mapped.
- * Async-signal-safe (lock-free, no allocation); the name stays readable while that file is mapped.
- */
+/*! \brief The name of the filter file whose mapping holds `address`, nullptr if none: for a SIGBUS
+ * handler, to name a file truncated while mapped. Async-signal-safe (lock-free, no allocation); the
+ * name stays readable while that file is mapped. */
 [[nodiscard]] char const * mapped_filter_name(void const * address) noexcept;
 
 /*! \brief Read only the header of a file (cheap; used by `info` and compatibility checks). */

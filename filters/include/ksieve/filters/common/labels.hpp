@@ -25,12 +25,10 @@ namespace ksieve
 /*! \brief Label names and the classes (label sets) of a labeled filter. */
 struct label_table
 {
-    /*! \brief Label index -> name (non-empty, distinct). */
-    std::vector<std::string> names;
-    /*! \brief Class id -> its labels (indices into names, strictly increasing, at least one). */
+    std::vector<std::string> names; //!< label index -> name (non-empty, distinct)
+    //! class id -> its labels (indices into names, strictly increasing, at least one)
     std::vector<std::vector<std::uint32_t>> classes;
-    /*! \brief Class id -> fingerprints of that class in the filter. */
-    std::vector<std::uint64_t> class_kmers;
+    std::vector<std::uint64_t> class_kmers; //!< class id -> fingerprints of that class
 
     /*! \brief Distinct k-mers (fingerprints) of each label: the sum over its classes. */
     [[nodiscard]] std::vector<std::uint64_t> label_kmers() const;
@@ -70,9 +68,8 @@ inline constexpr std::size_t max_label_name_bytes = 255;
  * (printable_label()) and saying the rule. */
 void check_label_name(std::string const & name);
 
-/*! \brief The label name of a file: its name without directory and without every extension
- * (`dir/s1.ksf` -> `s1`, `a/mouse.fa.gz` -> `mouse`); the whole file name where that leaves
- * nothing. */
+/*! \brief The label name of a file: its name without directory and every extension (`dir/s1.ksf`
+ * -> `s1`, `a/mouse.fa.gz` -> `mouse`); the whole file name where that leaves nothing. */
 [[nodiscard]] std::string label_of_path(std::string const & path);
 
 } // namespace ksieve

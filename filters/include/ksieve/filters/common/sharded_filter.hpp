@@ -94,8 +94,7 @@ using growth_of =
     std::conditional_t<growable_shard<F>, sharded_growth<sharded_filter<F>>, no_growth>;
 } // namespace detail
 
-/*! \brief any_filter over 2^s shards of type F; a growable_filter too where F is a growable_shard.
- */
+/*! \brief any_filter over 2^s shards of type F; a growable_filter too if F is a growable_shard. */
 template <shard_filter F>
 class sharded_filter final : public any_filter, public detail::growth_of<F>
 {

@@ -122,8 +122,7 @@ public:
     [[nodiscard]] unsigned key_bits() const noexcept { return key_bits_; }
     /*! \brief Stored fingerprints, the victim included. */
     [[nodiscard]] std::uint64_t size() const noexcept { return entries_; }
-    /*! \brief True while the last evicted fingerprint of a failed insert waits in the victim slot.
-     */
+    /*! \brief True while a failed insert's last evicted fingerprint waits in the victim slot. */
     [[nodiscard]] bool victim_used() const noexcept { return victim_used_; }
     /*! \brief True for a view over words it does not own. */
     [[nodiscard]] bool is_view() const noexcept { return mut_ == nullptr; }

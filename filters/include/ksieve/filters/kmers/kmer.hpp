@@ -1,22 +1,17 @@
 #pragma once
 /*! \file
- * \brief K-mer core: 2-bit encoding, canonical k-mers, O(1) rolling update and the invertible k-mer
- * hash.
+ * \brief K-mer core: 2-bit encoding, canonical k-mers, the rolling scanner and the invertible hash.
  *
- * Encoding: A/a = 0, C/c = 1, G/g = 2, T/t = 3; every other byte (N, IUPAC codes, '-', ...) is
- * invalid and any k-mer overlapping it is skipped. A k-mer of length k (1 <= k <= 32) is packed
- * into the low 2k bits of a uint64_t, first base in the most significant position, so that numeric
- * order equals lexicographic order. Its reverse complement maps base b -> 3 - b and reverses the
- * order. The canonical k-mer is min(forward, reverse complement).
+ * Encoding: A/a = 0, C/c = 1, G/g = 2, T/t = 3; any other byte (N, IUPAC codes, '-', ...) is
+ * invalid and the k-mers over it are skipped. A k-mer (1 <= k <= 32) is packed into the low 2k
+ * bits, first base most significant (numeric order = lexicographic order); its reverse complement
+ * maps b -> 3 - b and reverses the order; the canonical k-mer is the smaller of the two.
  *
- * Hash: kmer_hasher maps the 2k-bit code bijectively onto [0, 2^(2k)) (xor-shift / odd-multiply
- * rounds modulo 2^(2k), seeded by an xor). Bijectivity on exactly 2k bits is what lets a quotient
- * filter whose quotient + remainder keep all 2k bits be exact (no false positives, exact counts),
- * and lets iteration recover the k-mer (kmer_hasher::inverse). All filters take these hashed keys;
- * the top bits select a shard, the following bits a quotient/bucket/block.
+ * Hash: kmer_hasher maps 2k-bit codes bijectively onto [0, 2^(2k)), which lets a quotient filter
+ * keeping all 2k bits be exact (exact counts) and iteration recover the k-mer. All filters take
+ * these hashed keys; the top bits select a shard, the next ones a quotient/bucket/block.
  *
- * Thread safety: everything here is stateless or const after construction; safe from any number of
- * threads.
+ * Thread safety: stateless or const after construction; safe from any number of threads.
  */
 #include <array>
 #include <cstdint>
@@ -123,8 +118,7 @@ inline constexpr std::uint64_t default_hash_seed = 0x6b73696576652121ULL; // "ks
  * h(x) = f(x xor seed) with f = xorshift(s) . mul(C2) . xorshift(s) . mul(C1) . xorshift(s), all
  * modulo 2^(2k), s = ceil(2k / 2). Each step is a bijection on 2k-bit words (odd multipliers are
  * units modulo 2^(2k); x ^ (x >> s) with 2s >= 2k inverts as y ^ (y >> s)), so h is a bijection and
- * inverse() undoes it. Thread safety: immutable; safe for concurrent use.
- */
+ * inverse() undoes it. Thread safety: immutable. */
 class kmer_hasher
 {
 public:
@@ -187,8 +181,7 @@ private:
  * for_each(seq, f) calls f(pos, code) for every valid k-mer start position pos in increasing order,
  * with code the canonical (or forward, if !canonical) 2k-bit code of the k-mer under the code mask
  * (spaced_code_mask(): the ignored positions read as A on each strand, then the smaller of the two
- * strands). No allocation, no exceptions. Thread safety: immutable; safe for concurrent use.
- */
+ * strands). No allocation, no exceptions. Thread safety: immutable. */
 class kmer_scanner
 {
 public:
@@ -209,9 +202,8 @@ public:
     constexpr void for_each(std::string_view const seq, callback_t && f) const
         noexcept(noexcept(f(0, 0)))
     {
-        // fw keeps more than the last k bases (masked when used), so that its update is one
-        // shift-or on the loop's dependency chain; rc holds exactly the last k bases' reverse
-        // complement.
+        // fw keeps more than the last k bases (masked when used): its update is one shift-or on the
+        // loop's dependency chain; rc holds exactly the last k bases' reverse complement.
         std::uint64_t fw = 0;
         std::uint64_t rc = 0;
         std::size_t valid = 0; // number of consecutive valid bases ending at i

@@ -1,19 +1,10 @@
 #pragma once
 /*! \file
- * \brief Sampled k-mers: minimizers of the valid k-mers of a sequence.
- *
- * Definition (`--sampling minimizer:W`): list the valid k-mer positions of a record in sequence
- * order (positions whose k bases are all A/C/G/T) and their canonical 2k-bit codes. In each window
- * of W consecutive entries of that list, the entry whose code has the smallest order value
- * `minimizer_order(code, seed)` is selected (ties: the leftmost); every selected entry counts once,
- * however many windows select it. A record with fewer than W valid positions (but at least one)
- * keeps its smallest. W = 1 selects every k-mer. The filter stores the selected k-mers' hashed keys
- * (kmer_hasher).
- *
- * The order is one seeded multiply of the code (its top bits depend on every bit of the code),
- * computed for every k-mer; only the selected k-mers are hashed. It is independent of the key's top
- * bits, which select shards and quotients: minimizers of the keys themselves would crowd the low
- * shards.
+ * \brief Sampled k-mers (`--sampling minimizer:W`): of a record's valid k-mers in sequence order,
+ * the one of smallest minimizer_order() in each window of W entries (ties: the leftmost; each
+ * selected once; a list shorter than W keeps its smallest; W = 1: every k-mer). The filter stores
+ * the selected k-mers' hashed keys. Definition, the order's rationale and the block algorithm:
+ * docs/design.md, "Sampled k-mers"; docs/file_format.md, 4.3.
  *
  * Thread safety: stateless functions; safe from any number of threads.
  */
@@ -125,8 +116,7 @@ namespace detail
 {
 
 /*! \brief (best_order, best) = (o, j) if o < best_order (or_equal: o <= best_order), by conditional
- * moves, never a branch (compilers turn the plain form into a branch, mispredicted on random data).
- */
+ * moves: compilers turn the plain form into a branch, mispredicted on random data. */
 template <bool or_equal>
 [[gnu::always_inline]] inline void take_smaller(std::uint64_t const o, std::uint32_t const j,
                                                 std::uint64_t & best_order,
@@ -153,9 +143,8 @@ template <bool or_equal>
 /*! \brief The windows of w entries that start at [0, n - w] over s.orders[0, n): the codes of their
  * (leftmost) minima, each run of windows with the same minimum reported once (`prev`, the absolute
  * index of the last one reported, carries across calls; `base` is the absolute index of entry 0),
- * into s.selected. Van Herk / Gil-Werman: with blocks of w entries, a window is the suffix of one
- * block and the prefix of the next, so that every minimum costs a constant number of branch-free
- * steps. \returns the number of codes in s.selected. \pre w <= n <= minimizer_scratch::capacity. */
+ * into s.selected, by blocks of w entries (Van Herk / Gil-Werman; docs/design.md). \returns the
+ * number of codes in s.selected. \pre w <= n <= minimizer_scratch::capacity. */
 template <std::size_t W = 0>
 [[gnu::always_inline]] inline std::size_t
 select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t const w_arg,
@@ -223,10 +212,9 @@ select_window_minima(minimizer_scratch & s, std::size_t const n, std::size_t con
 
 /*! \brief The record scan of for_each_record_minimizer: codes and order values of the valid k-mers
  * of [p, e) into s.codes / s.orders from entry n on, a buffer at a time (`full(n)` hands a full
- * buffer over and returns the entries it keeps). A run of valid bases first takes k - 1 bases, then
- * completes a k-mer with each base: the hot loop has no count of valid bases and no test for a full
- * buffer (it stops where the buffer would be full). \returns the entries in the buffer at the end.
- */
+ * buffer over and returns the entries it keeps). A run of valid bases takes k - 1 bases, then
+ * completes a k-mer with each: the hot loop neither counts valid bases nor tests for a full buffer
+ * (it stops where the buffer would be full). \returns the entries in the buffer at the end. */
 template <bool canonical, typename Full>
 [[gnu::always_inline]] inline std::size_t
 scan_record(char const * p, char const * const e, unsigned const k, std::uint64_t const mask,
@@ -295,8 +283,7 @@ scan_record(char const * p, char const * const e, unsigned const k, std::uint64_
                                      std::uint64_t code_mask, std::uint64_t salt,
                                      minimizer_scratch & s) noexcept;
 
-/*! \brief What select_short_record_minima returns where the active level has no vector selection.
- */
+/*! \brief select_short_record_minima's result where the active level has no vector selection. */
 inline constexpr std::size_t no_short_record_minima = static_cast<std::size_t>(-1);
 
 /*! \brief select_window_minima() for a whole record (base 0) that scan_short_record scanned, at the

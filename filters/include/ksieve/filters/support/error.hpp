@@ -23,8 +23,7 @@ public:
     [[nodiscard]] virtual int exit_status() const noexcept { return 1; }
 };
 
-/*! \brief A command line that cannot be honoured (bad option value, incompatible options). Exit
- * status 2. */
+/*! \brief A command line that cannot be honoured (bad or incompatible options). Exit status 2. */
 class usage_error : public error
 {
 public:
@@ -32,8 +31,7 @@ public:
     [[nodiscard]] int exit_status() const noexcept override { return 2; }
 };
 
-/*! \brief A filter file that is not a ksieve filter, is corrupted, truncated or of a newer version.
- */
+/*! \brief A filter file that is not a ksieve filter, corrupted, truncated or of a newer version. */
 class format_error : public error
 {
 public:
@@ -47,24 +45,21 @@ public:
     using error::error;
 };
 
-/*! \brief Malformed sequence input (FASTA/FASTQ/SAM record). The message names file and record
- * number. */
+/*! \brief Malformed sequence input (FASTA/FASTQ/SAM record), named by file and record number. */
 class input_error : public error
 {
 public:
     using error::error;
 };
 
-/*! \brief Filters that cannot be combined (different k, hash, canonical mode, type or parameters).
- */
+/*! \brief Filters that cannot be combined (different k, hash, canonical mode, type, parameters). */
 class incompatible_error : public error
 {
 public:
     using error::error;
 };
 
-/*! \brief A filter ran out of space with growth disabled (or a cuckoo filter failed to place an
- * item). */
+/*! \brief A filter ran out of space with growth disabled (or a cuckoo filter could not place). */
 class full_error : public error
 {
 public:
@@ -72,8 +67,7 @@ public:
 };
 
 /*! \brief The run was interrupted by a signal (SIGINT, SIGTERM, SIGHUP). Exit status 128 + the
- * signal's number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, as a shell reports a process killed by
- * it. */
+ * signal's number (130 for SIGINT, 143 for SIGTERM), as a shell reports a process killed by it. */
 class interrupted_error : public error
 {
 public:

@@ -1,9 +1,8 @@
 #pragma once
 /*! \file
- * \brief The memory budget of the filters: every filter table allocated in this process is charged
- * against one limit (by default the machine's memory, or the cgroup limit of the container it runs
- * in), so that a filter too large for the machine is refused before it is allocated instead of
- * being paged in until the machine runs out. Views of mapped files are not charged.
+ * \brief The memory budget of the filters: every filter table of the process is charged against one
+ * limit (by default the machine's or the container's cgroup memory), so that a filter too large is
+ * refused before it is allocated, not paged in until the machine runs out. Views are not charged.
  *
  * Thread safety: every function may be called from any thread.
  */
@@ -25,17 +24,14 @@ public:
     using error::error;
 };
 
-/*! \brief Set the limit of the whole process in bytes (--max-memory), of which `kept` is for what
- * is not a filter table (reads in flight, buffers): filter tables may take bytes - kept, and at
- * least a quarter of bytes. 0 restores the default (physical_memory() less
- * memory_reserve()). */
+/*! \brief Set the limit of the whole process in bytes (--max-memory): filter tables may take bytes
+ * less `kept` (reads in flight, buffers), at least a quarter of bytes. 0 restores the default
+ * (physical_memory() less memory_reserve()). */
 void set_memory_limit(std::uint64_t bytes, std::uint64_t kept = 0) noexcept;
 
-/*! \brief Plan within the default limit (physical_memory(): a cgroup's limit where it is the
- * smaller) as set_memory_limit() plans within --max-memory: filter tables may take the limit less
- * `kept` (reads in flight, buffers), and at least a quarter of it. memory_limit_is_explicit() stays
- * false and messages name the cgroup or the machine. No effect where the machine's memory is
- * unknown. */
+/*! \brief Plan within the default limit (physical_memory()) as set_memory_limit() does within
+ * --max-memory; memory_limit_is_explicit() stays false and messages name the cgroup or the
+ * machine. No effect where the machine's memory is unknown. */
 void plan_default_memory_limit(std::uint64_t kept) noexcept;
 
 /*! \brief Keep `bytes` of the default limit (the machine's or the cgroup's memory) for what is not
@@ -46,8 +42,7 @@ void set_memory_reserve(std::uint64_t bytes) noexcept;
 /*! \brief The bytes set_memory_reserve() keeps. */
 [[nodiscard]] std::uint64_t memory_reserve() noexcept;
 
-/*! \brief Whether the default limit is a cgroup's (a container or batch job) rather than the
- * machine's memory. */
+/*! \brief Whether the default limit is a cgroup's (container, batch job), not the machine's. */
 [[nodiscard]] bool memory_limit_from_cgroup() noexcept;
 
 /*! \brief The limit in bytes now in force: set_memory_limit()'s, or physical_memory() less
@@ -58,19 +53,16 @@ void set_memory_reserve(std::uint64_t bytes) noexcept;
  * unknown); memory_limit() is the part of it that filter tables may take. */
 [[nodiscard]] std::uint64_t process_memory_limit() noexcept;
 
-/*! \brief Whether set_memory_limit() set the limit (--max-memory; false: the machine's memory or
- * the cgroup's limit). */
+/*! \brief Whether set_memory_limit() set the limit (--max-memory). */
 [[nodiscard]] bool memory_limit_is_explicit() noexcept;
 
-/*! \brief Whether the limit in force was planned: set_memory_limit() or
- * plan_default_memory_limit(), so that batches and buffers are sized from it and dedup's budget is
- * the same for any thread count. */
+/*! \brief Whether set_memory_limit() or plan_default_memory_limit() planned the limit in force:
+ * batches and buffers are then sized from it, dedup's budget the same for any thread count. */
 [[nodiscard]] bool memory_limit_is_planned() noexcept;
 
-/*! \brief The machine's memory, or the memory limit of the cgroup (container) this process runs in
- * if that is smaller (the smallest of cgroup v2 memory.max and memory.high, and v1
- * memory.limit_in_bytes and memory.soft_limit_in_bytes, from its cgroup up to the root); 0 if
- * unknown. */
+/*! \brief The machine's memory, or the cgroup's limit if smaller (the smallest of v2 memory.max,
+ * memory.high, v1 memory.limit_in_bytes, memory.soft_limit_in_bytes, from this process's cgroup up
+ * to the root); 0 if unknown. */
 [[nodiscard]] std::uint64_t physical_memory() noexcept;
 
 /*! \brief Where the limit in force comes from, for messages: "--max-memory", or "the memory limit

@@ -171,15 +171,13 @@ public:
  * writes in place. Thread-safe. */
 [[nodiscard]] bool is_kernel_path(std::string const & path) noexcept;
 
-/*! \brief An output destination that appears complete or not at all.
- * Regular files (and new paths) are written to `<path>.ksieve-tmp.<pid>-<token>[.<n>]` in the same
- * directory (a file name that would pass NAME_MAX keeps its start and a hash of the whole name) and
- * renamed over `path` on commit(); filter files written there name `path` in their errors. A
- * symbolic link is followed to the file it finally names, and that file is handled by these rules
- * (the link stays a link, also when its target does not exist yet). "-" is stdout; character and
- * block devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place and never
- * replaced. Destroying an uncommitted output removes the temporary file. \throws io_error if `path`
- * is a directory. Thread safety: distinct objects may be used from distinct threads. */
+/*! \brief An output destination that appears complete or not at all (docs/design.md, "Output
+ * commit"): regular files and new paths are written to `<path>.ksieve-tmp.<pid>-<token>[.<n>]`
+ * beside them and renamed over `path` on commit() (filter files written there name `path` in their
+ * errors); a symbolic link is followed to the file it finally names (the link stays a link); "-"
+ * (stdout), devices, FIFOs, sockets and paths under /dev/ and /proc/ are written in place.
+ * Destroying an uncommitted output removes the temporary. \throws io_error if `path` is a
+ * directory. Thread safety: distinct objects may be used from distinct threads. */
 class output_file
 {
 public:
@@ -195,8 +193,7 @@ public:
     [[nodiscard]] bool in_place() const noexcept { return in_place_; }
     /*! \brief Whether commit() replaces a regular file that existed when this was made. */
     [[nodiscard]] bool replaces() const noexcept { return replaces_; }
-    /*! \brief Rename into place (a replaced file passes its permission bits on). \throws io_error
-     */
+    /*! \brief Rename into place (with a replaced file's permission bits). \throws io_error */
     void commit();
 
 private:
@@ -331,8 +328,7 @@ public:
 
 /*! \brief Mate-name equality used by paired readers: compare up to the first whitespace, after
  * stripping a trailing "/1" or "/2" from each name; names that then differ only in a last
- * ".1"/".2",
- * "_1"/"_2" or ":1"/":2" (`a` ending in 1, `b` in 2; fastq-dump --readids style) match too. */
+ * ".1"/".2", "_1"/"_2" or ":1"/":2" (`a` ending in 1, `b` in 2: fastq-dump --readids) match too. */
 [[nodiscard]] bool mate_names_match(std::string_view a, std::string_view b) noexcept;
 
 } // namespace ksieve::io

@@ -23,8 +23,7 @@ struct input_args
     bool allow_missing_eof{false};   //!< accept BGZF / BAM inputs without the end-of-file marker
 };
 
-/*! \brief Reads the inputs one after another, as single reads, pairs of files or interleaved pairs.
- */
+/*! \brief Reads the inputs one after another: single reads, pairs of files or interleaved pairs. */
 class unit_source
 {
 public:
