@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ksieve::detail
 {
@@ -17,6 +18,24 @@ inline constexpr char file_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'f', 'l'};
  * at least this size are flushed and dropped from the page cache at close (so that a reader maps
  * them in huge pages). */
 inline constexpr std::uint64_t huge_mapping_bytes = std::uint64_t{32} << 20;
+
+/*! \brief Appends the low `width` bytes of v to out, little-endian (the files' byte order). */
+inline void put_little_endian(std::vector<unsigned char> & out, std::uint64_t const v,
+                              unsigned const width)
+{
+    for (unsigned i = 0; i < width; ++i)
+        out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+
+/*! \brief The little-endian unsigned integer of the `width` <= 8 bytes at p. */
+[[nodiscard]] inline std::uint64_t load_little_endian(unsigned char const * const p,
+                                                      unsigned const width) noexcept
+{
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < width; ++i)
+        v |= std::uint64_t{p[i]} << (8 * i);
+    return v;
+}
 
 /*! \brief strerror(errno). */
 [[nodiscard]] std::string errno_text();

@@ -26,6 +26,8 @@ namespace
 
 using detail::file_magic;
 using detail::file_sink;
+using detail::load_little_endian;
+using detail::put_little_endian;
 
 constexpr char end_magic[8] = {'K', 'S', 'I', 'E', 'V', 'E', 'n', 'd'};
 constexpr std::uint64_t end_size = 24;
@@ -47,8 +49,8 @@ constexpr std::uint64_t align64(std::uint64_t const x) noexcept
 class byte_writer
 {
 public:
-    void u32(std::uint32_t const v) { little_endian(v); }
-    void u64(std::uint64_t const v) { little_endian(v); }
+    void u32(std::uint32_t const v) { put_little_endian(buf_, v, 4); }
+    void u64(std::uint64_t const v) { put_little_endian(buf_, v, 8); }
     void raw(char const * p, std::size_t n)
     {
         std::size_t const old = buf_.size();
@@ -59,12 +61,6 @@ public:
     std::vector<unsigned char> & bytes() noexcept { return buf_; }
 
 private:
-    template <typename uint_t> void little_endian(uint_t const v)
-    {
-        for (unsigned i = 0; i < sizeof(uint_t); ++i)
-            buf_.push_back(static_cast<unsigned char>(v >> (8 * i)));
-    }
-
     std::vector<unsigned char> buf_;
 };
 
@@ -85,8 +81,8 @@ public:
         : p_{p}, size_{size}, name_{name}
     {
     }
-    std::uint32_t u32() { return little_endian<std::uint32_t>(); }
-    std::uint64_t u64() { return little_endian<std::uint64_t>(); }
+    std::uint32_t u32() { return static_cast<std::uint32_t>(uint(4)); }
+    std::uint64_t u64() { return uint(8); }
     std::uint64_t pos() const noexcept { return pos_; }
     std::span<unsigned char const> bytes(std::uint64_t const n)
     {
@@ -102,13 +98,11 @@ public:
     }
 
 private:
-    template <typename uint_t> uint_t little_endian()
+    std::uint64_t uint(unsigned const width)
     {
-        need(sizeof(uint_t));
-        uint_t v = 0;
-        for (unsigned i = 0; i < sizeof(uint_t); ++i)
-            v |= uint_t{p_[pos_ + i]} << (8 * i);
-        pos_ += sizeof(uint_t);
+        need(width);
+        std::uint64_t const v = load_little_endian(p_ + pos_, width);
+        pos_ += width;
         return v;
     }
 
@@ -367,12 +361,7 @@ std::uint32_t read_mask(byte_reader & hr, std::uint32_t const version, kmer_para
 void check_label_classes(std::span<unsigned char const> const t, std::string const & n)
 {
     auto const at = [&](std::uint64_t const pos, unsigned const width)
-    {
-        std::uint64_t v = 0;
-        for (unsigned i = 0; i < width; ++i)
-            v |= std::uint64_t{t[pos + i]} << (8 * i);
-        return v;
-    };
+    { return load_little_endian(t.data() + pos, width); };
     if (t.size() < 4)
         return;
     std::uint64_t const nlabels = at(0, 4);

@@ -1,5 +1,7 @@
 // The label table of a labeled filter: per-label and pairwise k-mer counts, the file encoding and
 // its checks, and label names taken from file names.
+#include "file_sink.hpp"
+
 #include <ksieve/filters/common/labels.hpp>
 #include <ksieve/filters/support/error.hpp>
 
@@ -14,13 +16,8 @@ namespace ksieve
 namespace
 {
 
-// Little-endian appends (the low `width` bytes of v) and reads of the encoding (fixed widths,
-// field by field).
-void put(std::vector<unsigned char> & out, std::uint64_t const v, unsigned const width)
-{
-    for (unsigned i = 0; i < width; ++i)
-        out.push_back(static_cast<unsigned char>(v >> (8 * i)));
-}
+// The encoding's little-endian appends and reads (fixed widths, field by field).
+using detail::put_little_endian;
 
 class label_reader
 {
@@ -32,9 +29,7 @@ public:
     std::uint64_t uint(unsigned const width)
     {
         need(width);
-        std::uint64_t v = 0;
-        for (unsigned i = 0; i < width; ++i)
-            v |= std::uint64_t{bytes_[pos_ + i]} << (8 * i);
+        std::uint64_t const v = detail::load_little_endian(bytes_.data() + pos_, width);
         pos_ += width;
         return v;
     }
@@ -93,19 +88,19 @@ std::vector<std::uint64_t> label_table::shared_kmers() const
 std::vector<unsigned char> label_table::encode() const
 {
     std::vector<unsigned char> out;
-    put(out, names.size(), 4);
+    put_little_endian(out, names.size(), 4);
     for (auto const & n : names)
     {
-        put(out, n.size(), 4);
+        put_little_endian(out, n.size(), 4);
         out.insert(out.end(), n.begin(), n.end());
     }
-    put(out, classes.size(), 8);
+    put_little_endian(out, classes.size(), 8);
     for (std::size_t c = 0; c < classes.size(); ++c)
     {
-        put(out, classes[c].size(), 4);
+        put_little_endian(out, classes[c].size(), 4);
         for (auto const l : classes[c])
-            put(out, l, 4);
-        put(out, class_kmers[c], 8);
+            put_little_endian(out, l, 4);
+        put_little_endian(out, class_kmers[c], 8);
     }
     return out;
 }
